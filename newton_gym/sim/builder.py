@@ -1,0 +1,525 @@
+"""ModelBuilder: the public front for assembling a world-partitioned model (seeds 002 and 004).
+
+The builder only routes calls: entity rows live in column tables (:mod:`.tables`), joints are written
+by :mod:`.joint_config`, copies by :mod:`.compose`, worlds by :mod:`.worlds`, custom attributes by
+:mod:`.custom_attributes`, and :mod:`.finalize` turns everything into a :class:`~.model.Model`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ModelBuildError
+from . import compose
+from .custom_attributes import CustomAttribute, CustomAttributeRegistry
+from .hostmath import normalize_transform, quat_between, transform_identity
+from .joint_config import JointDofConfig, write_joint
+from .mesh import Mesh
+from .shape_config import ShapeConfig
+from .tables import make_tables
+from .types import Axis, EqType, GeoType, JointType
+from .worlds import WorldScope
+
+__all__ = ["ModelBuilder"]
+
+
+class ModelBuilder:
+    """Assembles bodies, shapes, joints, articulations, particles and equality constraints, in the global
+    world (-1) or in worlds opened with :meth:`begin_world`, then :meth:`finalize` builds a Model.
+
+    Args:
+        up_axis: world up axis (Axis or "X"/"Y"/"Z").
+        gravity: signed gravity along the up axis [m/s^2]; the default is -9.81.
+    """
+
+    ShapeConfig = ShapeConfig
+    JointDofConfig = JointDofConfig
+    CustomAttribute = CustomAttribute
+
+    def __init__(self, up_axis=Axis.Z, gravity: float = -9.81):
+        self.up_axis = Axis.from_any(up_axis)
+        self.gravity = float(gravity)
+        self.default_shape_cfg = ShapeConfig()
+        self.default_joint_cfg = JointDofConfig()
+        self.tables = make_tables()
+        self.meshes: list[Mesh] = []
+        self.shape_collision_filter_pairs: set[tuple[int, int]] = set()
+        self._worlds = WorldScope()
+        self._custom = CustomAttributeRegistry()
+
+    # ---------------------------------------------------------------- counts and views
+    @property
+    def up_vector(self) -> np.ndarray:
+        return np.asarray(self.up_axis.to_vec3())
+
+    @property
+    def gravity_vector(self) -> tuple:
+        return tuple(float(g) for g in self.up_vector * self.gravity)
+
+    @property
+    def current_world(self) -> int:
+        """Index of the world new entities join (-1 outside begin_world/end_world). Read-only."""
+        return self._worlds.current
+
+    @property
+    def world_count(self) -> int:
+        return self._worlds.count
+
+    @property
+    def world_gravity(self) -> list:
+        """Gravity vector (3,) [m/s^2] of each world, in world order."""
+        return list(self._worlds.gravity)
+
+    def _count(self, kind):
+        return self.tables[kind].count
+
+    body_count = property(lambda self: self._count("body"))
+    shape_count = property(lambda self: self._count("shape"))
+    joint_count = property(lambda self: self._count("joint"))
+    joint_dof_count = property(lambda self: self._count("dof"))
+    joint_coord_count = property(lambda self: self._count("coord"))
+    articulation_count = property(lambda self: self._count("articulation"))
+    particle_count = property(lambda self: self._count("particle"))
+    equality_constraint_count = property(lambda self: self._count("equality"))
+
+    body_key = property(lambda self: self.tables["body"].labels)
+    shape_key = property(lambda self: self.tables["shape"].labels)
+    joint_key = property(lambda self: self.tables["joint"].labels)
+    articulation_key = property(lambda self: self.tables["articulation"].labels)
+    # Writable numpy views (edit in place to set initial state).
+    body_q = property(lambda self: self.tables["body"].get("q"))
+    joint_q = property(lambda self: self.tables["coord"].get("q"))
+    joint_qd = property(lambda self: self.tables["dof"].get("qd"))
+    body_world = property(lambda self: self.tables["body"].get("world"))
+    shape_world = property(lambda self: self.tables["shape"].get("world"))
+    joint_world = property(lambda self: self.tables["joint"].get("world"))
+    body_mass = property(lambda self: self.tables["body"].get("mass"))
+    joint_type = property(lambda self: self.tables["joint"].get("type"))
+
+    # ---------------------------------------------------------------- worlds
+    def begin_world(self, gravity=None) -> int:
+        """Open a new world; entities added until :meth:`end_world` belong to it.
+
+        Args:
+            gravity: (3,) gravity of this world [m/s^2]; defaults to the builder's gravity vector.
+        Returns:
+            The new world's index.
+        """
+        g = self.gravity_vector if gravity is None else gravity
+        g = np.asarray(g, dtype=np.float64).reshape(-1)
+        if g.shape != (3,) or not np.isfinite(g).all():
+            raise ModelBuildError(f"begin_world(gravity={gravity!r}): gravity must be 3 finite numbers")
+        return self._worlds.begin(g)
+
+    def end_world(self):
+        """Close the world opened by :meth:`begin_world`."""
+        self._worlds.end()
+
+    # ---------------------------------------------------------------- bodies
+    def add_link(self, xform=None, mass: float | None = None, com=None, inertia=None, key: str | None = None,
+                 kinematic: bool = False, custom_attributes: dict | None = None, label: str | None = None) -> int:
+        """Add a rigid body without a joint (connect it with an ``add_joint_*`` call).
+
+        Args:
+            xform: initial body-origin pose in world, 7 values (p, q xyzw) [m].
+            mass: [kg]; None accumulates it from the shapes' density.
+            com: (3,) center of mass in the body frame [m]; None derives it from the shapes.
+            inertia: (3, 3) or (3,) diagonal inertia about the COM in the body frame [kg m^2]; None derives
+                it from the shapes (scaled to ``mass`` when that was given).
+            key / label: name of the body.
+            kinematic: moved by the user, not by dynamics.
+        Returns:
+            The body index.
+        """
+        name = label or key
+        tb = self.tables["body"]
+        ident = name or f"#{tb.count}"
+        row = {"q": normalize_transform(xform), "world": self.current_world, "kinematic": bool(kinematic)}
+        if mass is not None:
+            mass = float(mass)
+            if not np.isfinite(mass):
+                raise ModelBuildError(f"body {ident}: mass {mass} is not finite")
+            row.update(mass=mass, mass_given=True)
+        if com is not None:
+            row.update(com=np.asarray(com, dtype=np.float64).reshape(3), com_given=True)
+        if inertia is not None:
+            row.update(inertia=_check_inertia(inertia, ident), inertia_given=True)
+        index = tb.add_row(name, **row)
+        self._custom.set_values("body", index, custom_attributes)
+        return index
+
+    def add_body(self, xform=None, mass: float | None = None, com=None, inertia=None, key: str | None = None,
+                 armature: float = 0.0, custom_attributes: dict | None = None, label: str | None = None) -> int:
+        """Add a free-floating rigid body: a link, a free joint to the world and its own articulation.
+
+        Arguments as :meth:`add_link`; ``armature`` [kg, kg m^2] is added to the six free DOFs.
+        """
+        body = self.add_link(xform, mass, com, inertia, key, custom_attributes=custom_attributes, label=label)
+        joint = self.add_joint_free(body, armature=armature, key=(label or key) and f"{label or key}_free")
+        self.add_articulation([joint], key=label or key)
+        return body
+
+    # ---------------------------------------------------------------- shapes
+    def add_shape(self, body: int, geo_type: GeoType, xform=None, scale=(1.0, 1.0, 1.0), mesh: Mesh | None = None,
+                  cfg: ShapeConfig | None = None, key: str | None = None, custom_attributes: dict | None = None,
+                  label: str | None = None) -> int:
+        """Attach a shape to ``body`` (-1: static, in the current world). Prefer the typed helpers."""
+        name = label or key
+        tb = self.tables["body"]
+        ident = name or f"#{self.shape_count}"
+        if not -1 <= body < tb.count:
+            raise ModelBuildError(f"shape {ident}: body {body} does not exist ({tb.count} bodies)")
+        if body >= 0 and int(tb.value("world", body)) != self.current_world:
+            raise ModelBuildError(
+                f"shape {ident} is added in world {self.current_world} but its body {body} belongs to world "
+                f"{int(tb.value('world', body))}; add shapes inside the world scope of their body")
+        scale = np.asarray(scale, dtype=np.float64).reshape(3)
+        if not np.isfinite(scale).all() or (geo_type != GeoType.PLANE and (scale[:_size_dims(geo_type)] <= 0).any()):
+            raise ModelBuildError(f"shape {ident}: {GeoType(geo_type).name} size {scale.tolist()} must be positive")
+        mesh_index = -1
+        if geo_type == GeoType.MESH:
+            if not isinstance(mesh, Mesh):
+                raise ModelBuildError(f"shape {ident}: a MESH shape needs a newton_gym.Mesh, got {type(mesh).__name__}")
+            mesh_index = next((i for i, m in enumerate(self.meshes) if m is mesh), -1)
+            if mesh_index < 0:
+                self.meshes.append(mesh)
+                mesh_index = len(self.meshes) - 1
+        cfg = cfg or self.default_shape_cfg
+        index = self.tables["shape"].add_row(
+            name, body=body, type=int(geo_type), xform=normalize_transform(xform), scale=scale, mesh=mesh_index,
+            world=self.current_world, **cfg.as_row())
+        self._custom.set_values("shape", index, custom_attributes)
+        return index
+
+    def add_shape_sphere(self, body, xform=None, radius=1.0, cfg=None, key=None, **kw) -> int:
+        """Sphere of ``radius`` [m] centred at the shape frame."""
+        return self.add_shape(body, GeoType.SPHERE, xform, (radius, 0.0, 0.0), cfg=cfg, key=key, **kw)
+
+    def add_shape_box(self, body, xform=None, hx=0.5, hy=0.5, hz=0.5, cfg=None, key=None, **kw) -> int:
+        """Box with half extents hx, hy, hz [m]."""
+        return self.add_shape(body, GeoType.BOX, xform, (hx, hy, hz), cfg=cfg, key=key, **kw)
+
+    def add_shape_capsule(self, body, xform=None, radius=1.0, half_height=0.5, cfg=None, key=None, **kw) -> int:
+        """Capsule along local Z; ``half_height`` [m] excludes the hemispherical caps."""
+        return self.add_shape(body, GeoType.CAPSULE, xform, (radius, half_height, 0.0), cfg=cfg, key=key, **kw)
+
+    def add_shape_cylinder(self, body, xform=None, radius=1.0, half_height=0.5, cfg=None, key=None, **kw) -> int:
+        """Cylinder along local Z, total length 2 * half_height [m]."""
+        return self.add_shape(body, GeoType.CYLINDER, xform, (radius, half_height, 0.0), cfg=cfg, key=key, **kw)
+
+    def add_shape_cone(self, body, xform=None, radius=1.0, half_height=0.5, cfg=None, key=None, **kw) -> int:
+        """Cone along local Z: base of ``radius`` at -half_height, apex at +half_height; COM at -half_height/2."""
+        return self.add_shape(body, GeoType.CONE, xform, (radius, half_height, 0.0), cfg=cfg, key=key, **kw)
+
+    def add_shape_plane(self, body=-1, xform=None, width=0.0, length=0.0, cfg=None, key=None, **kw) -> int:
+        """Plane through the shape origin with normal +Z of the shape frame; 0 extents = infinite."""
+        return self.add_shape(body, GeoType.PLANE, xform, (width, length, 0.0), cfg=cfg, key=key, **kw)
+
+    def add_shape_mesh(self, body, xform=None, mesh: Mesh = None, scale=(1.0, 1.0, 1.0), cfg=None, key=None,
+                       **kw) -> int:
+        """Triangle mesh (a ``newton_gym.Mesh``) scaled by ``scale``."""
+        return self.add_shape(body, GeoType.MESH, xform, scale, mesh=mesh, cfg=cfg, key=key, **kw)
+
+    def add_ground_plane(self, height: float = 0.0, cfg=None, key: str = "ground_plane") -> int:
+        """Infinite static plane normal to the up axis at ``height`` [m]."""
+        q = quat_between([0.0, 0.0, 1.0], self.up_vector)
+        xform = np.concatenate([self.up_vector * height, q])
+        return self.add_shape_plane(-1, xform, cfg=cfg, key=key)
+
+    # ---------------------------------------------------------------- joints
+    def add_joint(self, joint_type: JointType, parent: int, child: int, parent_xform=None, child_xform=None,
+                  linear_axes=(), angular_axes=(), key=None, enabled=True, collision_filter_parent=True,
+                  custom_attributes: dict | None = None, label: str | None = None) -> int:
+        """Add a joint of any type; ``linear_axes`` / ``angular_axes`` are JointDofConfig lists.
+
+        ``parent_xform`` / ``child_xform`` are the joint frame in the parent / child body frame (7 values).
+        """
+        linear = [a if isinstance(a, JointDofConfig) else JointDofConfig.make(axis=a) for a in linear_axes]
+        angular = [a if isinstance(a, JointDofConfig) else JointDofConfig.make(axis=a) for a in angular_axes]
+        index = write_joint(self.tables, self.current_world, JointType(joint_type), int(parent), int(child),
+                            parent_xform, child_xform, linear, angular, label or key, enabled,
+                            collision_filter_parent)
+        self._custom.set_values("joint", index, custom_attributes)
+        return index
+
+    def _dof(self, axis, kwargs) -> JointDofConfig:
+        base = {k: v for k, v in vars(self.default_joint_cfg).items() if k != "axis"}
+        base.update({k: v for k, v in kwargs.items() if v is not None})
+        return JointDofConfig.make(axis=axis if axis is not None else Axis.X, **base)
+
+    def add_joint_revolute(self, parent, child, parent_xform=None, child_xform=None, axis=None, key=None,
+                           enabled=True, collision_filter_parent=True, custom_attributes=None, label=None,
+                           **dof) -> int:
+        """Hinge about ``axis`` (default X) of the joint frame; ``dof`` takes JointDofConfig fields."""
+        return self.add_joint(JointType.REVOLUTE, parent, child, parent_xform, child_xform, (),
+                              [self._dof(axis, dof)], key, enabled, collision_filter_parent, custom_attributes, label)
+
+    def add_joint_prismatic(self, parent, child, parent_xform=None, child_xform=None, axis=None, key=None,
+                            enabled=True, collision_filter_parent=True, custom_attributes=None, label=None,
+                            **dof) -> int:
+        """Slider along ``axis`` (default X) of the joint frame; ``dof`` takes JointDofConfig fields."""
+        return self.add_joint(JointType.PRISMATIC, parent, child, parent_xform, child_xform,
+                              [self._dof(axis, dof)], (), key, enabled, collision_filter_parent, custom_attributes,
+                              label)
+
+    def add_joint_ball(self, parent, child, parent_xform=None, child_xform=None, key=None, enabled=True,
+                       collision_filter_parent=True, custom_attributes=None, label=None, **dof) -> int:
+        """Spherical joint; coordinates are a quaternion (x, y, z, w), velocities the angular velocity in
+        the child joint frame (as MuJoCo's ball joint)."""
+        axes = [self._dof(a, dof) for a in (Axis.X, Axis.Y, Axis.Z)]
+        return self.add_joint(JointType.BALL, parent, child, parent_xform, child_xform, (), axes, key, enabled,
+                              collision_filter_parent, custom_attributes, label)
+
+    def add_joint_fixed(self, parent, child, parent_xform=None, child_xform=None, key=None, enabled=True,
+                        collision_filter_parent=True, custom_attributes=None, label=None) -> int:
+        """Weld child to parent."""
+        return self.add_joint(JointType.FIXED, parent, child, parent_xform, child_xform, (), (), key, enabled,
+                              collision_filter_parent, custom_attributes, label)
+
+    def add_joint_free(self, child, parent_xform=None, child_xform=None, parent=-1, key=None, enabled=True,
+                       custom_attributes=None, label=None, **dof) -> int:
+        """Six-DOF joint. Coordinates: child joint frame position and quaternion relative to the parent
+        joint frame; velocities: COM linear velocity and angular velocity, world frame (seed 002)."""
+        lin = [self._dof(a, dof) for a in (Axis.X, Axis.Y, Axis.Z)]
+        ang = [self._dof(a, dof) for a in (Axis.X, Axis.Y, Axis.Z)]
+        return self.add_joint(JointType.FREE, parent, child, parent_xform, child_xform, lin, ang, key, enabled,
+                              False, custom_attributes, label)
+
+    def add_joint_distance(self, parent, child, parent_xform=None, child_xform=None, min_distance=-1.0,
+                           max_distance=1.0, key=None, enabled=True, custom_attributes=None, label=None) -> int:
+        """Keep the joint anchors' distance in [min_distance, max_distance] [m] (-1: no bound)."""
+        lin = [self._dof(a, {"limit_lower": min_distance, "limit_upper": max_distance})
+               for a in (Axis.X, Axis.Y, Axis.Z)]
+        ang = [self._dof(a, {}) for a in (Axis.X, Axis.Y, Axis.Z)]
+        return self.add_joint(JointType.DISTANCE, parent, child, parent_xform, child_xform, lin, ang, key, enabled,
+                              False, custom_attributes, label)
+
+    def add_joint_d6(self, parent, child, linear_axes=(), angular_axes=(), parent_xform=None, child_xform=None,
+                     key=None, enabled=True, collision_filter_parent=True, custom_attributes=None, label=None) -> int:
+        """Generic joint with up to 3 linear then up to 3 angular axes (JointDofConfig or axis values)."""
+        return self.add_joint(JointType.D6, parent, child, parent_xform, child_xform, linear_axes, angular_axes,
+                              key, enabled, collision_filter_parent, custom_attributes, label)
+
+    # ---------------------------------------------------------------- articulations, particles, equality
+    def add_articulation(self, joints, key: str | None = None, enable_self_collisions: bool = True,
+                         custom_attributes: dict | None = None, label: str | None = None) -> int:
+        """Group contiguous, ascending joint indices (a tree, parents first) into one articulation."""
+        joints = [int(j) for j in joints]
+        name = label or key or f"#{self.articulation_count}"
+        if not joints:
+            raise ModelBuildError(f"articulation {name}: no joints given")
+        if joints != list(range(joints[0], joints[0] + len(joints))):
+            raise ModelBuildError(f"articulation {name}: joints {joints} must be contiguous and ascending")
+        tj = self.tables["joint"]
+        if joints[0] < 0 or joints[-1] >= tj.count:
+            raise ModelBuildError(f"articulation {name}: joint index out of range (have {tj.count} joints)")
+        worlds = {int(tj.value("world", j)) for j in joints}
+        if worlds != {self.current_world}:
+            raise ModelBuildError(f"articulation {name} spans worlds {sorted(worlds)} but is added in world "
+                                  f"{self.current_world}; every joint must be in the articulation's world")
+        taken = [j for j in joints if int(tj.value("articulation", j)) >= 0]
+        if taken:
+            raise ModelBuildError(f"articulation {name}: joint {taken[0]} already belongs to an articulation")
+        index = self.tables["articulation"].add_row(
+            label or key, joint_start=joints[0], joint_end=joints[-1] + 1,
+            self_collision=bool(enable_self_collisions), world=self.current_world)
+        tj.set("articulation", slice(joints[0], joints[-1] + 1), index)
+        self._custom.set_values("articulation", index, custom_attributes)
+        return index
+
+    def add_particle(self, pos, vel=(0.0, 0.0, 0.0), mass: float = 1.0, radius: float = 0.1, flags: int = 1) -> int:
+        """Point mass at ``pos`` [m] with velocity ``vel`` [m/s], ``mass`` [kg] and contact ``radius`` [m]."""
+        return self.tables["particle"].add_row(None, q=np.asarray(pos, float), qd=np.asarray(vel, float),
+                                               mass=float(mass), radius=float(radius), flags=int(flags),
+                                               world=self.current_world)
+
+    def _add_equality(self, eq_type, key, **row) -> int:
+        name = key or f"#{self.equality_constraint_count}"
+        for k in ("body1", "body2"):
+            b = row.get(k, -1)
+            if not -1 <= b < self.body_count:
+                raise ModelBuildError(f"equality constraint {name}: {k} {b} does not exist")
+            if b >= 0 and int(self.tables["body"].value("world", b)) != self.current_world:
+                raise ModelBuildError(f"equality constraint {name}: {k} {b} is in another world")
+        for k in ("joint1", "joint2"):
+            j = row.get(k, -1)
+            if not -1 <= j < self.joint_count:
+                raise ModelBuildError(f"equality constraint {name}: {k} {j} does not exist")
+        return self.tables["equality"].add_row(key, type=int(eq_type), world=self.current_world,
+                                               **{k: v for k, v in row.items() if v is not None})
+
+    def add_equality_constraint_connect(self, body1: int, body2: int = -1, anchor=(0.0, 0.0, 0.0), key=None,
+                                        enabled=True, solref=None, solimp=None) -> int:
+        """Ball-socket constraint: ``anchor`` [m] in body1's frame coincides on both bodies (MuJoCo connect)."""
+        return self._add_equality(EqType.CONNECT, key, body1=body1, body2=body2, anchor=np.asarray(anchor, float),
+                                  enabled=enabled, solref=solref, solimp=solimp)
+
+    def add_equality_constraint_weld(self, body1: int, body2: int = -1, relpose=None, anchor=(0.0, 0.0, 0.0),
+                                     torquescale: float = 1.0, key=None, enabled=True, solref=None,
+                                     solimp=None) -> int:
+        """Weld body1 to body2 at relative pose ``relpose`` (7 values; default: their initial relative pose)."""
+        return self._add_equality(EqType.WELD, key, body1=body1, body2=body2, anchor=np.asarray(anchor, float),
+                                  relpose=normalize_transform(relpose) if relpose is not None else None,
+                                  torquescale=torquescale, enabled=enabled, solref=solref, solimp=solimp)
+
+    def add_equality_constraint_joint(self, joint1: int, joint2: int = -1, polycoef=(0.0, 1.0, 0.0, 0.0, 0.0),
+                                      key=None, enabled=True, solref=None, solimp=None) -> int:
+        """q1 = polycoef(q2) for two single-DOF joints (MuJoCo joint equality)."""
+        return self._add_equality(EqType.JOINT, key, joint1=joint1, joint2=joint2,
+                                  polycoef=np.asarray(polycoef, float), enabled=enabled, solref=solref, solimp=solimp)
+
+    # ---------------------------------------------------------------- custom attributes
+    def add_custom_attribute(self, name, dtype=None, assignment: str = "model", frequency: str = "body",
+                             namespace: str | None = None, default=None) -> CustomAttribute:
+        """Declare a custom attribute (or pass a ready :class:`CustomAttribute` as ``name``).
+
+        It appears as ``model.<name>`` / ``state.<namespace>.<name>`` / ``control...`` after finalize.
+        """
+        import warp as wp
+
+        attr = name if isinstance(name, CustomAttribute) else CustomAttribute(
+            name=name, dtype=dtype or wp.float32, frequency=frequency, assignment=assignment,
+            namespace=namespace, default=default)
+        return self._custom.declare(attr)
+
+    def set_custom_attribute(self, key: str, index: int, value):
+        """Set custom attribute ``key`` ("name" or "namespace:name") of entity ``index``."""
+        attr = self._custom.attributes.get(key)
+        if attr is None:
+            raise ModelBuildError(f"custom attribute {key!r} is not declared")
+        attr.values[int(index)] = value
+
+    @property
+    def custom_attributes(self) -> dict:
+        return self._custom.attributes
+
+    # ---------------------------------------------------------------- composition
+    def add_builder(self, builder: "ModelBuilder", xform=None, world: int | None = None):
+        """Copy every entity of ``builder`` into this one, posed by ``xform``.
+
+        Entities go to ``world`` (default: the current world). In the global scope, a sub-builder with
+        worlds of its own keeps them as new worlds (with their gravity) and its global entities stay global.
+        """
+        target = self.current_world if world is None else int(world)
+        src_worlds = builder.world_count
+        if target == -1 and src_worlds:
+            wmap = np.concatenate([[-1], self.world_count + np.arange(src_worlds)])
+            self._worlds.count += src_worlds
+            self._worlds.gravity.extend(builder.world_gravity)
+        else:
+            wmap = np.full(src_worlds + 1, target)
+        self._append(builder, normalize_transform(xform)[None], wmap[None])
+
+    def add_world(self, builder: "ModelBuilder", xform=None, gravity=None) -> int:
+        """Add ``builder`` as one new world (begin_world + add_builder + end_world).
+
+        ``gravity`` defaults to the sub-builder's gravity vector. Returns the world index."""
+        w = self.begin_world(gravity if gravity is not None else builder.gravity_vector)
+        try:
+            self.add_builder(builder, xform)
+        finally:
+            self.end_world()
+        return w
+
+    def replicate(self, builder: "ModelBuilder", world_count: int | None = None, spacing=(0.0, 0.0, 0.0),
+                  copy_count: int | None = None, gravity=None):
+        """Add ``world_count`` copies of ``builder``, each its own world, laid on a grid of ``spacing`` [m].
+
+        Vectorised: the cost grows with the entity count, not with a Python loop per world.
+        """
+        n = world_count if world_count is not None else copy_count
+        if n is None or int(n) < 0:
+            raise ModelBuildError(f"replicate: world_count must be a non-negative int, got {n!r}")
+        if self.current_world != -1:
+            raise ModelBuildError("replicate() creates worlds and cannot be called inside begin_world()")
+        n = int(n)
+        offsets = compose.grid_offsets(n, spacing)
+        xforms = np.tile(transform_identity(), (n, 1))
+        xforms[:, :3] = offsets
+        first = self.world_count
+        g = builder.gravity_vector if gravity is None else tuple(np.asarray(gravity, float).reshape(3))
+        self._worlds.count += n
+        self._worlds.gravity.extend([g] * n)
+        wmap = np.repeat((first + np.arange(n))[:, None], builder.world_count + 1, axis=1)
+        self._append(builder, xforms, wmap)
+
+    def _append(self, builder, xforms, wmaps):
+        mesh_offset = len(self.meshes)
+        self.meshes.extend(builder.meshes)
+        starts = compose.append_copies(self.tables, builder.tables, xforms, wmaps, mesh_offset)
+        n = len(xforms)
+        ns = builder.shape_count
+        for a, b in builder.shape_collision_filter_pairs:
+            for k in range(n):
+                self.shape_collision_filter_pairs.add((starts["shape"] + k * ns + a, starts["shape"] + k * ns + b))
+        for key, attr in builder.custom_attributes.items():
+            mine = self._custom.declare(CustomAttribute(attr.name, attr.dtype, attr.frequency, attr.assignment,
+                                                        attr.namespace, attr.default))
+            if attr.frequency == "world":
+                continue
+            kind = {"joint_dof": "dof", "joint_coord": "coord", "equality_constraint": "equality"}.get(
+                attr.frequency, attr.frequency)
+            step = builder.tables[kind].count
+            for k in range(n):
+                base = starts[kind] + k * step
+                mine.values.update({base + i: v for i, v in attr.values.items()})
+
+    def add_shape_collision_filter_pair(self, shape_a: int, shape_b: int):
+        """Never collide shapes ``shape_a`` and ``shape_b``."""
+        a, b = sorted((int(shape_a), int(shape_b)))
+        if a < 0 or b >= self.shape_count:
+            raise ModelBuildError(f"collision filter pair ({shape_a}, {shape_b}): shape index out of range")
+        self.shape_collision_filter_pairs.add((a, b))
+
+    # ---------------------------------------------------------------- undo (used by importers)
+    def snapshot(self):
+        """Opaque state to :meth:`restore` (importers undo a failed import with it)."""
+        import copy
+
+        return ({k: t.snapshot() for k, t in self.tables.items()}, len(self.meshes),
+                set(self.shape_collision_filter_pairs), copy.deepcopy(self._custom.attributes),
+                (self._worlds.current, self._worlds.count, list(self._worlds.gravity)))
+
+    def restore(self, snap):
+        tables, nmesh, pairs, custom, worlds = snap
+        for k, s in tables.items():
+            self.tables[k].restore(s)
+        del self.meshes[nmesh:]
+        self.shape_collision_filter_pairs = pairs
+        self._custom.attributes = custom
+        self._worlds.current, self._worlds.count, self._worlds.gravity = worlds
+
+    # ---------------------------------------------------------------- finalize
+    def finalize(self, device=None, requires_grad: bool = False):
+        """Validate and build a :class:`~newton_gym.sim.model.Model` of Warp arrays on ``device``."""
+        from .finalize import build_model
+
+        if self.current_world != -1:
+            raise ModelBuildError(f"finalize() called while world {self.current_world} is open; call end_world()")
+        return build_model(self, device, requires_grad)
+
+
+def _size_dims(geo_type) -> int:
+    return {GeoType.SPHERE: 1, GeoType.BOX: 3, GeoType.CAPSULE: 2, GeoType.CYLINDER: 2, GeoType.CONE: 2,
+            GeoType.MESH: 3}.get(GeoType(geo_type), 0)
+
+
+def _check_inertia(inertia, name) -> np.ndarray:
+    arr = np.asarray(inertia, dtype=np.float64)
+    if arr.shape == (3,):
+        arr = np.diag(arr)
+    elif arr.shape == (9,):
+        arr = arr.reshape(3, 3)
+    if arr.shape != (3, 3) or not np.isfinite(arr).all():
+        raise ModelBuildError(f"body {name}: inertia must be a finite 3x3 matrix or 3 diagonal values")
+    if not np.allclose(arr, arr.T, atol=1e-9 * max(1.0, np.abs(arr).max())):
+        raise ModelBuildError(f"body {name}: inertia {arr.tolist()} is not symmetric")
+    if np.abs(arr).max() == 0.0:
+        return arr  # zero inertia: a point mass (or a massless helper body)
+    eig = np.linalg.eigvalsh(arr)
+    if eig.min() <= 0.0:
+        raise ModelBuildError(f"body {name}: inertia is not positive definite (eigenvalues {eig.tolist()})")
+    if eig[0] + eig[1] < eig[2] * (1.0 - 1e-6):
+        raise ModelBuildError(f"body {name}: principal inertia {eig.tolist()} violates the triangle inequality "
+                              "I1 + I2 >= I3")
+    return arr

@@ -1,0 +1,262 @@
+"""Turn a ModelBuilder into a Model: validate, derive mass properties, group into worlds, upload."""
+
+from __future__ import annotations
+
+import numpy as np
+import warp as wp
+
+from ..errors import ModelBuildError
+from .custom_attributes import attach
+from .mass import accumulate_body_mass
+from .model import Model
+from .types import JointType, joint_constraint_count
+from .worlds import check_world_order, world_start
+
+__all__ = ["build_model"]
+
+_KIND_NAMES = {"particle": "particle", "body": "body", "shape": "shape", "joint": "joint",
+               "articulation": "articulation", "equality": "equality constraint"}
+
+
+def _auto_articulations(builder):
+    """Put joints that belong to no articulation into new ones: a run of such joints forms one
+    articulation while each joint's parent is a body moved by an earlier joint of the run."""
+    tj = builder.tables["joint"]
+    art = tj.get("articulation")
+    orphans = np.nonzero(art < 0)[0]
+    if len(orphans) == 0:
+        return
+    parent, child, world = tj.get("parent"), tj.get("child"), tj.get("world")
+    runs, current, bodies = [], [], set()
+    for j in orphans:
+        j = int(j)
+        joins = current and j == current[-1] + 1 and int(parent[j]) in bodies and world[j] == world[current[0]]
+        if not joins:
+            if current:
+                runs.append(current)
+            current, bodies = [], set()
+        current.append(j)
+        bodies.add(int(child[j]))
+    runs.append(current)
+    ta = builder.tables["articulation"]
+    first = ta.count
+    starts = np.array([r[0] for r in runs])
+    ends = np.array([r[-1] + 1 for r in runs])
+    ta.add_block({"joint_start": starts, "joint_end": ends, "world": world[starts]}, len(runs))
+    new_art = art.copy()
+    for k, r in enumerate(runs):
+        new_art[r[0]:r[-1] + 1] = first + k
+    tj.set("articulation", slice(None), new_art)
+    # Articulations must stay in world order; orphans found in a different order are a user error.
+
+
+def _body_mass(builder):
+    tb, ts = builder.tables["body"], builder.tables["shape"]
+    n = tb.count
+    m_s, com_s, inertia_s = accumulate_body_mass(
+        n, ts.get("body"), ts.get("type"), ts.get("xform"), ts.get("scale"), ts.get("mesh"), ts.get("density"),
+        builder.meshes)
+    mass_given, com_given, inertia_given = tb.get("mass_given"), tb.get("com_given"), tb.get("inertia_given")
+    mass = np.where(mass_given, tb.get("mass"), m_s)
+    com = np.where(com_given[:, None], tb.get("com"), com_s)
+    # Shape inertia, scaled to a given mass and shifted from the shapes' COM to the body's COM.
+    ratio = np.divide(mass, m_s, out=np.zeros(n), where=m_s > 0)
+    d = com_s - com
+    shift = (np.einsum("ni,ni->n", d, d)[:, None, None] * np.eye(3) - np.einsum("ni,nj->nij", d, d))
+    derived = ratio[:, None, None] * inertia_s + (mass * (m_s > 0))[:, None, None] * shift
+    inertia = np.where(inertia_given[:, None, None], tb.get("inertia"), derived)
+    if (mass < 0).any():
+        b = int(np.argmax(mass < 0))
+        raise ModelBuildError(f"body {tb.labels[b] or b}: mass {mass[b]} is negative")
+    return mass, com, inertia
+
+
+def _inverse_inertia(inertia):
+    det = np.linalg.det(inertia)
+    ok = np.abs(det) > 1e-30
+    inv = np.zeros_like(inertia)
+    if ok.any():
+        inv[ok] = np.linalg.inv(inertia[ok])
+    return inv
+
+
+def _filter_pairs(builder):
+    """Shape pairs (k, 2) never to collide: explicit pairs plus shapes of joint parent/child bodies."""
+    pairs = set(builder.shape_collision_filter_pairs)
+    tj, ts = builder.tables["joint"], builder.tables["shape"]
+    sb = ts.get("body")
+    order = np.argsort(sb, kind="stable")
+    bounds = np.searchsorted(sb[order], np.arange(builder.body_count + 1))
+    sel = np.nonzero(tj.get("filter_parent") & (tj.get("parent") >= 0))[0]
+    parent, child = tj.get("parent"), tj.get("child")
+    for j in sel:
+        pa = order[bounds[parent[j]]:bounds[parent[j] + 1]]
+        ch = order[bounds[child[j]]:bounds[child[j] + 1]]
+        for a in pa:
+            for b in ch:
+                pairs.add((min(int(a), int(b)), max(int(a), int(b))))
+    return np.array(sorted(pairs), dtype=np.int32).reshape(-1, 2)
+
+
+def _arr(data, dtype, device, requires_grad=False):
+    return wp.array(np.ascontiguousarray(data), dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def build_model(builder, device=None, requires_grad=False) -> Model:
+    """Validate ``builder`` and build its Model on ``device`` (see ModelBuilder.finalize)."""
+    _auto_articulations(builder)
+    t = builder.tables
+    for kind, label in _KIND_NAMES.items():
+        check_world_order(label, t[kind].get("world"), t[kind].labels)
+    mass, com, inertia = _body_mass(builder)
+    m = Model(device)
+    dev = m.device
+    m.requires_grad = requires_grad
+    m.world_count = builder.world_count
+    m.up_axis = int(builder.up_axis)
+    gravity = np.array(builder.world_gravity or [builder.gravity_vector], dtype=np.float32).reshape(-1, 3)
+    m.gravity = _arr(gravity, wp.vec3, dev)
+    _upload_bodies(m, t["body"], mass, com, inertia, dev, requires_grad)
+    _upload_shapes(m, t["shape"], builder, dev)
+    _upload_joints(m, t, dev, requires_grad)
+    _upload_misc(m, t, dev)
+    _world_starts(m, t, builder.world_count, dev)
+    _upload_custom(m, builder, dev)
+    return m
+
+
+def _upload_bodies(m, tb, mass, com, inertia, dev, rg):
+    m.body_count = tb.count
+    m.body_key = list(tb.labels)
+    m.body_q = _arr(tb.get("q"), wp.transform, dev, rg)
+    m.body_qd = _arr(tb.get("qd"), wp.spatial_vector, dev, rg)
+    m.body_mass = _arr(mass, wp.float32, dev, rg)
+    m.body_inv_mass = _arr(np.divide(1.0, mass, out=np.zeros_like(mass), where=mass > 0), wp.float32, dev, rg)
+    m.body_com = _arr(com, wp.vec3, dev, rg)
+    m.body_inertia = _arr(inertia, wp.mat33, dev, rg)
+    m.body_inv_inertia = _arr(_inverse_inertia(inertia), wp.mat33, dev, rg)
+    m.body_kinematic = _arr(tb.get("kinematic"), wp.bool, dev)
+    m.body_world = _arr(tb.get("world"), wp.int32, dev)
+
+
+def _upload_shapes(m, ts, builder, dev):
+    m.shape_count = ts.count
+    m.shape_key = list(ts.labels)
+    m.shape_body = _arr(ts.get("body"), wp.int32, dev)
+    m.shape_type = _arr(ts.get("type"), wp.int32, dev)
+    m.shape_transform = _arr(ts.get("xform"), wp.transform, dev)
+    m.shape_scale = _arr(ts.get("scale"), wp.vec3, dev)
+    m.shape_mesh = _arr(ts.get("mesh"), wp.int32, dev)
+    m.meshes = list(builder.meshes)
+    for col in ("mu", "mu_torsional", "mu_rolling", "restitution", "ke", "kd"):
+        setattr(m, f"shape_material_{col}", _arr(ts.get(col), wp.float32, dev))
+    m.shape_solref = _arr(ts.get("solref"), wp.vec2, dev)
+    m.shape_solimp = _arr(ts.get("solimp"), wp.types.vector(5, wp.float32), dev)
+    m.shape_contact_margin = _arr(ts.get("margin"), wp.float32, dev)
+    m.shape_contact_gap = _arr(ts.get("gap"), wp.float32, dev)
+    m.shape_condim = _arr(ts.get("condim"), wp.int32, dev)
+    m.shape_density = _arr(ts.get("density"), wp.float32, dev)
+    m.shape_collision_group = _arr(ts.get("collision_group"), wp.int32, dev)
+    m.shape_collide = _arr(ts.get("collide"), wp.bool, dev)
+    m.shape_visible = _arr(ts.get("visible"), wp.bool, dev)
+    m.shape_world = _arr(ts.get("world"), wp.int32, dev)
+    pairs = _filter_pairs(builder)
+    m.shape_collision_filter_pairs = {(int(a), int(b)) for a, b in pairs}
+    m.shape_collision_filter_pair_array = _arr(pairs, wp.vec2i, dev)
+
+
+def _upload_joints(m, t, dev, rg):
+    tj, td, tc = t["joint"], t["dof"], t["coord"]
+    m.joint_count, m.joint_dof_count, m.joint_coord_count = tj.count, td.count, tc.count
+    m.joint_key = list(tj.labels)
+    for name, col, dtype in (("joint_type", "type", wp.int32), ("joint_parent", "parent", wp.int32),
+                             ("joint_child", "child", wp.int32), ("joint_q_start", "q_start", wp.int32),
+                             ("joint_qd_start", "qd_start", wp.int32), ("joint_enabled", "enabled", wp.bool),
+                             ("joint_world", "world", wp.int32), ("joint_articulation", "articulation", wp.int32)):
+        setattr(m, name, _arr(tj.get(col), dtype, dev))
+    m.joint_X_p = _arr(tj.get("parent_xform"), wp.transform, dev)
+    m.joint_X_c = _arr(tj.get("child_xform"), wp.transform, dev)
+    m.joint_dof_dim = _arr(np.stack([tj.get("lin_count"), tj.get("ang_count")], axis=1), wp.vec2i, dev)
+    m.joint_axis = _arr(td.get("axis"), wp.vec3, dev)
+    for col in ("limit_lower", "limit_upper", "limit_ke", "limit_kd", "target_ke", "target_kd", "armature",
+                "effort_limit", "velocity_limit", "friction_dynamic", "viscous_damping", "damping",
+                "spring_stiffness", "spring_ref"):
+        setattr(m, f"joint_{col}", _arr(td.get(col), wp.float32, dev))
+    m.joint_friction = _arr(td.get("friction_static"), wp.float32, dev)
+    m.joint_target_pos = _arr(td.get("target_pos"), wp.float32, dev)
+    m.joint_target_vel = _arr(td.get("target_vel"), wp.float32, dev)
+    m.joint_dof_joint = _arr(td.get("joint"), wp.int32, dev)
+    m.joint_coord_joint = _arr(tc.get("joint"), wp.int32, dev)
+    m.joint_q = _arr(tc.get("q"), wp.float32, dev, rg)
+    m.joint_qd = _arr(td.get("qd"), wp.float32, dev, rg)
+    ta = t["articulation"]
+    m.articulation_count = ta.count
+    m.articulation_key = list(ta.labels)
+    m.articulation_start = _arr(np.append(ta.get("joint_start"), tj.count if ta.count == 0 else ta.get("joint_end")[-1]),
+                                wp.int32, dev)
+    m.articulation_end = _arr(ta.get("joint_end"), wp.int32, dev)
+    m.articulation_self_collision = _arr(ta.get("self_collision"), wp.bool, dev)
+    m.articulation_world = _arr(ta.get("world"), wp.int32, dev)
+
+
+def _upload_misc(m, t, dev):
+    tp, te = t["particle"], t["equality"]
+    m.particle_count = tp.count
+    m.particle_q = _arr(tp.get("q"), wp.vec3, dev)
+    m.particle_qd = _arr(tp.get("qd"), wp.vec3, dev)
+    pm = tp.get("mass")
+    m.particle_mass = _arr(pm, wp.float32, dev)
+    m.particle_inv_mass = _arr(np.divide(1.0, pm, out=np.zeros_like(pm), where=pm > 0), wp.float32, dev)
+    m.particle_radius = _arr(tp.get("radius"), wp.float32, dev)
+    m.particle_flags = _arr(tp.get("flags"), wp.int32, dev)
+    m.particle_world = _arr(tp.get("world"), wp.int32, dev)
+    m.equality_constraint_count = te.count
+    m.equality_constraint_key = list(te.labels)
+    for col, dtype in (("type", wp.int32), ("body1", wp.int32), ("body2", wp.int32), ("anchor", wp.vec3),
+                       ("relpose", wp.transform), ("joint1", wp.int32), ("joint2", wp.int32),
+                       ("polycoef", wp.types.vector(5, wp.float32)), ("torquescale", wp.float32),
+                       ("solref", wp.vec2), ("solimp", wp.types.vector(5, wp.float32)), ("enabled", wp.bool),
+                       ("world", wp.int32)):
+        setattr(m, f"equality_constraint_{col}", _arr(te.get(col), dtype, dev))
+
+
+def _world_starts(m, t, world_count, dev):
+    for kind, name in (("particle", "particle"), ("body", "body"), ("shape", "shape"), ("joint", "joint"),
+                       ("articulation", "articulation"), ("equality", "equality_constraint")):
+        setattr(m, f"{name}_world_start", _arr(world_start(t[kind].get("world"), world_count), wp.int32, dev))
+    jw = t["joint"].get("world")
+    jt = t["joint"].get("type")
+    lin, ang = t["joint"].get("lin_count"), t["joint"].get("ang_count")
+    dofs = (lin + ang).astype(np.int64)
+    coords = np.array([_coords(int(a), int(b)) for a, b in zip(jt, dofs)], dtype=np.int64) if len(jt) else dofs
+    cons = np.array([joint_constraint_count(JointType(int(a)), int(b)) for a, b in zip(jt, dofs)], dtype=np.int64)
+    for name, per_joint in (("joint_dof", dofs), ("joint_coord", coords), ("joint_constraint", cons)):
+        setattr(m, f"{name}_world_start", _arr(_weighted_start(jw, per_joint, world_count), wp.int32, dev))
+    m.joint_constraint_count = int(cons.sum())
+
+
+def _coords(jtype, dofs):
+    return {JointType.BALL: 4, JointType.FREE: 7, JointType.DISTANCE: 7}.get(JointType(jtype), dofs)
+
+
+def _weighted_start(entity_world, weight, world_count):
+    """world_start over a per-joint dimension (DOFs, coordinates, constraints)."""
+    starts = world_start(entity_world, world_count)
+    csum = np.concatenate([[0], np.cumsum(weight)])
+    return csum[starts].astype(np.int32)
+
+
+def _upload_custom(m, builder, dev):
+    counts = {k: tb.count for k, tb in builder.tables.items()}
+    counts["world"] = max(builder.world_count, 1)
+    for key, (attr, arr) in builder._custom.build_arrays(counts, dev).items():
+        warr = wp.array(arr, dtype=attr.dtype, device=dev)
+        m._attribute_frequency[key] = attr.frequency
+        if attr.assignment == "model":
+            attach(m, attr, warr)
+        elif attr.assignment == "state":
+            m._state_attrs.append((attr, warr))
+        elif attr.assignment == "control":
+            m._control_attrs.append((attr, warr))
+        else:  # contact: kept on the model until a contact container exists
+            attach(m, attr, warr)
