@@ -1,0 +1,265 @@
+"""Forward and inverse kinematics over all worlds at once.
+
+``eval_fk`` maps generalized coordinates (joint_q, joint_qd) to body poses and COM twists (body_q,
+body_qd, seed 002's conventions); ``eval_ik`` maps body state back to joint coordinates. Joint
+velocity conventions: revolute/prismatic scalar rates about/along the axis; ball: angular velocity of
+the child relative to the parent in the child joint frame; free/distance: child COM linear velocity
+relative to the parent's velocity field, and relative angular velocity, both in world frame; D6: rates
+of its axes (linear along parent-frame axes, angular chained R_1 ... R_{k-1} a_k).
+"""
+
+from __future__ import annotations
+
+import warp as wp
+
+from .types import JointType
+from .wpmath import angle_about_axis, d6_axis_world, d6_rotation, velocity_at_point
+
+__all__ = ["eval_fk", "eval_ik", "joint_transform_and_twist"]
+
+_PRISMATIC = wp.constant(int(JointType.PRISMATIC))
+_REVOLUTE = wp.constant(int(JointType.REVOLUTE))
+_BALL = wp.constant(int(JointType.BALL))
+_FREE = wp.constant(int(JointType.FREE))
+_DISTANCE = wp.constant(int(JointType.DISTANCE))
+_D6 = wp.constant(int(JointType.D6))
+
+
+@wp.func
+def joint_transform_and_twist(jtype: int, axis_start: int, q_start: int, lin: int, ang: int,
+                              joint_axis: wp.array(dtype=wp.vec3), joint_q: wp.array(dtype=float),
+                              joint_qd: wp.array(dtype=float), x_wpj: wp.transform):
+    """Joint transform X_j (child joint frame in parent joint frame) and the joint's relative twist in
+    world frame as (linear velocity of the child joint origin, angular velocity), for all but free joints."""
+    x_j = wp.transform_identity()
+    v = wp.vec3(0.0)
+    w = wp.vec3(0.0)
+    q_pj = wp.transform_get_rotation(x_wpj)
+    if jtype == _PRISMATIC:
+        a = joint_axis[axis_start]
+        x_j = wp.transform(a * joint_q[q_start], wp.quat_identity())
+        v = wp.quat_rotate(q_pj, a * joint_qd[axis_start])
+    elif jtype == _REVOLUTE:
+        a = joint_axis[axis_start]
+        x_j = wp.transform(wp.vec3(0.0), wp.quat_from_axis_angle(a, joint_q[q_start]))
+        w = wp.quat_rotate(q_pj, a * joint_qd[axis_start])
+    elif jtype == _BALL:
+        r = wp.normalize(wp.quat(joint_q[q_start], joint_q[q_start + 1], joint_q[q_start + 2], joint_q[q_start + 3]))
+        x_j = wp.transform(wp.vec3(0.0), r)
+        w_local = wp.vec3(joint_qd[axis_start], joint_qd[axis_start + 1], joint_qd[axis_start + 2])
+        w = wp.quat_rotate(q_pj * r, w_local)
+    elif jtype == _D6:
+        t = wp.vec3(0.0)
+        vt = wp.vec3(0.0)
+        for k in range(lin):
+            t = t + joint_axis[axis_start + k] * joint_q[q_start + k]
+            vt = vt + joint_axis[axis_start + k] * joint_qd[axis_start + k]
+        r = d6_rotation(joint_axis, joint_q, axis_start + lin, q_start + lin, ang)
+        wl = wp.vec3(0.0)
+        for k in range(ang):
+            wl = wl + d6_axis_world(joint_axis, joint_q, axis_start + lin, q_start + lin, k) * joint_qd[axis_start + lin + k]
+        x_j = wp.transform(t, r)
+        v = wp.quat_rotate(q_pj, vt)
+        w = wp.quat_rotate(q_pj, wl)
+    return x_j, v, w
+
+
+@wp.kernel
+def _fk_kernel(
+    # Model:
+    articulation_start: wp.array(dtype=int), articulation_mask: wp.array(dtype=bool), use_mask: int,
+    joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int), joint_child: wp.array(dtype=int),
+    joint_X_p: wp.array(dtype=wp.transform), joint_X_c: wp.array(dtype=wp.transform),
+    joint_q_start: wp.array(dtype=int), joint_qd_start: wp.array(dtype=int), joint_dof_dim: wp.array(dtype=wp.vec2i),
+    joint_axis: wp.array(dtype=wp.vec3), body_com: wp.array(dtype=wp.vec3),
+    # Data in:
+    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
+    # Data out:
+    body_q_out: wp.array(dtype=wp.transform), body_qd_out: wp.array(dtype=wp.spatial_vector),
+):
+    a = wp.tid()
+    if use_mask != 0:
+        if not articulation_mask[a]:
+            return
+    for j in range(articulation_start[a], articulation_start[a + 1]):
+        parent = joint_parent[j]
+        child = joint_child[j]
+        x_wp = wp.transform_identity()
+        v_p = wp.vec3(0.0)
+        w_p = wp.vec3(0.0)
+        com_p = wp.vec3(0.0)
+        if parent >= 0:
+            x_wp = body_q_out[parent]
+            v_p = wp.spatial_top(body_qd_out[parent])
+            w_p = wp.spatial_bottom(body_qd_out[parent])
+            com_p = wp.transform_point(x_wp, body_com[parent])
+        x_wpj = x_wp * joint_X_p[j]
+        jt = joint_type[j]
+        qs = joint_q_start[j]
+        ds = joint_qd_start[j]
+        if jt == _FREE or jt == _DISTANCE:
+            x_j = wp.transform(wp.vec3(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2]),
+                               wp.normalize(wp.quat(joint_q[qs + 3], joint_q[qs + 4], joint_q[qs + 5], joint_q[qs + 6])))
+            x_wc = x_wpj * x_j * wp.transform_inverse(joint_X_c[j])
+            com_c = wp.transform_point(x_wc, body_com[child])
+            v_rel = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
+            w_rel = wp.vec3(joint_qd[ds + 3], joint_qd[ds + 4], joint_qd[ds + 5])
+            v_c = velocity_at_point(v_p, w_p, com_p, com_c) + v_rel
+        else:
+            dim = joint_dof_dim[j]
+            x_j, v_j, w_rel = joint_transform_and_twist(jt, ds, qs, dim[0], dim[1], joint_axis, joint_q, joint_qd, x_wpj)
+            x_wcj = x_wpj * x_j
+            x_wc = x_wcj * wp.transform_inverse(joint_X_c[j])
+            com_c = wp.transform_point(x_wc, body_com[child])
+            anchor = wp.transform_get_translation(x_wcj)
+            v_c = velocity_at_point(v_p, w_p, com_p, com_c) + v_j + wp.cross(w_rel, com_c - anchor)
+        body_q_out[child] = x_wc
+        body_qd_out[child] = wp.spatial_vector(v_c, w_p + w_rel)
+
+
+def eval_fk(model, joint_q, joint_qd, state, mask=None):
+    """Forward kinematics: write ``state.body_q`` / ``state.body_qd`` from joint coordinates.
+
+    Args:
+        model: the Model.
+        joint_q: (joint_coord_count,) float32 Warp array.
+        joint_qd: (joint_dof_count,) float32 Warp array.
+        state: State (or any object with body_q, body_qd arrays) to write.
+        mask: optional (articulation_count,) bool array; only articulations where it is True are updated.
+    """
+    if model.articulation_count == 0:
+        return
+    use_mask = 0 if mask is None else 1
+    wp.launch(_fk_kernel, dim=model.articulation_count, device=model.device, inputs=[
+        model.articulation_start, mask if mask is not None else model.articulation_self_collision, use_mask,
+        model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p, model.joint_X_c,
+        model.joint_q_start, model.joint_qd_start, model.joint_dof_dim, model.joint_axis, model.body_com,
+        joint_q, joint_qd], outputs=[state.body_q, state.body_qd])
+
+
+@wp.func
+def _d6_angles(r: wp.quat, axis_start: int, count: int, joint_axis: wp.array(dtype=wp.vec3)):
+    """Angles of up to 3 orthogonal axes whose chained rotations R(a1,q1) R(a2,q2) R(a3,q3) give r."""
+    out = wp.vec3(0.0)
+    if count == 1:
+        out[0] = angle_about_axis(r, joint_axis[axis_start])
+    elif count >= 2:
+        a1 = joint_axis[axis_start]
+        a2 = joint_axis[axis_start + 1]
+        a3 = wp.cross(a1, a2)
+        sign = 1.0
+        if count == 3:
+            sign = wp.sign(wp.dot(joint_axis[axis_start + 2], a3))
+        basis = wp.mat33(a1[0], a2[0], a3[0], a1[1], a2[1], a3[1], a1[2], a2[2], a3[2])
+        m = wp.transpose(basis) * wp.quat_to_matrix(r) * basis
+        # XYZ Tait-Bryan extraction: m = Rx(q1) Ry(q2) Rz(q3).
+        out[1] = wp.asin(wp.clamp(m[0, 2], -1.0, 1.0))
+        out[0] = wp.atan2(-m[1, 2], m[2, 2])
+        if count == 3:
+            out[2] = sign * wp.atan2(-m[0, 1], m[0, 0])
+    return out
+
+
+@wp.kernel
+def _ik_kernel(
+    # Model:
+    joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int), joint_child: wp.array(dtype=int),
+    joint_X_p: wp.array(dtype=wp.transform), joint_X_c: wp.array(dtype=wp.transform),
+    joint_q_start: wp.array(dtype=int), joint_qd_start: wp.array(dtype=int), joint_dof_dim: wp.array(dtype=wp.vec2i),
+    joint_axis: wp.array(dtype=wp.vec3), body_com: wp.array(dtype=wp.vec3),
+    # Data in:
+    body_q: wp.array(dtype=wp.transform), body_qd: wp.array(dtype=wp.spatial_vector),
+    # Data out:
+    joint_q_out: wp.array(dtype=float), joint_qd_out: wp.array(dtype=float),
+):
+    j = wp.tid()
+    parent = joint_parent[j]
+    child = joint_child[j]
+    x_wp = wp.transform_identity()
+    v_p = wp.vec3(0.0)
+    w_p = wp.vec3(0.0)
+    com_p = wp.vec3(0.0)
+    if parent >= 0:
+        x_wp = body_q[parent]
+        v_p = wp.spatial_top(body_qd[parent])
+        w_p = wp.spatial_bottom(body_qd[parent])
+        com_p = wp.transform_point(x_wp, body_com[parent])
+    x_wc = body_q[child]
+    v_c = wp.spatial_top(body_qd[child])
+    w_c = wp.spatial_bottom(body_qd[child])
+    com_c = wp.transform_point(x_wc, body_com[child])
+    x_wpj = x_wp * joint_X_p[j]
+    x_wcj = x_wc * joint_X_c[j]
+    x_rel = wp.transform_inverse(x_wpj) * x_wcj
+    r_rel = wp.transform_get_rotation(x_rel)
+    t_rel = wp.transform_get_translation(x_rel)
+    q_pj = wp.transform_get_rotation(x_wpj)
+    w_rel = w_c - w_p
+    anchor = wp.transform_get_translation(x_wcj)
+    # Velocity of the child joint origin relative to the parent's point there, in the parent joint frame.
+    v_rel_local = wp.quat_rotate_inv(q_pj, velocity_at_point(v_c, w_c, com_c, anchor)
+                                     - velocity_at_point(v_p, w_p, com_p, anchor))
+    w_rel_local = wp.quat_rotate_inv(q_pj, w_rel)
+    jt = joint_type[j]
+    qs = joint_q_start[j]
+    ds = joint_qd_start[j]
+    if jt == _PRISMATIC:
+        a = joint_axis[ds]
+        joint_q_out[qs] = wp.dot(t_rel, a)
+        joint_qd_out[ds] = wp.dot(v_rel_local, a)
+    elif jt == _REVOLUTE:
+        a = joint_axis[ds]
+        joint_q_out[qs] = angle_about_axis(r_rel, a)
+        joint_qd_out[ds] = wp.dot(w_rel_local, a)
+    elif jt == _BALL:
+        for k in range(4):
+            joint_q_out[qs + k] = r_rel[k]
+        w_child = wp.quat_rotate_inv(r_rel, w_rel_local)
+        for k in range(3):
+            joint_qd_out[ds + k] = w_child[k]
+    elif jt == _FREE or jt == _DISTANCE:
+        for k in range(3):
+            joint_q_out[qs + k] = t_rel[k]
+        for k in range(4):
+            joint_q_out[qs + 3 + k] = r_rel[k]
+        v_lin = v_c - velocity_at_point(v_p, w_p, com_p, com_c)
+        for k in range(3):
+            joint_qd_out[ds + k] = v_lin[k]
+            joint_qd_out[ds + 3 + k] = w_rel[k]
+    elif jt == _D6:
+        dim = joint_dof_dim[j]
+        lin = dim[0]
+        ang = dim[1]
+        for k in range(lin):
+            a = joint_axis[ds + k]
+            joint_q_out[qs + k] = wp.dot(t_rel, a)
+            joint_qd_out[ds + k] = wp.dot(v_rel_local, a)
+        angles = _d6_angles(r_rel, ds + lin, ang, joint_axis)
+        for k in range(ang):
+            joint_q_out[qs + lin + k] = angles[k]
+        # Rates: solve J^T J qd = J^T w for the chained axes (identity-padded when fewer than 3).
+        jac = wp.mat33(0.0)
+        for k in range(ang):
+            col = d6_axis_world(joint_axis, joint_q_out, ds + lin, qs + lin, k)
+            for i in range(3):
+                jac[i, k] = col[i]
+        gram = wp.transpose(jac) * jac
+        for k in range(ang, 3):
+            gram[k, k] = 1.0
+        rates = wp.inverse(gram) * (wp.transpose(jac) * w_rel_local)
+        for k in range(ang):
+            joint_qd_out[ds + lin + k] = rates[k]
+
+
+def eval_ik(model, state, joint_q, joint_qd):
+    """Inverse kinematics: write ``joint_q`` / ``joint_qd`` from ``state.body_q`` / ``state.body_qd``.
+
+    Exact for all joint types when the body state is consistent with the joints; D6 angles assume
+    mutually orthogonal angular axes.
+    """
+    if model.joint_count == 0:
+        return
+    wp.launch(_ik_kernel, dim=model.joint_count, device=model.device, inputs=[
+        model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p, model.joint_X_c,
+        model.joint_q_start, model.joint_qd_start, model.joint_dof_dim, model.joint_axis, model.body_com,
+        state.body_q, state.body_qd], outputs=[joint_q, joint_qd])

@@ -1,0 +1,56 @@
+"""Warp device functions shared by kernels (quaternions x, y, z, w; twists linear first)."""
+
+from __future__ import annotations
+
+import warp as wp
+
+__all__ = ["velocity_at_point", "angle_about_axis", "quat_about_axis", "d6_rotation", "d6_axis_world",
+           "wrap_angle"]
+
+
+@wp.func
+def velocity_at_point(v_com: wp.vec3, w: wp.vec3, com_world: wp.vec3, point: wp.vec3):
+    """Velocity [m/s] of a point rigidly attached to a body with COM velocity v_com and angular w."""
+    return v_com + wp.cross(w, point - com_world)
+
+
+@wp.func
+def wrap_angle(a: float):
+    """Wrap an angle to (-pi, pi]."""
+    two_pi = 6.283185307179586
+    r = a - two_pi * wp.floor((a + 3.141592653589793) / two_pi)
+    if r <= -3.141592653589793:
+        r = r + two_pi
+    return r
+
+
+@wp.func
+def angle_about_axis(q: wp.quat, axis: wp.vec3):
+    """Twist angle [rad] of rotation q about unit axis (swing-twist decomposition), in (-pi, pi]."""
+    s = wp.dot(wp.vec3(q[0], q[1], q[2]), axis)
+    return wrap_angle(2.0 * wp.atan2(s, q[3]))
+
+
+@wp.func
+def quat_about_axis(axis: wp.vec3, angle: float):
+    return wp.quat_from_axis_angle(axis, angle)
+
+
+@wp.func
+def d6_rotation(joint_axis: wp.array(dtype=wp.vec3), joint_q: wp.array(dtype=float), axis_start: int,
+                q_start: int, count: int):
+    """Rotation of a D6 joint: R(a_1, q_1) * R(a_2, q_2) * ... over its ``count`` angular axes."""
+    r = wp.quat_identity()
+    for k in range(count):
+        r = r * wp.quat_from_axis_angle(joint_axis[axis_start + k], joint_q[q_start + k])
+    return r
+
+
+@wp.func
+def d6_axis_world(joint_axis: wp.array(dtype=wp.vec3), joint_q: wp.array(dtype=float), axis_start: int,
+                  q_start: int, k: int):
+    """Axis k of a D6 joint's angular chain in the parent joint frame: (R_1 ... R_{k-1}) a_k."""
+    r = wp.quat_identity()
+    for i in range(k):
+        r = r * wp.quat_from_axis_angle(joint_axis[axis_start + i], joint_q[q_start + i])
+    return wp.quat_rotate(r, joint_axis[axis_start + k])
