@@ -1,9 +1,11 @@
 """newton_gym.sim: the world-partitioned model layer (builder, model, state, kinematics, conventions)."""
 
+from . import conventions
 from .builder import ModelBuilder
+from .kinematics import eval_fk, eval_ik
 from .mesh import Mesh
 from .model import Model
 from .state import Control, State
 from .types import Axis, EqType, GeoType, JointType
 
-__all__ = ["ModelBuilder", "Model", "State", "Control", "Mesh", "Axis", "JointType", "GeoType", "EqType"]
+__all__ = ["conventions", "eval_fk", "eval_ik", "ModelBuilder", "Model", "State", "Control", "Mesh", "Axis", "JointType", "GeoType", "EqType"]

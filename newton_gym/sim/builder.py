@@ -244,6 +244,9 @@ class ModelBuilder:
 
     def _dof(self, axis, kwargs) -> JointDofConfig:
         base = {k: v for k, v in vars(self.default_joint_cfg).items() if k != "axis"}
+        if kwargs.get("friction") is not None:
+            kwargs = dict(kwargs, friction_static=kwargs["friction"])
+        kwargs.pop("friction", None)
         base.update({k: v for k, v in kwargs.items() if v is not None})
         return JointDofConfig.make(axis=axis if axis is not None else Axis.X, **base)
 

@@ -28,7 +28,7 @@ class Axis(IntEnum):
         if isinstance(value, cls):
             return value
         if isinstance(value, str) and value.upper() in ("X", "Y", "Z"):
-            return cls["XYZ".index(value.upper())]
+            return cls("XYZ".index(value.upper()))
         if isinstance(value, int) and 0 <= value <= 2:
             return cls(value)
         raise ValueError(f"invalid axis {value!r}: expected Axis.X/Y/Z, 0-2 or 'X'/'Y'/'Z'")

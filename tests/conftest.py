@@ -1,0 +1,4 @@
+import warp as wp
+
+wp.config.quiet = True
+wp.init()
