@@ -447,6 +447,9 @@ class ModelBuilder:
         self._append(builder, xforms, wmap)
 
     def _append(self, builder, xforms, wmaps):
+        from .finalize import auto_articulations
+
+        auto_articulations(builder)  # so copies carry whole articulations, in world order
         mesh_offset = len(self.meshes)
         self.meshes.extend(builder.meshes)
         starts = compose.append_copies(self.tables, builder.tables, xforms, wmaps, mesh_offset)

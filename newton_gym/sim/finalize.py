@@ -12,42 +12,57 @@ from .model import Model
 from .types import JointType, joint_constraint_count
 from .worlds import check_world_order, world_start
 
-__all__ = ["build_model"]
+__all__ = ["build_model", "auto_articulations"]
 
 _KIND_NAMES = {"particle": "particle", "body": "body", "shape": "shape", "joint": "joint",
                "articulation": "articulation", "equality": "equality constraint"}
 
 
-def _auto_articulations(builder):
-    """Put joints that belong to no articulation into new ones: a run of such joints forms one
-    articulation while each joint's parent is a body moved by an earlier joint of the run."""
-    tj = builder.tables["joint"]
-    art = tj.get("articulation")
-    orphans = np.nonzero(art < 0)[0]
-    if len(orphans) == 0:
+def auto_articulations(builder):
+    """Give every joint an articulation. A joint outside any articulation joins the articulation that
+    ends right before it when its parent body is moved by that articulation (the add_body + add_joint
+    pattern); otherwise runs of such joints form new articulations. Articulations are then renumbered
+    in joint order so that they stay grouped by world."""
+    tj, ta = builder.tables["joint"], builder.tables["articulation"]
+    art = tj.get("articulation").copy()
+    if (art >= 0).all():
         return
     parent, child, world = tj.get("parent"), tj.get("child"), tj.get("world")
-    runs, current, bodies = [], [], set()
-    for j in orphans:
+    starts, ends = list(ta.get("joint_start")), list(ta.get("joint_end"))
+    owner_of_body = {int(child[j]): int(art[j]) for j in np.nonzero(art >= 0)[0]}
+    for j in np.nonzero(art < 0)[0]:
         j = int(j)
-        joins = current and j == current[-1] + 1 and int(parent[j]) in bodies and world[j] == world[current[0]]
+        prev = int(art[j - 1]) if j > 0 else -1
+        joins = prev >= 0 and ends[prev] == j and world[j] == world[j - 1] and \
+            owner_of_body.get(int(parent[j])) == prev
         if not joins:
-            if current:
-                runs.append(current)
-            current, bodies = [], set()
-        current.append(j)
-        bodies.add(int(child[j]))
-    runs.append(current)
+            ta.add_row(None, joint_start=j, joint_end=j, world=int(world[j]))
+            starts.append(j)
+            ends.append(j)
+            prev = ta.count - 1
+        ends[prev] = j + 1
+        art[j] = prev
+        owner_of_body[int(child[j])] = prev
+    ta.set("joint_end", slice(None), ends)
+    order = np.argsort(np.asarray(starts), kind="stable")
+    if (order != np.arange(len(order))).any():
+        _renumber_articulations(builder, order)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        art = rank[art]
+    tj.set("articulation", slice(None), art)
+
+
+def _renumber_articulations(builder, order):
     ta = builder.tables["articulation"]
-    first = ta.count
-    starts = np.array([r[0] for r in runs])
-    ends = np.array([r[-1] + 1 for r in runs])
-    ta.add_block({"joint_start": starts, "joint_end": ends, "world": world[starts]}, len(runs))
-    new_art = art.copy()
-    for k, r in enumerate(runs):
-        new_art[r[0]:r[-1] + 1] = first + k
-    tj.set("articulation", slice(None), new_art)
-    # Articulations must stay in world order; orphans found in a different order are a user error.
+    for col in ta.columns:
+        ta.set(col.name, slice(None), ta.get(col.name)[order])
+    labels = list(ta.labels)
+    ta.labels[:] = [labels[i] for i in order]
+    rank = {int(old): new for new, old in enumerate(order)}
+    for attr in builder.custom_attributes.values():
+        if attr.frequency == "articulation":
+            attr.values = {rank[i]: v for i, v in attr.values.items()}
 
 
 def _body_mass(builder):
@@ -104,7 +119,7 @@ def _arr(data, dtype, device, requires_grad=False):
 
 def build_model(builder, device=None, requires_grad=False) -> Model:
     """Validate ``builder`` and build its Model on ``device`` (see ModelBuilder.finalize)."""
-    _auto_articulations(builder)
+    auto_articulations(builder)
     t = builder.tables
     for kind, label in _KIND_NAMES.items():
         check_world_order(label, t[kind].get("world"), t[kind].labels)

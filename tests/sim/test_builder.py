@@ -270,3 +270,15 @@ def test_snapshot_restore_undoes_everything():
     assert "x" not in b.custom_attributes
     m = b.finalize()
     assert m.body_count == 1
+
+
+def test_add_body_then_joint_extends_the_body_articulation():
+    robot = ng.ModelBuilder()
+    base = robot.add_body(mass=1.0)
+    leg = robot.add_link(mass=1.0)
+    robot.add_joint_revolute(base, leg)
+    scene = ng.ModelBuilder()
+    scene.replicate(robot, 3)
+    m = scene.finalize()
+    assert m.articulation_start.numpy().tolist() == [0, 2, 4, 6]
+    assert m.articulation_world.numpy().tolist() == [0, 1, 2]
