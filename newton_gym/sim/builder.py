@@ -54,7 +54,7 @@ class ModelBuilder:
 
     @property
     def gravity_vector(self) -> tuple:
-        return tuple(float(g) for g in self.up_vector * self.gravity)
+        return tuple(float(g) + 0.0 for g in self.up_vector * self.gravity)  # + 0.0: no -0.0
 
     @property
     def current_world(self) -> int:
