@@ -141,7 +141,7 @@ class AssetConverterBase(abc.ABC):
         stored = read_stored_metadata(self.usd_path)
         if stored.get("assetHash") != self._hash:
             return False
-        sidecars = stored.get("sidecars", [])
+        sidecars = [rel for rel in stored.get("sidecars", "").split(";") if rel]
         return all(os.path.isfile(os.path.join(self._usd_dir, rel)) for rel in sidecars)
 
     def _write_atomically(self) -> None:
@@ -177,7 +177,7 @@ class AssetConverterBase(abc.ABC):
             "assetHash": self._hash,
             "converter": type(self).__name__,
             "source": os.path.basename(self._asset_path),
-            "sidecars": sorted(k for k in layers if k != self._usd_file_name),
+            "sidecars": ";".join(sorted(k for k in layers if k != self._usd_file_name)),
         }
         main.customLayerData = data
 

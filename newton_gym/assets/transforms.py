@@ -16,6 +16,7 @@ __all__ = [
     "quat_from_axis_angle",
     "quat_from_x_to",
     "quat_from_matrix",
+    "quat_to_matrix",
     "pose_mul",
     "pose_inv",
     "IDENTITY_QUAT",
@@ -95,6 +96,16 @@ def quat_from_matrix(m) -> np.ndarray:
         s = 2.0 * np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
         q = [(m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s]
     return quat_normalize(q)
+
+
+def quat_to_matrix(q) -> np.ndarray:
+    """Rotation matrix (3, 3) of a unit quaternion (w, x, y, z), acting on column vectors."""
+    w, x, y, z = (float(v) for v in q)
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ])
 
 
 def pose_mul(a: tuple, b: tuple) -> tuple[np.ndarray, np.ndarray]:

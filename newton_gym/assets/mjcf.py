@@ -1,0 +1,101 @@
+"""MJCF -> USD through MuJoCo's own parser and compiler."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+from newton_gym.errors import ConfigError
+
+from .base import AssetConverterBase
+from .cfg import COLLISION_TYPES, MjcfConverterCfg
+from .mujoco_extract import ExtractOptions, describe_model
+from .mujoco_load import (
+    apply_link_density,
+    compile_spec,
+    load_spec,
+    mjcf_source_files,
+    spec_asset_files,
+)
+from .naming import sanitize
+from .usd_robot import write_robot
+
+__all__ = ["MjcfConverter"]
+
+_GAIN_TYPES = ("fixed", "affine", "muscle", "user")
+_BIAS_TYPES = ("none", "affine", "muscle", "user")
+
+
+class MjcfConverter(AssetConverterBase):
+    """Converts an MJCF file to a USD articulation (see :mod:`.usd_robot` for the layout and
+    :mod:`.mujoco_extract` for how the kinematic tree is mapped).
+
+    The root prim is named after the MJCF ``model`` attribute (or the file name when it has none).
+    Lazy conversion also watches included MJCF files and referenced meshes, textures and height fields.
+
+    Example:
+        >>> cfg = MjcfConverterCfg(asset_path="ant.xml", usd_dir="out", usd_file_name="ant.usda")
+        >>> MjcfConverter(cfg).usd_path  # doctest: +SKIP
+        '/.../out/ant.usda'
+    """
+
+    FORMAT_VERSION = 1
+    cfg: MjcfConverterCfg
+
+    def __init__(self, cfg: MjcfConverterCfg):
+        """Converts ``cfg.asset_path`` unless an up-to-date USD exists.
+
+        Raises:
+            AssetError: Missing, malformed or uncompilable MJCF, or a missing referenced file.
+            ConfigError: An invalid configuration value (also a ValueError).
+        """
+        _validate(cfg)
+        self._spec = None
+        super().__init__(cfg)
+
+    def _source_files(self) -> list[str]:
+        includes = mjcf_source_files(self._asset_path)
+        self._spec = load_spec(self._asset_path)
+        return includes + spec_asset_files(self._spec, self._asset_path)
+
+    def _convert_asset(self, cfg: MjcfConverterCfg) -> dict:
+        spec = self._spec
+        if cfg.merge_mesh:
+            warnings.warn("MjcfConverterCfg.merge_mesh is not supported; meshes are kept as they are",
+                          stacklevel=3)
+        apply_link_density(spec, cfg.link_density)
+        model = compile_spec(spec, self._asset_path)
+        stem = os.path.splitext(os.path.basename(self._asset_path))[0]
+        name = sanitize(spec.modelname or stem, "robot")
+        options = ExtractOptions(
+            fix_base=cfg.fix_base,
+            collision_from_visuals=cfg.collision_from_visuals,
+            approximation=COLLISION_TYPES[cfg.collision_type],
+            self_collision=cfg.self_collision,
+            import_scene=cfg.import_physics_scene,
+            gain_type=cfg.override_gain_type,
+            bias_type=cfg.override_bias_type,
+            gain_prm=cfg.override_gain_prm,
+            bias_prm=cfg.override_bias_prm,
+        )
+        robot = describe_model(model, name, options)
+        meshes_rel = "./" + self.usd_instanceable_meshes_path if cfg.make_instanceable else None
+        main, meshes = write_robot(robot, meshes_rel)
+        layers = {self.usd_file_name: main}
+        if meshes is not None:
+            layers[self.usd_instanceable_meshes_path] = meshes
+        return layers
+
+
+def _validate(cfg: MjcfConverterCfg) -> None:
+    if cfg.collision_type not in COLLISION_TYPES:
+        raise ConfigError(f"collision_type '{cfg.collision_type}' is not one of {sorted(COLLISION_TYPES)}")
+    if cfg.override_gain_type is not None and cfg.override_gain_type not in _GAIN_TYPES:
+        raise ConfigError(f"override_gain_type '{cfg.override_gain_type}' is not one of {_GAIN_TYPES}")
+    if cfg.override_bias_type is not None and cfg.override_bias_type not in _BIAS_TYPES:
+        raise ConfigError(f"override_bias_type '{cfg.override_bias_type}' is not one of {_BIAS_TYPES}")
+    for field_name in ("override_gain_prm", "override_bias_prm"):
+        values = getattr(cfg, field_name)
+        if values is not None and len(values) > 10:
+            raise ConfigError(f"{field_name} holds {len(values)} values; MuJoCo takes at most 10")
+

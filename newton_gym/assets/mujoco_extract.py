@@ -1,0 +1,350 @@
+"""Reading a compiled ``mujoco.MjModel`` into a :class:`~.description.RobotDesc`.
+
+Every number comes from the compiled model (``body_mass``, ``body_inertia``, ``jnt_axis``,
+``dof_damping``, ``geom_size``, ``actuator_gear``, ``opt.timestep``, ...), so defaults classes,
+``fromto``, mesh re-centring and inertia inference are exactly MuJoCo's.
+
+Mapping of the kinematic tree:
+
+* Bodies are posed in the world frame at ``qpos0`` (from ``mj_kinematics``).
+* A body with a free joint gets no joint (it floats), unless ``fix_base`` welds a top-level one to the
+  world with a fixed joint.
+* A body without joints is welded to its parent (or the world) by a fixed joint named
+  ``<body>_fixed``.
+* A body with joints ``j1 .. jn`` (hinge, slide, ball) hangs from its parent through ``n - 1`` massless
+  links named ``<body>__<j1>`` .. ``<body>__<j(n-1)>``, posed like the body: ``j1`` joins the parent to
+  ``<body>__<j1>``, ..., ``jn`` joins ``<body>__<j(n-1)>`` to the body. The body then records its real
+  parent as a filtered pair, as MuJoCo excludes parent-child contacts.
+* Joint frames put the joint axis on X. The parent-side frame is offset by ``-ref`` so the USD joint
+  coordinate equals MuJoCo's ``qpos`` (ranges, springref and ref keep their MuJoCo values).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._imports import require
+from .description import (
+    ActuatorDesc,
+    BodyDesc,
+    GeomDesc,
+    JointDesc,
+    MeshDesc,
+    RobotDesc,
+    SceneDesc,
+)
+from .naming import NameScope
+from .transforms import (
+    IDENTITY_QUAT,
+    pose_inv,
+    pose_mul,
+    quat_from_axis_angle,
+    quat_from_x_to,
+    quat_normalize,
+)
+
+__all__ = ["ExtractOptions", "describe_model", "ROOT_RESERVED_NAMES"]
+
+#: Child names of the robot root that bodies may not take.
+ROOT_RESERVED_NAMES = ("world", "joints", "actuators", "materials")
+
+_FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
+_GEOM_KINDS = {0: "plane", 2: "sphere", 3: "capsule", 4: "ellipsoid", 5: "cylinder", 6: "box", 7: "mesh"}
+_X = np.array([1.0, 0.0, 0.0])
+
+
+@dataclass
+class ExtractOptions:
+    """Choices applied while reading the model.
+
+    Attributes:
+        fix_base: Weld top-level floating bodies to the world.
+        collision_from_visuals: Visual-only geoms become the colliders (see :class:`MjcfConverterCfg`).
+        approximation: ``physics:approximation`` token for mesh colliders.
+        self_collision: Copied to ``RobotDesc.self_collision``.
+        import_scene: Read ``opt`` (timestep, iterations, ...); otherwise standard gravity only.
+        gain_type, bias_type, gain_prm, bias_prm: Actuator overrides (None keeps MuJoCo's).
+    """
+
+    fix_base: bool = False
+    collision_from_visuals: bool = False
+    approximation: str = "convexHull"
+    self_collision: bool | None = None
+    import_scene: bool = True
+    gain_type: str | None = None
+    bias_type: str | None = None
+    gain_prm: list[float] | None = None
+    bias_prm: list[float] | None = None
+
+
+def _token(enum_type, value: int) -> str:
+    """MuJoCo enum value -> lower-case token, e.g. mjtIntegrator(1) -> "rk4"."""
+    return enum_type(int(value)).name.split("_", 1)[1].lower()
+
+
+def describe_model(model, name: str, options: ExtractOptions | None = None) -> RobotDesc:
+    """Reads a compiled MuJoCo model.
+
+    Args:
+        model: A compiled ``mujoco.MjModel``.
+        name: Prim name of the robot root (already sanitized).
+        options: Reading choices; defaults if None.
+
+    Returns:
+        The robot description.
+    """
+    mujoco = require("mujoco")
+    options = options or ExtractOptions()
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    robot = RobotDesc(name=name, meshes=_describe_meshes(model))
+    tree = _TreeBuilder(model, data, robot, options)
+    for body_id in range(1, model.nbody):
+        tree.add_body(body_id)
+    tree.add_excluded_pairs()
+    robot.world_geoms = _describe_geoms(model, 0, options)
+    robot.actuators = _describe_actuators(model, tree.joint_of, options)
+    robot.scene = _describe_scene(model, options.import_scene)
+    robot.self_collision = options.self_collision
+    return robot
+
+
+class _TreeBuilder:
+    """Adds bodies (with their massless links) and joints to a RobotDesc, one MuJoCo body at a time."""
+
+    def __init__(self, model, data, robot: RobotDesc, options: ExtractOptions):
+        self.model, self.data, self.robot, self.options = model, data, robot, options
+        self.body_names = NameScope(ROOT_RESERVED_NAMES)
+        self.joint_names = NameScope()
+        self.index_of: dict[int, int] = {}  # MuJoCo body id -> index in robot.bodies
+        self.joint_of: dict[int, int] = {}  # MuJoCo joint id -> index in robot.joints
+
+    def add_body(self, b: int) -> None:
+        m = self.model
+        body = self._body_desc(b)
+        pose = (body.pos, body.quat)
+        parent_id = int(m.body_parentid[b])
+        parent = self.index_of.get(parent_id)
+        joint_ids = list(range(m.body_jntadr[b], m.body_jntadr[b] + m.body_jntnum[b]))
+        kinds = [int(m.jnt_type[j]) for j in joint_ids]
+        if _FREE in kinds:
+            self._append_body(b, body)
+            if parent_id == 0 and self.options.fix_base:
+                self._add_fixed(body.name, None, len(self.robot.bodies) - 1)
+            elif parent_id != 0:
+                warnings.warn(f"body '{body.name}' has a free joint below another body; it is "
+                              "written without a joint", stacklevel=4)
+            return
+        if not joint_ids:
+            self._append_body(b, body)
+            self._add_fixed(body.name, parent, len(self.robot.bodies) - 1)
+            return
+        previous = parent
+        for k, j in enumerate(joint_ids):
+            if k == len(joint_ids) - 1:
+                self._append_body(b, body)
+            else:
+                link_name = self.body_names.claim(f"{body.name}__{m.joint(j).name or f'joint_{j}'}", "link")
+                self.robot.bodies.append(BodyDesc(name=link_name, pos=body.pos, quat=body.quat))
+            child = len(self.robot.bodies) - 1
+            self._add_joint(j, previous, child, pose)
+            previous = child
+        if len(joint_ids) > 1 and parent is not None:
+            body.filtered.append(parent)
+
+    def add_excluded_pairs(self) -> None:
+        """MJCF ``<contact><exclude>`` pairs become filtered pairs on the second body."""
+        for signature in self.model.exclude_signature:
+            first, second = int(signature) >> 16, int(signature) & 0xFFFF
+            if first in self.index_of and second in self.index_of:
+                self.robot.bodies[self.index_of[second]].filtered.append(self.index_of[first])
+
+    def _body_desc(self, b: int) -> BodyDesc:
+        m, d = self.model, self.data
+        name = self.body_names.claim(m.body(b).name, f"body_{b}")
+        return BodyDesc(
+            name=name,
+            pos=d.xpos[b].copy(),
+            quat=quat_normalize(d.xquat[b]),
+            mass=float(m.body_mass[b]),
+            com=m.body_ipos[b].copy(),
+            inertia=m.body_inertia[b].copy(),
+            principal_axes=quat_normalize(m.body_iquat[b]),
+            geoms=_describe_geoms(m, b, self.options),
+        )
+
+    def _append_body(self, b: int, body: BodyDesc) -> None:
+        self.robot.bodies.append(body)
+        self.index_of[b] = len(self.robot.bodies) - 1
+
+    def _pose(self, index: int | None):
+        if index is None:
+            return None
+        body = self.robot.bodies[index]
+        return body.pos, body.quat
+
+    def _add_fixed(self, body_name: str, parent: int | None, child: int) -> None:
+        child_pose = self._pose(child)
+        local0 = child_pose if parent is None else pose_mul(pose_inv(self._pose(parent)), child_pose)
+        self.robot.joints.append(JointDesc(
+            name=self.joint_names.claim(f"{body_name}_fixed", "fixed"),
+            kind="fixed", body0=parent, body1=child,
+            pos0=local0[0], quat0=quat_normalize(local0[1]),
+            pos1=np.zeros(3), quat1=IDENTITY_QUAT.copy(),
+        ))
+
+    def _add_joint(self, j: int, parent: int | None, child: int, body_pose) -> None:
+        m = self.model
+        kind = int(m.jnt_type[j])
+        scalar = kind in (_HINGE, _SLIDE)
+        frame1 = (m.jnt_pos[j].copy(), quat_from_x_to(m.jnt_axis[j]) if scalar else IDENTITY_QUAT.copy())
+        ref = float(m.qpos0[m.jnt_qposadr[j]]) if scalar else 0.0
+        if kind == _HINGE:
+            offset = (np.zeros(3), quat_from_axis_angle(_X, -ref))
+        else:
+            offset = (np.array([-ref, 0.0, 0.0]) if kind == _SLIDE else np.zeros(3), IDENTITY_QUAT)
+        frame0 = pose_mul(pose_mul(body_pose, frame1), offset)
+        if parent is not None:
+            frame0 = pose_mul(pose_inv(self._pose(parent)), frame0)
+        desc = JointDesc(
+            name=self.joint_names.claim(m.joint(j).name, f"joint_{j}"),
+            kind={_HINGE: "revolute", _SLIDE: "prismatic", _BALL: "spherical"}[kind],
+            body0=parent, body1=child,
+            pos0=frame0[0], quat0=quat_normalize(frame0[1]), pos1=frame1[0], quat1=frame1[1],
+            ref=ref, mujoco_id=j,
+        )
+        _fill_joint_params(m, j, desc)
+        self.joint_of[j] = len(self.robot.joints)
+        self.robot.joints.append(desc)
+
+
+def _fill_joint_params(m, j: int, desc: JointDesc) -> None:
+    dof, qadr = int(m.jnt_dofadr[j]), int(m.jnt_qposadr[j])
+    desc.limited = bool(m.jnt_limited[j])
+    if desc.limited:
+        desc.lower, desc.upper = (float(v) for v in m.jnt_range[j])
+    desc.damping = float(m.dof_damping[dof])
+    desc.armature = float(m.dof_armature[dof])
+    desc.frictionloss = float(m.dof_frictionloss[dof])
+    desc.stiffness = float(m.jnt_stiffness[j])
+    desc.springref = float(m.qpos_spring[qadr]) if desc.kind in ("revolute", "prismatic") else 0.0
+    desc.margin = float(m.jnt_margin[j])
+    desc.solreflimit = m.jnt_solref[j].copy()
+    desc.solimplimit = m.jnt_solimp[j].copy()
+    desc.solreffriction = m.dof_solref[dof].copy()
+    desc.solimpfriction = m.dof_solimp[dof].copy()
+    desc.actfrclimited = bool(m.jnt_actfrclimited[j])
+    desc.actfrcrange = m.jnt_actfrcrange[j].copy()
+    desc.group = int(m.jnt_group[j])
+
+
+def _describe_meshes(m) -> list[MeshDesc]:
+    names = NameScope()
+    meshes = []
+    for k in range(m.nmesh):
+        v0, nv = int(m.mesh_vertadr[k]), int(m.mesh_vertnum[k])
+        f0, nf = int(m.mesh_faceadr[k]), int(m.mesh_facenum[k])
+        meshes.append(MeshDesc(
+            name=names.claim(m.mesh(k).name, f"mesh_{k}"),
+            points=m.mesh_vert[v0:v0 + nv].astype(np.float64),
+            faces=m.mesh_face[f0:f0 + nf].astype(np.int64),
+        ))
+    return meshes
+
+
+def _describe_geoms(m, b: int, options: ExtractOptions) -> list[GeomDesc]:
+    visual_set = bool(np.any((m.geom_contype == 0) & (m.geom_conaffinity == 0)))
+    names = NameScope()
+    geoms = []
+    for g in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
+        kind = _GEOM_KINDS.get(int(m.geom_type[g]))
+        if kind is None:
+            warnings.warn(f"geom {g} ('{m.geom(g).name}') has a type USD cannot hold; skipped",
+                          stacklevel=3)
+            continue
+        geom = GeomDesc(
+            name=names.claim(m.geom(g).name, f"geom_{g}"),
+            kind=kind, size=m.geom_size[g].copy(), pos=m.geom_pos[g].copy(),
+            quat=quat_normalize(m.geom_quat[g]),
+            mesh=int(m.geom_dataid[g]) if kind == "mesh" else None,
+            approximation=options.approximation,
+            friction=m.geom_friction[g].copy(), solref=m.geom_solref[g].copy(),
+            solimp=m.geom_solimp[g].copy(), margin=float(m.geom_margin[g]),
+            gap=float(m.geom_gap[g]), condim=int(m.geom_condim[g]),
+            contype=int(m.geom_contype[g]), conaffinity=int(m.geom_conaffinity[g]),
+            priority=int(m.geom_priority[g]), group=int(m.geom_group[g]),
+            solmix=float(m.geom_solmix[g]), rgba=m.geom_rgba[g].copy(),
+        )
+        _classify(geom, visual_set, options.collision_from_visuals)
+        geoms.append(geom)
+    return geoms
+
+
+def _classify(geom: GeomDesc, visual_set: bool, from_visuals: bool) -> None:
+    """Collider or visual, per contype/conaffinity (and ``collision_from_visuals``)."""
+    visual_only = geom.contype == 0 and geom.conaffinity == 0
+    if from_visuals and visual_set:
+        if visual_only:
+            geom.collider, geom.contype, geom.conaffinity = True, 1, 1
+        else:
+            geom.collider, geom.guide, geom.contype, geom.conaffinity = False, True, 0, 0
+        return
+    geom.collider = not visual_only
+    geom.guide = visual_set and not visual_only
+
+
+def _describe_actuators(m, joint_of: dict[int, int], options: ExtractOptions) -> list[ActuatorDesc]:
+    mujoco = require("mujoco")
+    names = NameScope()
+    actuators = []
+    for a in range(m.nu):
+        trn = _token(mujoco.mjtTrn, m.actuator_trntype[a])
+        joint = joint_of.get(int(m.actuator_trnid[a, 0]))
+        if trn not in ("joint", "jointinparent") or joint is None:
+            warnings.warn(f"actuator {a} ('{m.actuator(a).name}') does not drive a written joint "
+                          f"(transmission '{trn}'); skipped", stacklevel=3)
+            continue
+        actuators.append(ActuatorDesc(
+            name=names.claim(m.actuator(a).name, f"actuator_{a}"), joint=joint,
+            gear=m.actuator_gear[a].copy(),
+            ctrllimited=bool(m.actuator_ctrllimited[a]), ctrlrange=m.actuator_ctrlrange[a].copy(),
+            forcelimited=bool(m.actuator_forcelimited[a]), forcerange=m.actuator_forcerange[a].copy(),
+            actlimited=bool(m.actuator_actlimited[a]), actrange=m.actuator_actrange[a].copy(),
+            gaintype=options.gain_type or _token(mujoco.mjtGain, m.actuator_gaintype[a]),
+            biastype=options.bias_type or _token(mujoco.mjtBias, m.actuator_biastype[a]),
+            dyntype=_token(mujoco.mjtDyn, m.actuator_dyntype[a]),
+            gainprm=_params(options.gain_prm, m.actuator_gainprm[a]),
+            biasprm=_params(options.bias_prm, m.actuator_biasprm[a]),
+            dynprm=m.actuator_dynprm[a].copy(),
+            group=int(m.actuator_group[a]), joint_in_parent=trn == "jointinparent",
+        ))
+    return actuators
+
+
+def _params(override: list[float] | None, compiled) -> np.ndarray:
+    if override is None:
+        return np.array(compiled, dtype=np.float64)
+    values = np.zeros(len(compiled))
+    values[: len(override)] = override
+    return values
+
+
+def _describe_scene(m, import_scene: bool) -> SceneDesc:
+    if not import_scene:
+        return SceneDesc(gravity=np.array([0.0, 0.0, -9.81]))
+    mujoco = require("mujoco")
+    opt = m.opt
+    return SceneDesc(
+        gravity=np.array(opt.gravity, dtype=np.float64),
+        timestep=float(opt.timestep),
+        iterations=int(opt.iterations),
+        ls_iterations=int(opt.ls_iterations),
+        tolerance=float(opt.tolerance),
+        impratio=float(opt.impratio),
+        integrator=_token(mujoco.mjtIntegrator, opt.integrator),
+        solver=_token(mujoco.mjtSolver, opt.solver),
+        cone=_token(mujoco.mjtCone, opt.cone),
+    )

@@ -1,0 +1,322 @@
+"""Writing a :class:`~.description.RobotDesc` as a UsdPhysics articulation.
+
+Layout (``<robot>`` is ``RobotDesc.name``)::
+
+    /physicsScene                      UsdPhysics.Scene (see usd_common.write_scene)
+    /<robot>                           Xform, defaultPrim, ArticulationRootAPI
+        world/<geom>                   static geoms of MuJoCo's world body (no RigidBodyAPI)
+        <body>                         Xform, RigidBodyAPI + MassAPI, world pose at qpos0
+            <geom>                     Sphere | Capsule | Cylinder | Cube | Plane | Mesh
+        joints/<joint>                 Revolute | Prismatic | Spherical | Fixed joint
+        actuators/<actuator>           MjcActuator, rel mjc:target -> joint
+        materials/friction_<k>         UsdShade.Material + MaterialAPI, one per distinct friction
+
+Shapes: Sphere ``radius``; ellipsoid = Sphere of radius 1 with ``xformOp:scale`` = radii; Capsule and
+Cylinder with ``axis = "Z"``, ``radius``, ``height`` = full length without caps; box = Cube of
+``size = 2`` with ``xformOp:scale`` = half extents; Plane with ``axis = "Z"`` and ``width``/``length``
+= full extents (unauthored for MuJoCo's infinite planes of size 0); Mesh with triangle faces.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._imports import require
+from .description import BodyDesc, GeomDesc, JointDesc, RobotDesc
+from .usd_common import (
+    add_reference,
+    degrees,
+    new_stage,
+    quatf,
+    set_attr,
+    set_pose,
+    tidy,
+    vec3f,
+    write_mesh_data,
+    write_scene,
+)
+
+__all__ = ["write_robot"]
+
+_JOINT_SCHEMAS = {
+    "revolute": "RevoluteJoint",
+    "prismatic": "PrismaticJoint",
+    "spherical": "SphericalJoint",
+    "fixed": "FixedJoint",
+}
+
+
+def write_robot(robot: RobotDesc, meshes_asset_path: str | None):
+    """Builds the USD layers of a robot in memory.
+
+    Args:
+        robot: The description.
+        meshes_asset_path: Where the mesh layer will be written, relative to the main layer (e.g.
+            "./Props/ant_meshes.usda"): mesh geoms then reference ``/meshes/<mesh>`` in it. None: mesh
+            data is written inline on every mesh geom.
+
+    Returns:
+        ``(main_layer, mesh_layer)``; ``mesh_layer`` is None when there is no separate mesh layer.
+    """
+    stage, layer = new_stage()
+    writer = _RobotWriter(stage, robot, inline_meshes=meshes_asset_path is None)
+    writer.write()
+    references = writer.mesh_references
+    del writer, stage
+    mesh_layer = None
+    if meshes_asset_path is not None and robot.meshes:
+        mesh_layer = _write_mesh_layer(robot)
+        for prim_path, mesh_index in references:
+            add_reference(layer, prim_path, meshes_asset_path, f"/meshes/{robot.meshes[mesh_index].name}",
+                          instanceable=False)
+    return layer, mesh_layer
+
+
+def _write_mesh_layer(robot: RobotDesc):
+    UsdGeom = require("pxr.UsdGeom")
+    stage, layer = new_stage()
+    scope = UsdGeom.Scope.Define(stage, "/meshes")
+    stage.SetDefaultPrim(scope.GetPrim())
+    for mesh in robot.meshes:
+        write_mesh_data(UsdGeom.Mesh.Define(stage, f"/meshes/{mesh.name}"), mesh)
+    return layer
+
+
+class _RobotWriter:
+    """Authors one robot on a stage; see the module docstring for the layout."""
+
+    def __init__(self, stage, robot: RobotDesc, inline_meshes: bool):
+        self.stage, self.robot, self.inline_meshes = stage, robot, inline_meshes
+        self.root = f"/{robot.name}"
+        self.mesh_references: list[tuple[str, int]] = []
+        self._materials: dict[tuple[float, ...], object] = {}
+
+    def body_path(self, index: int) -> str:
+        return f"{self.root}/{self.robot.bodies[index].name}"
+
+    def joint_path(self, index: int) -> str:
+        return f"{self.root}/joints/{self.robot.joints[index].name}"
+
+    def write(self) -> None:
+        UsdGeom, UsdPhysics = require("pxr.UsdGeom"), require("pxr.UsdPhysics")
+        root = UsdGeom.Xform.Define(self.stage, self.root)
+        self.stage.SetDefaultPrim(root.GetPrim())
+        UsdPhysics.ArticulationRootAPI.Apply(root.GetPrim())
+        if self.robot.self_collision is not None:
+            set_attr(root.GetPrim(), "newton:selfCollisionEnabled", "Bool", bool(self.robot.self_collision))
+        write_scene(self.stage, self.robot.scene)
+        if self.robot.world_geoms:
+            UsdGeom.Xform.Define(self.stage, f"{self.root}/world")
+            for geom in self.robot.world_geoms:
+                self._write_geom(f"{self.root}/world", geom)
+        for index, body in enumerate(self.robot.bodies):
+            self._write_body(index, body)
+        if self.robot.joints:
+            UsdGeom.Scope.Define(self.stage, f"{self.root}/joints")
+        for index, joint in enumerate(self.robot.joints):
+            self._write_joint(index, joint)
+        if self.robot.actuators:
+            UsdGeom.Scope.Define(self.stage, f"{self.root}/actuators")
+        for actuator in self.robot.actuators:
+            self._write_actuator(actuator)
+
+    # ------------------------------------------------------------------------------------- bodies
+    def _write_body(self, index: int, body: BodyDesc) -> None:
+        UsdGeom, UsdPhysics = require("pxr.UsdGeom"), require("pxr.UsdPhysics")
+        path = self.body_path(index)
+        xform = UsdGeom.Xform.Define(self.stage, path)
+        set_pose(xform, body.pos, body.quat)
+        prim = xform.GetPrim()
+        UsdPhysics.RigidBodyAPI.Apply(prim)
+        mass_api = UsdPhysics.MassAPI.Apply(prim)
+        mass_api.CreateMassAttr(float(body.mass))
+        mass_api.CreateCenterOfMassAttr(vec3f(body.com))
+        mass_api.CreateDiagonalInertiaAttr(vec3f(body.inertia))
+        mass_api.CreatePrincipalAxesAttr(quatf(body.principal_axes))
+        if body.filtered:
+            filtered = UsdPhysics.FilteredPairsAPI.Apply(prim)
+            filtered.CreateFilteredPairsRel().SetTargets([self.body_path(i) for i in body.filtered])
+        for geom in body.geoms:
+            self._write_geom(path, geom)
+
+    # ------------------------------------------------------------------------------------- shapes
+    def _write_geom(self, parent: str, geom: GeomDesc) -> None:
+        UsdGeom, UsdPhysics = require("pxr.UsdGeom"), require("pxr.UsdPhysics")
+        path = f"{parent}/{geom.name}"
+        gprim, scale = self._define_shape(path, geom)
+        set_pose(gprim, geom.pos, geom.quat, scale)
+        gprim.CreateDisplayColorAttr([vec3f(geom.rgba[:3])])
+        if geom.rgba[3] < 1.0:
+            gprim.CreateDisplayOpacityAttr([float(geom.rgba[3])])
+        if geom.guide:
+            gprim.CreatePurposeAttr(UsdGeom.Tokens.guide)
+        prim = gprim.GetPrim()
+        if geom.collider:
+            UsdPhysics.CollisionAPI.Apply(prim)
+            if geom.kind == "mesh":
+                UsdPhysics.MeshCollisionAPI.Apply(prim).CreateApproximationAttr(geom.approximation)
+            self._bind_material(prim, geom.friction)
+        _write_contact_attrs(prim, geom)
+
+    def _define_shape(self, path: str, geom: GeomDesc):
+        """Defines the gprim for a geom; returns it and the scale op value (or None)."""
+        UsdGeom = require("pxr.UsdGeom")
+        size, kind, scale = geom.size, geom.kind, None
+        if kind in ("sphere", "ellipsoid"):
+            gprim = UsdGeom.Sphere.Define(self.stage, path)
+            gprim.CreateRadiusAttr(float(size[0]) if kind == "sphere" else 1.0)
+            scale = size[:3] if kind == "ellipsoid" else None
+        elif kind in ("capsule", "cylinder"):
+            schema = UsdGeom.Capsule if kind == "capsule" else UsdGeom.Cylinder
+            gprim = schema.Define(self.stage, path)
+            gprim.CreateAxisAttr(UsdGeom.Tokens.z)
+            gprim.CreateRadiusAttr(float(size[0]))
+            gprim.CreateHeightAttr(2.0 * float(size[1]))
+        elif kind == "box":
+            gprim = UsdGeom.Cube.Define(self.stage, path)
+            gprim.CreateSizeAttr(2.0)
+            scale = size[:3]
+        elif kind == "plane":
+            gprim = UsdGeom.Plane.Define(self.stage, path)
+            gprim.CreateAxisAttr(UsdGeom.Tokens.z)
+            if size[0] > 0.0 and size[1] > 0.0:
+                gprim.CreateWidthAttr(2.0 * float(size[0]))
+                gprim.CreateLengthAttr(2.0 * float(size[1]))
+        else:
+            gprim = UsdGeom.Mesh.Define(self.stage, path)
+            if self.inline_meshes:
+                write_mesh_data(gprim, self.robot.meshes[geom.mesh])
+            else:
+                self.mesh_references.append((path, geom.mesh))
+            return gprim, None
+        _author_extent(gprim)
+        return gprim, scale
+
+    def _bind_material(self, prim, friction) -> None:
+        UsdShade, UsdPhysics = require("pxr.UsdShade"), require("pxr.UsdPhysics")
+        key = tuple(float(f) for f in friction)
+        material = self._materials.get(key)
+        if material is None:
+            if not self._materials:
+                require("pxr.UsdGeom").Scope.Define(self.stage, f"{self.root}/materials")
+            path = f"{self.root}/materials/friction_{len(self._materials)}"
+            material = UsdShade.Material.Define(self.stage, path)
+            physics = UsdPhysics.MaterialAPI.Apply(material.GetPrim())
+            physics.CreateStaticFrictionAttr(key[0])
+            physics.CreateDynamicFrictionAttr(key[0])
+            set_attr(material.GetPrim(), "mjc:torsionalfriction", "Double", key[1])
+            set_attr(material.GetPrim(), "mjc:rollingfriction", "Double", key[2])
+            self._materials[key] = material
+        binding = UsdShade.MaterialBindingAPI.Apply(prim)
+        binding.Bind(material, UsdShade.Tokens.weakerThanDescendants, "physics")
+
+    # ------------------------------------------------------------------------------------- joints
+    def _write_joint(self, index: int, joint: JointDesc) -> None:
+        UsdPhysics = require("pxr.UsdPhysics")
+        schema = getattr(UsdPhysics, _JOINT_SCHEMAS[joint.kind])
+        usd_joint = schema.Define(self.stage, self.joint_path(index))
+        if joint.body0 is not None:
+            usd_joint.CreateBody0Rel().SetTargets([self.body_path(joint.body0)])
+        usd_joint.CreateBody1Rel().SetTargets([self.body_path(joint.body1)])
+        usd_joint.CreateLocalPos0Attr(vec3f(tidy(joint.pos0)))
+        usd_joint.CreateLocalRot0Attr(quatf(tidy(joint.quat0)))
+        usd_joint.CreateLocalPos1Attr(vec3f(tidy(joint.pos1)))
+        usd_joint.CreateLocalRot1Attr(quatf(tidy(joint.quat1)))
+        if joint.kind == "fixed":
+            return
+        usd_joint.CreateAxisAttr(UsdPhysics.Tokens.x)
+        angular = joint.kind != "prismatic"
+        convert = degrees if angular else float
+        if joint.limited and joint.kind == "spherical":
+            usd_joint.CreateConeAngle0LimitAttr(convert(joint.upper))
+            usd_joint.CreateConeAngle1LimitAttr(convert(joint.upper))
+        elif joint.limited:
+            usd_joint.CreateLowerLimitAttr(convert(joint.lower))
+            usd_joint.CreateUpperLimitAttr(convert(joint.upper))
+        _write_joint_attrs(usd_joint.GetPrim(), joint)
+        if joint.drive is not None and joint.kind != "spherical":
+            _write_drive(usd_joint.GetPrim(), joint, "angular" if angular else "linear")
+
+    # ---------------------------------------------------------------------------------- actuators
+    def _write_actuator(self, actuator) -> None:
+        prim = self.stage.DefinePrim(f"{self.root}/actuators/{actuator.name}", "MjcActuator")
+        prim.CreateRelationship("mjc:target", True).SetTargets([self.joint_path(actuator.joint)])
+        set_attr(prim, "mjc:gear", "DoubleArray", actuator.gear)
+        set_attr(prim, "mjc:ctrlLimited", "Token", _flag(actuator.ctrllimited))
+        set_attr(prim, "mjc:ctrlRange:min", "Double", actuator.ctrlrange[0])
+        set_attr(prim, "mjc:ctrlRange:max", "Double", actuator.ctrlrange[1])
+        set_attr(prim, "mjc:forceLimited", "Token", _flag(actuator.forcelimited))
+        set_attr(prim, "mjc:forceRange:min", "Double", actuator.forcerange[0])
+        set_attr(prim, "mjc:forceRange:max", "Double", actuator.forcerange[1])
+        set_attr(prim, "mjc:actLimited", "Token", _flag(actuator.actlimited))
+        set_attr(prim, "mjc:actRange:min", "Double", actuator.actrange[0])
+        set_attr(prim, "mjc:actRange:max", "Double", actuator.actrange[1])
+        set_attr(prim, "mjc:gainType", "Token", actuator.gaintype)
+        set_attr(prim, "mjc:biasType", "Token", actuator.biastype)
+        set_attr(prim, "mjc:dynType", "Token", actuator.dyntype)
+        set_attr(prim, "mjc:gainPrm", "DoubleArray", actuator.gainprm)
+        set_attr(prim, "mjc:biasPrm", "DoubleArray", actuator.biasprm)
+        set_attr(prim, "mjc:dynPrm", "DoubleArray", actuator.dynprm)
+        set_attr(prim, "mjc:group", "Int", actuator.group)
+        if actuator.joint_in_parent:
+            set_attr(prim, "mjc:jointInParent", "Bool", True)
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _author_extent(gprim) -> None:
+    UsdGeom, Usd = require("pxr.UsdGeom"), require("pxr.Usd")
+    extent = UsdGeom.Boundable.ComputeExtentFromPlugins(gprim, Usd.TimeCode.Default())
+    if extent is not None:
+        gprim.CreateExtentAttr(extent)
+
+
+def _write_contact_attrs(prim, geom: GeomDesc) -> None:
+    set_attr(prim, "mjc:contype", "Int", geom.contype)
+    set_attr(prim, "mjc:conaffinity", "Int", geom.conaffinity)
+    set_attr(prim, "mjc:condim", "Int", geom.condim)
+    set_attr(prim, "mjc:priority", "Int", geom.priority)
+    set_attr(prim, "mjc:group", "Int", geom.group)
+    set_attr(prim, "mjc:solmix", "Double", geom.solmix)
+    set_attr(prim, "mjc:margin", "Double", geom.margin)
+    set_attr(prim, "mjc:gap", "Double", geom.gap)
+    set_attr(prim, "mjc:solref", "DoubleArray", geom.solref)
+    set_attr(prim, "mjc:solimp", "DoubleArray", geom.solimp)
+
+
+def _write_joint_attrs(prim, joint: JointDesc) -> None:
+    """MuJoCo joint parameters in compiled SI units (radians for angles, per radian for gains)."""
+    set_attr(prim, "mjc:damping", "Double", joint.damping)
+    set_attr(prim, "mjc:armature", "Double", joint.armature)
+    set_attr(prim, "newton:armature", "Double", joint.armature)
+    set_attr(prim, "mjc:frictionloss", "Double", joint.frictionloss)
+    set_attr(prim, "mjc:stiffness", "Double", joint.stiffness)
+    set_attr(prim, "mjc:springref", "Double", joint.springref)
+    set_attr(prim, "mjc:ref", "Double", joint.ref)
+    set_attr(prim, "mjc:margin", "Double", joint.margin)
+    set_attr(prim, "mjc:solreflimit", "DoubleArray", joint.solreflimit)
+    set_attr(prim, "mjc:solimplimit", "DoubleArray", joint.solimplimit)
+    set_attr(prim, "mjc:solreffriction", "DoubleArray", joint.solreffriction)
+    set_attr(prim, "mjc:solimpfriction", "DoubleArray", joint.solimpfriction)
+    set_attr(prim, "mjc:actuatorfrclimited", "Token", _flag(joint.actfrclimited))
+    set_attr(prim, "mjc:actuatorfrcrange:min", "Double", joint.actfrcrange[0])
+    set_attr(prim, "mjc:actuatorfrcrange:max", "Double", joint.actfrcrange[1])
+    set_attr(prim, "mjc:group", "Int", joint.group)
+
+
+def _write_drive(prim, joint: JointDesc, axis: str) -> None:
+    """``UsdPhysics.DriveAPI``; angular gains converted to the USD per-degree convention."""
+    UsdPhysics = require("pxr.UsdPhysics")
+    drive = joint.drive
+    per_unit = math.pi / 180.0 if axis == "angular" else 1.0
+    api = UsdPhysics.DriveAPI.Apply(prim, axis)
+    api.CreateTypeAttr(drive.drive_type)
+    api.CreateStiffnessAttr(float(drive.stiffness) * per_unit)
+    api.CreateDampingAttr(float(drive.damping) * per_unit)
+    api.CreateTargetPositionAttr(0.0)
+    if np.isfinite(drive.max_force):
+        api.CreateMaxForceAttr(float(drive.max_force))
