@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import ModelBuildError
 from . import compose
 from .custom_attributes import CustomAttribute, CustomAttributeRegistry
-from .hostmath import normalize_transform, quat_between, transform_identity
+from .hostmath import normalize_transform, quat_between, transform_identity, transform_inverse, transform_mul
 from .joint_config import JointDofConfig, write_joint
 from .mesh import Mesh
 from .shape_config import ShapeConfig
@@ -360,7 +360,13 @@ class ModelBuilder:
     def add_equality_constraint_weld(self, body1: int, body2: int = -1, relpose=None, anchor=(0.0, 0.0, 0.0),
                                      torquescale: float = 1.0, key=None, enabled=True, solref=None,
                                      solimp=None) -> int:
-        """Weld body1 to body2 at relative pose ``relpose`` (7 values; default: their initial relative pose)."""
+        """Weld body1 to body2: ``relpose`` (7 values) is body2's pose in body1's frame, by default their
+        relative pose as added (body -1 is the world)."""
+        if relpose is None and -1 <= body1 < self.body_count and -1 <= body2 < self.body_count:
+            tb = self.tables["body"]
+            x1 = tb.value("q", body1) if body1 >= 0 else transform_identity()
+            x2 = tb.value("q", body2) if body2 >= 0 else transform_identity()
+            relpose = transform_mul(transform_inverse(x1), x2)
         return self._add_equality(EqType.WELD, key, body1=body1, body2=body2, anchor=np.asarray(anchor, float),
                                   relpose=normalize_transform(relpose) if relpose is not None else None,
                                   torquescale=torquescale, enabled=enabled, solref=solref, solimp=solimp)

@@ -282,3 +282,26 @@ def test_add_body_then_joint_extends_the_body_articulation():
     m = scene.finalize()
     assert m.articulation_start.numpy().tolist() == [0, 2, 4, 6]
     assert m.articulation_world.numpy().tolist() == [0, 1, 2]
+
+
+def test_particles_and_equality_constraints_are_world_grouped():
+    robot = ng.ModelBuilder()
+    a = robot.add_body(mass=1, xform=(0, 0, 1, 0, 0, 0, 1))
+    c = robot.add_body(mass=1, xform=(0, 0.5, 1, 0, 0, 0, 1))
+    robot.add_equality_constraint_connect(a, c, anchor=(0, 0.25, 0))
+    weld = robot.add_equality_constraint_weld(a, c)
+    robot.add_equality_constraint_joint(0, 1, polycoef=(0, 2, 0, 0, 0))
+    robot.add_particle((1, 0, 0), mass=0.5)
+    scene = ng.ModelBuilder()
+    scene.add_particle((0, 0, 5))  # global
+    scene.replicate(robot, 2, spacing=(4, 0, 0))
+    m = scene.finalize()
+    assert m.equality_constraint_world.numpy().tolist() == [0, 0, 0, 1, 1, 1]
+    assert m.equality_constraint_world_start.numpy().tolist() == [0, 3, 6, 6]
+    assert m.equality_constraint_body1.numpy().tolist() == [0, 0, -1, 2, 2, -1]
+    assert m.equality_constraint_joint2.numpy().tolist() == [-1, -1, 1, -1, -1, 3]
+    np.testing.assert_allclose(m.equality_constraint_relpose.numpy()[weld], [0, 0.5, 0, 0, 0, 0, 1], atol=1e-7)
+    assert m.particle_world.numpy().tolist() == [-1, 0, 1]
+    np.testing.assert_allclose(m.particle_q.numpy()[1:, 0], [-1, 3])
+    with pytest.raises(ModelBuildError, match="body2 9 does not exist"):
+        robot.add_equality_constraint_connect(a, 9)
