@@ -15,7 +15,7 @@ import warp as wp
 from .types import JointType
 from .wpmath import angle_about_axis, d6_axis_world, d6_rotation, velocity_at_point
 
-__all__ = ["eval_fk", "eval_ik", "joint_transform_and_twist"]
+__all__ = ["eval_fk", "eval_ik", "joint_transform_and_twist", "body_frame_state"]
 
 _PRISMATIC = wp.constant(int(JointType.PRISMATIC))
 _REVOLUTE = wp.constant(int(JointType.REVOLUTE))
@@ -64,6 +64,22 @@ def joint_transform_and_twist(jtype: int, axis_start: int, q_start: int, lin: in
     return x_j, v, w
 
 
+@wp.func
+def body_frame_state(body: int, body_q: wp.array(dtype=wp.transform), body_qd: wp.array(dtype=wp.spatial_vector),
+                     body_com: wp.array(dtype=wp.vec3)):
+    """Pose, COM velocity, angular velocity and world COM of ``body`` (the world frame at rest for -1)."""
+    x = wp.transform_identity()
+    v = wp.vec3(0.0)
+    w = wp.vec3(0.0)
+    com = wp.vec3(0.0)
+    if body >= 0:
+        x = body_q[body]
+        v = wp.spatial_top(body_qd[body])
+        w = wp.spatial_bottom(body_qd[body])
+        com = wp.transform_point(x, body_com[body])
+    return x, v, w, com
+
+
 @wp.kernel
 def _fk_kernel(
     # Model:
@@ -82,17 +98,8 @@ def _fk_kernel(
         if not articulation_mask[a]:
             return
     for j in range(articulation_start[a], articulation_start[a + 1]):
-        parent = joint_parent[j]
         child = joint_child[j]
-        x_wp = wp.transform_identity()
-        v_p = wp.vec3(0.0)
-        w_p = wp.vec3(0.0)
-        com_p = wp.vec3(0.0)
-        if parent >= 0:
-            x_wp = body_q_out[parent]
-            v_p = wp.spatial_top(body_qd_out[parent])
-            w_p = wp.spatial_bottom(body_qd_out[parent])
-            com_p = wp.transform_point(x_wp, body_com[parent])
+        x_wp, v_p, w_p, com_p = body_frame_state(joint_parent[j], body_q_out, body_qd_out, body_com)
         x_wpj = x_wp * joint_X_p[j]
         jt = joint_type[j]
         qs = joint_q_start[j]
@@ -173,21 +180,8 @@ def _ik_kernel(
     joint_q_out: wp.array(dtype=float), joint_qd_out: wp.array(dtype=float),
 ):
     j = wp.tid()
-    parent = joint_parent[j]
-    child = joint_child[j]
-    x_wp = wp.transform_identity()
-    v_p = wp.vec3(0.0)
-    w_p = wp.vec3(0.0)
-    com_p = wp.vec3(0.0)
-    if parent >= 0:
-        x_wp = body_q[parent]
-        v_p = wp.spatial_top(body_qd[parent])
-        w_p = wp.spatial_bottom(body_qd[parent])
-        com_p = wp.transform_point(x_wp, body_com[parent])
-    x_wc = body_q[child]
-    v_c = wp.spatial_top(body_qd[child])
-    w_c = wp.spatial_bottom(body_qd[child])
-    com_c = wp.transform_point(x_wc, body_com[child])
+    x_wp, v_p, w_p, com_p = body_frame_state(joint_parent[j], body_q, body_qd, body_com)
+    x_wc, v_c, w_c, com_c = body_frame_state(joint_child[j], body_q, body_qd, body_com)
     x_wpj = x_wp * joint_X_p[j]
     x_wcj = x_wc * joint_X_c[j]
     x_rel = wp.transform_inverse(x_wpj) * x_wcj
