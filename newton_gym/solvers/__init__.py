@@ -1,0 +1,12 @@
+"""newton_gym.solvers: time integrators for a Model.
+
+``SolverGeneralized`` steps articulated rigid bodies in generalized coordinates with MuJoCo-style soft
+contacts, limits, joint friction and equality constraints; ``SolverBase`` is the interface every solver
+implements; ``Actuators`` describes MuJoCo motor actuators.
+"""
+
+from .base import SolverBase
+from .generalized import SolverGeneralized
+from .passive import Actuators
+
+__all__ = ["SolverBase", "SolverGeneralized", "Actuators"]

@@ -1,0 +1,368 @@
+"""Broad phase and contact slots.
+
+Worlds never change membership, so candidate shape pairs are enumerated once, at solver construction,
+per world: every pair of shapes inside a world plus every world shape against every global (-1) shape,
+filtered by collide flags, collision groups (-1 meets all; g >= 0 meets g and -1), the model's filter
+pairs (which include joint parent/child pairs), the articulation self-collision switch and "at least one
+shape moves". Cost is linear in the world count. Each pair owns a fixed block of contact slots (its
+maximum contact count), so contacts of a world are contiguous, need no atomics and persist slot by slot
+(warm starts). Per step, :func:`collide` runs a bounding-sphere test and the narrow phase per pair.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import warp as wp
+
+from ..sim.types import GeoType
+from .collision_primitive import (BOX, CAPSULE, CYLINDER, MESH, PLANE, SPHERE, feature_count, point_distance,
+                                  segment_closest, shape_feature)
+from .layout import island_of
+
+__all__ = ["Contacts", "build_contacts", "collide"]
+
+
+class Contacts:
+    """Static pair table and per-slot contact outputs.
+
+    Attributes:
+        pair_count, slot_count: numbers of candidate pairs and contact slots.
+        pair_shape, pair_body: (pair_count,) vec2i shapes / bodies (A, B), type A <= type B.
+        pair_slot_start: (pair_count + 1,) first slot of each pair.
+        pair_island: (pair_count,) world (island) of each pair.
+        pair_mu, pair_margin, pair_gap: (pair_count,) combined friction, margin [m], gap [m] (max rule).
+        pair_condim: (pair_count,) combined contact dimensionality (max rule).
+        pair_solref, pair_solimp: (pair_count,) mean of the two shapes' solref (vec2) / solimp (5).
+        slot_pair: (slot_count,) pair of each slot.
+        active: (slot_count,) int32 1 where the slot holds a contact (distance below the margin).
+        point, normal: (slot_count,) vec3 world contact point [m] and unit normal from A to B.
+        dist: (slot_count,) signed distance [m] (negative: penetration).
+        force: (slot_count,) vec3 contact force on B in world frame [N] (after the solve).
+    """
+
+
+def _shape_radius(stype, scale, mesh_radius):
+    r = np.zeros(len(stype))
+    r[stype == GeoType.SPHERE] = scale[stype == GeoType.SPHERE, 0]
+    cap = stype == GeoType.CAPSULE
+    r[cap] = scale[cap, 0] + scale[cap, 1]
+    box = stype == GeoType.BOX
+    r[box] = np.linalg.norm(scale[box], axis=1)
+    cyl = (stype == GeoType.CYLINDER) | (stype == GeoType.CONE)
+    r[cyl] = np.hypot(scale[cyl, 0], scale[cyl, 1])
+    r[stype == GeoType.MESH] = mesh_radius[stype == GeoType.MESH]
+    r[stype == GeoType.PLANE] = np.inf
+    return r
+
+
+def _mesh_tables(model, shape_mesh, scale, stype):
+    """Convex-hull vertices of every mesh (SciPy when available, else all vertices), concatenated."""
+    starts, verts = [0], []
+    for mesh in model.meshes:
+        v = np.asarray(mesh.vertices, dtype=np.float64)
+        try:
+            from scipy.spatial import ConvexHull
+
+            v = v[ConvexHull(v).vertices]
+        except Exception:  # degenerate or SciPy missing: every vertex is a candidate
+            pass
+        verts.append(v)
+        starts.append(starts[-1] + len(v))
+    radius = np.zeros(len(stype))
+    for s in np.nonzero(stype == GeoType.MESH)[0]:
+        m = shape_mesh[s]
+        radius[s] = np.linalg.norm(verts[m] * scale[s], axis=1).max() if m >= 0 else 0.0
+    flat = np.concatenate(verts) if verts else np.zeros((1, 3))
+    return np.asarray(starts, np.int32), flat, radius
+
+
+def _world_candidates(model):
+    """All candidate (a, b, island) triples, world by world (no cross-world pairs)."""
+    sws = model.shape_world_start.numpy() if model.world_count > 0 else None
+    n = model.shape_count
+    out = []
+    if model.world_count == 0:
+        ia, ib = np.triu_indices(n, 1)
+        return [(ia, ib, 0)]
+    glob = np.concatenate([np.arange(0, sws[0]), np.arange(sws[-2], sws[-1])])
+    for w in range(model.world_count):
+        local = np.arange(sws[w], sws[w + 1])
+        ia, ib = np.triu_indices(len(local), 1)
+        a = np.concatenate([local[ia], np.repeat(local, len(glob))])
+        b = np.concatenate([local[ib], np.tile(glob, len(local))])
+        out.append((a, b, w))
+    return out
+
+
+def _keep_mask(a, b, sh, filter_codes, n):
+    keep = sh["collide"][a] & sh["collide"][b] & (sh["body"][a] != sh["body"][b])
+    keep &= sh["dynamic"][a] | sh["dynamic"][b]
+    ga, gb = sh["group"][a], sh["group"][b]
+    keep &= (ga < 0) | (gb < 0) | (ga == gb)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    keep &= ~np.isin(lo.astype(np.int64) * n + hi, filter_codes)
+    art_a, art_b = sh["art"][a], sh["art"][b]
+    same = (art_a == art_b) & (art_a >= 0)
+    keep &= ~same | sh["self_collide"][np.maximum(art_a, 0)]
+    return keep
+
+
+def build_contacts(model, layout, cone: str) -> Contacts:
+    """Enumerate candidate pairs per world and lay out their contact slots (host, once)."""
+    del cone
+    dev = model.device
+    stype = model.shape_type.numpy()
+    scale = model.shape_scale.numpy().astype(np.float64)
+    sbody = model.shape_body.numpy()
+    shape_mesh = model.shape_mesh.numpy()
+    mesh_start, mesh_verts, mesh_radius = _mesh_tables(model, shape_mesh, scale, stype)
+    body_art = np.append(layout.body_art, -1)
+    body_dyn = np.append(layout.body_dof_last >= 0, False)
+    sh = {"collide": model.shape_collide.numpy().astype(bool), "body": sbody,
+          "dynamic": body_dyn[sbody], "group": model.shape_collision_group.numpy(), "art": body_art[sbody],
+          "self_collide": np.append(model.articulation_self_collision.numpy().astype(bool), True)}
+    n = max(model.shape_count, 1)
+    fp = model.shape_collision_filter_pair_array.numpy().reshape(-1, 2).astype(np.int64)
+    filter_codes = np.minimum(fp[:, 0], fp[:, 1]) * n + np.maximum(fp[:, 0], fp[:, 1])
+    counts_table = np.zeros((7, 7), np.int64)
+    for i in range(7):
+        for j in range(i, 7):
+            counts_table[i, j] = feature_count(i, j)
+    pa, pb, pw, skipped = [], [], [], 0
+    for a, b, w in _world_candidates(model):
+        if len(a) == 0:
+            continue
+        keep = _keep_mask(a, b, sh, filter_codes, n)
+        a, b = a[keep], b[keep]
+        swap = stype[a] > stype[b]
+        a, b = np.where(swap, b, a), np.where(swap, a, b)
+        ok = counts_table[stype[a], stype[b]] > 0
+        skipped += int((~ok).sum())
+        pa.append(a[ok])
+        pb.append(b[ok])
+        pw.append(np.full(int(ok.sum()), w))
+    if skipped:
+        warnings.warn(f"SolverGeneralized: {skipped} shape pair(s) of unsupported type combinations will not "
+                      f"collide (supported: {_supported()})", stacklevel=3)
+    pa = np.concatenate(pa) if pa else np.zeros(0, np.int64)
+    pb = np.concatenate(pb) if pb else np.zeros(0, np.int64)
+    pw = np.concatenate(pw) if pw else np.zeros(0, np.int64)
+    return _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_start, mesh_verts, mesh_radius)
+
+
+def _supported():
+    from .collision_primitive import SUPPORTED
+
+    return SUPPORTED
+
+
+def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_start, mesh_verts, mesh_radius):
+    c = Contacts()
+    c.pair_count = len(pa)
+    slots = counts_table[stype[pa], stype[pb]] if len(pa) else np.zeros(0, np.int64)
+    slot_start = np.concatenate([[0], np.cumsum(slots)])
+    c.slot_count = int(slot_start[-1])
+    c.pair_slots_host = slots
+    c.pair_island_host = island_of(pw, model.world_count)
+    c.pair_slot_start_host = slot_start
+    mu = model.shape_material_mu.numpy()
+    margin = model.shape_contact_margin.numpy()
+    gap = model.shape_contact_gap.numpy()
+    condim = model.shape_condim.numpy()
+    solref = model.shape_solref.numpy().reshape(-1, 2)
+    solimp = model.shape_solimp.numpy().reshape(-1, 5)
+    c.pair_condim_host = np.maximum(condim[pa], condim[pb]) if len(pa) else np.zeros(0, np.int64)
+    radius = _shape_radius(stype, scale, mesh_radius)
+
+    def arr(x, dtype):
+        x = np.ascontiguousarray(x)
+        if len(x) == 0:
+            x = np.zeros((1,) + x.shape[1:], dtype=x.dtype)
+        return wp.array(x, dtype=dtype, device=dev)
+
+    c.pair_shape = arr(np.stack([pa, pb], 1).astype(np.int32).reshape(-1, 2), wp.vec2i)
+    c.pair_body = arr(np.stack([sbody[pa], sbody[pb]], 1).astype(np.int32).reshape(-1, 2), wp.vec2i)
+    c.pair_slot_start = arr(slot_start.astype(np.int32), wp.int32)
+    c.pair_island = arr(c.pair_island_host.astype(np.int32), wp.int32)
+    c.pair_bound = arr((radius[pa] + radius[pb] + np.maximum(margin[pa], margin[pb])).astype(np.float32),
+                       wp.float32)
+    c.pair_mu = arr(np.maximum(mu[pa], mu[pb]).astype(np.float32), wp.float32)
+    c.pair_margin = arr(np.maximum(margin[pa], margin[pb]).astype(np.float32), wp.float32)
+    c.pair_gap = arr(np.maximum(gap[pa], gap[pb]).astype(np.float32), wp.float32)
+    c.pair_condim = arr(c.pair_condim_host.astype(np.int32), wp.int32)
+    c.pair_solref = arr((0.5 * (solref[pa] + solref[pb])).astype(np.float32).reshape(-1, 2), wp.vec2)
+    c.pair_solimp = arr((0.5 * (solimp[pa] + solimp[pb])).astype(np.float32).reshape(-1, 5),
+                        wp.types.vector(5, wp.float32))
+    c.slot_pair = arr(np.repeat(np.arange(len(pa)), slots).astype(np.int32), wp.int32)
+    c.mesh_start = arr(mesh_start, wp.int32)
+    c.mesh_verts = arr(mesh_verts.astype(np.float32), wp.vec3)
+    ns = max(c.slot_count, 1)
+    c.active = wp.zeros(ns, dtype=wp.int32, device=dev)
+    c.point = wp.zeros(ns, dtype=wp.vec3, device=dev)
+    c.normal = wp.zeros(ns, dtype=wp.vec3, device=dev)
+    c.dist = wp.zeros(ns, dtype=wp.float32, device=dev)
+    c.force = wp.zeros(ns, dtype=wp.vec3, device=dev)
+    return c
+
+
+@wp.func
+def _shape_pose(body: int, body_q: wp.array(dtype=wp.transform), x: wp.transform):
+    if body >= 0:
+        return body_q[body] * x
+    return x
+
+
+@wp.func
+def _feature_vs(pw: wp.vec3, rad: float, tb: int, xb: wp.transform, size_b: wp.vec3):
+    """World point pw with radius rad against shape B: (distance, normal from the point's shape to B,
+    contact point midway between the surfaces)."""
+    dist, n_l, q_l = point_distance(tb, size_b, wp.transform_point(wp.transform_inverse(xb), pw))
+    nb = wp.transform_vector(xb, n_l)
+    qb = wp.transform_point(xb, q_l)
+    return dist - rad, -nb, 0.5 * (pw - nb * rad + qb)
+
+
+@wp.func
+def _emit(slot: int, d: float, n: wp.vec3, p: wp.vec3, margin: float, active: wp.array(dtype=int),
+          point: wp.array(dtype=wp.vec3), normal: wp.array(dtype=wp.vec3), dist: wp.array(dtype=float)):
+    if d < margin:
+        active[slot] = 1
+        point[slot] = p
+        normal[slot] = n
+        dist[slot] = d
+
+
+@wp.func
+def _mesh_vertex(k: int, ms: int, me: int, mesh_verts: wp.array(dtype=wp.vec3), scale: wp.vec3,
+                 xb: wp.transform, o: wp.vec3, n: wp.vec3):
+    """k-th deepest hull vertex along -n (ties broken by index), as (depth, world point)."""
+    prev_d = float(-1.0e30)
+    prev_i = int(-1)
+    best_d = float(0.0)
+    best_p = wp.vec3(0.0)
+    for _round in range(k + 1):
+        best_d = float(1.0e30)
+        best_i = int(-1)
+        for i in range(ms, me):
+            pw = wp.transform_point(xb, wp.cw_mul(mesh_verts[i], scale))
+            d = wp.dot(pw - o, n)
+            later = d > prev_d or (d == prev_d and i > prev_i)
+            if later and (d < best_d or (d == best_d and i < best_i)):
+                best_d = d
+                best_i = i
+                best_p = pw
+        prev_d = best_d
+        prev_i = best_i
+    return best_d, best_p
+
+
+@wp.kernel
+def _collide_kernel(
+    # Model:
+    shape_type: wp.array(dtype=int), shape_transform: wp.array(dtype=wp.transform),
+    shape_scale: wp.array(dtype=wp.vec3), shape_mesh: wp.array(dtype=int), pair_shape: wp.array(dtype=wp.vec2i),
+    pair_body: wp.array(dtype=wp.vec2i), pair_slot_start: wp.array(dtype=int), pair_bound: wp.array(dtype=float),
+    pair_margin: wp.array(dtype=float), mesh_start: wp.array(dtype=int), mesh_verts: wp.array(dtype=wp.vec3),
+    # Data in:
+    body_q: wp.array(dtype=wp.transform),
+    # Data out:
+    active: wp.array(dtype=int), point: wp.array(dtype=wp.vec3), normal: wp.array(dtype=wp.vec3),
+    dist: wp.array(dtype=float),
+):
+    p = wp.tid()
+    s = pair_shape[p]
+    bodies = pair_body[p]
+    start = pair_slot_start[p]
+    count = pair_slot_start[p + 1] - start
+    for k in range(count):
+        active[start + k] = 0
+    ta = shape_type[s[0]]
+    tb = shape_type[s[1]]
+    xa = _shape_pose(bodies[0], body_q, shape_transform[s[0]])
+    xb = _shape_pose(bodies[1], body_q, shape_transform[s[1]])
+    ca = wp.transform_get_translation(xa)
+    cb = wp.transform_get_translation(xb)
+    margin = pair_margin[p]
+    size_a = shape_scale[s[0]]
+    size_b = shape_scale[s[1]]
+    if ta == PLANE:
+        n = wp.transform_vector(xa, wp.vec3(0.0, 0.0, 1.0))
+        if tb == MESH:
+            m = shape_mesh[s[1]]
+            for k in range(count):
+                d, pw = _mesh_vertex(k, mesh_start[m], mesh_start[m + 1], mesh_verts, size_b, xb, ca, n)
+                _emit(start + k, d, n, pw - n * (0.5 * d), margin, active, point, normal, dist)
+            return
+        toward = wp.transform_vector(wp.transform_inverse(xb), -n)
+        for k in range(count):
+            pl, rad = shape_feature(tb, size_b, k, toward)
+            pw = wp.transform_point(xb, pl)
+            d = wp.dot(pw - ca, n) - rad
+            _emit(start + k, d, n, pw - n * (rad + 0.5 * d), margin, active, point, normal, dist)
+        return
+    if wp.length(cb - ca) > pair_bound[p]:
+        return
+    if ta == SPHERE:
+        d, n, pt = _feature_vs(ca, size_a[0], tb, xb, size_b)
+        _emit(start, d, n, pt, margin, active, point, normal, dist)
+    elif ta == CAPSULE:
+        _collide_capsule(start, xa, size_a, tb, xb, size_b, margin, active, point, normal, dist)
+    else:
+        # Box or cylinder A: features of A against B, then features of B against A (normal flipped).
+        na = 8
+        if ta == CYLINDER:
+            na = 6
+        to_b = wp.transform_vector(wp.transform_inverse(xa), wp.normalize(cb - ca))
+        to_a = wp.transform_vector(wp.transform_inverse(xb), wp.normalize(ca - cb))
+        for k in range(count):
+            if k < na:
+                pl, rad = shape_feature(ta, size_a, k, to_b)
+                d, n, pt = _feature_vs(wp.transform_point(xa, pl), rad, tb, xb, size_b)
+                _emit(start + k, d, n, pt, margin, active, point, normal, dist)
+            else:
+                pl, rad = shape_feature(tb, size_b, k - na, to_a)
+                d, n, pt = _feature_vs(wp.transform_point(xb, pl), rad, ta, xa, size_a)
+                _emit(start + k, d, -n, pt, margin, active, point, normal, dist)
+
+
+@wp.func
+def _collide_capsule(start: int, xa: wp.transform, size_a: wp.vec3, tb: int, xb: wp.transform, size_b: wp.vec3,
+                     margin: float, active: wp.array(dtype=int), point: wp.array(dtype=wp.vec3),
+                     normal: wp.array(dtype=wp.vec3), dist: wp.array(dtype=float)):
+    """Capsule A against capsule, box or cylinder B: 3 slots (closest / end points)."""
+    axis_a = wp.transform_vector(xa, wp.vec3(0.0, 0.0, 1.0))
+    ca = wp.transform_get_translation(xa)
+    cb = wp.transform_get_translation(xb)
+    e0 = ca - axis_a * size_a[1]
+    e1 = ca + axis_a * size_a[1]
+    # Slot 0: closest segment point (to B's axis for a capsule, to B's centre otherwise).
+    t = wp.clamp(wp.dot(cb - ca, axis_a), -size_a[1], size_a[1])
+    pa = ca + axis_a * t
+    interior = wp.abs(t) < size_a[1]
+    ends = True
+    if tb == CAPSULE:
+        axis_b = wp.transform_vector(xb, wp.vec3(0.0, 0.0, 1.0))
+        pa, pb = segment_closest(e0, e1, cb - axis_b * size_b[1], cb + axis_b * size_b[1])
+        interior = True
+        ends = wp.abs(wp.dot(axis_a, axis_b)) > 0.95
+    if interior:
+        d, n, pt = _feature_vs(pa, size_a[0], tb, xb, size_b)
+        _emit(start, d, n, pt, margin, active, point, normal, dist)
+    if ends:
+        d0, n0, p0 = _feature_vs(e0, size_a[0], tb, xb, size_b)
+        _emit(start + 1, d0, n0, p0, margin, active, point, normal, dist)
+        d1, n1, p1 = _feature_vs(e1, size_a[0], tb, xb, size_b)
+        _emit(start + 2, d1, n1, p1, margin, active, point, normal, dist)
+
+
+def collide(model, contacts: Contacts, body_q):
+    """Narrow phase over the precomputed pairs; fills the contact slots."""
+    if contacts.pair_count == 0:
+        return
+    wp.launch(_collide_kernel, dim=contacts.pair_count, device=model.device, inputs=[
+        model.shape_type, model.shape_transform, model.shape_scale, model.shape_mesh, contacts.pair_shape,
+        contacts.pair_body, contacts.pair_slot_start, contacts.pair_bound, contacts.pair_margin,
+        contacts.mesh_start, contacts.mesh_verts, body_q], outputs=[
+        contacts.active, contacts.point, contacts.normal, contacts.dist])

@@ -1,0 +1,620 @@
+"""Constraint rows: contacts, joint limits, joint friction and equality constraints as MuJoCo soft
+constraints (MuJoCo computation: "Soft constraints").
+
+Rows are laid out once per world (island): [contact rows][limit rows][friction rows][equality rows];
+each row has a static owner (contact slot, DOF or equality) and is switched on per substep. A row's
+Jacobian is stored densely per side: side 0 and side 1 each hold one articulation's DOF block
+(max_art_dofs wide), so rows coupling two articulations of a world need no global matrix.
+
+Per row and substep we compute J, M^-1 J^T (Cholesky solves), A_ii = J M^-1 J^T, the unconstrained
+acceleration a0 = J qacc_smooth, the velocity v = J qd and position error r, and from solref / solimp
+the impedance d(r), R = (1 - d) / d * A_ii and a_ref = -b v - k r with b = 2 / (d_max tc),
+k = d(r) / (d_max^2 tc^2 zeta^2), tc >= 2 dt (MuJoCo computation: "Soft constraints"; solref
+"refsafe" clamp).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import warp as wp
+
+from ..sim.types import EqType
+from .spatial import cholesky_solve_inplace, point_jacobian
+
+__all__ = ["Rows", "build_rows", "make_rows", "reset_warmstart", "ROW_CONTACT", "ROW_LIMIT", "ROW_FRICTION",
+           "ROW_EQUALITY"]
+
+ROW_CONTACT = 0
+ROW_LIMIT = 1
+ROW_FRICTION = 2
+ROW_EQUALITY = 3
+_CONTACT = wp.constant(ROW_CONTACT)
+_LIMIT = wp.constant(ROW_LIMIT)
+_FRICTION = wp.constant(ROW_FRICTION)
+_EQUALITY = wp.constant(ROW_EQUALITY)
+_CONNECT = wp.constant(int(EqType.CONNECT))
+_WELD = wp.constant(int(EqType.WELD))
+_JOINT = wp.constant(int(EqType.JOINT))
+vec5 = wp.types.vector(5, wp.float32)
+
+
+class Rows:
+    """Constraint rows of all worlds (see module docstring).
+
+    Attributes:
+        count: total rows; width: DOFs per side (max_art_dofs).
+        island_start: (island_count + 1,) first row of each world.
+        kind, owner, sub: (count,) int static row kind, owner index and sub-row index.
+        art: (count,) vec2i articulation of side 0 / side 1 (-1: none).
+        active: (count,) int 1 where the row takes part in this substep's solve.
+        jac, minv_jac: (count * 2 * width,) J and M^-1 J^T per side.
+        a0, aref, reg, inv_diag, lo, hi: (count,) row terms and force bounds.
+        force: (count,) row forces (kept as the next substep's warm start).
+    """
+
+
+def _contact_rows(condim: int, cone: str) -> int:
+    if condim == 1:
+        return 1
+    return 4 if cone == "pyramidal" else 3
+
+
+def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
+    """Lay out every row once (host)."""
+    islands = layout.island_count
+    per_island = [[] for _ in range(islands)]   # lists of (kind, owner, sub, art0, art1)
+    slot_start = contacts.pair_slot_start_host
+    pair_art = _pair_articulations(model, layout, contacts)
+    for p in range(contacts.pair_count):
+        nr = _contact_rows(int(contacts.pair_condim_host[p]), cone)
+        isl = int(contacts.pair_island_host[p])
+        for slot in range(int(slot_start[p]), int(slot_start[p + 1])):
+            for k in range(nr):
+                per_island[isl].append((ROW_CONTACT, slot, k, *pair_art[p]))
+    lower = model.joint_limit_lower.numpy()
+    upper = model.joint_limit_upper.numpy()
+    fric = np.maximum(model.joint_friction.numpy(), model.joint_friction_dynamic.numpy())
+    for d in range(model.joint_dof_count):
+        a = int(layout.dof_art[d])
+        isl = int(layout.art_island[a])
+        if layout.dof_coord[d] >= 0 and (lower[d] > -1e9 or upper[d] < 1e9):
+            per_island[isl].append((ROW_LIMIT, d, 0, a, -1))
+    for d in range(model.joint_dof_count):
+        if fric[d] > 0.0:
+            a = int(layout.dof_art[d])
+            per_island[int(layout.art_island[a])].append((ROW_FRICTION, d, 0, a, -1))
+    _equality_rows(model, layout, per_island)
+    rows = Rows()
+    flat = [r for lst in per_island for r in lst]
+    rows.count = len(flat)
+    rows.width = max(layout.max_art_dofs, 1)
+    rows.cone = cone
+    rows.island_count = islands
+    starts = np.concatenate([[0], np.cumsum([len(lst) for lst in per_island])]).astype(np.int32)
+    table = np.asarray(flat, dtype=np.int32).reshape(-1, 5)
+    rows.kind_host = table[:, 0]
+    dev = model.device
+    n = max(rows.count, 1)
+
+    def arr(x, dtype):
+        x = np.ascontiguousarray(x)
+        if len(x) == 0:
+            x = np.zeros((1,) + x.shape[1:], dtype=x.dtype)
+        return wp.array(x, dtype=dtype, device=dev)
+
+    rows.island_start = arr(starts, wp.int32)
+    rows.kind = arr(table[:, 0], wp.int32)
+    rows.owner = arr(table[:, 1], wp.int32)
+    rows.sub = arr(table[:, 2], wp.int32)
+    rows.art = arr(table[:, 3:5].reshape(-1, 2), wp.vec2i)
+    rows.island = arr(np.repeat(np.arange(islands), np.diff(starts)).astype(np.int32), wp.int32)
+    for name in ("active",):
+        setattr(rows, name, wp.zeros(n, dtype=wp.int32, device=dev))
+    for name in ("a0", "aref", "reg", "inv_diag", "lo", "hi", "force", "pos"):
+        setattr(rows, name, wp.zeros(n, dtype=wp.float32, device=dev))
+    rows.solref = wp.zeros(n, dtype=wp.vec2, device=dev)
+    rows.solimp = wp.zeros(n, dtype=vec5, device=dev)
+    slot_row = np.zeros(max(contacts.slot_count, 1), np.int32)
+    is_first = (table[:, 0] == ROW_CONTACT) & (table[:, 2] == 0)
+    slot_row[table[is_first, 1]] = np.nonzero(is_first)[0]
+    rows.slot_row = wp.array(slot_row, dtype=wp.int32, device=dev)
+    rows.slot_nrows = wp.array(np.array([_contact_rows(int(contacts.pair_condim_host[p]), cone)
+                                         for p in range(contacts.pair_count)] or [0], np.int32)
+                               [np.repeat(np.arange(contacts.pair_count), contacts.pair_slots_host)]
+                               if contacts.slot_count else np.zeros(1, np.int32), dtype=wp.int32, device=dev)
+    rows.jac = wp.zeros(n * 2 * rows.width, dtype=wp.float32, device=dev)
+    rows.minv_jac = wp.zeros(n * 2 * rows.width, dtype=wp.float32, device=dev)
+    rows.limit_solref = wp.vec2(*params["limit_solref"])
+    rows.limit_solimp = vec5(*params["limit_solimp"])
+    rows.friction_solref = wp.vec2(*params["friction_solref"])
+    rows.friction_solimp = vec5(*params["friction_solimp"])
+    rows.friction_rest_speed = float(params["friction_rest_speed"])
+    _equality_anchors(model, rows, dev)
+    return rows
+
+
+def _pair_articulations(model, layout, contacts):
+    if contacts.pair_count == 0:
+        return np.zeros((0, 2), np.int64)
+    pb = contacts.pair_body.numpy().reshape(-1, 2)
+    art = np.append(layout.body_art, -1)[pb]
+    art[:, 1] = np.where(art[:, 1] == art[:, 0], -1, art[:, 1])
+    return art
+
+
+def _equality_rows(model, layout, per_island):
+    if model.equality_constraint_count == 0:
+        return
+    etype = model.equality_constraint_type.numpy()
+    b1 = model.equality_constraint_body1.numpy()
+    b2 = model.equality_constraint_body2.numpy()
+    j1 = model.equality_constraint_joint1.numpy()
+    j2 = model.equality_constraint_joint2.numpy()
+    world = model.equality_constraint_world.numpy()
+    qd_start = model.joint_qd_start.numpy()
+    body_art = np.append(layout.body_art, -1)
+    dof_art = np.append(layout.dof_art, -1)
+    for e in range(model.equality_constraint_count):
+        isl = int(max(world[e], 0))
+        if etype[e] == EqType.JOINT:
+            a0 = dof_art[qd_start[j1[e]]] if j1[e] >= 0 else -1
+            a1 = dof_art[qd_start[j2[e]]] if j2[e] >= 0 else -1
+            n = 1
+        else:
+            a0, a1 = body_art[b1[e]], body_art[b2[e]]
+            n = 3 if etype[e] == EqType.CONNECT else 6
+        if a1 == a0:
+            a1 = -1
+        for k in range(n):
+            per_island[isl].append((ROW_EQUALITY, e, k, int(a0), int(a1)))
+
+
+def _equality_anchors(model, rows, dev):
+    """Anchor of each equality on body2 and weld relative rotation, from the model's initial poses."""
+    from ..sim.hostmath import transform_inverse, transform_mul, transform_point
+
+    ne = model.equality_constraint_count
+    anchor2 = np.zeros((max(ne, 1), 3))
+    rel = np.tile(np.array([0, 0, 0, 0, 0, 0, 1.0]), (max(ne, 1), 1))
+    if ne:
+        bq = model.body_q.numpy().astype(np.float64)
+        ident = np.array([0, 0, 0, 0, 0, 0, 1.0])
+        b1 = model.equality_constraint_body1.numpy()
+        b2 = model.equality_constraint_body2.numpy()
+        anchor = model.equality_constraint_anchor.numpy()
+        relpose = model.equality_constraint_relpose.numpy().astype(np.float64)
+        for e in range(ne):
+            x1 = bq[b1[e]] if b1[e] >= 0 else ident
+            x2 = bq[b2[e]] if b2[e] >= 0 else ident
+            # body1 pose relative to body2: given relpose, or the initial one when relpose is identity.
+            r12 = transform_mul(transform_inverse(x2), x1)
+            if not np.allclose(relpose[e], ident):
+                r12 = relpose[e]
+            rel[e] = r12
+            anchor2[e] = transform_point(r12, anchor[e])
+    rows.eq_anchor2 = wp.array(anchor2.astype(np.float32), dtype=wp.vec3, device=dev)
+    rows.eq_rel = wp.array(rel.astype(np.float32), dtype=wp.transform, device=dev)
+
+
+@wp.func
+def impedance(solimp: vec5, r: float):
+    """MuJoCo impedance d(r): a power sigmoid from dmin to dmax over |r| in [0, width]."""
+    dmin = solimp[0]
+    dmax = solimp[1]
+    width = solimp[2]
+    mid = solimp[3]
+    power = solimp[4]
+    x = wp.abs(r) / wp.max(width, 1.0e-10)
+    if x >= 1.0:
+        return dmax
+    y = float(0.0)
+    if power <= 1.0:
+        y = x
+    elif x <= mid:
+        y = wp.pow(x, power) / wp.pow(mid, power - 1.0)
+    else:
+        y = 1.0 - wp.pow(1.0 - x, power) / wp.pow(1.0 - mid, power - 1.0)
+    return wp.clamp(dmin + y * (dmax - dmin), 1.0e-4, 0.9999)
+
+
+@wp.func
+def _point_row(b: int, sign: float, side_art: int, point: wp.vec3, direction: wp.vec3, art: wp.vec2i,
+               body_dof_last: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
+               art_dof_start: wp.array(dtype=int), art_ref: wp.array(dtype=wp.vec3),
+               cdof: wp.array(dtype=wp.spatial_vector), base: int, width: int, jac: wp.array(dtype=float)):
+    """Add sign * d(direction . v_point)/d qd of a point on body b to the row's side holding its
+    articulation."""
+    if side_art < 0:
+        return
+    side = int(0)
+    if art[1] == side_art:
+        side = 1
+    d0 = art_dof_start[side_art]
+    lever = point - art_ref[side_art]
+    k = body_dof_last[b]
+    while k >= 0:
+        idx = base + side * width + k - d0
+        jac[idx] = jac[idx] + sign * point_jacobian(cdof[k], lever, direction)
+        k = dof_parent[k]
+
+
+@wp.func
+def _angular_row(b: int, sign: float, side_art: int, direction: wp.vec3, art: wp.vec2i,
+                 body_dof_last: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
+                 art_dof_start: wp.array(dtype=int), cdof: wp.array(dtype=wp.spatial_vector), base: int,
+                 width: int, jac: wp.array(dtype=float)):
+    if side_art < 0:
+        return
+    side = int(0)
+    if art[1] == side_art:
+        side = 1
+    d0 = art_dof_start[side_art]
+    k = body_dof_last[b]
+    while k >= 0:
+        idx = base + side * width + k - d0
+        jac[idx] = jac[idx] + sign * wp.dot(direction, wp.spatial_bottom(cdof[k]))
+        k = dof_parent[k]
+
+
+@wp.func
+def contact_tangents(n: wp.vec3):
+    t1 = wp.vec3(1.0, 0.0, 0.0)
+    if wp.abs(n[0]) > 0.9:
+        t1 = wp.vec3(0.0, 1.0, 0.0)
+    t1 = wp.normalize(t1 - wp.dot(t1, n) * n)
+    return t1, wp.cross(n, t1)
+
+
+@wp.func
+def contact_direction(n: wp.vec3, sub: int, nrows: int, mu: float):
+    """Row direction of contact sub-row ``sub``: the normal (condim 1 / elliptic row 0), a pyramid edge
+    n +- mu t_k (pyramidal), or a tangent t_k (elliptic rows 1, 2)."""
+    t1, t2 = contact_tangents(n)
+    if nrows == 1:
+        return n
+    if nrows == 4:
+        t = t1
+        if sub >= 2:
+            t = t2
+        s = 1.0
+        if sub % 2 == 1:
+            s = -1.0
+        return n + s * mu * t
+    if sub == 0:
+        return n
+    if sub == 1:
+        return t1
+    return t2
+
+
+@wp.func
+def _clear_row(base: int, width: int, jac: wp.array(dtype=float)):
+    for i in range(2 * width):
+        jac[base + i] = 0.0
+
+
+@wp.kernel
+def _contact_rows_kernel(
+    # Model:
+    kind: wp.array(dtype=int), owner: wp.array(dtype=int), sub: wp.array(dtype=int), art: wp.array(dtype=wp.vec2i),
+    width: int, cone_rows: int, slot_pair: wp.array(dtype=int), pair_body: wp.array(dtype=wp.vec2i),
+    pair_mu: wp.array(dtype=float), pair_margin: wp.array(dtype=float), pair_gap: wp.array(dtype=float),
+    pair_condim: wp.array(dtype=int), pair_solref: wp.array(dtype=wp.vec2), pair_solimp: wp.array(dtype=vec5),
+    body_art: wp.array(dtype=int), body_dof_last: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int),
+    # Data in:
+    contact_active: wp.array(dtype=int), contact_point: wp.array(dtype=wp.vec3),
+    contact_normal: wp.array(dtype=wp.vec3), contact_dist: wp.array(dtype=float), art_ref: wp.array(dtype=wp.vec3),
+    cdof: wp.array(dtype=wp.spatial_vector),
+    # Data out:
+    active_out: wp.array(dtype=int), jac_out: wp.array(dtype=float), pos_out: wp.array(dtype=float),
+    solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=vec5), lo_out: wp.array(dtype=float),
+    hi_out: wp.array(dtype=float), force_out: wp.array(dtype=float),
+):
+    i = wp.tid()
+    if kind[i] != _CONTACT:
+        return
+    slot = owner[i]
+    if contact_active[slot] == 0:
+        active_out[i] = 0
+        force_out[i] = 0.0
+        return
+    p = slot_pair[slot]
+    nrows = cone_rows
+    if pair_condim[p] == 1:
+        nrows = 1
+    s = sub[i]
+    n = contact_normal[slot]
+    direction = contact_direction(n, s, nrows, pair_mu[p])
+    base = i * 2 * width
+    _clear_row(base, width, jac_out)
+    bodies = pair_body[p]
+    pt = contact_point[slot]
+    a = art[i]
+    for side in range(2):
+        b = bodies[side]
+        if b >= 0:
+            sign = 1.0
+            if side == 0:
+                sign = -1.0
+            _point_row(b, sign, body_art[b], pt, direction, a, body_dof_last, dof_parent, art_dof_start, art_ref, cdof,
+                       base, width, jac_out)
+    pos = contact_dist[slot] - (pair_margin[p] - pair_gap[p])
+    lo = float(0.0)
+    if nrows == 3 and s > 0:
+        pos = 0.0
+        lo = -1.0e30
+    active_out[i] = 1
+    pos_out[i] = pos
+    solref_out[i] = pair_solref[p]
+    solimp_out[i] = pair_solimp[p]
+    lo_out[i] = lo
+    hi_out[i] = 1.0e30
+
+
+@wp.kernel
+def _dof_rows_kernel(
+    # Model:
+    kind: wp.array(dtype=int), owner: wp.array(dtype=int), width: int, dof_art: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int), dof_coord: wp.array(dtype=int), limit_lower: wp.array(dtype=float),
+    limit_upper: wp.array(dtype=float), friction_static: wp.array(dtype=float),
+    friction_dynamic: wp.array(dtype=float), rest_speed: float, limit_solref: wp.vec2, limit_solimp: vec5,
+    friction_solref: wp.vec2, friction_solimp: vec5,
+    # Data in:
+    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
+    # Data out:
+    active_out: wp.array(dtype=int), jac_out: wp.array(dtype=float), pos_out: wp.array(dtype=float),
+    solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=vec5), lo_out: wp.array(dtype=float),
+    hi_out: wp.array(dtype=float), force_out: wp.array(dtype=float),
+):
+    i = wp.tid()
+    k = kind[i]
+    if k != _LIMIT and k != _FRICTION:
+        return
+    d = owner[i]
+    base = i * 2 * width
+    local = base + d - art_dof_start[dof_art[d]]
+    sign = 1.0
+    on = int(1)
+    if k == _LIMIT:
+        q = joint_q[dof_coord[d]]
+        pos = q - limit_lower[d]
+        upper = limit_upper[d] - q
+        if upper < pos:
+            pos = upper
+            sign = -1.0
+        if pos >= 0.0:
+            on = 0
+        pos_out[i] = pos
+        solref_out[i] = limit_solref
+        solimp_out[i] = limit_solimp
+        lo_out[i] = 0.0
+        hi_out[i] = 1.0e30
+    else:
+        # Seed 001: static effort holds a DOF at rest, the dynamic effort resists a moving one.
+        bound = friction_dynamic[d]
+        if wp.abs(joint_qd[d]) < rest_speed:
+            bound = friction_static[d]
+        if bound <= 0.0:
+            on = 0
+        pos_out[i] = 0.0
+        solref_out[i] = friction_solref
+        solimp_out[i] = friction_solimp
+        lo_out[i] = -bound
+        hi_out[i] = bound
+    active_out[i] = on
+    if on == 0:
+        force_out[i] = 0.0
+        return
+    _clear_row(base, width, jac_out)
+    jac_out[local] = sign
+
+
+@wp.kernel
+def _equality_rows_kernel(
+    # Model:
+    kind: wp.array(dtype=int), owner: wp.array(dtype=int), sub: wp.array(dtype=int), art: wp.array(dtype=wp.vec2i),
+    width: int, eq_type: wp.array(dtype=int), eq_body1: wp.array(dtype=int), eq_body2: wp.array(dtype=int),
+    eq_anchor: wp.array(dtype=wp.vec3), eq_anchor2: wp.array(dtype=wp.vec3), eq_rel: wp.array(dtype=wp.transform),
+    eq_joint1: wp.array(dtype=int), eq_joint2: wp.array(dtype=int), eq_polycoef: wp.array(dtype=vec5),
+    eq_solref: wp.array(dtype=wp.vec2), eq_solimp: wp.array(dtype=vec5), eq_enabled: wp.array(dtype=bool),
+    joint_q_start: wp.array(dtype=int), joint_qd_start: wp.array(dtype=int), body_art: wp.array(dtype=int),
+    body_dof_last: wp.array(dtype=int), dof_parent: wp.array(dtype=int), dof_art: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int),
+    # Data in:
+    body_q: wp.array(dtype=wp.transform), joint_q: wp.array(dtype=float), art_ref: wp.array(dtype=wp.vec3),
+    cdof: wp.array(dtype=wp.spatial_vector),
+    # Data out:
+    active_out: wp.array(dtype=int), jac_out: wp.array(dtype=float), pos_out: wp.array(dtype=float),
+    solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=vec5), lo_out: wp.array(dtype=float),
+    hi_out: wp.array(dtype=float), force_out: wp.array(dtype=float),
+):
+    i = wp.tid()
+    if kind[i] != _EQUALITY:
+        return
+    e = owner[i]
+    if not eq_enabled[e]:
+        active_out[i] = 0
+        force_out[i] = 0.0
+        return
+    base = i * 2 * width
+    _clear_row(base, width, jac_out)
+    a = art[i]
+    s = sub[i]
+    pos = float(0.0)
+    et = eq_type[e]
+    if et == _JOINT:
+        pos = _joint_equality_row(e, eq_joint1, eq_joint2, eq_polycoef, joint_q_start, joint_qd_start, dof_art,
+                                  art_dof_start, joint_q, a, base, width, jac_out)
+    else:
+        b1 = eq_body1[e]
+        b2 = eq_body2[e]
+        x1 = wp.transform_identity()
+        if b1 >= 0:
+            x1 = body_q[b1]
+        x2 = wp.transform_identity()
+        if b2 >= 0:
+            x2 = body_q[b2]
+        axis = wp.vec3(0.0)
+        axis[s % 3] = 1.0
+        if s < 3:
+            p1 = wp.transform_point(x1, eq_anchor[e])
+            p2 = wp.transform_point(x2, eq_anchor2[e])
+            pos = p1[s] - p2[s]
+            if b1 >= 0:
+                _point_row(b1, 1.0, body_art[b1], p1, axis, a, body_dof_last, dof_parent, art_dof_start, art_ref,
+                           cdof, base, width, jac_out)
+            if b2 >= 0:
+                _point_row(b2, -1.0, body_art[b2], p2, axis, a, body_dof_last, dof_parent, art_dof_start, art_ref,
+                           cdof, base, width, jac_out)
+        else:
+            target = wp.transform_get_rotation(x2 * eq_rel[e])
+            err = wp.transform_get_rotation(x1) * wp.quat_inverse(target)
+            v = 2.0 * wp.vec3(err[0], err[1], err[2])
+            if err[3] < 0.0:
+                v = -v
+            pos = v[s - 3]
+            if b1 >= 0:
+                _angular_row(b1, 1.0, body_art[b1], axis, a, body_dof_last, dof_parent, art_dof_start, cdof, base,
+                             width, jac_out)
+            if b2 >= 0:
+                _angular_row(b2, -1.0, body_art[b2], axis, a, body_dof_last, dof_parent, art_dof_start, cdof, base,
+                             width, jac_out)
+    active_out[i] = 1
+    pos_out[i] = pos
+    solref_out[i] = eq_solref[e]
+    solimp_out[i] = eq_solimp[e]
+    lo_out[i] = -1.0e30
+    hi_out[i] = 1.0e30
+
+
+@wp.func
+def _joint_equality_row(e: int, eq_joint1: wp.array(dtype=int), eq_joint2: wp.array(dtype=int),
+                        eq_polycoef: wp.array(dtype=vec5), joint_q_start: wp.array(dtype=int),
+                        joint_qd_start: wp.array(dtype=int), dof_art: wp.array(dtype=int),
+                        art_dof_start: wp.array(dtype=int), joint_q: wp.array(dtype=float), a: wp.vec2i, base: int,
+                        width: int, jac_out: wp.array(dtype=float)):
+    """Row of q1 - poly(q2) (MuJoCo joint equality); returns the violation."""
+    c = eq_polycoef[e]
+    d1 = joint_qd_start[eq_joint1[e]]
+    q1 = joint_q[joint_q_start[eq_joint1[e]]]
+    side1 = int(0)
+    if a[1] == dof_art[d1]:
+        side1 = 1
+    jac_out[base + side1 * width + d1 - art_dof_start[dof_art[d1]]] = 1.0
+    target = c[0]
+    j2 = eq_joint2[e]
+    if j2 >= 0:
+        d2 = joint_qd_start[j2]
+        q2 = joint_q[joint_q_start[j2]]
+        target = c[0] + q2 * (c[1] + q2 * (c[2] + q2 * (c[3] + q2 * c[4])))
+        slope = c[1] + q2 * (2.0 * c[2] + q2 * (3.0 * c[3] + q2 * 4.0 * c[4]))
+        side2 = int(0)
+        if a[1] == dof_art[d2]:
+            side2 = 1
+        idx = base + side2 * width + d2 - art_dof_start[dof_art[d2]]
+        jac_out[idx] = jac_out[idx] - slope
+    return q1 - target
+
+
+@wp.kernel
+def _finish_rows_kernel(
+    # Model:
+    art: wp.array(dtype=wp.vec2i), width: int, art_dof_start: wp.array(dtype=int),
+    art_mat_start: wp.array(dtype=int), dt: float,
+    # Data in:
+    active: wp.array(dtype=int), pos: wp.array(dtype=float), solref: wp.array(dtype=wp.vec2),
+    solimp: wp.array(dtype=vec5), jac: wp.array(dtype=float), chol: wp.array(dtype=float),
+    qacc_smooth: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
+    # Data out:
+    minv_jac_out: wp.array(dtype=float), a0_out: wp.array(dtype=float), aref_out: wp.array(dtype=float),
+    reg_out: wp.array(dtype=float), inv_diag_out: wp.array(dtype=float),
+):
+    i = wp.tid()
+    if active[i] == 0:
+        return
+    base = i * 2 * width
+    a = art[i]
+    diag = float(0.0)
+    a0 = float(0.0)
+    vel = float(0.0)
+    for side in range(2):
+        ai = a[side]
+        if ai >= 0:
+            d0 = art_dof_start[ai]
+            n = art_dof_start[ai + 1] - d0
+            off = base + side * width
+            for k in range(n):
+                minv_jac_out[off + k] = jac[off + k]
+            cholesky_solve_inplace(chol, art_mat_start[ai], n, minv_jac_out, off)
+            for k in range(n):
+                diag += jac[off + k] * minv_jac_out[off + k]
+                a0 += jac[off + k] * qacc_smooth[d0 + k]
+                vel += jac[off + k] * joint_qd[d0 + k]
+    sr = solref[i]
+    si = solimp[i]
+    imp = impedance(si, pos[i])
+    dmax = wp.clamp(si[1], 1.0e-4, 0.9999)
+    b = float(0.0)
+    k = float(0.0)
+    if sr[0] > 0.0:
+        # MuJoCo computation, "Soft constraints": solref (timeconst, dampratio), timeconst >= 2 dt.
+        tc = wp.max(sr[0], 2.0 * dt)
+        b = 2.0 / (dmax * tc)
+        k = imp / (dmax * dmax * tc * tc * sr[1] * sr[1])
+    else:
+        b = -sr[1] / dmax
+        k = -sr[0] * imp / (dmax * dmax)
+    reg = wp.max((1.0 - imp) / imp * diag, 1.0e-9)
+    a0_out[i] = a0
+    aref_out[i] = -b * vel - k * pos[i]
+    reg_out[i] = reg
+    inv_diag_out[i] = 1.0 / (diag + reg)
+
+
+def make_rows(model, tree, data, contacts, rows, joint_q, joint_qd, dt):
+    """Fill every row's Jacobian, bounds and soft-constraint terms for this substep."""
+    if rows.count == 0:
+        return
+    dev = model.device
+    outs = [rows.active, rows.jac, rows.pos, rows.solref, rows.solimp, rows.lo, rows.hi, rows.force]
+    if contacts.pair_count:
+        wp.launch(_contact_rows_kernel, dim=rows.count, device=dev, inputs=[
+            rows.kind, rows.owner, rows.sub, rows.art, rows.width, 4 if rows.cone == "pyramidal" else 3,
+            contacts.slot_pair, contacts.pair_body, contacts.pair_mu, contacts.pair_margin, contacts.pair_gap,
+            contacts.pair_condim, contacts.pair_solref, contacts.pair_solimp, tree["body_art"], tree["body_dof_last"],
+            tree["dof_parent"], tree["art_dof_start"], contacts.active, contacts.point, contacts.normal,
+            contacts.dist, data.art_ref, data.cdof], outputs=outs)
+    wp.launch(_dof_rows_kernel, dim=rows.count, device=dev, inputs=[
+        rows.kind, rows.owner, rows.width, tree["dof_art"], tree["art_dof_start"], tree["dof_coord"],
+        model.joint_limit_lower, model.joint_limit_upper, model.joint_friction, model.joint_friction_dynamic,
+        rows.friction_rest_speed, rows.limit_solref, rows.limit_solimp, rows.friction_solref, rows.friction_solimp,
+        joint_q, joint_qd], outputs=outs)
+    if model.equality_constraint_count:
+        wp.launch(_equality_rows_kernel, dim=rows.count, device=dev, inputs=[
+            rows.kind, rows.owner, rows.sub, rows.art, rows.width, model.equality_constraint_type,
+            model.equality_constraint_body1, model.equality_constraint_body2, model.equality_constraint_anchor,
+            rows.eq_anchor2, rows.eq_rel, model.equality_constraint_joint1, model.equality_constraint_joint2,
+            model.equality_constraint_polycoef, model.equality_constraint_solref, model.equality_constraint_solimp,
+            model.equality_constraint_enabled, model.joint_q_start, model.joint_qd_start, tree["body_art"],
+            tree["body_dof_last"], tree["dof_parent"], tree["dof_art"], tree["art_dof_start"], data.body_q, joint_q,
+            data.art_ref, data.cdof], outputs=outs)
+    wp.launch(_finish_rows_kernel, dim=rows.count, device=dev, inputs=[
+        rows.art, rows.width, tree["art_dof_start"], tree["art_mat_start"], float(dt), rows.active, rows.pos,
+        rows.solref, rows.solimp, rows.jac, data.chol, data.qacc_smooth, joint_qd], outputs=[
+        rows.minv_jac, rows.a0, rows.aref, rows.reg, rows.inv_diag])
+
+
+@wp.kernel
+def _reset_rows_kernel(row_island: wp.array(dtype=int), world_mask: wp.array(dtype=bool),
+                       force: wp.array(dtype=float)):
+    i = wp.tid()
+    if world_mask[row_island[i]]:
+        force[i] = 0.0
+
+
+def reset_warmstart(model, rows, world_mask):
+    """Forget the warm-start forces of the masked worlds."""
+    if rows.count:
+        wp.launch(_reset_rows_kernel, dim=rows.count, device=model.device, inputs=[rows.island, world_mask],
+                  outputs=[rows.force])

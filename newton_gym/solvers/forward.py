@@ -1,0 +1,177 @@
+"""Integration of the generalized state, per-world health flags and per-world resets.
+
+Semi-implicit Euler (MuJoCo's Euler integrator): qd' = qd + dt qacc, then q' = q + dt qd'. Rotations
+of free and ball joints are integrated on the group: ball joints right-multiply exp(dt w') in the child
+joint frame; free joints rotate by the Cayley map of dt times the mean of the old and new angular
+velocities, which together with the midpoint gyroscopic term (:mod:`.smooth`) conserves a torque-free
+body's energy and angular momentum.
+"""
+
+from __future__ import annotations
+
+import warp as wp
+
+from ..sim.types import JointType
+from .spatial import quat_cayley, quat_exp
+
+__all__ = ["integrate", "copy_joint_state", "compute_health", "reset_joint_state"]
+
+_PRISMATIC = wp.constant(int(JointType.PRISMATIC))
+_REVOLUTE = wp.constant(int(JointType.REVOLUTE))
+_BALL = wp.constant(int(JointType.BALL))
+_FREE = wp.constant(int(JointType.FREE))
+_DISTANCE = wp.constant(int(JointType.DISTANCE))
+_D6 = wp.constant(int(JointType.D6))
+
+
+@wp.func
+def _integrate_free(qs: int, ds: int, dt: float, x_wpj: wp.transform, x_wc: wp.transform, com_local: wp.vec3,
+                    x_c: wp.transform, acc_lin: wp.vec3, acc_ang: wp.vec3,
+                    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
+    v = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2]) + dt * acc_lin
+    w_old = wp.vec3(joint_qd[ds + 3], joint_qd[ds + 4], joint_qd[ds + 5])
+    w_naive = w_old + dt * acc_ang
+    # The world-frame angular velocity rotates with the body over the step (see module docstring).
+    rot_step = quat_cayley(dt * 0.5 * (w_old + w_naive))
+    w_new = wp.quat_rotate(rot_step, w_naive)
+    rot = wp.normalize(rot_step * wp.transform_get_rotation(x_wc))
+    com = wp.transform_point(x_wc, com_local) + dt * v
+    x_new = wp.transform(com - wp.quat_rotate(rot, com_local), rot)
+    x_j = wp.transform_inverse(x_wpj) * x_new * x_c
+    p = wp.transform_get_translation(x_j)
+    r = wp.transform_get_rotation(x_j)
+    for k in range(3):
+        joint_q[qs + k] = p[k]
+        joint_qd[ds + k] = v[k]
+        joint_qd[ds + 3 + k] = w_new[k]
+    for k in range(4):
+        joint_q[qs + 3 + k] = r[k]
+
+
+@wp.kernel
+def _integrate_kernel(
+    # Model:
+    articulation_start: wp.array(dtype=int), joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int),
+    joint_child: wp.array(dtype=int), joint_X_p: wp.array(dtype=wp.transform),
+    joint_X_c: wp.array(dtype=wp.transform), joint_q_start: wp.array(dtype=int),
+    joint_qd_start: wp.array(dtype=int), body_com: wp.array(dtype=wp.vec3), art_dof_start: wp.array(dtype=int),
+    dt: float,
+    # Data in:
+    body_q: wp.array(dtype=wp.transform), qacc_smooth: wp.array(dtype=float), qacc_constraint: wp.array(dtype=float),
+    # Data out (updated in place):
+    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
+):
+    a = wp.tid()
+    j1 = articulation_start[a + 1]
+    for j in range(articulation_start[a], j1):
+        jt = joint_type[j]
+        qs = joint_q_start[j]
+        ds = joint_qd_start[j]
+        de = art_dof_start[a + 1]
+        if j + 1 < j1:
+            de = joint_qd_start[j + 1]
+        if jt == _FREE or jt == _DISTANCE:
+            acc_l = wp.vec3(0.0)
+            acc_a = wp.vec3(0.0)
+            for k in range(3):
+                acc_l[k] = qacc_smooth[ds + k] + qacc_constraint[ds + k]
+                acc_a[k] = qacc_smooth[ds + 3 + k] + qacc_constraint[ds + 3 + k]
+            p = joint_parent[j]
+            x_wp = wp.transform_identity()
+            if p >= 0:
+                x_wp = body_q[p]
+            c = joint_child[j]
+            _integrate_free(qs, ds, dt, x_wp * joint_X_p[j], body_q[c], body_com[c], joint_X_c[j], acc_l, acc_a,
+                            joint_q, joint_qd)
+        else:
+            for d in range(ds, de):
+                joint_qd[d] = joint_qd[d] + dt * (qacc_smooth[d] + qacc_constraint[d])
+            if jt == _BALL:
+                r = wp.quat(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2], joint_q[qs + 3])
+                w = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
+                r = wp.normalize(r * quat_exp(dt * w))
+                for k in range(4):
+                    joint_q[qs + k] = r[k]
+            elif jt == _REVOLUTE or jt == _PRISMATIC or jt == _D6:
+                for d in range(ds, de):
+                    joint_q[qs + d - ds] = joint_q[qs + d - ds] + dt * joint_qd[d]
+
+
+def integrate(model, tree, data, body_q, joint_q, joint_qd, dt):
+    """Advance joint_q / joint_qd in place by dt with qacc = qacc_smooth + qacc_constraint."""
+    wp.launch(_integrate_kernel, dim=model.articulation_count, device=model.device, inputs=[
+        model.articulation_start, model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p,
+        model.joint_X_c, model.joint_q_start, model.joint_qd_start, model.body_com, tree["art_dof_start"],
+        float(dt), body_q, data.qacc_smooth, data.qacc_constraint], outputs=[joint_q, joint_qd])
+
+
+@wp.kernel
+def _copy_kernel(src: wp.array(dtype=float), dst: wp.array(dtype=float)):
+    i = wp.tid()
+    dst[i] = src[i]
+
+
+def copy_joint_state(model, src, dst):
+    """Copy joint_q / joint_qd from ``src`` to ``dst`` with kernels (capturable on every device)."""
+    if model.joint_coord_count:
+        wp.launch(_copy_kernel, dim=model.joint_coord_count, device=model.device, inputs=[src.joint_q, dst.joint_q])
+    if model.joint_dof_count:
+        wp.launch(_copy_kernel, dim=model.joint_dof_count, device=model.device, inputs=[src.joint_qd, dst.joint_qd])
+
+
+@wp.kernel
+def _health_kernel(
+    # Model:
+    articulation_world_start: wp.array(dtype=int), art_dof_start: wp.array(dtype=int),
+    art_coord_start: wp.array(dtype=int), max_speed: float, world_offset: int,
+    # Data in:
+    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
+    # Data out:
+    world_unhealthy_out: wp.array(dtype=int),
+):
+    w = wp.tid()
+    bad = int(0)
+    for a in range(articulation_world_start[w + world_offset], articulation_world_start[w + 1 + world_offset]):
+        for d in range(art_dof_start[a], art_dof_start[a + 1]):
+            v = joint_qd[d]
+            if not wp.isfinite(v) or wp.abs(v) > max_speed:
+                bad = 1
+        for c in range(art_coord_start[a], art_coord_start[a + 1]):
+            if not wp.isfinite(joint_q[c]):
+                bad = 1
+    if bad != 0:
+        world_unhealthy_out[w] = 1
+
+
+def compute_health(model, tree, joint_q, joint_qd, max_speed, out):
+    """Set out[w] = 1 (sticky until reset) where world w holds NaN/inf coordinates or a DOF speed above
+    ``max_speed`` [m/s or rad/s]. A model without worlds reports its articulations as world 0."""
+    starts = model.articulation_world_start if model.world_count > 0 else tree["all_art_range"]
+    wp.launch(_health_kernel, dim=out.shape[0], device=model.device, inputs=[
+        starts, tree["art_dof_start"], tree["art_coord_start"], float(max_speed), 0, joint_q, joint_qd],
+        outputs=[out])
+
+
+@wp.kernel
+def _reset_kernel(
+    # Model:
+    entity_joint: wp.array(dtype=int), joint_world: wp.array(dtype=int), initial: wp.array(dtype=float),
+    # Data in:
+    world_mask: wp.array(dtype=bool),
+    # Data out:
+    values_out: wp.array(dtype=float),
+):
+    i = wp.tid()
+    w = wp.max(joint_world[entity_joint[i]], 0)
+    if world_mask[w]:
+        values_out[i] = initial[i]
+
+
+def reset_joint_state(model, world_mask, joint_q, joint_qd):
+    """Restore the model's initial joint_q / joint_qd in the worlds where ``world_mask`` is True."""
+    if model.joint_coord_count:
+        wp.launch(_reset_kernel, dim=model.joint_coord_count, device=model.device, inputs=[
+            model.joint_coord_joint, model.joint_world, model.joint_q, world_mask], outputs=[joint_q])
+    if model.joint_dof_count:
+        wp.launch(_reset_kernel, dim=model.joint_dof_count, device=model.device, inputs=[
+            model.joint_dof_joint, model.joint_world, model.joint_qd, world_mask], outputs=[joint_qd])

@@ -1,0 +1,190 @@
+"""SolverGeneralized: articulated rigid bodies in generalized coordinates with MuJoCo-style soft
+constraints, for every world of a Model in one set of launches."""
+
+from __future__ import annotations
+
+import numpy as np
+import warp as wp
+
+from ..sim.kinematics import eval_fk
+from . import collision_driver, constraint, forward, passive, smooth
+from . import solver as pgs
+from .base import SolverBase
+from .layout import build_tree_layout
+from .passive import Actuators
+
+__all__ = ["SolverGeneralized"]
+
+
+class _Data:
+    """Per-step scratch of the solver (allocated once). Shapes in the attribute comments."""
+
+    def __init__(self, model, tree, device):
+        nb, nd, na = model.body_count, model.joint_dof_count, model.articulation_count
+
+        def z(n, dtype):
+            return wp.zeros(max(int(n), 1), dtype=dtype, device=device)
+
+        self.body_q = z(nb, wp.transform)            # (body_count,) FK at the substep start
+        self.body_qd = z(nb, wp.spatial_vector)      # (body_count,) COM twists at the substep start
+        self.art_ref = z(na, wp.vec3)                # (articulation_count,) reference point r [m]
+        self.body_cvel = z(nb, wp.spatial_vector)    # (body_count,) twist about r
+        self.body_h = z(nb, wp.vec3)                 # (body_count,) m (c - r)
+        self.body_rot_inertia = z(nb, wp.mat33)      # (body_count,) inertia about r, world axes
+        self.crb_m = z(nb, float)
+        self.crb_h = z(nb, wp.vec3)
+        self.crb_i = z(nb, wp.mat33)
+        self.body_cacc = z(nb, wp.spatial_vector)
+        self.body_cfrc = z(nb, wp.spatial_vector)
+        self.cdof = z(nd, wp.spatial_vector)         # (joint_dof_count,) motion subspaces about r
+        self.cdof_dot = z(nd, wp.spatial_vector)
+        self.qfrc = z(nd, float)                     # applied + passive + actuator joint forces
+        self.qfrc_bias = z(nd, float)                # C(q, qd) + gravity - body_f
+        self.dof_diag = z(nd, float)                 # armature + implicit terms
+        self.qacc_smooth = z(nd, float)
+        self.qacc_constraint = z(nd, float)
+        nmat = int(tree.art_mat_start[-1])
+        self.mass_matrix = z(nmat, float)            # per-articulation dense blocks
+        self.chol = z(nmat, float)
+
+
+class SolverGeneralized(SolverBase):
+    """Featherstone-style generalized-coordinate solver with MuJoCo-style soft constraints.
+
+    Per substep: forward kinematics, motion subspaces, composite-rigid-body mass matrix (with armature
+    and implicit damping / stiffness / drive gains on its diagonal), bias forces by recursive
+    Newton-Euler (each world's own gravity), a dense Cholesky per articulation, collision detection on
+    pairs precomputed per world, a projected Gauss-Seidel solve of contacts, joint limits, joint friction
+    and equality constraints per world, and semi-implicit Euler integration. joint_q / joint_qd are the
+    integrated state; body_q / body_qd are written by forward kinematics after every step.
+
+    Args:
+        model: the Model.
+        substeps: substeps per :meth:`step` (each of dt / substeps).
+        iterations: PGS sweeps per substep.
+        cone: "pyramidal" (MuJoCo's default) or "elliptic" friction cones.
+        actuators: optional :class:`Actuators` (MuJoCo motors); their controls are read from
+            ``control.ctrl`` when the control has that attribute, else from :attr:`ctrl`.
+        gyroscopic_midpoint: implicit-midpoint gyroscopic torque for free bodies (energy conserving).
+        max_speed: DOF speed [m/s, rad/s] above which a world is flagged unhealthy.
+        friction_rest_speed: DOF speed [m/s, rad/s] below which joint friction uses its static effort.
+        limit_solref, limit_solimp, friction_solref, friction_solimp: MuJoCo solref / solimp of joint
+            limit and joint friction rows (the model stores none per joint).
+        contact_capacity_scale: unused placeholder kept for API stability (contact slots are exact).
+
+    Attributes:
+        ctrl: (actuator_count,) float32 actuator controls.
+        world_unhealthy: (max(world_count, 1),) int32, 1 where a world holds NaN/inf or runaway speeds.
+        body_contact_wrench: (body_count,) spatial vectors: total contact wrench on each body at its COM,
+            world frame, force first (like MuJoCo's cfrc_ext) [N, N m].
+        body_contact_count: (body_count,) int32 active contacts touching each body.
+        world_contact_count: (max(world_count, 1),) int32 active contacts per world.
+    """
+
+    def __init__(self, model, substeps: int = 1, iterations: int = 30, cone: str = "pyramidal",
+                 actuators: Actuators | None = None, gyroscopic_midpoint: bool = True, max_speed: float = 1.0e3,
+                 friction_rest_speed: float = 1.0e-2, limit_solref=(0.02, 1.0),
+                 limit_solimp=(0.9, 0.95, 0.001, 0.5, 2.0), friction_solref=(0.02, 1.0),
+                 friction_solimp=(0.9, 0.95, 0.001, 0.5, 2.0)):
+        super().__init__(model)
+        if cone not in ("pyramidal", "elliptic"):
+            raise ValueError(f"cone must be 'pyramidal' or 'elliptic', got {cone!r}")
+        self.substeps = int(substeps)
+        self.iterations = int(iterations)
+        self.cone = cone
+        self.gyroscopic_midpoint = bool(gyroscopic_midpoint)
+        self.max_speed = float(max_speed)
+        layout = build_tree_layout(model)
+        self.layout = layout
+        self.tree = layout.upload(self.device)
+        self.data = _Data(model, layout, self.device)
+        self._kin = _Kinematics(self.data)
+        self.actuators = actuators if actuators is not None else Actuators(np.zeros(0, np.int32), np.zeros(0))
+        self._act = self.actuators.upload(self.device, model.joint_dof_count)
+        self.ctrl = wp.zeros(max(self.actuators.count, 1), dtype=wp.float32, device=self.device)
+        self._zero_control = model.control()
+        self.world_count = max(model.world_count, 1)
+        self.world_unhealthy = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)
+        self.contacts = collision_driver.build_contacts(model, layout, cone)
+        self.rows = constraint.build_rows(model, layout, self.contacts, cone, dict(
+            limit_solref=limit_solref, limit_solimp=limit_solimp, friction_solref=friction_solref,
+            friction_solimp=friction_solimp, friction_rest_speed=friction_rest_speed))
+        self.body_contact_wrench = wp.zeros(max(model.body_count, 1), dtype=wp.spatial_vector, device=self.device)
+        self.body_contact_count = wp.zeros(max(model.body_count, 1), dtype=wp.int32, device=self.device)
+        self.world_contact_count = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)
+        self._graph = None
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, state_in, state_out, control, dt: float):
+        model = self.model
+        control = control if control is not None else self._zero_control
+        ctrl = getattr(control, "ctrl", None)
+        ctrl = ctrl if ctrl is not None else self.ctrl
+        if state_in is not state_out:
+            forward.copy_joint_state(model, state_in, state_out)
+        h = float(dt) / self.substeps
+        for _ in range(self.substeps):
+            self._substep(state_out, state_in.body_f, control, ctrl, h)
+        eval_fk(model, state_out.joint_q, state_out.joint_qd, state_out)
+        forward.compute_health(model, self.tree, state_out.joint_q, state_out.joint_qd, self.max_speed,
+                               self.world_unhealthy)
+
+    def _substep(self, state, body_f, control, ctrl, dt):
+        model, tree, data = self.model, self.tree, self.data
+        if model.articulation_count == 0:
+            return
+        eval_fk(model, state.joint_q, state.joint_qd, self._kin)
+        smooth.compute_subspaces(model, data, data.body_q, data.body_qd, state.joint_q, state.joint_qd)
+        smooth.compute_mass_matrix(model, tree, data)
+        smooth.compute_bias(model, tree, data, data.body_q, body_f, state.joint_qd, dt, self.gyroscopic_midpoint)
+        passive.compute_passive(model, tree, data, state.joint_q, state.joint_qd, control, dt)
+        passive.apply_actuators(model, self._act, ctrl, data)
+        smooth.factor_and_solve(model, tree, data)
+        collision_driver.collide(model, self.contacts, data.body_q)
+        constraint.make_rows(model, tree, data, self.contacts, self.rows, state.joint_q, state.joint_qd, dt)
+        pgs.solve(model, tree, data, self.contacts, self.rows, self.iterations, self.body_contact_wrench,
+                  self.body_contact_count, self.world_contact_count)
+        forward.integrate(model, tree, data, data.body_q, state.joint_q, state.joint_qd, dt)
+
+    # ------------------------------------------------------------------ capture
+    def capture(self, state_in, state_out, control, dt: float):
+        """Record one :meth:`step` with these exact arrays as a replayable graph (``wp.ScopedCapture``);
+        replay it with :meth:`replay`. Returns the graph."""
+        with wp.ScopedCapture(device=self.device, force_module_load=True) as cap:
+            self.step(state_in, state_out, control, dt)
+        self._graph = cap.graph
+        return self._graph
+
+    def replay(self):
+        """Launch the graph recorded by :meth:`capture`."""
+        if self._graph is None:
+            raise RuntimeError("SolverGeneralized.replay: call capture() first")
+        wp.capture_launch(self._graph)
+
+    # ------------------------------------------------------------------ worlds
+    def reset_worlds(self, state, world_mask):
+        """Restore the model's initial joint state in the masked worlds, clear their health flags and
+        constraint warm starts, and refresh body_q / body_qd by forward kinematics. ``world_mask`` is a
+        (world_count,) bool Warp array (or anything ``wp.array`` accepts)."""
+        if not isinstance(world_mask, wp.array):
+            world_mask = wp.array(np.asarray(world_mask, dtype=bool), dtype=wp.bool, device=self.device)
+        forward.reset_joint_state(self.model, world_mask, state.joint_q, state.joint_qd)
+        constraint.reset_warmstart(self.model, self.rows, world_mask)
+        wp.launch(_clear_flags_kernel, dim=self.world_count, device=self.device,
+                  inputs=[world_mask], outputs=[self.world_unhealthy])
+        eval_fk(self.model, state.joint_q, state.joint_qd, state)
+
+
+class _Kinematics:
+    """Adapter giving eval_fk the solver's scratch body arrays as an output 'state'."""
+
+    def __init__(self, data):
+        self.body_q = data.body_q
+        self.body_qd = data.body_qd
+
+
+@wp.kernel
+def _clear_flags_kernel(world_mask: wp.array(dtype=bool), flags: wp.array(dtype=int)):
+    w = wp.tid()
+    if world_mask[w]:
+        flags[w] = 0

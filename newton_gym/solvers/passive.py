@@ -1,0 +1,144 @@
+"""Joint-space applied forces: user joint_f, springs, damping, PD drives and MuJoCo motor actuators.
+
+Stiff terms are integrated implicitly by adding their derivative to the mass-matrix diagonal, as
+MuJoCo's implicit integrators do for damping (MuJoCo computation: "implicit" integrator): a term
+-kd qd - ke q evaluated at the end of the step contributes dt*kd + dt^2*ke to M_hat's diagonal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import warp as wp
+
+__all__ = ["Actuators", "compute_passive", "apply_actuators"]
+
+
+@dataclass
+class Actuators:
+    """MuJoCo-style motor actuators acting on single joint DOFs: force = gear * clamp(ctrl, ctrl_range),
+    with the actuator force (ctrl after clamping, before the gear) clamped to force_range.
+
+    Attributes:
+        dof: (actuator_count,) int global joint DOF index of each actuator.
+        gear: (actuator_count,) float gear ratio [N m or N per unit ctrl].
+        ctrl_range: (actuator_count, 2) float [lo, hi] control bounds; lo >= hi disables the clamp.
+        force_range: (actuator_count, 2) float [lo, hi] actuator force bounds; lo >= hi disables it.
+    """
+
+    dof: np.ndarray
+    gear: np.ndarray
+    ctrl_range: np.ndarray | None = None
+    force_range: np.ndarray | None = None
+
+    @property
+    def count(self) -> int:
+        return int(np.asarray(self.dof).reshape(-1).shape[0])
+
+    def upload(self, device, dof_count: int) -> dict:
+        n = self.count
+        dof = np.asarray(self.dof, dtype=np.int32).reshape(n)
+        if n and (dof.min() < 0 or dof.max() >= dof_count):
+            raise ValueError(f"Actuators.dof must lie in [0, {dof_count - 1}], got {dof.tolist()}")
+        gear = np.broadcast_to(np.asarray(self.gear, dtype=np.float32), (n,))
+        ctrl = np.zeros((n, 2), np.float32) if self.ctrl_range is None else np.asarray(self.ctrl_range, np.float32)
+        force = np.zeros((n, 2), np.float32) if self.force_range is None else np.asarray(self.force_range, np.float32)
+        return {"dof": wp.array(dof, dtype=wp.int32, device=device),
+                "gear": wp.array(np.ascontiguousarray(gear), dtype=wp.float32, device=device),
+                "ctrl_range": wp.array(ctrl.reshape(n, 2), dtype=wp.vec2, device=device),
+                "force_range": wp.array(force.reshape(n, 2), dtype=wp.vec2, device=device)}
+
+
+@wp.kernel
+def _passive_kernel(
+    # Model:
+    dof_coord: wp.array(dtype=int), joint_armature: wp.array(dtype=float), joint_damping: wp.array(dtype=float),
+    joint_viscous: wp.array(dtype=float), joint_spring_ke: wp.array(dtype=float),
+    joint_spring_ref: wp.array(dtype=float), joint_target_ke: wp.array(dtype=float),
+    joint_target_kd: wp.array(dtype=float), joint_effort_limit: wp.array(dtype=float), dt: float,
+    # Data in:
+    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float), joint_f: wp.array(dtype=float),
+    target_pos: wp.array(dtype=float), target_vel: wp.array(dtype=float),
+    # Data out:
+    qfrc_out: wp.array(dtype=float), dof_diag_out: wp.array(dtype=float),
+):
+    d = wp.tid()
+    qd = joint_qd[d]
+    diag = joint_armature[d]
+    # Damping and the viscous part of joint friction (seed 001): -c qd, implicit.
+    c = joint_damping[d] + joint_viscous[d]
+    f = joint_f[d] - c * qd
+    diag += dt * c
+    ci = dof_coord[d]
+    if ci >= 0:
+        q = joint_q[ci]
+        ks = joint_spring_ke[d]
+        f += -ks * (q - joint_spring_ref[d] + dt * qd)
+        diag += dt * dt * ks
+        ke = joint_target_ke[d]
+        kd = joint_target_kd[d]
+        if ke != 0.0 or kd != 0.0:
+            # PD drive evaluated at the end of the step; saturated drives fall back to a constant effort.
+            drive = ke * (target_pos[d] - q - dt * qd) + kd * (target_vel[d] - qd)
+            lim = joint_effort_limit[d]
+            if wp.abs(drive) <= lim:
+                diag += dt * kd + dt * dt * ke
+            else:
+                drive = wp.clamp(drive, -lim, lim)
+            f += drive
+    else:
+        kd = joint_target_kd[d]
+        if kd != 0.0:
+            drive = kd * (target_vel[d] - qd)
+            lim = joint_effort_limit[d]
+            if wp.abs(drive) <= lim:
+                diag += dt * kd
+            else:
+                drive = wp.clamp(drive, -lim, lim)
+            f += drive
+    qfrc_out[d] = f
+    dof_diag_out[d] = diag
+
+
+def compute_passive(model, tree, data, joint_q, joint_qd, control, dt):
+    """Applied joint forces (joint_f, springs, damping, drives) and the implicit diagonal, per DOF."""
+    if model.joint_dof_count == 0:
+        return
+    wp.launch(_passive_kernel, dim=model.joint_dof_count, device=model.device, inputs=[
+        tree["dof_coord"], model.joint_armature, model.joint_damping, model.joint_viscous_damping,
+        model.joint_spring_stiffness, model.joint_spring_ref, model.joint_target_ke, model.joint_target_kd,
+        model.joint_effort_limit, float(dt), joint_q, joint_qd, control.joint_f, control.joint_target_pos,
+        control.joint_target_vel], outputs=[data.qfrc, data.dof_diag])
+
+
+@wp.func
+def _clamp_range(x: float, rng: wp.vec2):
+    if rng[0] < rng[1]:
+        return wp.clamp(x, rng[0], rng[1])
+    return x
+
+
+@wp.kernel
+def _actuator_kernel(
+    # Model:
+    act_dof: wp.array(dtype=int), act_gear: wp.array(dtype=float), act_ctrl_range: wp.array(dtype=wp.vec2),
+    act_force_range: wp.array(dtype=wp.vec2),
+    # Data in:
+    ctrl: wp.array(dtype=float),
+    # Data out:
+    qfrc_out: wp.array(dtype=float),
+):
+    i = wp.tid()
+    force = _clamp_range(_clamp_range(ctrl[i], act_ctrl_range[i]), act_force_range[i])
+    wp.atomic_add(qfrc_out, act_dof[i], act_gear[i] * force)
+
+
+def apply_actuators(model, actuators: dict, ctrl, data):
+    """Add MuJoCo motor forces gear * clamp(ctrl) to the applied joint forces."""
+    n = actuators["dof"].shape[0]
+    if n == 0:
+        return
+    wp.launch(_actuator_kernel, dim=n, device=model.device, inputs=[
+        actuators["dof"], actuators["gear"], actuators["ctrl_range"], actuators["force_range"], ctrl],
+        outputs=[data.qfrc])

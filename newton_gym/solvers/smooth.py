@@ -1,0 +1,336 @@
+"""Smooth dynamics: motion subspaces, composite rigid-body mass matrix, bias forces, factorization.
+
+Every kernel runs one thread per articulation and walks its joints in tree order (parents before
+children, which the model guarantees). Quantities are in world axes about the articulation's reference
+point r (see :mod:`.spatial`). After :func:`factor_and_solve`, ``qacc_smooth`` holds the acceleration
+without constraint forces, M_hat^-1 (qfrc_applied - bias), with M_hat = M + armature + implicit terms.
+"""
+
+from __future__ import annotations
+
+import warp as wp
+
+from ..sim.types import JointType
+from ..sim.wpmath import d6_axis_world
+from .spatial import cholesky_factor, cholesky_solve_inplace, cross_force, cross_motion, inertia_about, inertia_mul
+
+__all__ = ["compute_subspaces", "compute_mass_matrix", "compute_bias", "factor_and_solve"]
+
+_PRISMATIC = wp.constant(int(JointType.PRISMATIC))
+_REVOLUTE = wp.constant(int(JointType.REVOLUTE))
+_BALL = wp.constant(int(JointType.BALL))
+_FREE = wp.constant(int(JointType.FREE))
+_DISTANCE = wp.constant(int(JointType.DISTANCE))
+_D6 = wp.constant(int(JointType.D6))
+
+
+@wp.func
+def _twist_about(qd: wp.spatial_vector, com: wp.vec3, r: wp.vec3):
+    """COM twist (v_com, w) -> twist about r: (v_com + (com - r) x w, w)."""
+    w = wp.spatial_bottom(qd)
+    return wp.spatial_vector(wp.spatial_top(qd) + wp.cross(com - r, w), w)
+
+
+@wp.func
+def _parent_pose(p: int, body_q: wp.array(dtype=wp.transform)):
+    if p >= 0:
+        return body_q[p]
+    return wp.transform_identity()
+
+
+@wp.func
+def _parent_twist(p: int, body_cvel: wp.array(dtype=wp.spatial_vector)):
+    if p >= 0:
+        return body_cvel[p]
+    return wp.spatial_vector()
+
+
+@wp.kernel
+def _subspace_kernel(
+    # Model:
+    articulation_start: wp.array(dtype=int), joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int),
+    joint_child: wp.array(dtype=int), joint_X_p: wp.array(dtype=wp.transform),
+    joint_X_c: wp.array(dtype=wp.transform), joint_q_start: wp.array(dtype=int),
+    joint_qd_start: wp.array(dtype=int), joint_dof_dim: wp.array(dtype=wp.vec2i), joint_axis: wp.array(dtype=wp.vec3),
+    body_mass: wp.array(dtype=float), body_com: wp.array(dtype=wp.vec3), body_inertia: wp.array(dtype=wp.mat33),
+    # Data in:
+    body_q: wp.array(dtype=wp.transform), body_qd: wp.array(dtype=wp.spatial_vector),
+    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
+    # Data out:
+    art_ref_out: wp.array(dtype=wp.vec3), body_cvel_out: wp.array(dtype=wp.spatial_vector),
+    body_h_out: wp.array(dtype=wp.vec3), body_rot_inertia_out: wp.array(dtype=wp.mat33),
+    cdof_out: wp.array(dtype=wp.spatial_vector), cdof_dot_out: wp.array(dtype=wp.spatial_vector),
+):
+    a = wp.tid()
+    j0 = articulation_start[a]
+    j1 = articulation_start[a + 1]
+    if j0 == j1:
+        return
+    root = joint_child[j0]
+    r = wp.transform_point(body_q[root], body_com[root])
+    art_ref_out[a] = r
+    for j in range(j0, j1):
+        c = joint_child[j]
+        p = joint_parent[j]
+        x_wc = body_q[c]
+        rot = wp.quat_to_matrix(wp.transform_get_rotation(x_wc))
+        com = wp.transform_point(x_wc, body_com[c])
+        v_c = _twist_about(body_qd[c], com, r)
+        body_cvel_out[c] = v_c
+        m = body_mass[c]
+        body_h_out[c] = m * (com - r)
+        body_rot_inertia_out[c] = inertia_about(m, com - r, rot * body_inertia[c] * wp.transpose(rot))
+        v_p = _parent_twist(p, body_cvel_out)
+        x_wpj = _parent_pose(p, body_q) * joint_X_p[j]
+        q_pj = wp.transform_get_rotation(x_wpj)
+        x_wcj = x_wc * joint_X_c[j]
+        lever = wp.transform_get_translation(x_wcj) - r
+        _joint_subspace(joint_type[j], joint_q_start[j], joint_qd_start[j], joint_dof_dim[j], joint_axis, joint_q,
+                        joint_qd, q_pj, wp.transform_get_rotation(x_wcj), lever, com - r,
+                        wp.spatial_top(body_qd[c]), v_p, v_c, cdof_out, cdof_dot_out)
+
+
+@wp.func
+def _joint_subspace(jt: int, qs: int, ds: int, dim: wp.vec2i, joint_axis: wp.array(dtype=wp.vec3),
+                    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float), q_pj: wp.quat, q_cj: wp.quat,
+                    lever: wp.vec3, com_lever: wp.vec3, v_com: wp.vec3, v_p: wp.spatial_vector,
+                    v_c: wp.spatial_vector, cdof_out: wp.array(dtype=wp.spatial_vector),
+                    cdof_dot_out: wp.array(dtype=wp.spatial_vector)):
+    """Motion subspace S_k of each DOF about r and its time derivative (Featherstone RBDA sec. 3.5: the
+    derivative of a subspace fixed in a frame moving with twist v is v x S)."""
+    if jt == _REVOLUTE:
+        b = wp.quat_rotate(q_pj, joint_axis[ds])
+        s = wp.spatial_vector(wp.cross(lever, b), b)
+        cdof_out[ds] = s
+        cdof_dot_out[ds] = cross_motion(v_p, s)
+    elif jt == _PRISMATIC:
+        s = wp.spatial_vector(wp.quat_rotate(q_pj, joint_axis[ds]), wp.vec3(0.0))
+        cdof_out[ds] = s
+        cdof_dot_out[ds] = cross_motion(v_p, s)
+    elif jt == _BALL:
+        for k in range(3):
+            e = wp.vec3(0.0)
+            e[k] = 1.0
+            b = wp.quat_rotate(q_cj, e)
+            s = wp.spatial_vector(wp.cross(lever, b), b)
+            cdof_out[ds + k] = s
+            cdof_dot_out[ds + k] = cross_motion(v_c, s)
+    elif jt == _FREE or jt == _DISTANCE:
+        # Linear DOFs are world axes (constant); angular DOFs rotate about the moving COM.
+        v_trans = wp.spatial_vector(v_com, wp.vec3(0.0))
+        for k in range(3):
+            e = wp.vec3(0.0)
+            e[k] = 1.0
+            cdof_out[ds + k] = wp.spatial_vector(e, wp.vec3(0.0))
+            cdof_dot_out[ds + k] = wp.spatial_vector()
+            s = wp.spatial_vector(wp.cross(com_lever, e), e)
+            cdof_out[ds + 3 + k] = s
+            cdof_dot_out[ds + 3 + k] = cross_motion(v_trans, s)
+    elif jt == _D6:
+        v = v_p
+        for k in range(dim[0]):
+            s = wp.spatial_vector(wp.quat_rotate(q_pj, joint_axis[ds + k]), wp.vec3(0.0))
+            cdof_out[ds + k] = s
+            cdof_dot_out[ds + k] = cross_motion(v, s)
+            v = v + s * joint_qd[ds + k]
+        for k in range(dim[1]):
+            d = ds + dim[0] + k
+            b = wp.quat_rotate(q_pj, d6_axis_world(joint_axis, joint_q, ds + dim[0], qs + dim[0], k))
+            s = wp.spatial_vector(wp.cross(lever, b), b)
+            cdof_out[d] = s
+            cdof_dot_out[d] = cross_motion(v, s)
+            v = v + s * joint_qd[d]
+
+
+def compute_subspaces(model, data, body_q, body_qd, joint_q, joint_qd):
+    """Reference points, body twists and inertias about them, motion subspaces and their derivatives."""
+    wp.launch(_subspace_kernel, dim=model.articulation_count, device=model.device, inputs=[
+        model.articulation_start, model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p,
+        model.joint_X_c, model.joint_q_start, model.joint_qd_start, model.joint_dof_dim, model.joint_axis,
+        model.body_mass, model.body_com, model.body_inertia, body_q, body_qd, joint_q, joint_qd], outputs=[
+        data.art_ref, data.body_cvel, data.body_h, data.body_rot_inertia, data.cdof, data.cdof_dot])
+
+
+@wp.kernel
+def _crb_kernel(
+    # Model:
+    articulation_start: wp.array(dtype=int), joint_parent: wp.array(dtype=int), joint_child: wp.array(dtype=int),
+    joint_qd_start: wp.array(dtype=int), body_mass: wp.array(dtype=float), body_art: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int), art_mat_start: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
+    # Data in:
+    body_h: wp.array(dtype=wp.vec3), body_rot_inertia: wp.array(dtype=wp.mat33),
+    cdof: wp.array(dtype=wp.spatial_vector),
+    # Data out:
+    crb_m_out: wp.array(dtype=float), crb_h_out: wp.array(dtype=wp.vec3), crb_i_out: wp.array(dtype=wp.mat33),
+    mass_matrix_out: wp.array(dtype=float),
+):
+    a = wp.tid()
+    j0 = articulation_start[a]
+    j1 = articulation_start[a + 1]
+    for j in range(j0, j1):
+        c = joint_child[j]
+        crb_m_out[c] = body_mass[c]
+        crb_h_out[c] = body_h[c]
+        crb_i_out[c] = body_rot_inertia[c]
+    # Composite inertias, leaves to root (Featherstone RBDA sec. 6.2, CRBA).
+    for jj in range(j1 - j0):
+        j = j1 - 1 - jj
+        c = joint_child[j]
+        p = joint_parent[j]
+        if p >= 0:
+            if body_art[p] == a:
+                crb_m_out[p] = crb_m_out[p] + crb_m_out[c]
+                crb_h_out[p] = crb_h_out[p] + crb_h_out[c]
+                crb_i_out[p] = crb_i_out[p] + crb_i_out[c]
+    d0 = art_dof_start[a]
+    n = art_dof_start[a + 1] - d0
+    off = art_mat_start[a]
+    for i in range(n * n):
+        mass_matrix_out[off + i] = 0.0
+    # M_ik = S_k . (I^c_body(i) S_i) for every ancestor DOF k of i (RBDA alg. 6.2).
+    for j in range(j0, j1):
+        c = joint_child[j]
+        de = art_dof_start[a + 1]
+        if j + 1 < j1:
+            de = joint_qd_start[j + 1]
+        for i in range(joint_qd_start[j], de):
+            f = inertia_mul(crb_m_out[c], crb_h_out[c], crb_i_out[c], cdof[i])
+            k = i
+            while k >= 0:
+                val = wp.dot(cdof[k], f)
+                mass_matrix_out[off + (i - d0) * n + (k - d0)] = val
+                mass_matrix_out[off + (k - d0) * n + (i - d0)] = val
+                k = dof_parent[k]
+
+
+def compute_mass_matrix(model, tree, data):
+    """Composite rigid-body inertias and each articulation's dense joint-space mass matrix."""
+    wp.launch(_crb_kernel, dim=model.articulation_count, device=model.device, inputs=[
+        model.articulation_start, model.joint_parent, model.joint_child, model.joint_qd_start, model.body_mass,
+        tree["body_art"], tree["art_dof_start"], tree["art_mat_start"], tree["dof_parent"], data.body_h,
+        data.body_rot_inertia, data.cdof], outputs=[data.crb_m, data.crb_h, data.crb_i, data.mass_matrix])
+
+
+@wp.func
+def _gyro_midpoint(inertia_b: wp.mat33, w_b: wp.vec3, dt: float):
+    """Midpoint angular velocity of a torque-free body over dt: w_m = (w + w') / 2 with
+    I (w' - w) = -dt w_m x I w_m (implicit midpoint, conserves energy and |L|), by fixed-point iteration."""
+    inv_i = wp.inverse(inertia_b)
+    w_m = w_b
+    for _it in range(6):
+        w_new = w_b - dt * (inv_i * wp.cross(w_m, inertia_b * w_m))
+        w_m = 0.5 * (w_b + w_new)
+    return w_m
+
+
+@wp.kernel
+def _rne_kernel(
+    # Model:
+    articulation_start: wp.array(dtype=int), joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int),
+    joint_child: wp.array(dtype=int), joint_qd_start: wp.array(dtype=int), body_mass: wp.array(dtype=float),
+    body_com: wp.array(dtype=wp.vec3), body_inertia: wp.array(dtype=wp.mat33), body_art: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int), art_island: wp.array(dtype=int), gravity: wp.array(dtype=wp.vec3),
+    gyro_midpoint: int, dt: float,
+    # Data in:
+    body_q: wp.array(dtype=wp.transform), body_f: wp.array(dtype=wp.spatial_vector), joint_qd: wp.array(dtype=float),
+    art_ref: wp.array(dtype=wp.vec3), body_cvel: wp.array(dtype=wp.spatial_vector), body_h: wp.array(dtype=wp.vec3),
+    body_rot_inertia: wp.array(dtype=wp.mat33), cdof: wp.array(dtype=wp.spatial_vector),
+    cdof_dot: wp.array(dtype=wp.spatial_vector),
+    # Data out:
+    body_cacc_out: wp.array(dtype=wp.spatial_vector), body_cfrc_out: wp.array(dtype=wp.spatial_vector),
+    qfrc_bias_out: wp.array(dtype=float),
+):
+    a = wp.tid()
+    j0 = articulation_start[a]
+    j1 = articulation_start[a + 1]
+    if j0 == j1:
+        return
+    r = art_ref[a]
+    g = gravity[art_island[a]]
+    # Recursive Newton-Euler with qdd = 0; gravity enters as a base acceleration -g (RBDA sec. 5.3).
+    for j in range(j0, j1):
+        c = joint_child[j]
+        p = joint_parent[j]
+        acc = wp.spatial_vector(-g, wp.vec3(0.0))
+        if p >= 0:
+            if body_art[p] == a:
+                acc = body_cacc_out[p]
+        de = art_dof_start[a + 1]
+        if j + 1 < j1:
+            de = joint_qd_start[j + 1]
+        for d in range(joint_qd_start[j], de):
+            acc = acc + cdof_dot[d] * joint_qd[d]
+        body_cacc_out[c] = acc
+        m = body_mass[c]
+        h = body_h[c]
+        ri = body_rot_inertia[c]
+        v = body_cvel[c]
+        f = inertia_mul(m, h, ri, acc) + cross_force(v, inertia_mul(m, h, ri, v))
+        x_wc = body_q[c]
+        com = wp.transform_point(x_wc, body_com[c])
+        if gyro_midpoint != 0 and (joint_type[j] == _FREE or joint_type[j] == _DISTANCE):
+            rot = wp.transform_get_rotation(x_wc)
+            w = wp.spatial_bottom(v)
+            ib = body_inertia[c]
+            w_m = _gyro_midpoint(ib, wp.quat_rotate_inv(rot, w), dt)
+            gyro_m = wp.quat_rotate(rot, wp.cross(w_m, ib * w_m))
+            iw = wp.quat_to_matrix(rot) * ib * wp.transpose(wp.quat_to_matrix(rot))
+            f = f + wp.spatial_vector(wp.vec3(0.0), gyro_m - wp.cross(w, iw * w))
+        fe = body_f[c]
+        fl = wp.spatial_top(fe)
+        f = f - wp.spatial_vector(fl, wp.spatial_bottom(fe) + wp.cross(com - r, fl))
+        body_cfrc_out[c] = f
+    for jj in range(j1 - j0):
+        j = j1 - 1 - jj
+        c = joint_child[j]
+        p = joint_parent[j]
+        de = art_dof_start[a + 1]
+        if j + 1 < j1:
+            de = joint_qd_start[j + 1]
+        fc = body_cfrc_out[c]
+        for d in range(joint_qd_start[j], de):
+            qfrc_bias_out[d] = wp.dot(cdof[d], fc)
+        if p >= 0:
+            if body_art[p] == a:
+                body_cfrc_out[p] = body_cfrc_out[p] + fc
+
+
+def compute_bias(model, tree, data, state_body_q, body_f, joint_qd, dt, gyro_midpoint=True):
+    """Bias forces C(q, qd) including gravity (per world) and minus external body wrenches body_f."""
+    wp.launch(_rne_kernel, dim=model.articulation_count, device=model.device, inputs=[
+        model.articulation_start, model.joint_type, model.joint_parent, model.joint_child, model.joint_qd_start,
+        model.body_mass, model.body_com, model.body_inertia, tree["body_art"], tree["art_dof_start"],
+        tree["art_island"], model.gravity, int(gyro_midpoint), float(dt), state_body_q, body_f, joint_qd,
+        data.art_ref, data.body_cvel, data.body_h, data.body_rot_inertia, data.cdof, data.cdof_dot], outputs=[
+        data.body_cacc, data.body_cfrc, data.qfrc_bias])
+
+
+@wp.kernel
+def _factor_kernel(
+    # Model:
+    art_dof_start: wp.array(dtype=int), art_mat_start: wp.array(dtype=int),
+    # Data in:
+    mass_matrix: wp.array(dtype=float), dof_diag: wp.array(dtype=float), qfrc: wp.array(dtype=float),
+    qfrc_bias: wp.array(dtype=float),
+    # Data out:
+    chol_out: wp.array(dtype=float), qacc_smooth_out: wp.array(dtype=float),
+):
+    a = wp.tid()
+    d0 = art_dof_start[a]
+    n = art_dof_start[a + 1] - d0
+    off = art_mat_start[a]
+    for i in range(n * n):
+        chol_out[off + i] = mass_matrix[off + i]
+    for i in range(n):
+        chol_out[off + i * n + i] = chol_out[off + i * n + i] + dof_diag[d0 + i]
+        qacc_smooth_out[d0 + i] = qfrc[d0 + i] - qfrc_bias[d0 + i]
+    cholesky_factor(chol_out, chol_out, off, n)
+    cholesky_solve_inplace(chol_out, off, n, qacc_smooth_out, d0)
+
+
+def factor_and_solve(model, tree, data):
+    """Factor M_hat = M + diag (armature, implicit damping and stiffness) per articulation and solve for
+    the unconstrained acceleration."""
+    wp.launch(_factor_kernel, dim=model.articulation_count, device=model.device, inputs=[
+        tree["art_dof_start"], tree["art_mat_start"], data.mass_matrix, data.dof_diag, data.qfrc, data.qfrc_bias],
+        outputs=[data.chol, data.qacc_smooth])
