@@ -1,0 +1,109 @@
+"""Converter options: fix_base, link_density, collision_from_visuals, collision_type, self_collision,
+import_physics_scene and actuator overrides."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("mujoco")
+trimesh = pytest.importorskip("trimesh")
+from pxr import UsdGeom, UsdPhysics  # noqa: E402
+from usd_readback import bodies, joint_frames, joints, open_stage  # noqa: E402
+
+from newton_gym.assets import MjcfConverter, MjcfConverterCfg, UrdfConverter, UrdfConverterCfg  # noqa: E402
+from newton_gym.assets.robots import robot_source_path  # noqa: E402
+
+MESH_ROBOT = """<mujoco model="meshbot">
+  <asset><mesh name="blob" file="blob.stl"/></asset>
+  <worldbody>
+    <body name="free" pos="0 0 1"><freejoint/><geom type="mesh" mesh="blob"/></body>
+    <body name="plain" pos="1 0 1"><freejoint/><geom type="box" size="0.1 0.2 0.3"/></body>
+  </worldbody>
+</mujoco>"""
+
+
+def mjcf(tmp_path, asset, **kwargs):
+    cfg = MjcfConverterCfg(asset_path=str(asset), usd_dir=str(tmp_path), usd_file_name="out.usda", **kwargs)
+    return open_stage(MjcfConverter(cfg).usd_path)
+
+
+@pytest.fixture()
+def mesh_robot(tmp_path):
+    trimesh.creation.box((0.1, 0.2, 0.3)).export(str(tmp_path / "blob.stl"))
+    xml = tmp_path / "meshbot.xml"
+    xml.write_text(MESH_ROBOT)
+    return xml
+
+
+def test_fix_base_welds_the_floating_root(tmp_path):
+    stage = mjcf(tmp_path, robot_source_path("ant"), fix_base=True)
+    body0, body1, pos0, *_ = joint_frames(joints(stage, "/ant")["torso_fixed"])
+    assert body0 is None and body1 == "/ant/torso"
+    assert tuple(pos0) == pytest.approx((0.0, 0.0, 0.75))
+
+
+def test_link_density_applies_to_default_density_geoms_only(tmp_path, mesh_robot):
+    stage = mjcf(tmp_path / "a", mesh_robot, link_density=500.0)
+    found = bodies(stage, "/meshbot")
+    mass = UsdPhysics.MassAPI(found["plain"]).GetMassAttr().Get()
+    assert mass == pytest.approx(500.0 * 0.2 * 0.4 * 0.6, rel=1e-6)
+    # ant.xml gives its geoms an explicit density (5): unchanged.
+    ant = mjcf(tmp_path / "b", robot_source_path("ant"))
+    ant_dense = mjcf(tmp_path / "c", robot_source_path("ant"), link_density=500.0)
+    torso = [UsdPhysics.MassAPI(bodies(s, "/ant")["torso"]).GetMassAttr().Get() for s in (ant, ant_dense)]
+    assert torso[0] == torso[1]
+
+
+@pytest.mark.parametrize("kind, token", [("Convex Decomposition", "convexDecomposition"),
+                                         ("Bounding Cube", "boundingCube")])
+def test_collision_type_on_mesh_colliders(tmp_path, mesh_robot, kind, token):
+    stage = mjcf(tmp_path, mesh_robot, collision_type=kind)
+    prim = stage.GetPrimAtPath("/meshbot/free/geom_0")
+    assert prim.IsA(UsdGeom.Mesh)
+    assert UsdPhysics.MeshCollisionAPI(prim).GetApproximationAttr().Get() == token
+
+
+def test_self_collision_flag(tmp_path):
+    stage = mjcf(tmp_path / "a", robot_source_path("humanoid"))
+    attr = stage.GetPrimAtPath("/humanoid").GetAttribute("newton:selfCollisionEnabled")
+    assert not attr.HasAuthoredValue()  # MuJoCo's contype/conaffinity bitmasks rule
+    stage = mjcf(tmp_path / "b", robot_source_path("humanoid"), self_collision=False)
+    assert stage.GetPrimAtPath("/humanoid").GetAttribute("newton:selfCollisionEnabled").Get() is False
+
+
+def test_physics_scene_not_imported(tmp_path):
+    stage = mjcf(tmp_path, robot_source_path("humanoid"), import_physics_scene=False)
+    scene = stage.GetPrimAtPath("/physicsScene")
+    assert UsdPhysics.Scene(scene).GetGravityMagnitudeAttr().Get() == pytest.approx(9.81)
+    assert not scene.GetAttribute("mjc:option:timestep").HasAuthoredValue()
+    assert not scene.GetAttribute("newton:timeStepsPerSecond").HasAuthoredValue()
+
+
+def test_actuator_overrides(tmp_path):
+    stage = mjcf(tmp_path, robot_source_path("ant"), override_gain_type="fixed", override_bias_type="affine",
+                 override_gain_prm=[50.0], override_bias_prm=[0.0, -50.0, -2.0])
+    for prim in stage.GetPrimAtPath("/ant/actuators").GetChildren():
+        assert prim.GetAttribute("mjc:biasType").Get() == "affine"
+        assert list(prim.GetAttribute("mjc:gainPrm").Get()) == [50.0] + [0.0] * 9
+        assert list(prim.GetAttribute("mjc:biasPrm").Get())[:3] == [0.0, -50.0, -2.0]
+
+
+URDF = """<robot name="vis">
+  <link name="a">
+    <inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>
+    <visual><geometry><sphere radius="0.3"/></geometry></visual>
+    <collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>
+  </link>
+</robot>"""
+
+
+def test_collision_from_visuals(tmp_path):
+    urdf = tmp_path / "vis.urdf"
+    urdf.write_text(URDF)
+    cfg = UrdfConverterCfg(asset_path=str(urdf), usd_dir=str(tmp_path / "o"), collision_from_visuals=True)
+    stage = open_stage(UrdfConverter(cfg).usd_path)
+    sphere, cube = stage.GetPrimAtPath("/vis/a").GetChildren()
+    assert sphere.IsA(UsdGeom.Sphere) and sphere.HasAPI(UsdPhysics.CollisionAPI)
+    assert sphere.GetAttribute("mjc:contype").Get() == 1
+    assert cube.IsA(UsdGeom.Cube) and not cube.HasAPI(UsdPhysics.CollisionAPI)
+    assert UsdGeom.Imageable(cube).GetPurposeAttr().Get() == "guide"
