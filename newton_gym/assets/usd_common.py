@@ -67,15 +67,15 @@ def set_attr(prim, name: str, type_name: str, value) -> None:
 
 
 def quatf(q):
-    """``Gf.Quatf`` from a (w, x, y, z) sequence."""
+    """``Gf.Quatf`` from a (w, x, y, z) sequence (negative zeros written as 0)."""
     Gf = require("pxr.Gf")
-    return Gf.Quatf(float(q[0]), float(q[1]), float(q[2]), float(q[3]))
+    return Gf.Quatf(*(float(v) + 0.0 for v in q[:4]))
 
 
 def vec3f(v):
-    """``Gf.Vec3f`` from a 3-sequence."""
+    """``Gf.Vec3f`` from a 3-sequence (negative zeros written as 0)."""
     Gf = require("pxr.Gf")
-    return Gf.Vec3f(float(v[0]), float(v[1]), float(v[2]))
+    return Gf.Vec3f(*(float(x) + 0.0 for x in v[:3]))
 
 
 def tidy(values) -> list[float]:

@@ -11,10 +11,44 @@ Layout (``<robot>`` is ``RobotDesc.name``)::
         actuators/<actuator>           MjcActuator, rel mjc:target -> joint
         materials/friction_<k>         UsdShade.Material + MaterialAPI, one per distinct friction
 
+Order: bodies, joints and actuators follow MuJoCo's order (so USD joint order = MuJoCo qpos order);
+massless links come just before their body; property order in the file is USD's (alphabetical).
+
+Bodies: ``xformOp:translate`` (double3) + ``xformOp:orient`` (quatd), world frame at qpos0 (the root
+prim has no transform); ``physics:mass``, ``physics:centerOfMass``, ``physics:diagonalInertia``,
+``physics:principalAxes`` always authored (MuJoCo's ``body_mass``, ``body_ipos``, ``body_inertia``,
+``body_iquat``); ``physics:filteredPairs`` to the real parent below stacked joints and for MJCF
+``<exclude>`` pairs.
+
 Shapes: Sphere ``radius``; ellipsoid = Sphere of radius 1 with ``xformOp:scale`` = radii; Capsule and
 Cylinder with ``axis = "Z"``, ``radius``, ``height`` = full length without caps; box = Cube of
 ``size = 2`` with ``xformOp:scale`` = half extents; Plane with ``axis = "Z"`` and ``width``/``length``
-= full extents (unauthored for MuJoCo's infinite planes of size 0); Mesh with triangle faces.
+= full extents (unauthored for MuJoCo's infinite planes of size 0); Mesh with triangle faces (MuJoCo's
+compiled, re-centred vertices). Pose in the body frame (translate + orient [+ scale]). Colliders
+(contype or conaffinity non-zero) carry ``CollisionAPI`` (+ ``MeshCollisionAPI`` approximation for
+meshes) and ``material:binding:physics``; visual-only geoms (contype = conaffinity = 0) carry none.
+Every geom carries ``mjc:contype``, ``mjc:conaffinity``, ``mjc:condim``, ``mjc:priority``,
+``mjc:group`` (int), ``mjc:solmix``, ``mjc:margin``, ``mjc:gap`` (double), ``mjc:solref``,
+``mjc:solimp`` (double[]).
+
+Materials: ``physics:staticFriction = physics:dynamicFriction = geom_friction[0]``;
+``mjc:torsionalfriction``, ``mjc:rollingfriction`` = ``geom_friction[1:3]``.
+
+Joints: ``physics:body0`` (unset = world), ``physics:body1``, ``physics:localPos0/localRot0/
+localPos1/localRot1``, ``physics:axis = "X"`` (the frames' X is the MuJoCo axis); revolute limits in
+degrees, prismatic in metres, authored only when ``jnt_limited``; spherical: ``coneAngle0Limit =
+coneAngle1Limit`` [deg]. MuJoCo values in compiled SI units (radians; the scene says
+``mjc:compiler:angle = "radian"``): ``mjc:damping`` (per radian), ``mjc:armature``,
+``newton:armature``, ``mjc:frictionloss``, ``mjc:stiffness``, ``mjc:springref``, ``mjc:ref``,
+``mjc:margin``, ``mjc:solreflimit``, ``mjc:solimplimit``, ``mjc:solreffriction``,
+``mjc:solimpfriction``, ``mjc:actuatorfrclimited`` (token), ``mjc:actuatorfrcrange:min/max``,
+``mjc:group``. Optional ``DriveAPI`` (URDF ``joint_drive``), gains per degree for angular drives.
+
+Actuators (``MjcActuator``): ``mjc:target`` (rel to the joint prim), ``mjc:gear`` (double[6]),
+``mjc:ctrlLimited`` / ``mjc:forceLimited`` / ``mjc:actLimited`` (tokens "true"/"false", as in
+MuJoCo's MjcPhysics schema), ``mjc:ctrlRange:min/max``, ``mjc:forceRange:min/max``,
+``mjc:actRange:min/max``, ``mjc:gainType`` / ``mjc:biasType`` / ``mjc:dynType`` (tokens),
+``mjc:gainPrm`` / ``mjc:biasPrm`` / ``mjc:dynPrm`` (double[10]), ``mjc:group``.
 """
 
 from __future__ import annotations
