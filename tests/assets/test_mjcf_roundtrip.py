@@ -63,7 +63,13 @@ class Converted:
 
 @pytest.fixture(scope="module", params=MODELS)
 def conv(request, tmp_path_factory):
-    return Converted(request.param, str(tmp_path_factory.mktemp(request.param)))
+    out = str(tmp_path_factory.mktemp(request.param))
+    cwd = os.getcwd()
+    os.chdir(out)  # MuJoCo logs compiler warnings to ./MUJOCO_LOG.TXT: keep it out of the checkout
+    try:
+        return Converted(request.param, out)
+    finally:
+        os.chdir(cwd)
 
 
 def test_stage_units_scene_and_root(conv):
