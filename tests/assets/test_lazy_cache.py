@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("mujoco")
 trimesh = pytest.importorskip("trimesh")
-from usd_readback import bodies, open_stage  # noqa: E402
+from usd_readback import open_stage  # noqa: E402
 
 from newton_gym.assets import MjcfConverter, MjcfConverterCfg, UrdfConverter, UrdfConverterCfg  # noqa: E402
 from newton_gym.assets.robots import robot_source_path  # noqa: E402
