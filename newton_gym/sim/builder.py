@@ -510,6 +510,12 @@ class ModelBuilder:
             raise ModelBuildError(f"finalize() called while world {self.current_world} is open; call end_world()")
         return build_model(self, device, requires_grad)
 
+    def add_usd(self, source, **kwargs) -> dict:
+        """Import a UsdPhysics stage (file path or Usd.Stage); see :func:`newton_gym.usd.add_usd`."""
+        from ..usd import add_usd
+
+        return add_usd(self, source, **kwargs)
+
 
 def _size_dims(geo_type) -> int:
     return {GeoType.SPHERE: 1, GeoType.BOX: 3, GeoType.CAPSULE: 2, GeoType.CYLINDER: 2, GeoType.CONE: 2,

@@ -1,0 +1,189 @@
+"""``add_usd``: import a UsdPhysics stage into a ModelBuilder (seed 000).
+
+The import runs as small stages over one :class:`~newton_gym.usd.context.ImportContext`:
+
+1. open the source and run the native UsdPhysics parser (:mod:`.parse`);
+2. units, up axis and the physics scene (:mod:`.stage_scene`);
+3. bodies, colliders and mass properties (:mod:`.stage_bodies`, :mod:`.stage_shapes`, :mod:`.stage_mass`);
+4. joints and kinematic trees (:mod:`.stage_joints`, :mod:`.joint_dofs`, :mod:`.topology`, :mod:`.collapse`);
+5. writing into the builder (:mod:`.emit`), collision filters, custom attributes, actuators and the
+   solver-specific attributes (:mod:`.collision_filters`, :mod:`.custom_attrs`, :mod:`.actuators`,
+   :mod:`.schema_attrs`).
+
+A failure anywhere restores the builder to its state before the call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ImportFailedError
+from ._pxr import require_pxr
+from .actuators import import_actuators
+from .collapse import collapse_fixed_joints
+from .collision_filters import apply_collision_filters
+from .context import ImportContext, ImportOptions
+from .custom_attrs import apply_body_extras, apply_custom_values, declare_scene_attributes
+from .emit import emit
+from .parse import open_stage, parse_physics
+from .prims import PrimCache
+from .resolvers import SchemaResolver, default_resolvers
+from .schema_attrs import collect_schema_attrs
+from .stage_bodies import plan_bodies
+from .stage_joints import plan_joints
+from .stage_mass import compute_mass
+from .stage_scene import make_frame, read_scene, read_units
+from .stage_shapes import plan_shapes
+from .topology import build_components
+
+__all__ = ["add_usd", "import_stage"]
+
+
+def add_usd(builder, source, *, xform=None, floating: bool | None = None, schema_resolvers=None,
+            enable_self_collisions: bool = True, root_path: str = "/", ignore_paths=None,
+            collapse_fixed_joints: bool = False, joint_ordering: str | None = "dfs",
+            only_load_enabled_joints: bool = True, apply_scene_gravity: bool = True,
+            mesh_maxhullvert: int | None = None) -> dict:
+    """Import the UsdPhysics content of a USD stage into ``builder`` (in its current world scope).
+
+    Args:
+        builder: the ModelBuilder to add to.
+        source: a USD file path or a ``pxr.Usd.Stage``.
+        xform: (7,) placement of the stage in the builder (p [m], quat xyzw); None: identity.
+        floating: None keeps the stage's choice (a root body without a joint to the world gets a free
+            joint); False welds such roots to the world; True also frees roots welded by a FixedJoint.
+        schema_resolvers: SchemaResolver instances, highest priority first. None: Newton, PhysX, MuJoCo
+            (all three, so attributes authored for another engine are not dropped; Newton's win).
+        enable_self_collisions: default of each articulation's self-collision flag (authored
+            ``newton:selfCollisionEnabled`` / ``physxArticulation:enabledSelfCollisions`` win).
+        root_path: import only the prims under this path.
+        ignore_paths: prim paths excluded with their descendants.
+        collapse_fixed_joints: merge bodies welded by fixed joints into their parents.
+        joint_ordering: "dfs", "bfs" or None (stage order, parents first).
+        only_load_enabled_joints: skip joints with ``physics:jointEnabled = false``.
+        apply_scene_gravity: set ``builder.gravity`` from the PhysicsScene (global scope only).
+        mesh_maxhullvert: default hull vertex limit of convex-hull mesh colliders (64).
+
+    Returns:
+        dict with ``path_body_map``, ``path_joint_map``, ``path_shape_map``, ``path_articulation_map``,
+        ``path_equality_map`` (prim path -> builder index), ``physics_dt`` [s], ``time_steps_per_second``,
+        ``max_solver_iterations``, ``up_axis`` (the stage's Axis), ``gravity`` (3,) [m/s^2],
+        ``meters_per_unit``, ``kilograms_per_unit``, ``scene_attributes``, ``schema_attrs``,
+        ``actuators``, ``custom_attributes`` (keys declared by the stage), ``collapsed_bodies``,
+        ``resolved`` ({prim: {key: (value, source)}}), ``collision_filter_pair_count``, ``warnings``.
+
+    Raises:
+        ImportFailedError: the file is missing or not USD, holds no UsdPhysics content, or a prim is
+            invalid (the message names the file and prim). The builder is then unchanged.
+    """
+    return import_stage(builder, source, xform=xform, floating=floating, schema_resolvers=schema_resolvers,
+                        enable_self_collisions=enable_self_collisions, root_path=root_path,
+                        ignore_paths=ignore_paths, collapse_fixed_joints=collapse_fixed_joints,
+                        joint_ordering=joint_ordering, only_load_enabled_joints=only_load_enabled_joints,
+                        apply_scene_gravity=apply_scene_gravity, mesh_maxhullvert=mesh_maxhullvert)[0]
+
+
+def import_stage(builder, source, *, xform=None, floating=None, schema_resolvers=None, enable_self_collisions=True,
+                 root_path="/", ignore_paths=None, collapse_fixed_joints=False, joint_ordering="dfs",
+                 only_load_enabled_joints=True, apply_scene_gravity=True, mesh_maxhullvert=None):
+    """:func:`add_usd` returning ``(result, context)``; the ImportContext tells ``inspect`` which
+    attributes were read."""
+    require_pxr()
+    resolvers = default_resolvers() if schema_resolvers is None else list(schema_resolvers)
+    for r in resolvers:
+        if not isinstance(r, SchemaResolver):
+            raise TypeError(f"schema_resolvers must hold SchemaResolver instances, got {r!r}")
+    if joint_ordering not in ("dfs", "bfs", None):
+        raise ValueError(f"joint_ordering must be 'dfs', 'bfs' or None, got {joint_ordering!r}")
+    options = ImportOptions(xform, floating, enable_self_collisions, str(root_path or "/"),
+                            tuple(ignore_paths or ()), collapse_fixed_joints, joint_ordering,
+                            only_load_enabled_joints, apply_scene_gravity, mesh_maxhullvert)
+    stage, name, notes = open_stage(source)
+    ctx = ImportContext(stage, name, builder, resolvers, options,
+                        PrimCache(stage, name, options.root_path, options.ignore_paths))
+    for note in notes:
+        ctx.warn(None, note)
+    snapshot, gravity = builder.snapshot(), builder.gravity
+    try:
+        return _import(ctx), ctx
+    except BaseException as exc:
+        builder.restore(snapshot)
+        builder.gravity = gravity
+        if isinstance(exc, require_pxr().Tf.ErrorException):
+            raise ImportFailedError(f"{name}: OpenUSD error: {str(exc).strip().splitlines()[-1]}") from exc
+        raise
+
+
+def _check_has_physics(ctx, parsed):
+    if not parsed.is_empty():
+        return
+    P = require_pxr().UsdPhysics
+    if any(p.IsA(P.Joint) for p in ctx.prims.range_prims()):
+        return
+    ctx.fail(None, f"no UsdPhysics content under {ctx.options.root_path} (no PhysicsScene, rigid body, "
+                   "collider or joint)")
+
+
+def _import(ctx) -> dict:
+    ctx.units = read_units(ctx)
+    ctx.frame, stage_up = make_frame(ctx, ctx.units)
+    parsed = parse_physics(ctx)
+    _check_has_physics(ctx, parsed)
+    ctx.scene = read_scene(ctx, [p for p, _ in parsed.scenes], ctx.units, ctx.frame, stage_up)
+    bodies, disabled = plan_bodies(ctx, parsed)
+    static_shapes = plan_shapes(ctx, parsed, bodies)
+    compute_mass(ctx, bodies)
+    joints = plan_joints(ctx, parsed, bodies, disabled)
+    components, loops = build_components(ctx, bodies, joints, parsed.articulations)
+    collapsed = collapse_fixed_joints(components, bodies) if ctx.options.collapse_fixed_joints else {}
+    out = emit(ctx, components, static_shapes, loops, bodies)
+    for merged, survivor in collapsed.items():
+        out.body[merged] = out.body[survivor]
+    pair_count = apply_collision_filters(ctx, parsed, out, bodies)
+    declared = declare_scene_attributes(ctx)
+    apply_custom_values(ctx, out)
+    declared += apply_body_extras(ctx, out, bodies)
+    actuators = import_actuators(ctx, out.joint)
+    _apply_gravity(ctx)
+    return _result(ctx, out, declared, actuators, collapsed, pair_count)
+
+
+def _apply_gravity(ctx):
+    g = ctx.scene.gravity
+    up = ctx.builder.up_vector
+    along = float(np.dot(g, up))
+    if np.linalg.norm(g - along * up) > 1e-6 * max(1.0, np.linalg.norm(g)):
+        ctx.warn(ctx.scene.path, f"gravity {g.tolist()} is not along the builder's up axis; only its component "
+                                 f"along {ctx.builder.up_axis.name} is applied")
+    if ctx.scene.path is None or not ctx.options.apply_scene_gravity:
+        return
+    if ctx.builder.current_world == -1:
+        ctx.builder.gravity = along
+
+
+def _result(ctx, out, declared, actuators, collapsed, pair_count) -> dict:
+    scene = ctx.scene
+    return {
+        "path_body_map": dict(out.body),
+        "path_joint_map": dict(out.joint),
+        "path_shape_map": dict(out.shape),
+        "path_articulation_map": dict(out.articulation),
+        "path_equality_map": dict(out.equality),
+        "auto_joint_map": dict(out.auto_joints),
+        "physics_dt": scene.physics_dt,
+        "time_steps_per_second": scene.time_steps_per_second,
+        "max_solver_iterations": scene.max_solver_iterations,
+        "up_axis": scene.up_axis,
+        "gravity": tuple(float(x) for x in scene.gravity),
+        "meters_per_unit": ctx.units.m,
+        "kilograms_per_unit": ctx.units.kg,
+        "scene_attributes": dict(scene.attributes),
+        "schema_attrs": collect_schema_attrs(ctx),
+        "actuators": actuators,
+        "custom_attributes": declared,
+        "collapsed_bodies": dict(collapsed),
+        "resolved": {p: dict(v) for p, v in ctx.provenance.values.items()},
+        "collision_filter_pair_count": pair_count,
+        "warnings": list(ctx.warnings),
+        "source": ctx.source_name,
+    }

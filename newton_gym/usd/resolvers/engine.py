@@ -1,0 +1,56 @@
+"""Priority resolution of one key through a list of resolvers, with provenance.
+
+Order (seed 000): authored value of the first resolver that has one -> importer default -> the first
+approximated schema default in resolver order.
+"""
+
+from __future__ import annotations
+
+from .base import ResolveContext
+
+__all__ = ["resolve", "resolve_with"]
+
+
+def resolve_with(resolvers, attrs, kind: str, key: str, default=None, rctx: ResolveContext | None = None,
+                 record=None):
+    """Resolve ``key`` of prim kind ``kind`` from ``attrs`` (a PrimAttrs).
+
+    Args:
+        resolvers: SchemaResolver instances, highest priority first.
+        default: the importer default (None: none).
+        rctx: ResolveContext of the DOF being resolved (None for prim-level keys).
+        record: optional ``f(label, value, source)`` told where the value came from.
+    Returns:
+        The value, or None when nothing is authored and no default exists.
+    """
+    rctx = rctx or ResolveContext()
+    label = key if rctx.axis in (None, "angular", "linear") else f"{key}[{rctx.axis}]"
+    specs = [(r, r.spec(kind, key)) for r in resolvers]
+    specs = [(r, s) for r, s in specs if s is not None]
+    for resolver, spec in specs:
+        value, name = resolver.read(attrs, spec, rctx)
+        if value is not None:
+            if record:
+                record(label, value, f"{name} ({resolver.name})")
+            return value
+    if default is not None:
+        if record:
+            record(label, default, "importer default")
+        return default
+    for resolver, spec in specs:
+        if spec.default is not None:
+            if record:
+                record(label, spec.default, f"schema default ({resolver.name})")
+            return spec.default
+    return None
+
+
+def resolve(ctx, kind: str, key: str, path: str, default=None, dof: ResolveContext | None = None):
+    """:func:`resolve_with` on prim ``path`` of an ImportContext, recording provenance."""
+    if dof is None:
+        dof = ResolveContext(angle_degrees=getattr(ctx.scene, "angle_degrees", True))
+
+    def record(label, value, source):
+        ctx.provenance.record(path, label, value, source)
+
+    return resolve_with(ctx.resolvers, ctx.prims[path], kind, key, default, dof, record)
