@@ -1,6 +1,6 @@
 """newton_gym: Gymnasium environments for GPU-vectorized robot learning on USD robots, on NVIDIA Warp."""
 
-from .errors import ConfigError, ImportFailedError, ModelBuildError, NewtonGymError
+from .errors import AssetError, ConfigError, ImportFailedError, ModelBuildError, NewtonGymError
 from .sim import (Axis, Control, EqType, GeoType, JointType, Mesh, Model, ModelBuilder, State, conventions,
                   eval_fk, eval_ik)
 
@@ -9,5 +9,5 @@ __version__ = "0.1.0"
 __all__ = [
     "conventions", "eval_fk", "eval_ik",
     "ModelBuilder", "Model", "State", "Control", "Mesh", "Axis", "JointType", "GeoType", "EqType",
-    "NewtonGymError", "ModelBuildError", "ImportFailedError", "ConfigError",
+    "NewtonGymError", "AssetError", "ModelBuildError", "ImportFailedError", "ConfigError",
 ]
