@@ -30,7 +30,7 @@ from .prims import PrimCache
 from .resolvers import SchemaResolver, default_resolvers
 from .schema_attrs import collect_schema_attrs
 from .stage_bodies import plan_bodies
-from .stage_joints import plan_joints
+from .stage_joints import is_joint_prim, plan_joints
 from .stage_mass import compute_mass
 from .stage_scene import make_frame, read_scene, read_units
 from .stage_shapes import plan_shapes
@@ -117,8 +117,7 @@ def import_stage(builder, source, *, xform=None, floating=None, schema_resolvers
 def _check_has_physics(ctx, parsed):
     if not parsed.is_empty():
         return
-    P = require_pxr().UsdPhysics
-    if any(p.IsA(P.Joint) for p in ctx.prims.range_prims()):
+    if any(is_joint_prim(p) for p in ctx.prims.range_prims()):
         return
     ctx.fail(None, f"no UsdPhysics content under {ctx.options.root_path} (no PhysicsScene, rigid body, "
                    "collider or joint)")

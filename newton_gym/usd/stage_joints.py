@@ -19,7 +19,7 @@ from .joint_dofs import JOINT_KEYS, DofSpec, build_dofs
 from .plans import JointPlan
 from .resolvers.base import ResolveContext
 
-__all__ = ["plan_joints"]
+__all__ = ["plan_joints", "is_joint_prim"]
 
 _AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
 _D6_TOKENS = ("transX", "transY", "transZ", "rotX", "rotY", "rotZ")
@@ -142,16 +142,31 @@ def _plan_one(ctx, path, desc, type_name, bodies, disabled, order):
     return plan
 
 
+_UNPREFIXED = ("RevoluteJoint", "PrismaticJoint", "SphericalJoint", "FixedJoint", "DistanceJoint", "Joint")
+
+
+def is_joint_prim(prim) -> bool:
+    """A UsdPhysics joint, or a prim typed with a joint's unprefixed name (e.g. ``RevoluteJoint``)."""
+    return prim.IsA(require_pxr().UsdPhysics.Joint) or str(prim.GetTypeName()) in _UNPREFIXED
+
+
 def _audit_unreported(ctx, reported: set):
-    """Joint prims the UsdPhysics parser dropped: missing targets fail, bodiless joints warn."""
+    """Joint prims the UsdPhysics parser did not report: missing targets fail, bodiless joints and prims
+    typed with an unregistered joint name (``RevoluteJoint`` for ``PhysicsRevoluteJoint``) warn. Their
+    joint keys are still resolved so ``result["resolved"]`` and ``inspect`` show them."""
     P = require_pxr().UsdPhysics
     for prim in ctx.prims.range_prims():
         path = str(prim.GetPath())
-        if path in reported or not prim.IsA(P.Joint):
+        type_name = str(prim.GetTypeName())
+        if path in reported or not is_joint_prim(prim):
             continue
         _check_targets(ctx, path, prim)
-        ctx.warn(path, "joint connects no rigid body (physics:body0 and physics:body1 name none); skipped")
-        angular = not prim.IsA(P.PrismaticJoint)
+        if prim.IsA(P.Joint):
+            ctx.warn(path, "joint connects no rigid body (physics:body0 and physics:body1 name none); skipped")
+        else:
+            ctx.warn(path, f"prim type {type_name!r} is not a registered UsdPhysics type (the schema is "
+                           f"'Physics{type_name}'); not imported as a joint")
+        angular = not (prim.IsA(P.PrismaticJoint) or type_name == "PrismaticJoint")
         rctx = ResolveContext(axis="angular" if angular else "linear", dof_token="angle" if angular else "distance",
                               angular=angular, angle_degrees=getattr(ctx.scene, "angle_degrees", True))
         for key in JOINT_KEYS:

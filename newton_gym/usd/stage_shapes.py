@@ -116,6 +116,7 @@ def _plan_one(ctx, path, desc, type_name, bodies):
     pos, rot = vec(desc.localPos), np.asarray(quat_xyzw(desc.localRot))
     if not (np.isfinite(pos).all() and np.isfinite(rot).all()):
         ctx.fail(path, "collider pose is not finite")
+    cfg = _shape_cfg(ctx, path, desc)  # resolved first, so a collider skipped below still shows in inspect
     if type_name == "MeshShape":
         got = mesh_geometry(ctx, path, desc)
         if got is None:
@@ -128,7 +129,6 @@ def _plan_one(ctx, path, desc, type_name, bodies):
         size, mesh = size * ctx.units.m, None
         offset = np.concatenate([np.zeros(3), axis_rot])
     pose = ctx.frame.local_pose(pos, rot) if body else ctx.frame.world_pose(pos, rot)
-    cfg = _shape_cfg(ctx, path, desc)
     ctype = ctx.resolve("shape", "contype", path)
     caff = ctx.resolve("shape", "conaffinity", path)
     if ctype == 0 and caff == 0:

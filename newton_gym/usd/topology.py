@@ -116,11 +116,17 @@ def _root_joint(ctx, root, root_joint, bodies):
     return JointPlan(path=None, key=f"{root}:free", type=JointType.FREE, parent=None, child=root)
 
 
-def _articulation_prims(articulations) -> tuple[dict, list]:
+def _articulation_prims(articulations, bodies) -> tuple[dict, list]:
+    """Body -> articulation root prim (listed by UsdPhysics, or below the root prim), and root bodies."""
     body_art, roots = {}, []
     for path, desc in articulations:
         for b in desc.articulatedBodies:
-            body_art.setdefault(str(b), path)
+            if str(b):
+                body_art.setdefault(str(b), path)
+        prefix = path.rstrip("/") + "/"
+        for b in bodies:
+            if b.startswith(prefix) or b == path:
+                body_art.setdefault(b, path)
         roots.extend(str(r) for r in desc.rootPrims)
     return body_art, roots
 
@@ -135,7 +141,7 @@ def build_components(ctx, bodies: dict, joints: list, articulations: list) -> tu
     tree = [j for j in joints if not j.excluded]
     loops = [j for j in joints if j.excluded]
     adj, world = _adjacency(tree)
-    body_art, art_roots = _articulation_prims(articulations)
+    body_art, art_roots = _articulation_prims(articulations, bodies)
     components, art_used = [], defaultdict(int)
     for comp in _connected(list(bodies), adj):
         root, root_joint = _root(ctx, comp, world, art_roots, tree)
