@@ -32,13 +32,14 @@ class Contacts:
         pair_shape, pair_body: (pair_count,) vec2i shapes / bodies (A, B), type A <= type B.
         pair_slot_start: (pair_count + 1,) first slot of each pair.
         pair_island: (pair_count,) world (island) of each pair.
-        pair_mu, pair_margin, pair_gap: (pair_count,) combined friction, margin [m], gap [m] (max rule).
+        pair_mu, pair_margin, pair_gap: (pair_count,) combined friction (max), margin [m] and gap [m] (sums).
         pair_condim: (pair_count,) combined contact dimensionality (max rule).
         pair_solref, pair_solimp: (pair_count,) mean of the two shapes' solref (vec2) / solimp (5).
         slot_pair: (slot_count,) pair of each slot.
         active: (slot_count,) int32 1 where the slot holds a contact (distance below the margin).
         point, normal: (slot_count,) vec3 world contact point [m] and unit normal from A to B.
         dist: (slot_count,) signed distance [m] (negative: penetration).
+        tangent: (slot_count,) vec3 first friction direction (unit, orthogonal to the normal).
         force: (slot_count,) vec3 contact force on B in world frame [N] (after the solve).
     """
 
@@ -186,11 +187,11 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
     c.pair_body = arr(np.stack([sbody[pa], sbody[pb]], 1).astype(np.int32).reshape(-1, 2), wp.vec2i)
     c.pair_slot_start = arr(slot_start.astype(np.int32), wp.int32)
     c.pair_island = arr(c.pair_island_host.astype(np.int32), wp.int32)
-    c.pair_bound = arr((radius[pa] + radius[pb] + np.maximum(margin[pa], margin[pb])).astype(np.float32),
-                       wp.float32)
+    c.pair_bound = arr((radius[pa] + radius[pb] + margin[pa] + margin[pb]).astype(np.float32), wp.float32)
     c.pair_mu = arr(np.maximum(mu[pa], mu[pb]).astype(np.float32), wp.float32)
-    c.pair_margin = arr(np.maximum(margin[pa], margin[pb]).astype(np.float32), wp.float32)
-    c.pair_gap = arr(np.maximum(gap[pa], gap[pb]).astype(np.float32), wp.float32)
+    # MuJoCo (as of 3.x / 4.0) adds the two geoms' margins and gaps.
+    c.pair_margin = arr((margin[pa] + margin[pb]).astype(np.float32), wp.float32)
+    c.pair_gap = arr((gap[pa] + gap[pb]).astype(np.float32), wp.float32)
     c.pair_condim = arr(c.pair_condim_host.astype(np.int32), wp.int32)
     c.pair_solref = arr((0.5 * (solref[pa] + solref[pb])).astype(np.float32).reshape(-1, 2), wp.vec2)
     c.pair_solimp = arr((0.5 * (solimp[pa] + solimp[pb])).astype(np.float32).reshape(-1, 5),
@@ -203,6 +204,7 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
     c.point = wp.zeros(ns, dtype=wp.vec3, device=dev)
     c.normal = wp.zeros(ns, dtype=wp.vec3, device=dev)
     c.dist = wp.zeros(ns, dtype=wp.float32, device=dev)
+    c.tangent = wp.zeros(ns, dtype=wp.vec3, device=dev)
     c.force = wp.zeros(ns, dtype=wp.vec3, device=dev)
     return c
 
@@ -225,13 +227,24 @@ def _feature_vs(pw: wp.vec3, rad: float, tb: int, xb: wp.transform, size_b: wp.v
 
 
 @wp.func
-def _emit(slot: int, d: float, n: wp.vec3, p: wp.vec3, margin: float, active: wp.array(dtype=int),
-          point: wp.array(dtype=wp.vec3), normal: wp.array(dtype=wp.vec3), dist: wp.array(dtype=float)):
+def _emit(slot: int, d: float, n: wp.vec3, p: wp.vec3, margin: float, hint: wp.vec3, active: wp.array(dtype=int),
+          point: wp.array(dtype=wp.vec3), normal: wp.array(dtype=wp.vec3), dist: wp.array(dtype=float),
+          tangent: wp.array(dtype=wp.vec3)):
+    """Store a contact when closer than the margin. The first friction direction is ``hint`` (a shape
+    axis) projected on the contact plane, so pyramid edges line up with the shapes rather than with the
+    world axes (a capsule's friction along its axis then reaches the full mu)."""
     if d < margin:
         active[slot] = 1
         point[slot] = p
         normal[slot] = n
         dist[slot] = d
+        t = hint - wp.dot(hint, n) * n
+        if wp.length(t) < 1.0e-3:
+            t = wp.vec3(1.0, 0.0, 0.0)
+            if wp.abs(n[0]) > 0.9:
+                t = wp.vec3(0.0, 1.0, 0.0)
+            t = t - wp.dot(t, n) * n
+        tangent[slot] = wp.normalize(t)
 
 
 @wp.func
@@ -269,7 +282,7 @@ def _collide_kernel(
     body_q: wp.array(dtype=wp.transform),
     # Data out:
     active: wp.array(dtype=int), point: wp.array(dtype=wp.vec3), normal: wp.array(dtype=wp.vec3),
-    dist: wp.array(dtype=float),
+    dist: wp.array(dtype=float), tangent: wp.array(dtype=wp.vec3),
 ):
     p = wp.tid()
     s = pair_shape[p]
@@ -287,28 +300,32 @@ def _collide_kernel(
     margin = pair_margin[p]
     size_a = shape_scale[s[0]]
     size_b = shape_scale[s[1]]
+    # Friction frame hint: B's local x axis (its z axis for capsules and cylinders).
+    hint = wp.transform_vector(xb, wp.vec3(1.0, 0.0, 0.0))
+    if tb == CAPSULE or tb == CYLINDER:
+        hint = wp.transform_vector(xb, wp.vec3(0.0, 0.0, 1.0))
     if ta == PLANE:
         n = wp.transform_vector(xa, wp.vec3(0.0, 0.0, 1.0))
         if tb == MESH:
             m = shape_mesh[s[1]]
             for k in range(count):
                 d, pw = _mesh_vertex(k, mesh_start[m], mesh_start[m + 1], mesh_verts, size_b, xb, ca, n)
-                _emit(start + k, d, n, pw - n * (0.5 * d), margin, active, point, normal, dist)
+                _emit(start + k, d, n, pw - n * (0.5 * d), margin, hint, active, point, normal, dist, tangent)
             return
         toward = wp.transform_vector(wp.transform_inverse(xb), -n)
         for k in range(count):
             pl, rad = shape_feature(tb, size_b, k, toward)
             pw = wp.transform_point(xb, pl)
             d = wp.dot(pw - ca, n) - rad
-            _emit(start + k, d, n, pw - n * (rad + 0.5 * d), margin, active, point, normal, dist)
+            _emit(start + k, d, n, pw - n * (rad + 0.5 * d), margin, hint, active, point, normal, dist, tangent)
         return
     if wp.length(cb - ca) > pair_bound[p]:
         return
     if ta == SPHERE:
         d, n, pt = _feature_vs(ca, size_a[0], tb, xb, size_b)
-        _emit(start, d, n, pt, margin, active, point, normal, dist)
+        _emit(start, d, n, pt, margin, hint, active, point, normal, dist, tangent)
     elif ta == CAPSULE:
-        _collide_capsule(start, xa, size_a, tb, xb, size_b, margin, active, point, normal, dist)
+        _collide_capsule(start, xa, size_a, tb, xb, size_b, margin, active, point, normal, dist, tangent)
     else:
         # Box or cylinder A: features of A against B, then features of B against A (normal flipped).
         na = 8
@@ -320,19 +337,20 @@ def _collide_kernel(
             if k < na:
                 pl, rad = shape_feature(ta, size_a, k, to_b)
                 d, n, pt = _feature_vs(wp.transform_point(xa, pl), rad, tb, xb, size_b)
-                _emit(start + k, d, n, pt, margin, active, point, normal, dist)
+                _emit(start + k, d, n, pt, margin, hint, active, point, normal, dist, tangent)
             else:
                 pl, rad = shape_feature(tb, size_b, k - na, to_a)
                 d, n, pt = _feature_vs(wp.transform_point(xb, pl), rad, ta, xa, size_a)
-                _emit(start + k, d, -n, pt, margin, active, point, normal, dist)
+                _emit(start + k, d, -n, pt, margin, hint, active, point, normal, dist, tangent)
 
 
 @wp.func
 def _collide_capsule(start: int, xa: wp.transform, size_a: wp.vec3, tb: int, xb: wp.transform, size_b: wp.vec3,
                      margin: float, active: wp.array(dtype=int), point: wp.array(dtype=wp.vec3),
-                     normal: wp.array(dtype=wp.vec3), dist: wp.array(dtype=float)):
+                     normal: wp.array(dtype=wp.vec3), dist: wp.array(dtype=float), tangent: wp.array(dtype=wp.vec3)):
     """Capsule A against capsule, box or cylinder B: 3 slots (closest / end points)."""
     axis_a = wp.transform_vector(xa, wp.vec3(0.0, 0.0, 1.0))
+    hint = axis_a
     ca = wp.transform_get_translation(xa)
     cb = wp.transform_get_translation(xb)
     e0 = ca - axis_a * size_a[1]
@@ -349,12 +367,12 @@ def _collide_capsule(start: int, xa: wp.transform, size_a: wp.vec3, tb: int, xb:
         ends = wp.abs(wp.dot(axis_a, axis_b)) > 0.95
     if interior:
         d, n, pt = _feature_vs(pa, size_a[0], tb, xb, size_b)
-        _emit(start, d, n, pt, margin, active, point, normal, dist)
+        _emit(start, d, n, pt, margin, hint, active, point, normal, dist, tangent)
     if ends:
         d0, n0, p0 = _feature_vs(e0, size_a[0], tb, xb, size_b)
-        _emit(start + 1, d0, n0, p0, margin, active, point, normal, dist)
+        _emit(start + 1, d0, n0, p0, margin, hint, active, point, normal, dist, tangent)
         d1, n1, p1 = _feature_vs(e1, size_a[0], tb, xb, size_b)
-        _emit(start + 2, d1, n1, p1, margin, active, point, normal, dist)
+        _emit(start + 2, d1, n1, p1, margin, hint, active, point, normal, dist, tangent)
 
 
 def collide(model, contacts: Contacts, body_q):
@@ -365,4 +383,4 @@ def collide(model, contacts: Contacts, body_q):
         model.shape_type, model.shape_transform, model.shape_scale, model.shape_mesh, contacts.pair_shape,
         contacts.pair_body, contacts.pair_slot_start, contacts.pair_bound, contacts.pair_margin,
         contacts.mesh_start, contacts.mesh_verts, body_q], outputs=[
-        contacts.active, contacts.point, contacts.normal, contacts.dist])
+        contacts.active, contacts.point, contacts.normal, contacts.dist, contacts.tangent])

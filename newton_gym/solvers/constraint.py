@@ -110,7 +110,7 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     rows.island = arr(np.repeat(np.arange(islands), np.diff(starts)).astype(np.int32), wp.int32)
     for name in ("active",):
         setattr(rows, name, wp.zeros(n, dtype=wp.int32, device=dev))
-    for name in ("a0", "aref", "reg", "inv_diag", "lo", "hi", "force", "pos"):
+    for name in ("a0", "aref", "reg", "inv_diag", "lo", "hi", "force", "pos", "diag_approx"):
         setattr(rows, name, wp.zeros(n, dtype=wp.float32, device=dev))
     rows.solref = wp.zeros(n, dtype=wp.vec2, device=dev)
     rows.solimp = wp.zeros(n, dtype=vec5, device=dev)
@@ -130,7 +130,46 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     rows.friction_solimp = vec5(*params["friction_solimp"])
     rows.friction_rest_speed = float(params["friction_rest_speed"])
     _equality_anchors(model, rows, dev)
+    rows.body_invweight = wp.zeros(max(model.body_count, 1), dtype=wp.vec2, device=dev)
+    rows.dof_invweight = wp.zeros(max(model.joint_dof_count, 1), dtype=wp.float32, device=dev)
     return rows
+
+
+def set_invweights(model, layout, data, rows):
+    """MuJoCo's body_invweight0 / dof_invweight0: mean diagonal of J M^-1 J^T for each body's COM
+    translation and rotation, and diag(M^-1), at the state the smooth pipeline last evaluated (the
+    model's initial state, with armature). Host computation, once."""
+    mass = data.mass_matrix.numpy()
+    cdof = data.cdof.numpy().reshape(-1, 6)
+    ref = data.art_ref.numpy().reshape(-1, 3)
+    armature = model.joint_armature.numpy()
+    body_q = data.body_q.numpy().reshape(-1, 7)
+    com_local = model.body_com.numpy().reshape(-1, 3)
+    from ..sim.hostmath import transform_point
+
+    body_w = np.zeros((max(model.body_count, 1), 2))
+    dof_w = np.zeros(max(model.joint_dof_count, 1))
+    for a in range(len(layout.art_dof_start) - 1):
+        d0, d1 = int(layout.art_dof_start[a]), int(layout.art_dof_start[a + 1])
+        n = d1 - d0
+        if n == 0:
+            continue
+        off = int(layout.art_mat_start[a])
+        m = mass[off:off + n * n].reshape(n, n) + np.diag(armature[d0:d1])
+        minv = np.linalg.inv(m)
+        dof_w[d0:d1] = np.diag(minv)
+        for b in np.nonzero(layout.body_art == a)[0]:
+            lever = transform_point(body_q[b], com_local[b]) - ref[a]
+            jl, ja = np.zeros((3, n)), np.zeros((3, n))
+            k = int(layout.body_dof_last[b])
+            while k >= 0:
+                s = cdof[k]
+                jl[:, k - d0] = s[:3] + np.cross(s[3:], lever)
+                ja[:, k - d0] = s[3:]
+                k = int(layout.dof_parent[k])
+            body_w[b] = [np.trace(jl @ minv @ jl.T) / 3.0, np.trace(ja @ minv @ ja.T) / 3.0]
+    rows.body_invweight.assign(body_w.astype(np.float32))
+    rows.dof_invweight.assign(dof_w.astype(np.float32))
 
 
 def _pair_articulations(model, layout, contacts):
@@ -257,19 +296,10 @@ def _angular_row(b: int, sign: float, side_art: int, direction: wp.vec3, art: wp
 
 
 @wp.func
-def contact_tangents(n: wp.vec3):
-    t1 = wp.vec3(1.0, 0.0, 0.0)
-    if wp.abs(n[0]) > 0.9:
-        t1 = wp.vec3(0.0, 1.0, 0.0)
-    t1 = wp.normalize(t1 - wp.dot(t1, n) * n)
-    return t1, wp.cross(n, t1)
-
-
-@wp.func
-def contact_direction(n: wp.vec3, sub: int, nrows: int, mu: float):
+def contact_direction(n: wp.vec3, t1: wp.vec3, sub: int, nrows: int, mu: float):
     """Row direction of contact sub-row ``sub``: the normal (condim 1 / elliptic row 0), a pyramid edge
-    n +- mu t_k (pyramidal), or a tangent t_k (elliptic rows 1, 2)."""
-    t1, t2 = contact_tangents(n)
+    n +- mu t_k (pyramidal), or a tangent t_k (elliptic rows 1, 2); t2 = n x t1."""
+    t2 = wp.cross(n, t1)
     if nrows == 1:
         return n
     if nrows == 4:
@@ -304,12 +334,13 @@ def _contact_rows_kernel(
     art_dof_start: wp.array(dtype=int),
     # Data in:
     contact_active: wp.array(dtype=int), contact_point: wp.array(dtype=wp.vec3),
-    contact_normal: wp.array(dtype=wp.vec3), contact_dist: wp.array(dtype=float), art_ref: wp.array(dtype=wp.vec3),
-    cdof: wp.array(dtype=wp.spatial_vector),
+    contact_normal: wp.array(dtype=wp.vec3), contact_dist: wp.array(dtype=float),
+    contact_tangent: wp.array(dtype=wp.vec3), art_ref: wp.array(dtype=wp.vec3),
+    cdof: wp.array(dtype=wp.spatial_vector), body_invweight: wp.array(dtype=wp.vec2),
     # Data out:
     active_out: wp.array(dtype=int), jac_out: wp.array(dtype=float), pos_out: wp.array(dtype=float),
     solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=vec5), lo_out: wp.array(dtype=float),
-    hi_out: wp.array(dtype=float), force_out: wp.array(dtype=float),
+    hi_out: wp.array(dtype=float), force_out: wp.array(dtype=float), diag_approx_out: wp.array(dtype=float),
 ):
     i = wp.tid()
     if kind[i] != _CONTACT:
@@ -325,7 +356,7 @@ def _contact_rows_kernel(
         nrows = 1
     s = sub[i]
     n = contact_normal[slot]
-    direction = contact_direction(n, s, nrows, pair_mu[p])
+    direction = contact_direction(n, contact_tangent[slot], s, nrows, pair_mu[p])
     base = i * 2 * width
     _clear_row(base, width, jac_out)
     bodies = pair_body[p]
@@ -340,6 +371,15 @@ def _contact_rows_kernel(
             _point_row(b, sign, body_art[b], pt, direction, a, body_dof_last, dof_parent, art_dof_start, art_ref, cdof,
                        base, width, jac_out)
     pos = contact_dist[slot] - (pair_margin[p] - pair_gap[p])
+    # MuJoCo's diagApprox from the bodies' inverse weights at the initial pose; pyramid edges 2 (1 + mu^2)x.
+    tran = float(0.0)
+    for side in range(2):
+        if bodies[side] >= 0:
+            tran += body_invweight[bodies[side]][0]
+    if nrows == 4:
+        mu = pair_mu[p]
+        tran = tran * 2.0 * (1.0 + mu * mu)
+    diag_approx_out[i] = tran
     lo = float(0.0)
     if nrows == 3 and s > 0:
         pos = 0.0
@@ -361,11 +401,13 @@ def _dof_rows_kernel(
     friction_dynamic: wp.array(dtype=float), rest_speed: float, limit_solref: wp.vec2, limit_solimp: vec5,
     friction_solref: wp.vec2, friction_solimp: vec5,
     # Data in:
+    dof_invweight: wp.array(dtype=float),
+    # Data in:
     joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
     # Data out:
     active_out: wp.array(dtype=int), jac_out: wp.array(dtype=float), pos_out: wp.array(dtype=float),
     solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=vec5), lo_out: wp.array(dtype=float),
-    hi_out: wp.array(dtype=float), force_out: wp.array(dtype=float),
+    hi_out: wp.array(dtype=float), force_out: wp.array(dtype=float), diag_approx_out: wp.array(dtype=float),
 ):
     i = wp.tid()
     k = kind[i]
@@ -403,6 +445,7 @@ def _dof_rows_kernel(
         lo_out[i] = -bound
         hi_out[i] = bound
     active_out[i] = on
+    diag_approx_out[i] = dof_invweight[d]
     if on == 0:
         force_out[i] = 0.0
         return
@@ -423,11 +466,12 @@ def _equality_rows_kernel(
     art_dof_start: wp.array(dtype=int),
     # Data in:
     body_q: wp.array(dtype=wp.transform), joint_q: wp.array(dtype=float), art_ref: wp.array(dtype=wp.vec3),
-    cdof: wp.array(dtype=wp.spatial_vector),
+    cdof: wp.array(dtype=wp.spatial_vector), body_invweight: wp.array(dtype=wp.vec2),
+    dof_invweight: wp.array(dtype=float),
     # Data out:
     active_out: wp.array(dtype=int), jac_out: wp.array(dtype=float), pos_out: wp.array(dtype=float),
     solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=vec5), lo_out: wp.array(dtype=float),
-    hi_out: wp.array(dtype=float), force_out: wp.array(dtype=float),
+    hi_out: wp.array(dtype=float), force_out: wp.array(dtype=float), diag_approx_out: wp.array(dtype=float),
 ):
     i = wp.tid()
     if kind[i] != _EQUALITY:
@@ -443,7 +487,11 @@ def _equality_rows_kernel(
     s = sub[i]
     pos = float(0.0)
     et = eq_type[e]
+    approx = float(0.0)
     if et == _JOINT:
+        approx = dof_invweight[joint_qd_start[eq_joint1[e]]]
+        if eq_joint2[e] >= 0:
+            approx += dof_invweight[joint_qd_start[eq_joint2[e]]]
         pos = _joint_equality_row(e, eq_joint1, eq_joint2, eq_polycoef, joint_q_start, joint_qd_start, dof_art,
                                   art_dof_start, joint_q, a, base, width, jac_out)
     else:
@@ -457,6 +505,11 @@ def _equality_rows_kernel(
             x2 = body_q[b2]
         axis = wp.vec3(0.0)
         axis[s % 3] = 1.0
+        comp = s / 3
+        if b1 >= 0:
+            approx += body_invweight[b1][comp]
+        if b2 >= 0:
+            approx += body_invweight[b2][comp]
         if s < 3:
             p1 = wp.transform_point(x1, eq_anchor[e])
             p2 = wp.transform_point(x2, eq_anchor2[e])
@@ -481,6 +534,7 @@ def _equality_rows_kernel(
                 _angular_row(b2, -1.0, body_art[b2], axis, a, body_dof_last, dof_parent, art_dof_start, cdof, base,
                              width, jac_out)
     active_out[i] = 1
+    diag_approx_out[i] = approx
     pos_out[i] = pos
     solref_out[i] = eq_solref[e]
     solimp_out[i] = eq_solimp[e]
@@ -524,7 +578,8 @@ def _finish_rows_kernel(
     art_mat_start: wp.array(dtype=int), dt: float,
     # Data in:
     active: wp.array(dtype=int), pos: wp.array(dtype=float), solref: wp.array(dtype=wp.vec2),
-    solimp: wp.array(dtype=vec5), jac: wp.array(dtype=float), chol: wp.array(dtype=float),
+    solimp: wp.array(dtype=vec5), diag_approx: wp.array(dtype=float), jac: wp.array(dtype=float),
+    chol: wp.array(dtype=float),
     qacc_smooth: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
     # Data out:
     minv_jac_out: wp.array(dtype=float), a0_out: wp.array(dtype=float), aref_out: wp.array(dtype=float),
@@ -544,13 +599,13 @@ def _finish_rows_kernel(
             d0 = art_dof_start[ai]
             n = art_dof_start[ai + 1] - d0
             off = base + side * width
-            for k in range(n):
-                minv_jac_out[off + k] = jac[off + k]
+            for kk in range(n):
+                minv_jac_out[off + kk] = jac[off + kk]
             cholesky_solve_inplace(chol, art_mat_start[ai], n, minv_jac_out, off)
-            for k in range(n):
-                diag += jac[off + k] * minv_jac_out[off + k]
-                a0 += jac[off + k] * qacc_smooth[d0 + k]
-                vel += jac[off + k] * joint_qd[d0 + k]
+            for kk in range(n):
+                diag += jac[off + kk] * minv_jac_out[off + kk]
+                a0 += jac[off + kk] * qacc_smooth[d0 + kk]
+                vel += jac[off + kk] * joint_qd[d0 + kk]
     sr = solref[i]
     si = solimp[i]
     imp = impedance(si, pos[i])
@@ -565,7 +620,11 @@ def _finish_rows_kernel(
     else:
         b = -sr[1] / dmax
         k = -sr[0] * imp / (dmax * dmax)
-    reg = wp.max((1.0 - imp) / imp * diag, 1.0e-9)
+    # R from MuJoCo's diagApprox (inverse weights at the initial pose), the exact A_ii when absent.
+    approx = diag_approx[i]
+    if approx <= 0.0:
+        approx = diag
+    reg = wp.max((1.0 - imp) / imp * approx, 1.0e-9)
     a0_out[i] = a0
     aref_out[i] = -b * vel - k * pos[i]
     reg_out[i] = reg
@@ -577,19 +636,20 @@ def make_rows(model, tree, data, contacts, rows, joint_q, joint_qd, dt):
     if rows.count == 0:
         return
     dev = model.device
-    outs = [rows.active, rows.jac, rows.pos, rows.solref, rows.solimp, rows.lo, rows.hi, rows.force]
+    outs = [rows.active, rows.jac, rows.pos, rows.solref, rows.solimp, rows.lo, rows.hi, rows.force,
+            rows.diag_approx]
     if contacts.pair_count:
         wp.launch(_contact_rows_kernel, dim=rows.count, device=dev, inputs=[
             rows.kind, rows.owner, rows.sub, rows.art, rows.width, 4 if rows.cone == "pyramidal" else 3,
             contacts.slot_pair, contacts.pair_body, contacts.pair_mu, contacts.pair_margin, contacts.pair_gap,
             contacts.pair_condim, contacts.pair_solref, contacts.pair_solimp, tree["body_art"], tree["body_dof_last"],
             tree["dof_parent"], tree["art_dof_start"], contacts.active, contacts.point, contacts.normal,
-            contacts.dist, data.art_ref, data.cdof], outputs=outs)
+            contacts.dist, contacts.tangent, data.art_ref, data.cdof, rows.body_invweight], outputs=outs)
     wp.launch(_dof_rows_kernel, dim=rows.count, device=dev, inputs=[
         rows.kind, rows.owner, rows.width, tree["dof_art"], tree["art_dof_start"], tree["dof_coord"],
         model.joint_limit_lower, model.joint_limit_upper, model.joint_friction, model.joint_friction_dynamic,
         rows.friction_rest_speed, rows.limit_solref, rows.limit_solimp, rows.friction_solref, rows.friction_solimp,
-        joint_q, joint_qd], outputs=outs)
+        rows.dof_invweight, joint_q, joint_qd], outputs=outs)
     if model.equality_constraint_count:
         wp.launch(_equality_rows_kernel, dim=rows.count, device=dev, inputs=[
             rows.kind, rows.owner, rows.sub, rows.art, rows.width, model.equality_constraint_type,
@@ -598,10 +658,10 @@ def make_rows(model, tree, data, contacts, rows, joint_q, joint_qd, dt):
             model.equality_constraint_polycoef, model.equality_constraint_solref, model.equality_constraint_solimp,
             model.equality_constraint_enabled, model.joint_q_start, model.joint_qd_start, tree["body_art"],
             tree["body_dof_last"], tree["dof_parent"], tree["dof_art"], tree["art_dof_start"], data.body_q, joint_q,
-            data.art_ref, data.cdof], outputs=outs)
+            data.art_ref, data.cdof, rows.body_invweight, rows.dof_invweight], outputs=outs)
     wp.launch(_finish_rows_kernel, dim=rows.count, device=dev, inputs=[
         rows.art, rows.width, tree["art_dof_start"], tree["art_mat_start"], float(dt), rows.active, rows.pos,
-        rows.solref, rows.solimp, rows.jac, data.chol, data.qacc_smooth, joint_qd], outputs=[
+        rows.solref, rows.solimp, rows.diag_approx, rows.jac, data.chol, data.qacc_smooth, joint_qd], outputs=[
         rows.minv_jac, rows.a0, rows.aref, rows.reg, rows.inv_diag])
 
 

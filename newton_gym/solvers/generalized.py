@@ -113,6 +113,19 @@ class SolverGeneralized(SolverBase):
         self.body_contact_count = wp.zeros(max(model.body_count, 1), dtype=wp.int32, device=self.device)
         self.world_contact_count = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)
         self._graph = None
+        self._init_invweights()
+
+    def _init_invweights(self):
+        """Evaluate the smooth pipeline once at the model's initial state for MuJoCo's inverse weights."""
+        model = self.model
+        if model.articulation_count == 0:
+            return
+        state = model.state()
+        eval_fk(model, state.joint_q, state.joint_qd, self._kin)
+        smooth.compute_subspaces(model, self.data, self.data.body_q, self.data.body_qd, state.joint_q,
+                                 state.joint_qd)
+        smooth.compute_mass_matrix(model, self.tree, self.data)
+        constraint.set_invweights(model, self.layout, self.data, self.rows)
 
     # ------------------------------------------------------------------ stepping
     def step(self, state_in, state_out, control, dt: float):

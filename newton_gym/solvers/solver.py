@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from .constraint import ROW_CONTACT, contact_tangents
+from .constraint import ROW_CONTACT
 
 __all__ = ["solve"]
 
@@ -137,7 +137,7 @@ def _contact_output_kernel(
     body_q: wp.array(dtype=wp.transform), body_com: wp.array(dtype=wp.vec3),
     # Data in:
     active: wp.array(dtype=int), point: wp.array(dtype=wp.vec3), normal: wp.array(dtype=wp.vec3),
-    row_force: wp.array(dtype=float),
+    tangent: wp.array(dtype=wp.vec3), row_force: wp.array(dtype=float),
     # Data out:
     force_out: wp.array(dtype=wp.vec3), body_wrench_out: wp.array(dtype=wp.spatial_vector),
     body_count_out: wp.array(dtype=int), world_count_out: wp.array(dtype=int),
@@ -148,7 +148,8 @@ def _contact_output_kernel(
         return
     p = slot_pair[s]
     n = normal[s]
-    t1, t2 = contact_tangents(n)
+    t1 = tangent[s]
+    t2 = wp.cross(n, t1)
     r = slot_row[s]
     nr = slot_nrows[s]
     mu = pair_mu[p]
@@ -201,4 +202,4 @@ def solve(model, tree, data, contacts, rows, iterations, body_wrench, body_count
         wp.launch(_contact_output_kernel, dim=contacts.slot_count, device=dev, inputs=[
             contacts.slot_pair, contacts.pair_body, contacts.pair_island, contacts.pair_mu, rows.slot_row,
             rows.slot_nrows, data.body_q, model.body_com, contacts.active, contacts.point, contacts.normal,
-            rows.force], outputs=[contacts.force, body_wrench, body_count, world_count])
+            contacts.tangent, rows.force], outputs=[contacts.force, body_wrench, body_count, world_count])
