@@ -1,8 +1,8 @@
 """Kinematic trees: which joints form each articulation, its root, and the order parents-first.
 
 Bodies connected by joints form a component (one builder articulation). Its root is the body jointed
-to the world, else the articulation's UsdPhysics root body, else the first body that is no joint's
-physics:body1. Joints are traversed from the root ("dfs" or "bfs", or None: stage order as far as
+to the world, else the one body that is no joint's physics:body1, else the articulation's UsdPhysics
+root body, else the first such body in stage order. Joints are traversed from the root ("dfs" or "bfs", or None: stage order as far as
 parents-first allows) and flipped where physics:body1 is the parent. A root without a joint to the
 world gets a free joint (a fixed one with ``floating=False``; ``floating=True`` also turns a fixed root
 joint into a free one). Joints marked ``physics:excludeFromArticulation`` close loops and are returned
@@ -63,12 +63,15 @@ def _root(ctx, comp, world, art_roots, tree):
         _loop_error(ctx, world_joints[1])
     if world_joints:
         return world_joints[0].child, world_joints[0]
+    children = {j.child for j in tree if j.parent is not None}
+    sources = [b for b in comp if b not in children]
+    if len(sources) == 1:  # the tree as authored, body0 -> body1 (MJCF converters write it this way)
+        return sources[0], None
     members = set(comp)
     for r in art_roots:
         if r in members:
             return r, None
-    children = {j.child for j in tree if j.parent is not None}
-    return next((b for b in comp if b not in children), comp[0]), None
+    return (sources or comp)[0], None
 
 
 def _traverse(ctx, root, adj, mode):
