@@ -2,7 +2,7 @@
 
 Semi-implicit Euler (MuJoCo's Euler integrator): qd' = qd + dt qacc, then q' = q + dt qd'. Rotations
 of free and ball joints are integrated on the group: ball joints right-multiply exp(dt w') in the child
-joint frame; free joints rotate by the Cayley map of dt times the mean of the old and new angular
+joint frame; free joints rotate by the Cayley map (float64) of dt times the mean of the old and new angular
 velocities, which together with the midpoint gyroscopic term (:mod:`.smooth`) conserves a torque-free
 body's energy and angular momentum.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import warp as wp
 
 from ..sim.types import JointType
-from .spatial import quat_cayley, quat_exp
+from .spatial import quat_exp
 
 __all__ = ["integrate", "copy_joint_state", "compute_health", "reset_joint_state"]
 
@@ -25,16 +25,27 @@ _D6 = wp.constant(int(JointType.D6))
 
 
 @wp.func
+def _to_d(v: wp.vec3):
+    return wp.vec3d(wp.float64(v[0]), wp.float64(v[1]), wp.float64(v[2]))
+
+
+@wp.func
 def _integrate_free(qs: int, ds: int, dt: float, x_wpj: wp.transform, x_wc: wp.transform, com_local: wp.vec3,
                     x_c: wp.transform, acc_lin: wp.vec3, acc_ang: wp.vec3,
                     joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
+    # Rotation update in float64: float32 quaternion products drift the energy of a spinning body.
     v = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2]) + dt * acc_lin
-    w_old = wp.vec3(joint_qd[ds + 3], joint_qd[ds + 4], joint_qd[ds + 5])
-    w_naive = w_old + dt * acc_ang
+    h = wp.float64(dt)
+    w_old = wp.vec3d(wp.float64(joint_qd[ds + 3]), wp.float64(joint_qd[ds + 4]), wp.float64(joint_qd[ds + 5]))
+    w_naive = w_old + h * _to_d(acc_ang)
     # The world-frame angular velocity rotates with the body over the step (see module docstring).
-    rot_step = quat_cayley(dt * 0.5 * (w_old + w_naive))
+    half = wp.float64(0.5) * h * wp.float64(0.5) * (w_old + w_naive)
+    rot_step = wp.normalize(wp.quatd(half[0], half[1], half[2], wp.float64(1.0)))
     w_new = wp.quat_rotate(rot_step, w_naive)
-    rot = wp.normalize(rot_step * wp.transform_get_rotation(x_wc))
+    r0 = wp.transform_get_rotation(x_wc)
+    rot_d = wp.normalize(rot_step * wp.quatd(wp.float64(r0[0]), wp.float64(r0[1]), wp.float64(r0[2]),
+                                             wp.float64(r0[3])))
+    rot = wp.quat(float(rot_d[0]), float(rot_d[1]), float(rot_d[2]), float(rot_d[3]))
     com = wp.transform_point(x_wc, com_local) + dt * v
     x_new = wp.transform(com - wp.quat_rotate(rot, com_local), rot)
     x_j = wp.transform_inverse(x_wpj) * x_new * x_c
@@ -43,7 +54,7 @@ def _integrate_free(qs: int, ds: int, dt: float, x_wpj: wp.transform, x_wc: wp.t
     for k in range(3):
         joint_q[qs + k] = p[k]
         joint_qd[ds + k] = v[k]
-        joint_qd[ds + 3 + k] = w_new[k]
+        joint_qd[ds + 3 + k] = float(w_new[k])
     for k in range(4):
         joint_q[qs + 3 + k] = r[k]
 

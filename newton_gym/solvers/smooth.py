@@ -217,7 +217,7 @@ def _gyro_midpoint(inertia_b: wp.mat33, w_b: wp.vec3, dt: float):
     I (w' - w) = -dt w_m x I w_m (implicit midpoint, conserves energy and |L|), by fixed-point iteration."""
     inv_i = wp.inverse(inertia_b)
     w_m = w_b
-    for _it in range(6):
+    for _it in range(12):
         w_new = w_b - dt * (inv_i * wp.cross(w_m, inertia_b * w_m))
         w_m = 0.5 * (w_b + w_new)
     return w_m

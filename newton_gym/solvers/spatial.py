@@ -13,7 +13,7 @@ import warp as wp
 
 __all__ = [
     "inertia_mul", "cross_motion", "cross_force", "inertia_about", "point_jacobian", "cholesky_factor",
-    "cholesky_solve_inplace", "quat_cayley", "quat_exp",
+    "cholesky_solve_inplace", "quat_exp",
 ]
 
 
@@ -92,12 +92,6 @@ def cholesky_solve_inplace(l: wp.array(dtype=float), off: int, n: int, x: wp.arr
         for k in range(i + 1, n):
             s -= l[off + k * n + i] * x[x_off + k]
         x[x_off + i] = s / l[off + i * n + i]
-
-
-@wp.func
-def quat_cayley(v: wp.vec3):
-    """Rotation of the Cayley transform cay(v) = (I - [v/2])^-1 (I + [v/2]) as a quaternion (x, y, z, w)."""
-    return wp.normalize(wp.quat(0.5 * v[0], 0.5 * v[1], 0.5 * v[2], 1.0))
 
 
 @wp.func
