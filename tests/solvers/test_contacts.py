@@ -1,0 +1,88 @@
+"""Contacts: resting heights, friction on an incline, contact outputs, broad-phase pairing."""
+
+import numpy as np
+import pytest
+
+import newton_gym as ng
+from newton_gym.sim.hostmath import quat_from_axis_angle, quat_rotate
+from newton_gym.solvers import SolverGeneralized
+
+from solver_helpers import run
+
+
+@pytest.mark.parametrize("shape,height", [("sphere", 0.1), ("box", 0.05), ("capsule", 0.05), ("cylinder", 0.1)])
+def test_drop_rests_at_analytic_height(shape, height):
+    b = ng.ModelBuilder()
+    b.add_ground_plane()
+    body = b.add_body(xform=[0, 0, 0.5, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
+    if shape == "sphere":
+        b.add_shape_sphere(body, radius=0.1)
+    elif shape == "box":
+        b.add_shape_box(body, hx=0.1, hy=0.15, hz=0.05)
+    elif shape == "capsule":  # lying on its side
+        b.add_shape_capsule(body, xform=[0, 0, 0, *quat_from_axis_angle([1, 0, 0], np.pi / 2)], radius=0.05,
+                            half_height=0.1)
+    else:
+        b.add_shape_cylinder(body, radius=0.08, half_height=0.1)
+    model = b.finalize("cpu")
+    solver = SolverGeneralized(model)
+    final, _ = run(model, solver, 750, 0.002)
+    assert abs(final.joint_q.numpy()[2] - height) < 2e-3
+    assert np.abs(final.joint_qd.numpy()).max() < 1e-2
+    # Contact outputs: the ground carries the weight.
+    wrench = solver.body_contact_wrench.numpy()[0]
+    np.testing.assert_allclose(wrench[:3], [0.0, 0.0, 9.81], atol=0.05)
+    assert solver.body_contact_count.numpy()[0] >= 1
+    assert solver.world_contact_count.numpy()[0] == solver.body_contact_count.numpy()[0]
+
+
+def _incline(deg, cone):
+    q = quat_from_axis_angle([0, 1, 0], np.radians(deg))
+    b = ng.ModelBuilder()
+    cfg = ng.ModelBuilder.ShapeConfig(mu=0.5)
+    b.add_shape_plane(-1, xform=np.concatenate([[0, 0, 0], q]), cfg=cfg)
+    body = b.add_body(xform=np.concatenate([quat_rotate(q, [0, 0, 0.1]), q]), mass=1.0, inertia=np.eye(3) * 0.01)
+    b.add_shape_box(body, hx=0.1, hy=0.1, hz=0.1, cfg=cfg)
+    model = b.finalize("cpu")
+    solver = SolverGeneralized(model, cone=cone)
+    dt = 0.002
+    _, xs = run(model, solver, 500, dt, record=lambda s: s.joint_q.numpy()[:3].copy())
+    along = np.array(xs) @ quat_rotate(q, [1.0, 0.0, 0.0])  # down-slope axis
+    t = dt * np.arange(1, 501)
+    return along, t
+
+
+@pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
+def test_box_on_incline(cone):
+    along, t = _incline(20.0, cone)
+    assert abs(along[-1] - along[100]) < 1e-3  # holds (after settling)
+    along, t = _incline(30.0, cone)
+    acc = 2.0 * np.polyfit(t[100:], along[100:], 2)[0]
+    th = np.radians(30.0)
+    analytic = 9.81 * (np.sin(th) - 0.5 * np.cos(th))
+    assert abs(acc - analytic) < 0.05 * abs(analytic)
+
+
+def test_broadphase_pairs_stay_in_their_world_and_meet_globals():
+    one = ng.ModelBuilder()
+    body = one.add_body(xform=[0, 0, 0.2, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
+    one.add_shape_sphere(body, radius=0.1)
+    group = ng.ModelBuilder.ShapeConfig(collision_group=3)
+    one.add_shape_sphere(body, xform=[0.3, 0, 0, 0, 0, 0, 1], radius=0.05, cfg=group)
+    scene = ng.ModelBuilder()
+    scene.add_ground_plane()
+    scene.replicate(one, world_count=3)
+    scene.add_shape_box(-1, xform=[5, 0, 0, 0, 0, 0, 1], hx=0.1, hy=0.1, hz=0.1, cfg=ng.ModelBuilder.ShapeConfig(
+        collision_group=4))
+    model = scene.finalize("cpu")
+    solver = SolverGeneralized(model)
+    c = solver.contacts
+    shapes = c.pair_shape.numpy()
+    world = model.shape_world.numpy()
+    for a, b in shapes:
+        wa, wb = world[a], world[b]
+        assert wa == -1 or wb == -1 or wa == wb
+    # Each world: 2 spheres x ground plane; same-body pairs and group 3 vs group 4 are filtered, the
+    # global box meets the group -1 sphere of every world.
+    assert c.pair_count == 3 * 3
+    assert np.bincount(c.pair_island.numpy(), minlength=3).tolist() == [3, 3, 3]
