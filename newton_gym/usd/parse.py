@@ -19,10 +19,11 @@ __all__ = ["open_stage", "ParsedStage", "parse_physics"]
 
 
 def _first_error_line(exc) -> str:
+    """The message of the first OpenUSD diagnostic in ``exc``, without its C++ location."""
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
     for ln in lines:
-        if ".usd" in ln or "Expected" in ln or "format" in ln.lower():
-            return ln
+        if " : '" in ln:
+            return ln.split(" : '", 1)[1].rstrip("'")
     return lines[0] if lines else type(exc).__name__
 
 

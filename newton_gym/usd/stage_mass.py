@@ -8,7 +8,8 @@
    a. a collider whose MassAPI authors mass and diagonalInertia -> those values as unit-density data
       (volume = mass);
    b. otherwise the collider's geometry (volume, COM and inertia at density 1);
-   a collider with neither is skipped with a warning.
+   a collider with neither is skipped with a warning (a collider without geometry but with an authored
+   mass counts as a point mass).
 3. A non-positive resolved mass gives a massless body (inverse mass 0).
 
 UsdPhysics' own conventions apply: a mass or diagonal inertia of 0 and a center of mass of -inf mean
@@ -77,6 +78,11 @@ def _collider_data(ctx, prim, body_prim, shape):
         inertia = auth["axes"] @ np.diag(auth["diag"]) @ auth["axes"].T
         com = auth["com"] if auth["com"] is not None else np.zeros(3)
         return auth["mass"], com, inertia, pos, rot
+    if shape is None and auth["mass"] is not None and auth["mass"] > 0:
+        # No geometry but an authored mass: a point mass at the collider's origin (or authored COM).
+        pos, rot = _relative_pose(ctx, prim, body_prim)
+        com = auth["com"] if auth["com"] is not None else np.zeros(3)
+        return auth["mass"], com, np.zeros((3, 3)), pos, rot
     if shape is None or shape.geo == GeoType.PLANE:
         return None
     volume, com, inertia = unit_mass_properties(shape.geo, shape.size, shape.mesh)
@@ -89,7 +95,10 @@ def _mass_information(data):
     pxr = require_pxr()
     info = pxr.UsdPhysics.RigidBodyAPI.MassInformation()
     if data is None:
-        info.volume = -1.0  # UsdPhysics skips colliders with invalid mass information
+        # A skipped collider contributes nothing: zero volume (UsdPhysics turns a negative "invalid"
+        # volume into NaN mass properties for the whole body).
+        info.volume = 0.0
+        info.localRot = pxr.Gf.Quatf(1.0, 0.0, 0.0, 0.0)
         return info
     volume, com, inertia, pos, rot = data
     info.volume = float(volume)

@@ -152,4 +152,15 @@ def plan_shapes(ctx, parsed, bodies: dict) -> list:
             bodies[plan.body].shapes.append(plan)
     for path, type_name in parsed.unsupported:
         ctx.warn(path, f"UsdPhysics {type_name} prims are not supported; skipped")
+    _warn_dropped_colliders(ctx, parsed)
     return static
+
+
+def _warn_dropped_colliders(ctx, parsed):
+    """Colliders UsdPhysics could not classify (CollisionAPI on an unknown prim type)."""
+    P = require_pxr().UsdPhysics
+    known = {p for p, _, _ in parsed.shapes} | {p for p, _ in parsed.unsupported}
+    for prim in ctx.prims.range_prims():
+        path = str(prim.GetPath())
+        if path not in known and prim.HasAPI(P.CollisionAPI):
+            ctx.warn(path, f"collider of unsupported prim type {str(prim.GetTypeName()) or '(none)'!r}; skipped")
