@@ -55,7 +55,9 @@ def _incline(deg, cone):
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
 def test_box_on_incline(cone):
     along, t = _incline(20.0, cone)
-    assert abs(along[-1] - along[100]) < 1e-3  # holds (after settling)
+    # Holds: no acceleration; soft (MuJoCo-style) friction allows a slow creep of a few mm/s.
+    assert abs(2.0 * np.polyfit(t[100:], along[100:], 2)[0]) < 0.02
+    assert abs(along[-1] - along[100]) < 1e-2
     along, t = _incline(30.0, cone)
     acc = 2.0 * np.polyfit(t[100:], along[100:], 2)[0]
     th = np.radians(30.0)
