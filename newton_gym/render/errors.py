@@ -1,0 +1,37 @@
+"""The error the render package raises on bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import NewtonGymError
+
+__all__ = ["RenderError", "check_world", "check_positive"]
+
+
+class RenderError(NewtonGymError, ValueError):
+    """A renderer, camera, video writer or recorder was given an invalid argument.
+
+    Derives from :class:`ValueError` so callers may catch either; the message names the argument at
+    fault and says what would be valid.
+    """
+
+
+def check_world(model, world) -> int:
+    """``world`` as an int in [0, max(world_count, 1)), else RenderError naming the argument."""
+    rows = max(int(model.world_count), 1)
+    if isinstance(world, bool) or not isinstance(world, (int, np.integer)) or not 0 <= int(world) < rows:
+        raise RenderError(f"world must be an int in [0, {rows - 1}] (the model has {int(model.world_count)} "
+                          f"world(s)), got {world!r}")
+    return int(world)
+
+
+def check_positive(value, name: str, unit: str) -> float:
+    """``value`` as a finite float > 0, else RenderError naming ``name`` and its ``unit``."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = float("nan")
+    if not (np.isfinite(v) and v > 0.0):
+        raise RenderError(f"{name} must be a positive number of {unit}, got {value!r}")
+    return v

@@ -1,0 +1,258 @@
+"""Ray-shape intersection device functions, in the shape's local frame (seed 002 conventions).
+
+Each ``ray_*`` function takes the ray origin ``o`` [m] and direction ``d`` (not necessarily unit) in
+the shape frame and returns ``(t, n)``: the smallest ray parameter t >= T_MIN where the ray meets the
+surface (point = o + t * d), or MISS, and the outward unit normal there in the shape frame. A ray
+starting inside a closed shape reports where it leaves it.
+"""
+
+from __future__ import annotations
+
+import warp as wp
+
+__all__ = ["MISS", "T_MIN", "ray_sphere", "ray_box", "ray_capsule", "ray_cylinder", "ray_cone", "ray_plane",
+           "ray_triangle", "ray_mesh", "ray_bounding_sphere"]
+
+MISS = wp.constant(1.0e30)
+T_MIN = wp.constant(1.0e-5)
+_TINY = wp.constant(1.0e-12)
+
+
+@wp.func
+def _quadratic_first(a: float, b_half: float, c: float):
+    """Smallest root >= T_MIN of a t^2 + 2 b_half t + c = 0, else MISS; the second root as well."""
+    t0 = float(MISS)
+    t1 = float(MISS)
+    if wp.abs(a) < _TINY:
+        if wp.abs(b_half) > _TINY:
+            t0 = -c / (2.0 * b_half)
+    else:
+        disc = b_half * b_half - a * c
+        if disc >= 0.0:
+            s = wp.sqrt(disc)
+            r0 = (-b_half - s) / a
+            r1 = (-b_half + s) / a
+            t0 = wp.min(r0, r1)
+            t1 = wp.max(r0, r1)
+    return t0, t1
+
+
+@wp.func
+def ray_sphere(o: wp.vec3, d: wp.vec3, radius: float):
+    """Sphere of ``radius`` [m] centred at the origin."""
+    t0, t1 = _quadratic_first(wp.dot(d, d), wp.dot(o, d), wp.dot(o, o) - radius * radius)
+    t = t0
+    if t < T_MIN:
+        t = t1
+    if t < T_MIN or t >= MISS:
+        return MISS, wp.vec3(0.0, 0.0, 1.0)
+    return t, wp.normalize(o + t * d)
+
+
+@wp.func
+def ray_box(o: wp.vec3, d: wp.vec3, half: wp.vec3):
+    """Axis-aligned box with half extents ``half`` [m] (slab method)."""
+    t_near = float(-MISS)
+    t_far = float(MISS)
+    axis_near = int(0)
+    axis_far = int(0)
+    for i in range(3):
+        if wp.abs(d[i]) < _TINY:
+            if wp.abs(o[i]) > half[i]:
+                return MISS, wp.vec3(0.0, 0.0, 1.0)
+        else:
+            ta = (-half[i] - o[i]) / d[i]
+            tb = (half[i] - o[i]) / d[i]
+            lo = wp.min(ta, tb)
+            hi = wp.max(ta, tb)
+            if lo > t_near:
+                t_near = lo
+                axis_near = i
+            if hi < t_far:
+                t_far = hi
+                axis_far = i
+    if t_near > t_far or t_far < T_MIN:
+        return MISS, wp.vec3(0.0, 0.0, 1.0)
+    n = wp.vec3(0.0, 0.0, 0.0)
+    if t_near >= T_MIN:
+        n[axis_near] = -wp.sign(d[axis_near])
+        return t_near, n
+    n[axis_far] = wp.sign(d[axis_far])
+    return t_far, n
+
+
+@wp.func
+def _ray_tube(o: wp.vec3, d: wp.vec3, radius: float, half_height: float):
+    """Side of the open cylinder x^2 + y^2 = radius^2, |z| <= half_height."""
+    a = d[0] * d[0] + d[1] * d[1]
+    t0, t1 = _quadratic_first(a, o[0] * d[0] + o[1] * d[1], o[0] * o[0] + o[1] * o[1] - radius * radius)
+    if a < _TINY:
+        return MISS, wp.vec3(0.0, 0.0, 1.0)
+    for k in range(2):
+        t = t0
+        if k == 1:
+            t = t1
+        if t >= T_MIN and t < MISS:
+            p = o + t * d
+            if wp.abs(p[2]) <= half_height:
+                return t, wp.normalize(wp.vec3(p[0], p[1], 0.0))
+    return MISS, wp.vec3(0.0, 0.0, 1.0)
+
+
+@wp.func
+def _ray_disk(o: wp.vec3, d: wp.vec3, radius: float, z: float, nz: float):
+    """Disk of ``radius`` in the plane at height ``z`` with normal (0, 0, nz)."""
+    if wp.abs(d[2]) < _TINY:
+        return MISS, wp.vec3(0.0, 0.0, nz)
+    t = (z - o[2]) / d[2]
+    p = o + t * d
+    if t < T_MIN or p[0] * p[0] + p[1] * p[1] > radius * radius:
+        return MISS, wp.vec3(0.0, 0.0, nz)
+    return t, wp.vec3(0.0, 0.0, nz)
+
+
+@wp.func
+def ray_capsule(o: wp.vec3, d: wp.vec3, radius: float, half_height: float):
+    """Capsule along Z: a tube of ``half_height`` [m] (caps excluded) closed by two hemispheres.
+
+    The capsule is convex, so the nearest hit among the tube and the two whole cap spheres lies on its
+    surface: hits of a cap sphere inside the tube come after the ray has entered the capsule.
+    """
+    t, n = _ray_tube(o, d, radius, half_height)
+    c = wp.vec3(0.0, 0.0, half_height)
+    ts, ns = ray_sphere(o - c, d, radius)
+    if ts < t:
+        t = ts
+        n = ns
+    ts, ns = ray_sphere(o + c, d, radius)
+    if ts < t:
+        t = ts
+        n = ns
+    return t, n
+
+
+@wp.func
+def ray_cylinder(o: wp.vec3, d: wp.vec3, radius: float, half_height: float):
+    """Solid cylinder along Z of ``radius`` and ``half_height`` [m]."""
+    t, n = _ray_tube(o, d, radius, half_height)
+    tc, nc = _ray_disk(o, d, radius, half_height, 1.0)
+    if tc < t:
+        t = tc
+        n = nc
+    tc, nc = _ray_disk(o, d, radius, -half_height, -1.0)
+    if tc < t:
+        t = tc
+        n = nc
+    return t, n
+
+
+@wp.func
+def ray_cone(o: wp.vec3, d: wp.vec3, radius: float, half_height: float):
+    """Solid cone along Z: base of ``radius`` at z = -half_height, apex at z = +half_height.
+
+    The side is x^2 + y^2 = k^2 (h - z)^2 with k = radius / (2 h); substituting the ray gives a
+    quadratic in t. Its outward normal is the gradient (x, y, k^2 (h - z)).
+    """
+    k2 = (radius / (2.0 * half_height)) * (radius / (2.0 * half_height))
+    u = half_height - o[2]
+    a = d[0] * d[0] + d[1] * d[1] - k2 * d[2] * d[2]
+    b_half = o[0] * d[0] + o[1] * d[1] + k2 * u * d[2]
+    c = o[0] * o[0] + o[1] * o[1] - k2 * u * u
+    t0, t1 = _quadratic_first(a, b_half, c)
+    t = float(MISS)
+    n = wp.vec3(0.0, 0.0, 1.0)
+    for k in range(2):
+        tk = t0
+        if k == 1:
+            tk = t1
+        if tk >= T_MIN and tk < t:
+            p = o + tk * d
+            if wp.abs(p[2]) <= half_height:
+                t = tk
+                n = wp.normalize(wp.vec3(p[0], p[1], k2 * (half_height - p[2])))
+    tb, nb = _ray_disk(o, d, radius, -half_height, -1.0)
+    if tb < t:
+        t = tb
+        n = nb
+    return t, n
+
+
+@wp.func
+def ray_plane(o: wp.vec3, d: wp.vec3, width: float, length: float):
+    """Plane z = 0 with normal +Z; ``width`` x ``length`` [m] full extents along X and Y, 0 = infinite."""
+    if wp.abs(d[2]) < _TINY:
+        return MISS, wp.vec3(0.0, 0.0, 1.0)
+    t = -o[2] / d[2]
+    p = o + t * d
+    if t < T_MIN:
+        return MISS, wp.vec3(0.0, 0.0, 1.0)
+    if width > 0.0 and wp.abs(p[0]) > 0.5 * width:
+        return MISS, wp.vec3(0.0, 0.0, 1.0)
+    if length > 0.0 and wp.abs(p[1]) > 0.5 * length:
+        return MISS, wp.vec3(0.0, 0.0, 1.0)
+    return t, wp.vec3(0.0, 0.0, 1.0)
+
+
+@wp.func
+def ray_triangle(o: wp.vec3, d: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
+    """Triangle (a, b, c), counter-clockwise seen from outside; the normal is (b - a) x (c - a).
+
+    Solves o + t d = a + u (b - a) + v (c - a) by Cramer's rule with scalar triple products
+    (the Moller-Trumbore formulation).
+    """
+    e1 = b - a
+    e2 = c - a
+    p = wp.cross(d, e2)
+    det = wp.dot(e1, p)
+    if wp.abs(det) < _TINY:
+        return MISS, wp.vec3(0.0, 0.0, 1.0)
+    inv = 1.0 / det
+    s = o - a
+    u = wp.dot(s, p) * inv
+    if u < 0.0 or u > 1.0:
+        return MISS, wp.vec3(0.0, 0.0, 1.0)
+    q = wp.cross(s, e1)
+    v = wp.dot(d, q) * inv
+    if v < 0.0 or u + v > 1.0:
+        return MISS, wp.vec3(0.0, 0.0, 1.0)
+    t = wp.dot(e2, q) * inv
+    if t < T_MIN:
+        return MISS, wp.vec3(0.0, 0.0, 1.0)
+    return t, wp.normalize(wp.cross(e1, e2))
+
+
+@wp.func
+def ray_mesh(o: wp.vec3, d: wp.vec3, scale: wp.vec3, points: wp.array(dtype=wp.vec3),
+             triangles: wp.array(dtype=wp.vec3i), tri_start: int, tri_count: int):
+    """Nearest hit over ``tri_count`` triangles from ``tri_start`` of a mesh scaled by ``scale``.
+
+    The ray is mapped into the unscaled mesh frame (o / s, d / s), which keeps its parameter t; the
+    normal maps back by the inverse transpose of the scale, n / s.
+    """
+    os = wp.cw_div(o, scale)
+    ds = wp.cw_div(d, scale)
+    t = float(MISS)
+    n = wp.vec3(0.0, 0.0, 1.0)
+    for i in range(tri_start, tri_start + tri_count):
+        tri = triangles[i]
+        ti, ni = ray_triangle(os, ds, points[tri[0]], points[tri[1]], points[tri[2]])
+        if ti < t:
+            t = ti
+            n = ni
+    return t, wp.normalize(wp.cw_div(n, scale))
+
+
+@wp.func
+def ray_bounding_sphere(o: wp.vec3, d: wp.vec3, center: wp.vec3, radius: float, t_best: float):
+    """Whether a ray with unit ``d`` can meet a sphere (centre, radius) at some t < ``t_best``.
+
+    A negative radius stands for an unbounded shape and always passes.
+    """
+    if radius < 0.0:
+        return True
+    oc = center - o
+    t_mid = wp.dot(oc, d)
+    miss2 = wp.dot(oc, oc) - t_mid * t_mid
+    if miss2 > radius * radius:
+        return False
+    return t_mid + radius >= T_MIN and t_mid - radius < t_best

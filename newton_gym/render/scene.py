@@ -1,0 +1,123 @@
+"""Per-shape data the ray caster uploads once: visible shapes packed world by world, meshes, colours."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import warp as wp
+
+from ..sim.types import GeoType
+
+__all__ = ["RenderScene", "bounding_radius", "pack_scene"]
+
+
+@dataclass
+class RenderScene:
+    """Visible shapes of a model, ordered global shapes first, then world 0, world 1, ...
+
+    A world's shapes are packed rows ``[0, global_count)`` plus ``[world_begin[w], world_begin[w + 1])``.
+
+    Attributes:
+        shape_index: (packed_count,) int32, model shape index of each packed row.
+        body: (packed_count,) int32, body of the shape, -1 = static.
+        geo_type: (packed_count,) int32 GeoType.
+        xform: (packed_count,) transform, shape pose in its body frame (world frame if static).
+        size: (packed_count,) vec3, shape_scale (sizes per seed 002; the scale for meshes).
+        radius: (packed_count,) float32 [m], bounding-sphere radius about the shape origin; -1 unbounded.
+        color: (packed_count,) vec3 RGB in [0, 1].
+        tri_range: (packed_count,) vec2i, (first triangle, triangle count) of a mesh shape.
+        points: (point_count,) vec3 [m], vertices of all meshes; at least one entry.
+        triangles: (triangle_count,) vec3i, indices into ``points``; at least one entry.
+        global_count: number of packed global shapes.
+        world_begin: (max(world_count, 1) + 1,) host ints, packed row ranges of each world.
+    """
+
+    shape_index: wp.array
+    body: wp.array
+    geo_type: wp.array
+    xform: wp.array
+    size: wp.array
+    radius: wp.array
+    color: wp.array
+    tri_range: wp.array
+    points: wp.array
+    triangles: wp.array
+    global_count: int
+    world_begin: np.ndarray
+
+
+def bounding_radius(geo_type: int, size: np.ndarray, mesh_vertices: np.ndarray | None = None) -> float:
+    """Radius [m] of a sphere about the shape origin holding the whole shape; -1 for infinite planes."""
+    a, b, c = (float(x) for x in size)
+    if geo_type == GeoType.SPHERE:
+        return a
+    if geo_type == GeoType.BOX:
+        return float(np.sqrt(a * a + b * b + c * c))
+    if geo_type == GeoType.CAPSULE:
+        return a + b
+    if geo_type in (GeoType.CYLINDER, GeoType.CONE):
+        return float(np.hypot(a, b))
+    if geo_type == GeoType.MESH:
+        return float(np.linalg.norm(mesh_vertices * np.asarray(size), axis=1).max())
+    if geo_type == GeoType.PLANE:
+        return -1.0 if a <= 0.0 or b <= 0.0 else float(0.5 * np.hypot(a, b))
+    raise ValueError(f"unknown shape type {geo_type}")
+
+
+def _pack_meshes(meshes):
+    """All mesh vertices and triangles concatenated; (start, count) triangle range per mesh."""
+    points, triangles, ranges = [np.zeros((0, 3))], [np.zeros((0, 3), dtype=np.int32)], []
+    v_off = t_off = 0
+    for m in meshes:
+        points.append(m.vertices)
+        triangles.append(m.indices + v_off)
+        ranges.append((t_off, len(m.indices)))
+        v_off += len(m.vertices)
+        t_off += len(m.indices)
+    p = np.concatenate(points) if v_off else np.zeros((1, 3))
+    t = np.concatenate(triangles) if t_off else np.zeros((1, 3))
+    return p.astype(np.float32), t.astype(np.int32), ranges
+
+
+def _packed_order(model, visible):
+    """Model shape indices in packed order and the packed row range of each world."""
+    worlds = model.shape_world.numpy() if model.shape_count else np.zeros(0, dtype=np.int32)
+    world_rows = max(int(model.world_count), 1)
+    shown = np.nonzero(visible)[0]
+    # A stable sort on the world index puts global shapes (-1) first, each group in index order.
+    order = shown[np.argsort(worlds[shown], kind="stable")]
+    global_count = int((worlds[shown] < 0).sum())
+    counts = np.bincount(worlds[shown][worlds[shown] >= 0], minlength=world_rows)[:world_rows]
+    begin = global_count + np.concatenate([[0], np.cumsum(counts)])
+    return order.astype(np.int64), global_count, begin.astype(np.int64)
+
+
+def pack_scene(model, colors: np.ndarray, device) -> RenderScene:
+    """Pack the visible shapes of ``model`` with ``colors`` (shape_count, 3) and upload them to ``device``."""
+    n = int(model.shape_count)
+    visible = model.shape_visible.numpy() if n else np.zeros(0, dtype=bool)
+    order, global_count, world_begin = _packed_order(model, visible)
+    types = model.shape_type.numpy()[order] if n else np.zeros(0, dtype=np.int32)
+    sizes = model.shape_scale.numpy()[order] if n else np.zeros((0, 3), dtype=np.float32)
+    meshes = model.shape_mesh.numpy()[order] if n else np.zeros(0, dtype=np.int32)
+    points, triangles, ranges = _pack_meshes(model.meshes)
+    tri_range = np.zeros((len(order), 2), dtype=np.int32)
+    radius = np.empty(len(order), dtype=np.float32)
+    for row, (gt, size, m) in enumerate(zip(types, sizes, meshes)):
+        verts = model.meshes[m].vertices if gt == GeoType.MESH else None
+        radius[row] = bounding_radius(int(gt), size, verts) * 1.001
+        if gt == GeoType.MESH:
+            tri_range[row] = ranges[m]
+
+    def up(data, dtype):
+        return wp.array(np.ascontiguousarray(data), dtype=dtype, device=device)
+
+    xforms = model.shape_transform.numpy()[order] if n else np.zeros((0, 7), dtype=np.float32)
+    bodies = model.shape_body.numpy()[order] if n else np.zeros(0, dtype=np.int32)
+    return RenderScene(
+        shape_index=up(order.astype(np.int32), wp.int32), body=up(bodies, wp.int32), geo_type=up(types, wp.int32),
+        xform=up(xforms, wp.transform), size=up(sizes, wp.vec3), radius=up(radius, wp.float32),
+        color=up(colors[order] if len(order) else np.zeros((0, 3)), wp.vec3), tri_range=up(tri_range, wp.vec2i),
+        points=up(points, wp.vec3), triangles=up(triangles, wp.vec3i), global_count=global_count,
+        world_begin=world_begin)

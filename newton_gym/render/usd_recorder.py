@@ -1,0 +1,250 @@
+"""Record a rollout of one world as an animated USD stage (opens in usdview, Omniverse, Blender).
+
+Layout of the stage::
+
+    /World                       Xform, default prim
+    /World/<body>                Xform per body: xformOp:translate (double3) + xformOp:orient (quatd),
+                                 time-sampled by record()
+    /World/<body>/<shape>        Cube / Sphere / Capsule / Cylinder / Cone / Mesh, posed by its static
+                                 shape transform (and scaled: boxes are size-2 cubes scaled by the half
+                                 extents, meshes by the shape scale)
+    /World/static/<shape>        static shapes (body -1); planes are one quad Mesh, ``plane_size`` across
+                                 when infinite
+
+Time codes are seconds * fps, with timeCodesPerSecond = fps; metersPerUnit is 1.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..sim.types import GeoType
+from . import palette
+from .errors import RenderError, check_positive, check_world
+
+__all__ = ["UsdRecorder"]
+
+_SUFFIXES = (".usd", ".usda", ".usdc")
+
+
+def _pxr():
+    try:
+        from pxr import Gf, Sdf, Tf, Usd, UsdGeom
+    except ImportError:
+        raise ImportError("UsdRecorder needs OpenUSD: pip install usd-core") from None
+    return Gf, Sdf, Tf, Usd, UsdGeom
+
+
+def _f(value) -> float:
+    """A float32 value as the shortest double that reads back as the same float32 (0.2, not 0.2000000029)."""
+    return float(str(np.float32(value)))
+
+
+def _unique_name(raw: str | None, fallback: str, taken: set, Tf) -> str:
+    name = Tf.MakeValidIdentifier(raw) if raw else fallback
+    candidate, k = name, 1
+    while candidate in taken:
+        candidate = f"{name}_{k}"
+        k += 1
+    taken.add(candidate)
+    return candidate
+
+
+def _pose_ops(xformable, UsdGeom, scale=None):
+    """Translate + orient (+ scale) ops in double precision, in that order (scale applied first)."""
+    ops = [xformable.AddTranslateOp(UsdGeom.XformOp.PrecisionDouble),
+           xformable.AddOrientOp(UsdGeom.XformOp.PrecisionDouble)]
+    if scale is not None:
+        ops.append(xformable.AddScaleOp(UsdGeom.XformOp.PrecisionDouble))
+    return ops
+
+
+def _set_pose(ops, q7, Gf, time=None):
+    """Set (translate, orient) ops from a transform (x, y, z, qx, qy, qz, qw); Gf.Quatd takes w first."""
+    from pxr import Usd
+
+    t = Usd.TimeCode.Default() if time is None else Usd.TimeCode(time)
+    ops[0].Set(Gf.Vec3d(*(_f(v) for v in q7[:3])), t)
+    ops[1].Set(Gf.Quatd(_f(q7[6]), _f(q7[3]), _f(q7[4]), _f(q7[5])), t)
+
+
+def _plane_points(size, plane_size: float) -> list:
+    hx = 0.5 * size[0] if size[0] > 0 else 0.5 * plane_size
+    hy = 0.5 * size[1] if size[1] > 0 else 0.5 * plane_size
+    return [(-hx, -hy, 0.0), (hx, -hy, 0.0), (hx, hy, 0.0), (-hx, hy, 0.0)]
+
+
+def _define_geometry(stage, path, geo: int, size, mesh, plane_size: float):
+    """Define the UsdGeom prim of one shape at ``path``; returns (gprim, scale or None)."""
+    Gf, Sdf, Tf, Usd, UsdGeom = _pxr()
+    r, hh = _f(size[0]), _f(size[1])
+    if geo == GeoType.BOX:
+        g = UsdGeom.Cube.Define(stage, path)
+        g.CreateSizeAttr(2.0)
+        return g, Gf.Vec3d(*(_f(v) for v in size))
+    if geo == GeoType.SPHERE:
+        g = UsdGeom.Sphere.Define(stage, path)
+        g.CreateRadiusAttr(r)
+        return g, None
+    if geo in (GeoType.CAPSULE, GeoType.CYLINDER, GeoType.CONE):
+        kind = {GeoType.CAPSULE: UsdGeom.Capsule, GeoType.CYLINDER: UsdGeom.Cylinder, GeoType.CONE: UsdGeom.Cone}
+        g = kind[GeoType(geo)].Define(stage, path)
+        g.CreateRadiusAttr(r)
+        g.CreateHeightAttr(_f(2.0 * hh))  # capsule: cylindrical part only, like half_height
+        g.CreateAxisAttr(UsdGeom.Tokens.z)
+        return g, None
+    g = UsdGeom.Mesh.Define(stage, path)
+    g.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
+    if geo == GeoType.PLANE:
+        g.CreatePointsAttr(_plane_points(size, plane_size))
+        g.CreateFaceVertexCountsAttr([4])
+        g.CreateFaceVertexIndicesAttr([0, 1, 2, 3])
+        g.CreateDoubleSidedAttr(True)
+        return g, None
+    g.CreatePointsAttr([Gf.Vec3f(*(float(c) for c in v)) for v in mesh.vertices])
+    g.CreateFaceVertexCountsAttr([3] * len(mesh.indices))
+    g.CreateFaceVertexIndicesAttr([int(i) for i in mesh.indices.reshape(-1)])
+    return g, Gf.Vec3d(*(_f(v) for v in size))
+
+
+class UsdRecorder:
+    """Writes one world of a model to a USD file, with time-sampled body poses.
+
+    Args:
+        model: a finalized ``newton_gym.Model``.
+        path: output file ending in .usd, .usda (text) or .usdc; an existing file is replaced on save.
+        world: world to record, in [0, max(world_count, 1)); its bodies and shapes plus global ones.
+        fps: time codes per second of the stage; ``record(state, time)`` stores time * fps.
+        shape_colors: optional (shape_count, 3) RGB in [0, 1] (displayColor); default the ray caster's.
+        plane_size: [m] side of the quad that stands for an infinite plane.
+
+    Use as a context manager to save on exit, or call :meth:`save`.
+    """
+
+    def __init__(self, model, path, world: int = 0, fps: float = 60.0, shape_colors=None,
+                 plane_size: float = 100.0):
+        Gf, Sdf, Tf, Usd, UsdGeom = _pxr()
+        self.path = os.fspath(path)
+        if not self.path.lower().endswith(_SUFFIXES):
+            raise RenderError(f"path must end in one of {', '.join(_SUFFIXES)}, got {self.path!r}")
+        self.model, self.world = model, check_world(model, world)
+        self.fps = check_positive(fps, "fps", "time codes per second")
+        plane_size = check_positive(plane_size, "plane_size", "metres")
+        colors = (palette.shape_colors(model) if shape_colors is None
+                  else palette.check_colors(shape_colors, int(model.shape_count)))
+        self.times: list[float] = []
+        self.stage = self._new_stage(Sdf, Usd, UsdGeom)
+        self.body_paths: dict[int, str] = {}
+        self.shape_paths: dict[int, str] = {}
+        self._body_ops: list = []
+        self._define_bodies(Gf, Tf, UsdGeom)
+        self._define_shapes(colors, plane_size, Gf, Tf, UsdGeom)
+
+    # ---------------------------------------------------------------- stage setup
+    def _new_stage(self, Sdf, Usd, UsdGeom):
+        layer = Sdf.Layer.Find(self.path)
+        if layer is not None:  # still open in this process (an earlier recorder or reader): start it afresh
+            layer.Clear()
+            stage = Usd.Stage.Open(layer)
+        else:
+            stage = Usd.Stage.CreateNew(self.path)
+        UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.y if getattr(self.model, "up_axis", 2) == 1
+                               else UsdGeom.Tokens.z)
+        UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+        root = UsdGeom.Xform.Define(stage, "/World")
+        stage.SetDefaultPrim(root.GetPrim())
+        return stage
+
+    def _define_bodies(self, Gf, Tf, UsdGeom):
+        m = self.model
+        world_of = m.body_world.numpy() if m.body_count else np.zeros(0, dtype=np.int32)
+        q = m.body_q.numpy() if m.body_count else np.zeros((0, 7))
+        self._bodies = np.nonzero((world_of == self.world) | (world_of < 0))[0]
+        taken = {"static"}
+        for b in self._bodies:
+            name = _unique_name(m.body_key[b] if b < len(m.body_key) else None, f"body_{b}", taken, Tf)
+            path = f"/World/{name}"
+            ops = _pose_ops(UsdGeom.Xform.Define(self.stage, path), UsdGeom)
+            _set_pose(ops, q[b], Gf)
+            self.body_paths[int(b)] = path
+            self._body_ops.append(ops)
+
+    def _define_shapes(self, colors, plane_size, Gf, Tf, UsdGeom):
+        m = self.model
+        if not m.shape_count:
+            return
+        sw, vis = m.shape_world.numpy(), m.shape_visible.numpy()
+        body, geo, size = m.shape_body.numpy(), m.shape_type.numpy(), m.shape_scale.numpy()
+        xform, mesh_of = m.shape_transform.numpy(), m.shape_mesh.numpy()
+        taken: dict[str, set] = {}
+        for s in np.nonzero(vis & ((sw == self.world) | (sw < 0)))[0]:
+            parent = self.body_paths.get(int(body[s]), "/World/static")
+            if parent == "/World/static" and not self.stage.GetPrimAtPath(parent):
+                UsdGeom.Xform.Define(self.stage, parent)
+            key = m.shape_key[s] if s < len(m.shape_key) else None
+            path = f"{parent}/{_unique_name(key, f'shape_{s}', taken.setdefault(parent, set()), Tf)}"
+            mesh = m.meshes[int(mesh_of[s])] if geo[s] == GeoType.MESH else None
+            gprim, scale = _define_geometry(self.stage, path, int(geo[s]), size[s], mesh, plane_size)
+            ops = _pose_ops(gprim, UsdGeom, scale)
+            _set_pose(ops, xform[s], Gf)
+            if scale is not None:
+                ops[2].Set(scale)
+            gprim.CreateDisplayColorAttr([Gf.Vec3f(*(float(c) for c in colors[s]))])
+            self._author_extent(gprim)
+            self.shape_paths[int(s)] = path
+
+    @staticmethod
+    def _author_extent(gprim):
+        from pxr import Usd, UsdGeom
+
+        extent = UsdGeom.Boundable.ComputeExtentFromPlugins(gprim, Usd.TimeCode.Default())
+        if extent is not None:
+            gprim.CreateExtentAttr(extent)
+
+    # ---------------------------------------------------------------- recording
+    def record(self, state, time: float | None = None) -> float:
+        """Add a time sample of every recorded body's pose from ``state.body_q``.
+
+        Args:
+            state: a ``newton_gym.State`` of the model.
+            time: [s] simulation time of the sample; default ``len(self.times) / fps``.
+
+        Returns:
+            The USD time code written (time * fps).
+        """
+        from pxr import Gf, Sdf
+
+        count = int(self.model.body_count)
+        body_q = getattr(state, "body_q", None)
+        if getattr(body_q, "shape", None) != (count,):
+            raise RenderError(f"state must be a State of this model with body_q of shape ({count},); got "
+                              f"{getattr(body_q, 'shape', type(body_q).__name__)}")
+        t = len(self.times) / self.fps if time is None else float(time)
+        if not np.isfinite(t):
+            raise RenderError(f"time must be a finite number of seconds, got {time!r}")
+        code = t * self.fps
+        q = body_q.numpy() if count else np.zeros((0, 7))
+        with Sdf.ChangeBlock():
+            for b, ops in zip(self._bodies, self._body_ops):
+                _set_pose(ops, q[b], Gf, code)
+        self.times.append(t)
+        return code
+
+    def save(self) -> str:
+        """Set the stage's time range and rate and write the file; returns its path."""
+        codes = [t * self.fps for t in self.times] or [0.0]
+        self.stage.SetStartTimeCode(min(codes))
+        self.stage.SetEndTimeCode(max(codes))
+        self.stage.SetTimeCodesPerSecond(self.fps)
+        self.stage.SetFramesPerSecond(self.fps)
+        self.stage.GetRootLayer().Save()
+        return self.path
+
+    def __enter__(self) -> "UsdRecorder":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.save()
