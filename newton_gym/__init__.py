@@ -6,6 +6,10 @@ from .sim import (Axis, Control, EqType, GeoType, JointType, Mesh, Model, ModelB
 
 __version__ = "0.1.0"
 
+from .envs.registration import register_envs as _register_envs  # noqa: E402
+
+_register_envs()
+
 __all__ = [
     "conventions", "eval_fk", "eval_ik",
     "ModelBuilder", "Model", "State", "Control", "Mesh", "Axis", "JointType", "GeoType", "EqType",

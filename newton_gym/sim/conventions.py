@@ -23,6 +23,7 @@ __all__ = [
     "com_twist_to_spatial_twist",
     "spatial_twist_to_com_twist",
     "shift_wrench",
+    "quat_rotate",
 ]
 
 
@@ -55,6 +56,11 @@ def _rotate(q, v):
 
 def _rotate_inv(q, v):
     return _rotate(_cat([-q[..., :3], q[..., 3:4]], q), v)
+
+
+def quat_rotate(q, v):
+    """Rotate vectors v (..., 3) by unit quaternions q (..., 4) stored (x, y, z, w)."""
+    return _rotate(q, v)
 
 
 def quat_wxyz_to_xyzw(q):

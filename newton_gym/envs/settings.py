@@ -1,0 +1,61 @@
+"""Configuration dataclasses shared by every task: simulation, randomization and the environment."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["SimCfg", "RandomizationCfg", "EnvCfg"]
+
+
+@dataclass
+class SimCfg:
+    """How the physics is stepped.
+
+    Attributes:
+        sim_dt: solver step [s] (MuJoCo's timestep of the reference model).
+        frame_skip: solver steps per environment step (control dt = sim_dt * frame_skip).
+        substeps: solver substeps per solver step.
+        iterations: constraint solver sweeps per substep.
+        capture: record the frame_skip solver steps as one Warp graph and replay it each env step.
+    """
+
+    sim_dt: float = 0.01
+    frame_skip: int = 5
+    substeps: int = 1
+    iterations: int = 30
+    capture: bool = True
+
+
+@dataclass
+class RandomizationCfg:
+    """Per-world domain randomization, resampled for each world when it resets (None = off).
+
+    Attributes:
+        gravity_x, gravity_y, gravity_z: (low, high) ranges of the world's gravity components [m/s^2].
+        mass_scale: (low, high) factor on every body's mass and inertia.
+        friction: (low, high) Coulomb friction coefficient of every shape of the world.
+    """
+
+    gravity_x: tuple | None = None
+    gravity_y: tuple | None = None
+    gravity_z: tuple | None = None
+    mass_scale: tuple | None = None
+    friction: tuple | None = None
+
+
+@dataclass
+class EnvCfg:
+    """Environment-level settings.
+
+    Attributes:
+        max_episode_steps: episode length before truncation.
+        nan_action: what a non-finite action does: "raise" (ValueError), "zero" (replaced by 0 and
+            counted in info["nan_actions"]) or "clip" (NaN -> 0, +-inf -> the bound).
+        seed: default seed of the reset noise and randomization generators.
+    """
+
+    max_episode_steps: int = 1000
+    nan_action: str = "zero"
+    seed: int = 0
+    sim: SimCfg = field(default_factory=SimCfg)
+    randomization: RandomizationCfg = field(default_factory=RandomizationCfg)

@@ -1,0 +1,104 @@
+"""The simulation behind an environment: N replicated worlds, one solver, one State stepped in place."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import warp as wp
+
+from ..sim import ModelBuilder, eval_fk
+from ..sim.torch_views import WorldViews
+from ..solvers import Actuators, SolverGeneralized
+
+__all__ = ["Simulation"]
+
+
+class Simulation:
+    """Replicates ``robot`` into ``num_envs`` worlds and steps them together.
+
+    The State is stepped in place (the solver copies nothing between two states), so the zero-copy
+    torch views in :attr:`views` stay valid for the life of the simulation.
+
+    Args:
+        robot: single-robot builder (global world).
+        actuators: importer actuator records (``add_usd(...)["actuators"]``), local DOF indices.
+        num_envs: number of worlds.
+        cfg: SimCfg.
+        device: Warp device.
+        ground_friction: friction coefficient of an added global ground plane; None adds none (robots
+            converted from MJCF bring their own floor, replicated with them).
+
+    Attributes:
+        model, solver, state, control.
+        views: WorldViews (body_q (N, B, 7), body_qd (N, B, 6), joint_q (N, C), joint_qd (N, D)).
+        ctrl: (N, actuator_count) torch view of the actuator controls.
+        unhealthy: (N,) torch int32 view of the solver's per-world health flags.
+        contact_wrench: (N, bodies, 6) torch view of each body's contact wrench at its COM, world frame,
+            force first [N, N m] (like MuJoCo's cfrc_ext).
+    """
+
+    def __init__(self, robot: ModelBuilder, actuators: list, num_envs: int, cfg, device=None,
+                 ground_friction: float | None = None):
+        self.cfg = cfg
+        self.num_envs = int(num_envs)
+        scene = ModelBuilder(up_axis=robot.up_axis, gravity=robot.gravity)
+        if ground_friction is not None:
+            scene.add_ground_plane(cfg=ModelBuilder.ShapeConfig(mu=ground_friction))
+        scene.replicate(robot, self.num_envs)
+        self.model = scene.finalize(device)
+        self.device = self.model.device
+        self.torch_device = wp.device_to_torch(self.device)
+        self.dofs_per_world = robot.joint_dof_count
+        self.solver = SolverGeneralized(self.model, substeps=cfg.substeps, iterations=cfg.iterations,
+                                        actuators=self._actuators(actuators))
+        self.actuator_count = len(actuators)
+        self.state = self.model.state()
+        self.control = self.model.control()
+        self.views = WorldViews(self.model, self.state)
+        self.ctrl = wp.to_torch(self.solver.ctrl)[: self.num_envs * self.actuator_count].view(
+            self.num_envs, self.actuator_count)
+        self.unhealthy = wp.to_torch(self.solver.world_unhealthy)[: self.num_envs]
+        bws = self.model.body_world_start.numpy()
+        self.contact_wrench = wp.to_torch(self.solver.body_contact_wrench)[int(bws[0]):int(bws[self.num_envs])].view(
+            self.num_envs, -1, 6)
+        self._reset_mask = wp.zeros(self.num_envs, dtype=wp.bool, device=self.device)
+        self._reset_mask_t = wp.to_torch(self._reset_mask)
+        self._graph = None
+        if cfg.capture:
+            with wp.ScopedCapture(device=self.device, force_module_load=True) as cap:
+                self._step_solver()
+            self._graph = cap.graph
+
+    def _actuators(self, records) -> Actuators:
+        n, dpw = self.num_envs, self.dofs_per_world
+        local = np.array([r["dof"] for r in records], dtype=np.int64)
+        world_dof = (np.arange(n)[:, None] * dpw + local[None, :]).reshape(-1)
+        gear = np.tile([r["gear"][0] for r in records], n)
+        ctrl = np.tile([r["ctrl_range"] if r.get("ctrl_limited", True) else (0.0, 0.0) for r in records], (n, 1))
+        force = np.tile([r["force_range"] if r.get("force_limited", False) else (0.0, 0.0) for r in records], (n, 1))
+        return Actuators(world_dof.astype(np.int32), gear, ctrl.reshape(-1, 2), force.reshape(-1, 2))
+
+    def _step_solver(self):
+        for _ in range(self.cfg.frame_skip):
+            self.solver.step(self.state, self.state, self.control, self.cfg.sim_dt)
+
+    def step(self):
+        """Advance every world by one control period (frame_skip solver steps)."""
+        if self._graph is not None:
+            wp.capture_launch(self._graph)
+        else:
+            self._step_solver()
+
+    @property
+    def dt(self) -> float:
+        """Control period [s]."""
+        return self.cfg.sim_dt * self.cfg.frame_skip
+
+    def reset_worlds(self, mask: torch.Tensor):
+        """Restore the model's initial state in the worlds where ``mask`` (N,) bool is True."""
+        self._reset_mask_t.copy_(mask)
+        self.solver.reset_worlds(self.state, self._reset_mask)
+
+    def refresh_bodies(self):
+        """Recompute body_q / body_qd from joint_q / joint_qd (after writing joint state directly)."""
+        eval_fk(self.model, self.state.joint_q, self.state.joint_qd, self.state)

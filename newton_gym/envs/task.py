@@ -1,0 +1,103 @@
+"""The Task interface: what a Gymnasium task adds on top of the shared simulation and vector layers.
+
+A task builds its robot, and from the simulation state computes observations, named reward terms and
+terminations, and samples reset states. Vectorisation, episode limits and autoreset live in
+:mod:`newton_gym.envs.vector_env`; one task a file (ant.py, humanoid.py, cartpole.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gymnasium as gym
+import torch
+
+from ..assets import robot_path
+from ..sim import ModelBuilder
+from .mujoco_layout import MujocoLayout
+from .settings import EnvCfg
+
+__all__ = ["Task", "TaskCfg"]
+
+
+@dataclass
+class TaskCfg(EnvCfg):
+    """Base of every task's configuration (EnvCfg plus the task's own fields)."""
+
+    reset_noise_scale: float = 0.1
+
+
+class Task:
+    """Base class; subclasses set ``robot`` (a shipped robot name) and ``cfg_class`` and implement the
+    observation, reward, termination and reset methods over :class:`MujocoLayout` tensors."""
+
+    robot: str = ""
+    cfg_class = TaskCfg
+    ground_friction: float | None = None  # None: the robot's USD brings its floor (MJCF-converted robots)
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.import_result = None
+        self.layout = None
+        self.init_qpos = None
+        self.init_qvel = None
+
+    def build_robot(self) -> ModelBuilder:
+        """The single robot, imported from its shipped USD through add_usd (resolvers: defaults)."""
+        builder = ModelBuilder()
+        self.import_result = builder.add_usd(robot_path(self.robot))
+        return builder
+
+    @property
+    def actuators(self) -> list:
+        return self.import_result["actuators"]
+
+    def setup(self, robot: ModelBuilder, sim):
+        """Called once the simulation exists."""
+        self.layout = MujocoLayout(robot, sim)
+        self.init_qpos = self.layout.qpos()[0].clone()
+        self.init_qvel = self.layout.qvel()[0].clone()
+
+    # ------------------------------------------------------------------ spaces
+    def action_space(self) -> gym.spaces.Box:
+        import numpy as np
+
+        lo = np.array([a["ctrl_range"][0] for a in self.actuators], dtype=np.float32)
+        hi = np.array([a["ctrl_range"][1] for a in self.actuators], dtype=np.float32)
+        return gym.spaces.Box(lo, hi, dtype=np.float32)
+
+    def observation_space(self) -> gym.spaces.Box:
+        import numpy as np
+
+        return gym.spaces.Box(-np.inf, np.inf, (self.observation_size(),), dtype=np.float32)
+
+    # ------------------------------------------------------------------ per step
+    def observation_size(self) -> int:
+        raise NotImplementedError
+
+    def observe(self, sim) -> torch.Tensor:
+        """(N, obs) float32 observations."""
+        raise NotImplementedError
+
+    def pre_step(self, sim):
+        """Anything the reward needs from before the step (e.g. the torso position)."""
+        return None
+
+    def reward_terms(self, sim, action: torch.Tensor, pre) -> dict:
+        """Named (N,) reward terms; the reward is their sum."""
+        raise NotImplementedError
+
+    def terminated(self, sim) -> torch.Tensor:
+        """(N,) bool."""
+        raise NotImplementedError
+
+    def reset_state(self, sim, mask: torch.Tensor, gen: torch.Generator):
+        """Sample MuJoCo qpos/qvel (Gymnasium's reset noise) for the masked worlds and write them."""
+        raise NotImplementedError
+
+    # helpers shared by the MuJoCo-style tasks
+    def _uniform(self, gen, shape, scale, device):
+        return ((torch.rand(shape, generator=gen) * 2.0 - 1.0) * scale).to(device)
+
+    def _normal(self, gen, shape, scale, device):
+        return (torch.randn(shape, generator=gen) * scale).to(device)
