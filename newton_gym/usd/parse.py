@@ -49,7 +49,7 @@ def open_stage(source):
         if layer.dirty:
             notes.append("the file's layer is open in this process with unsaved edits; importing those edits")
         else:
-            layer.Reload()  # a layer cached by an earlier Open would hide changes made on disk since
+            layer.Reload(force=True)  # a layer cached by an earlier Open would hide changes made on disk
     try:
         stage = pxr.Usd.Stage.Open(path)
     except pxr.Tf.ErrorException as exc:

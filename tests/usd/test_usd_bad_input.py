@@ -11,6 +11,9 @@ from newton_gym.usd import UsdImportWarning
 
 from conftest import HEADER, fingerprint
 
+# Warnings other than the one a test checks are expected noise here.
+pytestmark = pytest.mark.filterwarnings("ignore::newton_gym.usd.UsdImportWarning")
+
 BODY = '''
 def Xform "a" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {
     float physics:mass = 1

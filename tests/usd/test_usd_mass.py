@@ -13,6 +13,9 @@ from newton_gym.usd import UsdImportWarning, stage_mass
 
 from conftest import HEADER
 
+# Warnings other than the one a test checks are expected noise here.
+pytestmark = pytest.mark.filterwarnings("ignore::newton_gym.usd.UsdImportWarning")
+
 BOX_AND_SPHERE = '''
     def Cube "box" (prepend apiSchemas = ["PhysicsCollisionAPI"{box_api}]) {{
         double size = 0.2

@@ -10,6 +10,9 @@ from newton_gym.usd import SchemaResolverMjc, SchemaResolverNewton, SchemaResolv
 
 from conftest import HEADER
 
+# Warnings other than the one a test checks are expected noise here.
+pytestmark = pytest.mark.filterwarnings("ignore::newton_gym.usd.UsdImportWarning")
+
 # --- seed 000, "Configuring Resolver Priority" (verbatim, with the #usda header a file needs)
 CONFLICTING = '''#usda 1.0
 def RevoluteJoint "shoulder_joint" {

@@ -13,6 +13,9 @@ from newton_gym.usd import UsdImportWarning
 
 from conftest import assert_fk_matches_authored
 
+# Warnings other than the one a test checks are expected noise here.
+pytestmark = pytest.mark.filterwarnings("ignore::newton_gym.usd.UsdImportWarning")
+
 
 def _pendulum(header, scale=1.0, gravity="", up="Z"):
     """A box link hanging from a revolute joint to the world; lengths in stage units (``scale`` per m)."""
