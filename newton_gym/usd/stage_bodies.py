@@ -34,6 +34,8 @@ def _velocity(ctx, path, desc) -> np.ndarray:
     ang = vec(desc.angularVelocity) * (math.pi / 180.0)
     if not (np.isfinite(lin).all() and np.isfinite(ang).all()):
         ctx.fail(path, "rigid body velocity is not finite")
+    if not (lin.any() or ang.any()):
+        return np.zeros(6)
     return np.concatenate([ctx.frame.world_vector(lin), ctx.frame.world_vector(ang)])
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..sim.hostmath import normalize_transform, quat_between, quat_identity, quat_mul, quat_rotate, transform_mul
+from ..sim.hostmath import normalize_transform, quat_between, quat_identity, quat_rotate
 from ..sim.types import Axis
 from ._pxr import require_pxr
 
@@ -51,6 +51,22 @@ class Units:
         return self.kg / self.m**3
 
 
+def _qmul(a, b) -> tuple:
+    """Hamilton product of two (x, y, z, w) quaternions, in plain floats (one pose at a time is far
+    cheaper without numpy)."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz)
+
+
+def _qrot(q, v) -> tuple:
+    """Rotate vector ``v`` by unit quaternion ``q`` (x, y, z, w)."""
+    x, y, z, w = q
+    tx, ty, tz = 2.0 * (y * v[2] - z * v[1]), 2.0 * (z * v[0] - x * v[2]), 2.0 * (x * v[1] - y * v[0])
+    return (v[0] + w * tx + y * tz - z * ty, v[1] + w * ty + z * tx - x * tz, v[2] + w * tz + x * ty - y * tx)
+
+
 @dataclass(frozen=True)
 class ImportFrame:
     """Maps stage poses into the builder: world poses get the up-axis rotation, the unit scale and the
@@ -66,11 +82,18 @@ class ImportFrame:
     up_rotation: np.ndarray
     scale: float
 
+    @property
+    def _rotation(self) -> tuple:
+        """The whole rotation applied to world poses: the user's, after the up-axis one."""
+        return _qmul(tuple(self.xform[3:]), tuple(self.up_rotation))
+
     def world_pose(self, position, rotation_xyzw) -> np.ndarray:
         """A stage world pose -> builder world pose (7,) [m]."""
-        p = quat_rotate(self.up_rotation, np.asarray(position, float) * self.scale)
-        q = quat_mul(self.up_rotation, np.asarray(rotation_xyzw, float))
-        return transform_mul(self.xform, np.concatenate([p, q]))
+        rot = self._rotation
+        p = _qrot(rot, [float(c) * self.scale for c in position])
+        q = _qmul(rot, tuple(float(c) for c in rotation_xyzw))
+        t = self.xform
+        return np.array([p[0] + t[0], p[1] + t[1], p[2] + t[2], *q])
 
     def local_pose(self, position, rotation_xyzw) -> np.ndarray:
         """A pose relative to a body (stage units) -> (7,) [m] in the body frame."""
@@ -78,7 +101,7 @@ class ImportFrame:
 
     def world_vector(self, v) -> np.ndarray:
         """Rotate a stage world-frame vector into the builder frame (no scaling)."""
-        return quat_rotate(self.xform[3:], quat_rotate(self.up_rotation, np.asarray(v, float)))
+        return np.array(_qrot(self._rotation, [float(c) for c in v]))
 
 
 @dataclass

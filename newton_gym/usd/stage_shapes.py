@@ -24,10 +24,12 @@ __all__ = ["plan_shapes"]
 _AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 
 
+_AXIS_ROTATIONS = {name: quat_between((0.0, 0.0, 1.0), axis) for name, axis in _AXES.items()}
+
+
 def _axis_rotation(desc) -> np.ndarray:
     """Quaternion turning local +Z onto the descriptor's axis."""
-    axis = str(desc.axis).rsplit(".", 1)[-1]
-    return quat_between((0.0, 0.0, 1.0), _AXES.get(axis, _AXES["Z"]))
+    return _AXIS_ROTATIONS.get(str(desc.axis).rsplit(".", 1)[-1], _AXIS_ROTATIONS["Z"])
 
 
 def _tapered(ctx, path, desc, kind) -> float:

@@ -46,6 +46,7 @@ Example, a resolver for a hypothetical engine "foo"::
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
@@ -96,10 +97,17 @@ class AttrSpec:
     combine: bool = False
 
     def attribute_names(self, ctx: ResolveContext | None = None) -> tuple:
+        """The attribute names to read, ``{axis}`` replaced by the DOF's axis token (names that need an
+        axis are dropped when there is none)."""
         names = (self.names,) if isinstance(self.names, str) else tuple(self.names)
-        if ctx is not None and ctx.axis is not None:
-            names = tuple(n.replace("{axis}", ctx.axis) for n in names)
-        return tuple(n for n in names if "{axis}" not in n)
+        return _expand(names, None if ctx is None else ctx.axis)
+
+
+@functools.lru_cache(maxsize=4096)
+def _expand(names: tuple, axis: str | None) -> tuple:
+    if axis is not None:
+        names = tuple(n.replace("{axis}", axis) for n in names)
+    return tuple(n for n in names if "{axis}" not in n)
 
 
 class SchemaResolver:

@@ -25,8 +25,7 @@ def resolve_with(resolvers, attrs, kind: str, key: str, default=None, rctx: Reso
     """
     rctx = rctx or ResolveContext()
     label = key if rctx.axis in (None, "angular", "linear") else f"{key}[{rctx.axis}]"
-    specs = [(r, r.spec(kind, key)) for r in resolvers]
-    specs = [(r, s) for r, s in specs if s is not None]
+    specs = [(r, s) for r in resolvers if (s := r.spec(kind, key)) is not None]
     for resolver, spec in specs:
         value, name = resolver.read(attrs, spec, rctx)
         if value is not None:
