@@ -95,3 +95,47 @@ def _quat_mul(a, b):
     from newton_gym.sim.hostmath import quat_mul
 
     return quat_mul(a, b)
+
+
+def test_urdf_converts_and_imports_with_masses_and_limits(tmp_path):
+    trimesh = pytest.importorskip("trimesh")
+    from newton_gym.assets import UrdfConverter, UrdfConverterCfg
+
+    package = tmp_path / "parts"
+    (package / "meshes").mkdir(parents=True)
+    trimesh.creation.box((0.2, 0.1, 0.05)).export(str(package / "meshes" / "block.stl"))
+    urdf = tmp_path / "bot.urdf"
+    urdf.write_text("""<?xml version="1.0"?><robot name="bot">
+      <link name="base"><inertial><mass value="2.0"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.3"/>
+        </inertial><collision><geometry><box size="0.4 0.3 0.2"/></geometry></collision></link>
+      <link name="arm"><inertial><mass value="1.0"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.02"/>
+        </inertial><collision><geometry><cylinder radius="0.05" length="0.2"/></geometry></collision></link>
+      <link name="slider"><inertial><mass value="0.5"/><inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0"
+        izz="0.001"/></inertial><collision><geometry><mesh filename="package://parts/meshes/block.stl"/></geometry>
+        </collision></link>
+      <link name="tool"><inertial><mass value="0.1"/><inertia ixx="0.0001" ixy="0" ixz="0" iyy="0.0001" iyz="0"
+        izz="0.0001"/></inertial><collision><geometry><sphere radius="0.02"/></geometry></collision></link>
+      <joint name="shoulder" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 0.1"/>
+        <axis xyz="0 1 0"/><limit lower="-1.0" upper="1.5" effort="10" velocity="3"/></joint>
+      <joint name="slide" type="prismatic"><parent link="arm"/><child link="slider"/><origin xyz="0 0 0.2"/>
+        <axis xyz="1 0 0"/><limit lower="-0.1" upper="0.2" effort="5" velocity="1"/></joint>
+      <joint name="weld" type="fixed"><parent link="slider"/><child link="tool"/><origin xyz="0.1 0 0"/></joint>
+    </robot>""")
+    conv = UrdfConverter(UrdfConverterCfg(asset_path=str(urdf), usd_dir=str(tmp_path / "out"), fix_base=True,
+                                          merge_fixed_joints=False,
+                                          ros_package_paths=[{"name": "parts", "path": str(package)}]))
+    builder = ng.ModelBuilder()
+    result = builder.add_usd(conv.usd_path)
+    model = builder.finalize()
+    mass = model.body_mass.numpy()
+    for name, expected in (("base", 2.0), ("arm", 1.0), ("slider", 0.5), ("tool", 0.1)):
+        assert mass[result["path_body_map"][f"/bot/{name}"]] == pytest.approx(expected, rel=1e-6)
+    types = model.joint_type.numpy()
+    shoulder = result["path_joint_map"]["/bot/joints/shoulder"]
+    slide = result["path_joint_map"]["/bot/joints/slide"]
+    assert types[shoulder] == int(ng.JointType.REVOLUTE) and types[slide] == int(ng.JointType.PRISMATIC)
+    lo, hi, qd = model.joint_limit_lower.numpy(), model.joint_limit_upper.numpy(), model.joint_qd_start.numpy()
+    np.testing.assert_allclose([lo[qd[shoulder]], hi[qd[shoulder]]], [-1.0, 1.5], atol=1e-6)
+    np.testing.assert_allclose([lo[qd[slide]], hi[qd[slide]]], [-0.1, 0.2], atol=1e-6)
+    assert int(ng.JointType.FREE) not in types.tolist()  # fix_base: welded to the world
+    assert int(ng.GeoType.MESH) in model.shape_type.numpy().tolist()
