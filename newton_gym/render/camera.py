@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import RenderError
+from .errors import RenderError, check_positive
 
 __all__ = ["Camera"]
 
@@ -87,9 +87,8 @@ class Camera:
         if p.shape == (7,):
             p = p[:3]
         target = np.asarray(_vec3(p, "body_position"))
-        if not (math.isfinite(distance) and distance > 0.0):
-            raise RenderError(f"distance must be a positive number of metres, got {distance!r}")
-        if not -90.0 < float(elevation_deg) < 90.0:
+        distance = check_positive(distance, "distance", "metres")
+        if not (isinstance(elevation_deg, (int, float, np.number)) and -90.0 < float(elevation_deg) < 90.0):
             raise RenderError(f"elevation_deg must lie in (-90, 90), got {elevation_deg!r}")
         e_up, e1, e2 = _frame_about(np.asarray(_vec3(up, "up")))
         el, az = math.radians(elevation_deg), math.radians(azimuth_deg)

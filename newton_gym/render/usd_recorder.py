@@ -16,7 +16,9 @@ Time codes are seconds * fps, with timeCodesPerSecond = fps; metersPerUnit is 1.
 
 from __future__ import annotations
 
+import functools
 import os
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -29,12 +31,14 @@ __all__ = ["UsdRecorder"]
 _SUFFIXES = (".usd", ".usda", ".usdc")
 
 
-def _pxr():
+@functools.lru_cache(maxsize=1)
+def _pxr() -> SimpleNamespace:
+    """The pxr modules used here, imported on first use."""
     try:
-        from pxr import Gf, Sdf, Tf, Usd, UsdGeom
+        from pxr import Gf, Sdf, Tf, Usd, UsdGeom, Vt
     except ImportError:
         raise ImportError("UsdRecorder needs OpenUSD: pip install usd-core") from None
-    return Gf, Sdf, Tf, Usd, UsdGeom
+    return SimpleNamespace(Gf=Gf, Sdf=Sdf, Tf=Tf, Usd=Usd, UsdGeom=UsdGeom, Vt=Vt)
 
 
 def _f(value) -> float:
@@ -42,8 +46,8 @@ def _f(value) -> float:
     return float(str(np.float32(value)))
 
 
-def _unique_name(raw: str | None, fallback: str, taken: set, Tf) -> str:
-    name = Tf.MakeValidIdentifier(raw) if raw else fallback
+def _unique_name(raw: str | None, fallback: str, taken: set) -> str:
+    name = _pxr().Tf.MakeValidIdentifier(raw) if raw else fallback
     candidate, k = name, 1
     while candidate in taken:
         candidate = f"{name}_{k}"
@@ -52,22 +56,21 @@ def _unique_name(raw: str | None, fallback: str, taken: set, Tf) -> str:
     return candidate
 
 
-def _pose_ops(xformable, UsdGeom, scale=None):
+def _pose_ops(xformable, scale=None) -> list:
     """Translate + orient (+ scale) ops in double precision, in that order (scale applied first)."""
-    ops = [xformable.AddTranslateOp(UsdGeom.XformOp.PrecisionDouble),
-           xformable.AddOrientOp(UsdGeom.XformOp.PrecisionDouble)]
+    double = _pxr().UsdGeom.XformOp.PrecisionDouble
+    ops = [xformable.AddTranslateOp(double), xformable.AddOrientOp(double)]
     if scale is not None:
-        ops.append(xformable.AddScaleOp(UsdGeom.XformOp.PrecisionDouble))
+        ops.append(xformable.AddScaleOp(double))
     return ops
 
 
-def _set_pose(ops, q7, Gf, time=None):
+def _set_pose(ops, q7, time=None):
     """Set (translate, orient) ops from a transform (x, y, z, qx, qy, qz, qw); Gf.Quatd takes w first."""
-    from pxr import Usd
-
-    t = Usd.TimeCode.Default() if time is None else Usd.TimeCode(time)
-    ops[0].Set(Gf.Vec3d(*(_f(v) for v in q7[:3])), t)
-    ops[1].Set(Gf.Quatd(_f(q7[6]), _f(q7[3]), _f(q7[4]), _f(q7[5])), t)
+    px = _pxr()
+    t = px.Usd.TimeCode.Default() if time is None else px.Usd.TimeCode(time)
+    ops[0].Set(px.Gf.Vec3d(_f(q7[0]), _f(q7[1]), _f(q7[2])), t)
+    ops[1].Set(px.Gf.Quatd(_f(q7[6]), _f(q7[3]), _f(q7[4]), _f(q7[5])), t)
 
 
 def _plane_points(size, plane_size: float) -> list:
@@ -78,12 +81,13 @@ def _plane_points(size, plane_size: float) -> list:
 
 def _define_geometry(stage, path, geo: int, size, mesh, plane_size: float):
     """Define the UsdGeom prim of one shape at ``path``; returns (gprim, scale or None)."""
-    Gf, Sdf, Tf, Usd, UsdGeom = _pxr()
+    px = _pxr()
+    UsdGeom = px.UsdGeom
     r, hh = _f(size[0]), _f(size[1])
     if geo == GeoType.BOX:
         g = UsdGeom.Cube.Define(stage, path)
         g.CreateSizeAttr(2.0)
-        return g, Gf.Vec3d(*(_f(v) for v in size))
+        return g, px.Gf.Vec3d(*(_f(v) for v in size))
     if geo == GeoType.SPHERE:
         g = UsdGeom.Sphere.Define(stage, path)
         g.CreateRadiusAttr(r)
@@ -96,17 +100,17 @@ def _define_geometry(stage, path, geo: int, size, mesh, plane_size: float):
         g.CreateAxisAttr(UsdGeom.Tokens.z)
         return g, None
     g = UsdGeom.Mesh.Define(stage, path)
-    g.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
+    g.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)  # flat triangles, not a smoothed limit surface
     if geo == GeoType.PLANE:
         g.CreatePointsAttr(_plane_points(size, plane_size))
         g.CreateFaceVertexCountsAttr([4])
         g.CreateFaceVertexIndicesAttr([0, 1, 2, 3])
         g.CreateDoubleSidedAttr(True)
         return g, None
-    g.CreatePointsAttr([Gf.Vec3f(*(float(c) for c in v)) for v in mesh.vertices])
-    g.CreateFaceVertexCountsAttr([3] * len(mesh.indices))
-    g.CreateFaceVertexIndicesAttr([int(i) for i in mesh.indices.reshape(-1)])
-    return g, Gf.Vec3d(*(_f(v) for v in size))
+    g.CreatePointsAttr(px.Vt.Vec3fArray.FromNumpy(np.ascontiguousarray(mesh.vertices, dtype=np.float32)))
+    g.CreateFaceVertexCountsAttr(px.Vt.IntArray.FromNumpy(np.full(len(mesh.indices), 3, dtype=np.int32)))
+    g.CreateFaceVertexIndicesAttr(px.Vt.IntArray.FromNumpy(mesh.indices.reshape(-1).astype(np.int32)))
+    return g, px.Gf.Vec3d(*(_f(v) for v in size))
 
 
 class UsdRecorder:
@@ -125,7 +129,7 @@ class UsdRecorder:
 
     def __init__(self, model, path, world: int = 0, fps: float = 60.0, shape_colors=None,
                  plane_size: float = 100.0):
-        Gf, Sdf, Tf, Usd, UsdGeom = _pxr()
+        _pxr()  # fail early, before any work, when OpenUSD is missing
         self.path = os.fspath(path)
         if not self.path.lower().endswith(_SUFFIXES):
             raise RenderError(f"path must end in one of {', '.join(_SUFFIXES)}, got {self.path!r}")
@@ -135,15 +139,16 @@ class UsdRecorder:
         colors = (palette.shape_colors(model) if shape_colors is None
                   else palette.check_colors(shape_colors, int(model.shape_count)))
         self.times: list[float] = []
-        self.stage = self._new_stage(Sdf, Usd, UsdGeom)
+        self.stage = self._new_stage()
         self.body_paths: dict[int, str] = {}
         self.shape_paths: dict[int, str] = {}
         self._body_ops: list = []
-        self._define_bodies(Gf, Tf, UsdGeom)
-        self._define_shapes(colors, plane_size, Gf, Tf, UsdGeom)
+        self._define_bodies()
+        self._define_shapes(colors, plane_size)
 
     # ---------------------------------------------------------------- stage setup
-    def _new_stage(self, Sdf, Usd, UsdGeom):
+    def _new_stage(self):
+        Sdf, Usd, UsdGeom = _pxr().Sdf, _pxr().Usd, _pxr().UsdGeom
         layer = Sdf.Layer.Find(self.path)
         if layer is not None:  # still open in this process (an earlier recorder or reader): start it afresh
             layer.Clear()
@@ -157,22 +162,22 @@ class UsdRecorder:
         stage.SetDefaultPrim(root.GetPrim())
         return stage
 
-    def _define_bodies(self, Gf, Tf, UsdGeom):
+    def _define_bodies(self):
         m = self.model
         world_of = m.body_world.numpy() if m.body_count else np.zeros(0, dtype=np.int32)
         q = m.body_q.numpy() if m.body_count else np.zeros((0, 7))
         self._bodies = np.nonzero((world_of == self.world) | (world_of < 0))[0]
         taken = {"static"}
         for b in self._bodies:
-            name = _unique_name(m.body_key[b] if b < len(m.body_key) else None, f"body_{b}", taken, Tf)
+            name = _unique_name(m.body_key[b] if b < len(m.body_key) else None, f"body_{b}", taken)
             path = f"/World/{name}"
-            ops = _pose_ops(UsdGeom.Xform.Define(self.stage, path), UsdGeom)
-            _set_pose(ops, q[b], Gf)
+            ops = _pose_ops(_pxr().UsdGeom.Xform.Define(self.stage, path))
+            _set_pose(ops, q[b])
             self.body_paths[int(b)] = path
             self._body_ops.append(ops)
 
-    def _define_shapes(self, colors, plane_size, Gf, Tf, UsdGeom):
-        m = self.model
+    def _define_shapes(self, colors, plane_size):
+        m, px = self.model, _pxr()
         if not m.shape_count:
             return
         sw, vis = m.shape_world.numpy(), m.shape_visible.numpy()
@@ -182,26 +187,18 @@ class UsdRecorder:
         for s in np.nonzero(vis & ((sw == self.world) | (sw < 0)))[0]:
             parent = self.body_paths.get(int(body[s]), "/World/static")
             if parent == "/World/static" and not self.stage.GetPrimAtPath(parent):
-                UsdGeom.Xform.Define(self.stage, parent)
+                px.UsdGeom.Xform.Define(self.stage, parent)
             key = m.shape_key[s] if s < len(m.shape_key) else None
-            path = f"{parent}/{_unique_name(key, f'shape_{s}', taken.setdefault(parent, set()), Tf)}"
+            path = f"{parent}/{_unique_name(key, f'shape_{s}', taken.setdefault(parent, set()))}"
             mesh = m.meshes[int(mesh_of[s])] if geo[s] == GeoType.MESH else None
             gprim, scale = _define_geometry(self.stage, path, int(geo[s]), size[s], mesh, plane_size)
-            ops = _pose_ops(gprim, UsdGeom, scale)
-            _set_pose(ops, xform[s], Gf)
+            ops = _pose_ops(gprim, scale)
+            _set_pose(ops, xform[s])
             if scale is not None:
                 ops[2].Set(scale)
-            gprim.CreateDisplayColorAttr([Gf.Vec3f(*(float(c) for c in colors[s]))])
-            self._author_extent(gprim)
+            gprim.CreateDisplayColorAttr([px.Gf.Vec3f(*(float(c) for c in colors[s]))])
+            gprim.CreateExtentAttr(px.UsdGeom.Boundable.ComputeExtentFromPlugins(gprim, px.Usd.TimeCode.Default()))
             self.shape_paths[int(s)] = path
-
-    @staticmethod
-    def _author_extent(gprim):
-        from pxr import Usd, UsdGeom
-
-        extent = UsdGeom.Boundable.ComputeExtentFromPlugins(gprim, Usd.TimeCode.Default())
-        if extent is not None:
-            gprim.CreateExtentAttr(extent)
 
     # ---------------------------------------------------------------- recording
     def record(self, state, time: float | None = None) -> float:
@@ -214,21 +211,19 @@ class UsdRecorder:
         Returns:
             The USD time code written (time * fps).
         """
-        from pxr import Gf, Sdf
-
         count = int(self.model.body_count)
         body_q = getattr(state, "body_q", None)
         if getattr(body_q, "shape", None) != (count,):
             raise RenderError(f"state must be a State of this model with body_q of shape ({count},); got "
                               f"{getattr(body_q, 'shape', type(body_q).__name__)}")
-        t = len(self.times) / self.fps if time is None else float(time)
+        t = len(self.times) / self.fps if time is None else _float_or_nan(time)
         if not np.isfinite(t):
             raise RenderError(f"time must be a finite number of seconds, got {time!r}")
         code = t * self.fps
         q = body_q.numpy() if count else np.zeros((0, 7))
-        with Sdf.ChangeBlock():
+        with _pxr().Sdf.ChangeBlock():
             for b, ops in zip(self._bodies, self._body_ops):
-                _set_pose(ops, q[b], Gf, code)
+                _set_pose(ops, q[b], code)
         self.times.append(t)
         return code
 
@@ -248,3 +243,10 @@ class UsdRecorder:
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
             self.save()
+
+
+def _float_or_nan(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
