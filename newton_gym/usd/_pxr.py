@@ -56,6 +56,8 @@ def to_python(value):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     name = type(value).__name__
+    if name.endswith("Array"):
+        return [to_python(v) for v in value]
     if name.startswith("Quat"):
         return quat_xyzw(value)
     if name.startswith("Vec"):

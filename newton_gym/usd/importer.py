@@ -61,12 +61,14 @@ def add_usd(builder, source, *, xform=None, floating: bool | None = None, schema
         collapse_fixed_joints: merge bodies welded by fixed joints into their parents.
         joint_ordering: "dfs", "bfs" or None (stage order, parents first).
         only_load_enabled_joints: skip joints with ``physics:jointEnabled = false``.
-        apply_scene_gravity: set ``builder.gravity`` from the PhysicsScene (global scope only).
+        apply_scene_gravity: set ``builder.gravity`` from the PhysicsScene (in the global scope; inside
+            ``begin_world`` a differing stage gravity only warns, the world keeps its own).
         mesh_maxhullvert: default hull vertex limit of convex-hull mesh colliders (64).
 
     Returns:
         dict with ``path_body_map``, ``path_joint_map``, ``path_shape_map``, ``path_articulation_map``,
-        ``path_equality_map`` (prim path -> builder index), ``physics_dt`` [s], ``time_steps_per_second``,
+        ``path_equality_map`` (prim path -> builder index), ``auto_joint_map`` (key -> index of the free or
+        fixed joints added for root bodies), ``physics_dt`` [s], ``time_steps_per_second``,
         ``max_solver_iterations``, ``up_axis`` (the stage's Axis), ``gravity`` (3,) [m/s^2],
         ``meters_per_unit``, ``kilograms_per_unit``, ``scene_attributes``, ``schema_attrs``,
         ``actuators``, ``custom_attributes`` (keys declared by the stage), ``collapsed_bodies``,
@@ -156,8 +158,12 @@ def _apply_gravity(ctx):
                                  f"along {ctx.builder.up_axis.name} is applied")
     if ctx.scene.path is None or not ctx.options.apply_scene_gravity:
         return
-    if ctx.builder.current_world == -1:
+    world = ctx.builder.current_world
+    if world == -1:
         ctx.builder.gravity = along
+    elif not np.allclose(ctx.builder.world_gravity[world], along * up, atol=1e-6):
+        ctx.warn(ctx.scene.path, f"the stage's gravity {(along * up).tolist()} differs from world {world}'s "
+                                 f"{list(ctx.builder.world_gravity[world])}; pass it to begin_world(gravity=...)")
 
 
 def _result(ctx, out, declared, actuators, collapsed, pair_count) -> dict:

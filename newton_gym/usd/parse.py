@@ -44,7 +44,7 @@ def open_stage(source):
     if not os.path.isfile(path):
         raise ImportFailedError(f"{path}: file not found")
     notes = []
-    layer = pxr.Sdf.Layer.Find(path)
+    layer = pxr.Sdf.Layer.Find(os.path.abspath(path))
     if layer is not None:
         if layer.dirty:
             notes.append("the file's layer is open in this process with unsaved edits; importing those edits")

@@ -169,3 +169,20 @@ def test_inspect_lists_unused_solver_attributes(quiet):
     # newton:armature was read; mjc:armature, shadowed by it (Newton resolves first), was not.
     assert "newton:armature" not in hip and "mjc:armature" in hip and "mjc:damping" not in hip
     assert math.isfinite(float(text.split("max_solver_iterations ")[1].split()[0]))
+
+
+def test_schema_attrs_values_are_plain_python(write_usda, quiet):
+    text = HEADER + '''
+def Xform "a" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {
+    float3[] newton:points = [(1, 2, 3), (4, 5, 6)]
+    quatf[] newton:frames = [(1, 0, 0, 0)]
+    quatd newton:frame = (0.5, 0.5, 0.5, 0.5)
+    token mjc:mode = "fast"
+    int[] mjc:ids = [1, 2]
+}
+'''
+    attrs = ng.ModelBuilder().add_usd(write_usda(text))["schema_attrs"]
+    assert attrs["newton"]["/a"] == {"newton:points": [(1, 2, 3), (4, 5, 6)], "newton:frames": [(0, 0, 0, 1)],
+                                     "newton:frame": (0.5, 0.5, 0.5, 0.5)}
+    assert attrs["mjc"]["/a"] == {"mjc:mode": "fast", "mjc:ids": [1, 2]}
+    assert attrs["physx"] == {}

@@ -223,6 +223,8 @@ def PhysicsRevoluteJoint "ja2" {
     assert builder.body_key == ["/r", "/a", "/a2", "/b"]
     builder, _ = _import(write_usda, text, joint_ordering="bfs")
     assert builder.body_key == ["/r", "/a", "/b", "/a2"]
+    builder, _ = _import(write_usda, text, joint_ordering=None)  # stage order of the joints, parents first
+    assert builder.joint_key == ["/r:free", "/ja", "/jb", "/ja2"]
 
 
 def test_excluded_joints_become_equality_constraints(write_usda):

@@ -2,7 +2,6 @@
 scaled to metres (gravity 9.81, never 981), kilogramsPerUnit scales masses."""
 
 import math
-import warnings
 
 import numpy as np
 import pytest

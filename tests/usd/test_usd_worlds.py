@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import newton_gym as ng
-from newton_gym.usd import parse
+from newton_gym.usd import UsdImportWarning, parse
 
 from conftest import HEADER
 
@@ -44,11 +44,12 @@ def Xform "robot" (prepend apiSchemas = ["PhysicsArticulationRootAPI"]) {
 '''
 
 
-def test_import_into_world_scope(write_usda, quiet):
+def test_import_into_world_scope(write_usda):
     builder = ng.ModelBuilder()
     builder.add_ground_plane()
     w = builder.begin_world()
-    result = builder.add_usd(write_usda(ROBOT))
+    with pytest.warns(UsdImportWarning, match="differs from world 0"):
+        result = builder.add_usd(write_usda(ROBOT))
     builder.end_world()
     assert w == 0
     assert builder.body_world.tolist() == [0, 0]
