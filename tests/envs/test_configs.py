@@ -1,0 +1,28 @@
+"""configs/<task>.toml mirror the dataclass defaults, so editing one file is enough to change a task."""
+
+import os
+
+import pytest
+
+from newton_gym.envs.ant import AntCfg
+from newton_gym.envs.cartpole import CartpoleCfg
+from newton_gym.envs.config import config_from
+from newton_gym.envs.humanoid import HumanoidCfg
+from newton_gym.errors import ConfigError
+
+CONFIGS = os.path.join(os.path.dirname(__file__), "..", "..", "configs")
+
+
+@pytest.mark.parametrize("name, cls", [("ant", AntCfg), ("humanoid", HumanoidCfg), ("cartpole", CartpoleCfg)])
+def test_task_toml_equals_code_defaults(name, cls):
+    assert config_from(cls, os.path.join(CONFIGS, f"{name}.toml")) == cls()
+
+
+def test_types_are_checked():
+    with pytest.raises(ConfigError, match="sim.frame_skip: expected an integer"):
+        config_from(AntCfg, {"sim": {"frame_skip": 2.5}})
+    with pytest.raises(ConfigError, match="healthy_z_range: expected a list"):
+        config_from(AntCfg, {"healthy_z_range": 0.3})
+    with pytest.raises(ConfigError, match="does not exist"):
+        config_from(AntCfg, "no/such/file.toml")
+    assert config_from(AntCfg, {"ctrl_cost_weight": 1}).ctrl_cost_weight == 1.0
