@@ -133,3 +133,21 @@ def test_same_seed_same_rollout():
 
     a, b = rollout(), rollout()
     assert torch.equal(a, b)
+
+
+def test_unhealthy_world_is_reset_and_counted_without_disturbing_others():
+    def make():
+        env = gym.make_vec("Newton/Ant-v0", num_envs=3)
+        env.reset(seed=2)
+        return env
+
+    clean, broken = make(), make()
+    broken.joint_qd[1, 0] = float("nan")
+    actions = torch.full((3, 8), 0.3)
+    for step in range(3):
+        obs_c, _, term_c, _, _ = clean.step(actions)
+        obs_b, _, term_b, _, info = broken.step(actions)
+        if step == 0:
+            assert info["unhealthy_worlds"] == 1 and term_b.tolist() == [False, True, False]
+            assert torch.isfinite(obs_b).all()
+        assert torch.equal(obs_b[[0, 2]], obs_c[[0, 2]])
