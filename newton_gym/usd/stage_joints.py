@@ -99,14 +99,18 @@ def _check_targets(ctx, path, prim):
                 ctx.fail(path, f"physics:body{k} targets {target}, which does not exist")
 
 
+_SKIP = object()
+
+
 def _side(ctx, path, body_path, bodies, disabled, k):
-    """Body path of one side (None for the world)."""
+    """Body path of one side: None for the world (also a disabled, i.e. static, body), _SKIP for a body
+    outside the imported range (root_path / ignore_paths)."""
     body = str(body_path) or None
     if body is None or body in disabled:
         return None
     if body not in bodies:
-        ctx.warn(path, f"physics:body{k} {body} is not imported; the joint attaches to the world there")
-        return None
+        ctx.warn(path, f"physics:body{k} {body} is not imported (outside root_path or ignored); joint skipped")
+        return _SKIP
     return body
 
 
@@ -115,6 +119,8 @@ def _plan_one(ctx, path, desc, type_name, bodies, disabled, order):
     _check_targets(ctx, path, prim)
     b0 = _side(ctx, path, desc.body0, bodies, disabled, 0)
     b1 = _side(ctx, path, desc.body1, bodies, disabled, 1)
+    if b0 is _SKIP or b1 is _SKIP:
+        return None
     if b0 is None and b1 is None:
         ctx.warn(path, "joint connects no imported rigid body; skipped")
         return None

@@ -178,3 +178,19 @@ def Xform "empty" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {}
     model = builder.finalize("cpu")
     assert model.body_mass.numpy().tolist() == [0.0, 0.0]
     assert model.body_inv_mass.numpy().tolist() == [0.0, 0.0]
+
+
+def test_cone_centre_of_mass_toward_its_base(write_usda):
+    """UsdGeom.Cone's apex points along +axis (seed 002: base at -half_height, COM at -half_height / 2)."""
+    text = HEADER + '''
+def Xform "b" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {
+    def Cone "c" (prepend apiSchemas = ["PhysicsCollisionAPI"]) {
+        uniform token axis = "X"
+        double radius = 0.25
+        double height = 0.8
+    }
+}
+'''
+    mass, com, _, _, _ = _import(write_usda, text)
+    assert mass == pytest.approx(1000 * math.pi * 0.25**2 * 0.8 / 3, rel=1e-5)
+    np.testing.assert_allclose(com, [-0.2, 0, 0], atol=1e-6)

@@ -152,3 +152,23 @@ def test_reimport_sees_edits_on_disk(write_usda, quiet):
     b2.add_usd(path)
     assert b2.tables["dof"].get("armature")[-1] == pytest.approx(0.9)
     assert held.identifier == Sdf.Layer.FindOrOpen(path).identifier
+
+
+def test_root_path_and_ignore_paths(write_usda, quiet):
+    text = ROBOT + '''
+def Xform "other" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {}
+'''
+    path = write_usda(text)
+    builder = ng.ModelBuilder()
+    result = builder.add_usd(path, root_path="/robot")
+    assert builder.body_key == ["/robot/base", "/robot/arm"]
+    assert result["physics_dt"] is not None  # the PhysicsScene outside root_path is still read
+    assert builder.gravity == pytest.approx(-5.0)
+    builder = ng.ModelBuilder()
+    result = builder.add_usd(path, ignore_paths=["/robot/arm"])
+    assert builder.body_key == ["/robot/base", "/other"]
+    assert "/robot/arm/c" not in result["path_shape_map"]
+    assert result["path_joint_map"] == {}  # the joint to the ignored arm is skipped, not welded to the world
+    assert builder.joint_type.tolist() == [ng.JointType.FREE, ng.JointType.FREE]
+    with pytest.raises(ng.ImportFailedError, match="root_path /nothing does not exist"):
+        ng.ModelBuilder().add_usd(path, root_path="/nothing")
