@@ -97,9 +97,14 @@ def import_stage(builder, source, *, xform=None, floating=None, schema_resolvers
             raise TypeError(f"schema_resolvers must hold SchemaResolver instances, got {r!r}")
     if joint_ordering not in ("dfs", "bfs", None):
         raise ValueError(f"joint_ordering must be 'dfs', 'bfs' or None, got {joint_ordering!r}")
-    options = ImportOptions(xform, floating, enable_self_collisions, str(root_path or "/"),
-                            tuple(ignore_paths or ()), collapse_fixed_joints, joint_ordering,
-                            only_load_enabled_joints, apply_scene_gravity, mesh_maxhullvert)
+    if isinstance(ignore_paths, str):
+        ignore_paths = [ignore_paths]
+    options = ImportOptions(
+        xform=xform, floating=floating, enable_self_collisions=enable_self_collisions,
+        root_path=str(root_path or "/"), ignore_paths=tuple(str(p) for p in ignore_paths or ()),
+        collapse_fixed_joints=collapse_fixed_joints, joint_ordering=joint_ordering,
+        only_load_enabled_joints=only_load_enabled_joints, apply_scene_gravity=apply_scene_gravity,
+        mesh_maxhullvert=mesh_maxhullvert)
     stage, name, notes = open_stage(source)
     ctx = ImportContext(stage, name, builder, resolvers, options,
                         PrimCache(stage, name, options.root_path, options.ignore_paths))
