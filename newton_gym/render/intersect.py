@@ -11,7 +11,7 @@ from __future__ import annotations
 import warp as wp
 
 __all__ = ["MISS", "T_MIN", "ray_sphere", "ray_box", "ray_capsule", "ray_cylinder", "ray_cone", "ray_plane",
-           "ray_triangle", "ray_mesh", "ray_bounding_sphere"]
+           "ray_mesh", "ray_bounding_sphere"]
 
 MISS = wp.constant(1.0e30)
 T_MIN = wp.constant(1.0e-5)
@@ -194,52 +194,16 @@ def ray_plane(o: wp.vec3, d: wp.vec3, width: float, length: float):
 
 
 @wp.func
-def ray_triangle(o: wp.vec3, d: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
-    """Triangle (a, b, c), counter-clockwise seen from outside; the normal is (b - a) x (c - a).
-
-    Solves o + t d = a + u (b - a) + v (c - a) by Cramer's rule with scalar triple products
-    (the Moller-Trumbore formulation).
-    """
-    e1 = b - a
-    e2 = c - a
-    p = wp.cross(d, e2)
-    det = wp.dot(e1, p)
-    if wp.abs(det) < _TINY:
-        return MISS, wp.vec3(0.0, 0.0, 1.0)
-    inv = 1.0 / det
-    s = o - a
-    u = wp.dot(s, p) * inv
-    if u < 0.0 or u > 1.0:
-        return MISS, wp.vec3(0.0, 0.0, 1.0)
-    q = wp.cross(s, e1)
-    v = wp.dot(d, q) * inv
-    if v < 0.0 or u + v > 1.0:
-        return MISS, wp.vec3(0.0, 0.0, 1.0)
-    t = wp.dot(e2, q) * inv
-    if t < T_MIN:
-        return MISS, wp.vec3(0.0, 0.0, 1.0)
-    return t, wp.normalize(wp.cross(e1, e2))
-
-
-@wp.func
-def ray_mesh(o: wp.vec3, d: wp.vec3, scale: wp.vec3, points: wp.array(dtype=wp.vec3),
-             triangles: wp.array(dtype=wp.vec3i), tri_start: int, tri_count: int):
-    """Nearest hit over ``tri_count`` triangles from ``tri_start`` of a mesh scaled by ``scale``.
+def ray_mesh(o: wp.vec3, d: wp.vec3, scale: wp.vec3, mesh: wp.uint64, t_max: float):
+    """Nearest hit below ``t_max`` on a ``wp.Mesh`` (BVH query) scaled by ``scale``.
 
     The ray is mapped into the unscaled mesh frame (o / s, d / s), which keeps its parameter t; the
-    normal maps back by the inverse transpose of the scale, n / s.
+    normal maps back by the inverse transpose of the scale, n / s. Both triangle sides are hit.
     """
-    os = wp.cw_div(o, scale)
-    ds = wp.cw_div(d, scale)
-    t = float(MISS)
-    n = wp.vec3(0.0, 0.0, 1.0)
-    for i in range(tri_start, tri_start + tri_count):
-        tri = triangles[i]
-        ti, ni = ray_triangle(os, ds, points[tri[0]], points[tri[1]], points[tri[2]])
-        if ti < t:
-            t = ti
-            n = ni
-    return t, wp.normalize(wp.cw_div(n, scale))
+    q = wp.mesh_query_ray(mesh, wp.cw_div(o, scale), wp.cw_div(d, scale), t_max)
+    if not q.result or q.t < T_MIN:
+        return MISS, wp.vec3(0.0, 0.0, 1.0)
+    return q.t, wp.normalize(wp.cw_div(q.normal, scale))
 
 
 @wp.func

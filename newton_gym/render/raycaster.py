@@ -1,4 +1,7 @@
-"""Headless ray-cast renderer: one Warp thread per pixel, analytic shapes, Lambert shading.
+"""Headless ray-cast renderer: one Warp thread per pixel, Lambert shading with one directional light.
+
+Primitives are intersected analytically (``intersect.py``), meshes through Warp's BVH ray query, and
+each shape is first tested against its bounding sphere; planes get a checkerboard, shapes cast shadows.
 
 A world's image shows its visible shapes plus the global ones (seed 004 world partitioning). Shapes are
 packed and uploaded once in the constructor; ``render`` launches one kernel into preallocated buffers
@@ -14,10 +17,10 @@ import warp as wp
 
 from ..sim.types import GeoType
 from .camera import Camera
+from . import palette
 from .errors import RenderError, check_positive, check_world
 from .intersect import (MISS, ray_bounding_sphere, ray_box, ray_capsule, ray_cone, ray_cylinder, ray_mesh,
                         ray_plane, ray_sphere)
-from . import palette
 from .scene import pack_scene
 
 __all__ = ["RayCaster"]
@@ -34,8 +37,7 @@ _MAX_SIZE = 16384
 
 
 @wp.func
-def _ray_shape(o: wp.vec3, d: wp.vec3, geo: int, size: wp.vec3, tri_range: wp.vec2i,
-               points: wp.array(dtype=wp.vec3), triangles: wp.array(dtype=wp.vec3i)):
+def _ray_shape(o: wp.vec3, d: wp.vec3, geo: int, size: wp.vec3, mesh: wp.uint64, t_max: float):
     """Dispatch on the shape type; o, d in the shape frame. Returns (t, local normal)."""
     if geo == _SPHERE:
         return ray_sphere(o, d, size[0])
@@ -50,7 +52,7 @@ def _ray_shape(o: wp.vec3, d: wp.vec3, geo: int, size: wp.vec3, tri_range: wp.ve
     if geo == _PLANE:
         return ray_plane(o, d, size[0], size[1])
     if geo == _MESH:
-        return ray_mesh(o, d, size, points, triangles, tri_range[0], tri_range[1])
+        return ray_mesh(o, d, size, mesh, t_max)
     return MISS, wp.vec3(0.0, 0.0, 1.0)
 
 
@@ -59,8 +61,7 @@ def _trace(o: wp.vec3, d: wp.vec3,
            # Scene:
            geo_type: wp.array(dtype=wp.int32), shape_body: wp.array(dtype=wp.int32),
            shape_xform: wp.array(dtype=wp.transform), shape_size: wp.array(dtype=wp.vec3),
-           shape_radius: wp.array(dtype=wp.float32), tri_range: wp.array(dtype=wp.vec2i),
-           points: wp.array(dtype=wp.vec3), triangles: wp.array(dtype=wp.vec3i),
+           shape_radius: wp.array(dtype=wp.float32), shape_mesh: wp.array(dtype=wp.uint64),
            global_count: int, world_begin: int, world_end: int,
            # State in:
            body_q: wp.array(dtype=wp.transform)):
@@ -85,7 +86,7 @@ def _trace(o: wp.vec3, d: wp.vec3,
             rot = wp.transform_get_rotation(pose)
             ol = wp.quat_rotate_inv(rot, o - wp.transform_get_translation(pose))
             dl = wp.quat_rotate_inv(rot, d)
-            t, n = _ray_shape(ol, dl, geo_type[row], shape_size[row], tri_range[row], points, triangles)
+            t, n = _ray_shape(ol, dl, geo_type[row], shape_size[row], shape_mesh[row], best_t)
             if t < best_t:
                 best_t = t
                 best_n = wp.quat_rotate(rot, n)
@@ -115,8 +116,7 @@ def _render_kernel(
     geo_type: wp.array(dtype=wp.int32), shape_body: wp.array(dtype=wp.int32),
     shape_xform: wp.array(dtype=wp.transform), shape_size: wp.array(dtype=wp.vec3),
     shape_radius: wp.array(dtype=wp.float32), shape_color: wp.array(dtype=wp.vec3),
-    shape_index: wp.array(dtype=wp.int32), tri_range: wp.array(dtype=wp.vec2i),
-    points: wp.array(dtype=wp.vec3), triangles: wp.array(dtype=wp.vec3i),
+    shape_index: wp.array(dtype=wp.int32), shape_mesh: wp.array(dtype=wp.uint64),
     global_count: int, world_begin: int, world_end: int,
     # State in:
     body_q: wp.array(dtype=wp.transform),
@@ -132,8 +132,8 @@ def _render_kernel(
     sx = (2.0 * (float(col) + 0.5) / float(width) - 1.0) * tan_half_x
     sy = (1.0 - 2.0 * (float(row) + 0.5) / float(height)) * tan_half_y
     d = wp.normalize(cam_forward + sx * cam_right + sy * cam_up)
-    t, n, k, p_local = _trace(cam_pos, d, geo_type, shape_body, shape_xform, shape_size, shape_radius, tri_range,
-                              points, triangles, global_count, world_begin, world_end, body_q)
+    t, n, k, p_local = _trace(cam_pos, d, geo_type, shape_body, shape_xform, shape_size, shape_radius, shape_mesh,
+                              global_count, world_begin, world_end, body_q)
     rgb = _sky(d, sky_up)
     shape_out[row, col] = -1
     if k >= 0:
@@ -147,7 +147,7 @@ def _render_kernel(
         if shadows != 0 and lit > 0.0:
             p = cam_pos + t * d + n * (1.0e-3 + 1.0e-4 * t)
             ts, ns, ks, ps = _trace(p, to_light, geo_type, shape_body, shape_xform, shape_size, shape_radius,
-                                    tri_range, points, triangles, global_count, world_begin, world_end, body_q)
+                                    shape_mesh, global_count, world_begin, world_end, body_q)
             if ks >= 0:
                 lit = 0.0
         rgb = base * (ambient + (1.0 - ambient) * lit)
@@ -192,7 +192,7 @@ class RayCaster:
         light = np.asarray(light_direction, dtype=np.float64).reshape(-1)
         if light.shape != (3,) or not np.isfinite(light).all() or np.linalg.norm(light) < 1e-9:
             raise RenderError(f"light_direction must be a non-zero (3,) vector, got {light_direction!r}")
-        if not 0.0 <= float(ambient) <= 1.0:
+        if not (isinstance(ambient, (int, float, np.number)) and 0.0 <= float(ambient) <= 1.0):
             raise RenderError(f"ambient must lie in [0, 1], got {ambient!r}")
         self._to_light = wp.vec3(*(-light / np.linalg.norm(light)))
         self.ambient, self.shadows = float(ambient), bool(shadows)
@@ -268,8 +268,7 @@ class RayCaster:
         forward, right, up = cam.basis()
         tan_y = math.tan(math.radians(cam.fov_deg) / 2.0)
         wp.launch(_render_kernel, dim=(self.height, self.width), device=self.device, inputs=[
-            s.geo_type, s.body, s.xform, s.size, s.radius, s.color, s.shape_index, s.tri_range, s.points,
-            s.triangles, s.global_count, int(s.world_begin[world]), int(s.world_begin[world + 1]), body_q,
+            s.geo_type, s.body, s.xform, s.size, s.radius, s.color, s.shape_index, s.mesh_id, s.global_count, int(s.world_begin[world]), int(s.world_begin[world + 1]), body_q,
             wp.vec3(*cam.position), wp.vec3(*forward), wp.vec3(*right), wp.vec3(*up),
             tan_y * self.width / self.height, tan_y, self._to_light, self.ambient, int(self.shadows),
             self.checker_size, wp.vec3(*self._up), self._image, self._ids])

@@ -1,4 +1,5 @@
-"""Per-shape data the ray caster uploads once: visible shapes packed world by world, meshes, colours."""
+"""Per-shape data the ray caster uploads once: visible shapes packed world by world, meshes (as Warp BVH
+meshes), colours."""
 
 from __future__ import annotations
 
@@ -26,9 +27,8 @@ class RenderScene:
         size: (packed_count,) vec3, shape_scale (sizes per seed 002; the scale for meshes).
         radius: (packed_count,) float32 [m], bounding-sphere radius about the shape origin; -1 unbounded.
         color: (packed_count,) vec3 RGB in [0, 1].
-        tri_range: (packed_count,) vec2i, (first triangle, triangle count) of a mesh shape.
-        points: (point_count,) vec3 [m], vertices of all meshes; at least one entry.
-        triangles: (triangle_count,) vec3i, indices into ``points``; at least one entry.
+        mesh_id: (packed_count,) uint64, ``wp.Mesh`` id of a mesh shape, 0 otherwise.
+        meshes: the ``wp.Mesh`` of each model mesh (kept alive for the ids).
         global_count: number of packed global shapes.
         world_begin: (max(world_count, 1) + 1,) host ints, packed row ranges of each world.
     """
@@ -40,9 +40,8 @@ class RenderScene:
     size: wp.array
     radius: wp.array
     color: wp.array
-    tri_range: wp.array
-    points: wp.array
-    triangles: wp.array
+    mesh_id: wp.array
+    meshes: list
     global_count: int
     world_begin: np.ndarray
 
@@ -65,19 +64,14 @@ def bounding_radius(geo_type: int, size: np.ndarray, mesh_vertices: np.ndarray |
     raise ValueError(f"unknown shape type {geo_type}")
 
 
-def _pack_meshes(meshes):
-    """All mesh vertices and triangles concatenated; (start, count) triangle range per mesh."""
-    points, triangles, ranges = [np.zeros((0, 3))], [np.zeros((0, 3), dtype=np.int32)], []
-    v_off = t_off = 0
+def _warp_meshes(meshes, device) -> list:
+    """One ``wp.Mesh`` (with its BVH) per ``newton_gym.Mesh``."""
+    out = []
     for m in meshes:
-        points.append(m.vertices)
-        triangles.append(m.indices + v_off)
-        ranges.append((t_off, len(m.indices)))
-        v_off += len(m.vertices)
-        t_off += len(m.indices)
-    p = np.concatenate(points) if v_off else np.zeros((1, 3))
-    t = np.concatenate(triangles) if t_off else np.zeros((1, 3))
-    return p.astype(np.float32), t.astype(np.int32), ranges
+        points = wp.array(np.ascontiguousarray(m.vertices, dtype=np.float32), dtype=wp.vec3, device=device)
+        indices = wp.array(np.ascontiguousarray(m.indices.reshape(-1), dtype=np.int32), dtype=wp.int32, device=device)
+        out.append(wp.Mesh(points=points, indices=indices))
+    return out
 
 
 def _packed_order(model, visible):
@@ -101,14 +95,14 @@ def pack_scene(model, colors: np.ndarray, device) -> RenderScene:
     types = model.shape_type.numpy()[order] if n else np.zeros(0, dtype=np.int32)
     sizes = model.shape_scale.numpy()[order] if n else np.zeros((0, 3), dtype=np.float32)
     meshes = model.shape_mesh.numpy()[order] if n else np.zeros(0, dtype=np.int32)
-    points, triangles, ranges = _pack_meshes(model.meshes)
-    tri_range = np.zeros((len(order), 2), dtype=np.int32)
+    warp_meshes = _warp_meshes(model.meshes, device)
+    mesh_id = np.zeros(len(order), dtype=np.uint64)
     radius = np.empty(len(order), dtype=np.float32)
     for row, (gt, size, m) in enumerate(zip(types, sizes, meshes)):
         verts = model.meshes[m].vertices if gt == GeoType.MESH else None
         radius[row] = bounding_radius(int(gt), size, verts) * 1.001
         if gt == GeoType.MESH:
-            tri_range[row] = ranges[m]
+            mesh_id[row] = warp_meshes[m].id
 
     def up(data, dtype):
         return wp.array(np.ascontiguousarray(data), dtype=dtype, device=device)
@@ -118,6 +112,5 @@ def pack_scene(model, colors: np.ndarray, device) -> RenderScene:
     return RenderScene(
         shape_index=up(order.astype(np.int32), wp.int32), body=up(bodies, wp.int32), geo_type=up(types, wp.int32),
         xform=up(xforms, wp.transform), size=up(sizes, wp.vec3), radius=up(radius, wp.float32),
-        color=up(colors[order] if len(order) else np.zeros((0, 3)), wp.vec3), tri_range=up(tri_range, wp.vec2i),
-        points=up(points, wp.vec3), triangles=up(triangles, wp.vec3i), global_count=global_count,
-        world_begin=world_begin)
+        color=up(colors[order] if len(order) else np.zeros((0, 3)), wp.vec3), mesh_id=up(mesh_id, wp.uint64),
+        meshes=warp_meshes, global_count=global_count, world_begin=world_begin)
