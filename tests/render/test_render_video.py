@@ -87,3 +87,16 @@ def test_write_mp4(tmp_path):
         return
     path = write_mp4(_frames(4, 32, 32), tmp_path / "x.mp4", fps=10)
     assert (tmp_path / "x.mp4").stat().st_size > 0 and str(path).endswith("x.mp4")
+
+
+def test_identical_frames_merge_but_keep_the_duration(tmp_path):
+    """Pillow folds repeated frames into one longer frame (documented on GifWriter)."""
+    a, b = _frames(2)
+    write_gif([a, a, a, b], tmp_path / "rep.gif", fps=10)
+    with Image.open(tmp_path / "rep.gif") as im:
+        assert im.n_frames == 2
+        durations = []
+        for k in range(im.n_frames):
+            im.seek(k)
+            durations.append(im.info["duration"])
+    assert durations == [300, 100]
