@@ -98,11 +98,16 @@ def pack_scene(model, colors: np.ndarray, device) -> RenderScene:
     warp_meshes = _warp_meshes(model.meshes, device)
     mesh_id = np.zeros(len(order), dtype=np.uint64)
     radius = np.empty(len(order), dtype=np.float32)
+    mesh_radius: dict = {}  # replicated worlds repeat (mesh, scale) pairs; measure each once
     for row, (gt, size, m) in enumerate(zip(types, sizes, meshes)):
-        verts = model.meshes[m].vertices if gt == GeoType.MESH else None
-        radius[row] = bounding_radius(int(gt), size, verts) * 1.001
         if gt == GeoType.MESH:
+            key = (int(m), *size.tolist())
+            if key not in mesh_radius:
+                mesh_radius[key] = bounding_radius(int(gt), size, model.meshes[m].vertices)
+            radius[row] = mesh_radius[key] * 1.001
             mesh_id[row] = warp_meshes[m].id
+        else:
+            radius[row] = bounding_radius(int(gt), size) * 1.001
 
     def up(data, dtype):
         return wp.array(np.ascontiguousarray(data), dtype=dtype, device=device)

@@ -148,7 +148,7 @@ def test_default_camera_frames_the_world(sphere_scene):
     assert (ids == 1).sum() > 20 and (ids == 0).any()
 
 
-def test_state_on_another_device_array_type_is_rejected(sphere_scene):
+def test_bad_state_is_rejected(sphere_scene):
     model, _ = sphere_scene
     caster = RayCaster(model, 8, 8)
     bad = type("S", (), {"body_q": wp.zeros(3, dtype=wp.transform)})()
