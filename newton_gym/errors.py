@@ -6,7 +6,7 @@ them all at once; messages name the entity, file, prim or argument at fault and 
 
 import os
 
-__all__ = ["NewtonGymError", "ModelBuildError", "ImportFailedError", "ConfigError", "AssetError"]
+__all__ = ["NewtonGymError", "ModelBuildError", "ImportFailedError", "ConfigError", "AssetError", "RenderError"]
 
 
 class NewtonGymError(Exception):
@@ -45,3 +45,11 @@ class AssetError(NewtonGymError, ValueError):
             where = self.path if line is None else f"{self.path}:{line}"
             where += ": "
         super().__init__(where + message)
+
+
+class RenderError(NewtonGymError, ValueError):
+    """A renderer, camera, video writer or recorder was given an invalid argument.
+
+    Derives from :class:`ValueError` so callers may catch either; the message names the argument at
+    fault and says what would be valid.
+    """

@@ -1,20 +1,12 @@
-"""The error the render package raises on bad input."""
+"""Argument checks of the render package (its error, RenderError, lives in newton_gym.errors)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import NewtonGymError
+from ..errors import RenderError
 
 __all__ = ["RenderError", "check_world", "check_positive"]
-
-
-class RenderError(NewtonGymError, ValueError):
-    """A renderer, camera, video writer or recorder was given an invalid argument.
-
-    Derives from :class:`ValueError` so callers may catch either; the message names the argument at
-    fault and says what would be valid.
-    """
 
 
 def check_world(model, world) -> int:

@@ -19,7 +19,10 @@ class ShapeConfig:
         restitution: coefficient of restitution.
         ke, kd: contact stiffness [N/m] and damping [N s/m]; 0 means "use solref".
         solref, solimp: MuJoCo soft-contact parameters (timeconst [s], dampratio) and impedance.
-        margin: distance [m] at which contacts activate; gap: part of the margin that generates no force.
+        margin: distance [m] from the surface at which contact force begins (surfaces rest this far
+            apart); MuJoCo's margin - gap, PhysX's restOffset.
+        gap: further detection distance [m] beyond the margin that generates no force (contacts are
+            found early); MuJoCo's gap, PhysX's contactOffset - restOffset.
         condim: MuJoCo contact dimensionality (1, 3, 4 or 6).
         collision_group: -1 collides with every group; a group g >= 0 only with g and -1.
         collide: whether the shape takes part in collisions at all.
