@@ -43,7 +43,7 @@ class ModelBuilder:
         self.default_joint_cfg = JointDofConfig()
         self.tables = make_tables()
         self.meshes: list[Mesh] = []
-        self.shape_collision_filter_pairs: set[tuple[int, int]] = set()
+        self._filter_pairs: list[np.ndarray] = []  # (k, 2) int chunks of shape pairs never to collide
         self._worlds = WorldScope()
         self._custom = CustomAttributeRegistry()
 
@@ -291,8 +291,9 @@ class ModelBuilder:
     def add_joint_distance(self, parent, child, parent_xform=None, child_xform=None, min_distance=-1.0,
                            max_distance=1.0, key=None, enabled=True, custom_attributes=None, label=None) -> int:
         """Keep the joint anchors' distance in [min_distance, max_distance] [m] (-1: no bound)."""
-        lin = [self._dof(a, {"limit_lower": min_distance, "limit_upper": max_distance})
-               for a in (Axis.X, Axis.Y, Axis.Z)]
+        lower = -1e10 if min_distance < 0 else min_distance
+        upper = 1e10 if max_distance < 0 else max_distance
+        lin = [self._dof(a, {"limit_lower": lower, "limit_upper": upper}) for a in (Axis.X, Axis.Y, Axis.Z)]
         ang = [self._dof(a, {}) for a in (Axis.X, Axis.Y, Axis.Z)]
         return self.add_joint(JointType.DISTANCE, parent, child, parent_xform, child_xform, lin, ang, key, enabled,
                               False, custom_attributes, label)
@@ -460,10 +461,10 @@ class ModelBuilder:
         self.meshes.extend(builder.meshes)
         starts = compose.append_copies(self.tables, builder.tables, xforms, wmaps, mesh_offset)
         n = len(xforms)
-        ns = builder.shape_count
-        for a, b in builder.shape_collision_filter_pairs:
-            for k in range(n):
-                self.shape_collision_filter_pairs.add((starts["shape"] + k * ns + a, starts["shape"] + k * ns + b))
+        pairs = builder.filter_pair_array()
+        if len(pairs):
+            offsets = starts["shape"] + builder.shape_count * np.arange(n, dtype=np.int64)
+            self._filter_pairs.append((pairs[None] + offsets[:, None, None]).reshape(-1, 2))
         for key, attr in builder.custom_attributes.items():
             mine = self._custom.declare(CustomAttribute(attr.name, attr.dtype, attr.frequency, attr.assignment,
                                                         attr.namespace, attr.default))
@@ -481,7 +482,20 @@ class ModelBuilder:
         a, b = sorted((int(shape_a), int(shape_b)))
         if a < 0 or b >= self.shape_count:
             raise ModelBuildError(f"collision filter pair ({shape_a}, {shape_b}): shape index out of range")
-        self.shape_collision_filter_pairs.add((a, b))
+        self._filter_pairs.append(np.array([[a, b]], dtype=np.int64))
+
+    @property
+    def shape_collision_filter_pairs(self) -> set:
+        """Explicit shape pairs (a < b) that never collide (parent/child pairs are added at finalize)."""
+        return {(int(a), int(b)) for a, b in self.filter_pair_array()}
+
+    def filter_pair_array(self) -> np.ndarray:
+        """Explicit filter pairs as a (k, 2) int64 array, unique and sorted."""
+        if not self._filter_pairs:
+            return np.zeros((0, 2), dtype=np.int64)
+        pairs = np.unique(np.concatenate(self._filter_pairs), axis=0)
+        self._filter_pairs = [pairs]
+        return pairs
 
     # ---------------------------------------------------------------- undo (used by importers)
     def snapshot(self):
@@ -489,7 +503,7 @@ class ModelBuilder:
         import copy
 
         return ({k: t.snapshot() for k, t in self.tables.items()}, len(self.meshes),
-                set(self.shape_collision_filter_pairs), copy.deepcopy(self._custom.attributes),
+                list(self._filter_pairs), copy.deepcopy(self._custom.attributes),
                 (self._worlds.current, self._worlds.count, list(self._worlds.gravity)))
 
     def restore(self, snap):
@@ -497,7 +511,7 @@ class ModelBuilder:
         for k, s in tables.items():
             self.tables[k].restore(s)
         del self.meshes[nmesh:]
-        self.shape_collision_filter_pairs = pairs
+        self._filter_pairs = pairs
         self._custom.attributes = custom
         self._worlds.current, self._worlds.count, self._worlds.gravity = worlds
 

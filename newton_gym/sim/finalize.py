@@ -96,21 +96,24 @@ def _inverse_inertia(inertia):
 
 
 def _filter_pairs(builder):
-    """Shape pairs (k, 2) never to collide: explicit pairs plus shapes of joint parent/child bodies."""
-    pairs = set(builder.shape_collision_filter_pairs)
+    """Shape pairs (k, 2) never to collide: explicit pairs plus every pair of shapes on the parent and
+    child bodies of a joint that filters its parent (vectorised: one row per pair, no Python loop)."""
     tj, ts = builder.tables["joint"], builder.tables["shape"]
     sb = ts.get("body")
     order = np.argsort(sb, kind="stable")
     bounds = np.searchsorted(sb[order], np.arange(builder.body_count + 1))
+    counts = np.diff(bounds)
     sel = np.nonzero(tj.get("filter_parent") & (tj.get("parent") >= 0))[0]
-    parent, child = tj.get("parent"), tj.get("child")
-    for j in sel:
-        pa = order[bounds[parent[j]]:bounds[parent[j] + 1]]
-        ch = order[bounds[child[j]]:bounds[child[j] + 1]]
-        for a in pa:
-            for b in ch:
-                pairs.add((min(int(a), int(b)), max(int(a), int(b))))
-    return np.array(sorted(pairs), dtype=np.int32).reshape(-1, 2)
+    parent, child = tj.get("parent")[sel], tj.get("child")[sel]
+    cp, cc = counts[parent], counts[child]
+    per_joint = cp * cc
+    rep = np.repeat(np.arange(len(sel)), per_joint)
+    local = np.arange(int(per_joint.sum())) - np.repeat(np.cumsum(per_joint) - per_joint, per_joint)
+    a = order[bounds[parent[rep]] + local // np.maximum(cc[rep], 1)]
+    b = order[bounds[child[rep]] + local % np.maximum(cc[rep], 1)]
+    joint_pairs = np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
+    pairs = np.concatenate([builder.filter_pair_array(), joint_pairs.astype(np.int64)])
+    return np.unique(pairs, axis=0).astype(np.int32) if len(pairs) else np.zeros((0, 2), np.int32)
 
 
 def _arr(data, dtype, device, requires_grad=False):
@@ -176,7 +179,7 @@ def _upload_shapes(m, ts, builder, dev):
     m.shape_visible = _arr(ts.get("visible"), wp.bool, dev)
     m.shape_world = _arr(ts.get("world"), wp.int32, dev)
     pairs = _filter_pairs(builder)
-    m.shape_collision_filter_pairs = {(int(a), int(b)) for a, b in pairs}
+    m.shape_collision_filter_pairs = _PairSet(pairs)
     m.shape_collision_filter_pair_array = _arr(pairs, wp.vec2i, dev)
 
 
@@ -275,3 +278,28 @@ def _upload_custom(m, builder, dev):
             m._control_attrs.append((attr, warr))
         else:  # contact: kept on the model until a contact container exists
             attach(m, attr, warr)
+
+
+class _PairSet:
+    """Read-only set view of the (k, 2) filter pair array, built on first use (large for many worlds)."""
+
+    def __init__(self, pairs):
+        self._pairs = pairs
+        self._set = None
+
+    def _get(self):
+        if self._set is None:
+            self._set = {(int(a), int(b)) for a, b in self._pairs}
+        return self._set
+
+    def __contains__(self, pair):
+        return tuple(pair) in self._get()
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __len__(self):
+        return len(self._pairs)
+
+    def __eq__(self, other):
+        return self._get() == set(other)

@@ -305,3 +305,25 @@ def test_particles_and_equality_constraints_are_world_grouped():
     np.testing.assert_allclose(m.particle_q.numpy()[1:, 0], [-1, 3])
     with pytest.raises(ModelBuildError, match="body2 9 does not exist"):
         robot.add_equality_constraint_connect(a, 9)
+
+
+def test_parent_child_and_explicit_filter_pairs_replicate():
+    robot = ng.ModelBuilder()
+    a = robot.add_body(mass=1)
+    c = robot.add_link(mass=1)
+    robot.add_joint_revolute(a, c)
+    d = robot.add_link(mass=1)
+    robot.add_joint_revolute(c, d, collision_filter_parent=False)
+    sa = [robot.add_shape_sphere(a, radius=0.1), robot.add_shape_sphere(a, radius=0.1)]
+    sc = [robot.add_shape_box(c, hx=0.1, hy=0.1, hz=0.1), robot.add_shape_box(c, hx=0.1, hy=0.1, hz=0.1)]
+    sd = robot.add_shape_sphere(d, radius=0.1)
+    robot.add_shape_collision_filter_pair(sd, sa[0])
+    scene = ng.ModelBuilder()
+    scene.add_ground_plane()
+    scene.replicate(robot, 2)
+    m = scene.finalize()
+    one = {(x + 1, y + 1) for x in sa for y in sc} | {(sa[0] + 1, sd + 1)}
+    assert set(m.shape_collision_filter_pairs) == one | {(x + 5, y + 5) for x, y in one}
+    assert m.shape_collision_filter_pair_array.shape == (10,)
+    with pytest.raises(ModelBuildError, match="out of range"):
+        robot.add_shape_collision_filter_pair(0, 99)
