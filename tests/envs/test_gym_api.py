@@ -151,3 +151,13 @@ def test_unhealthy_world_is_reset_and_counted_without_disturbing_others():
             assert info["unhealthy_worlds"] == 1 and term_b.tolist() == [False, True, False]
             assert torch.isfinite(obs_b).all()
         assert torch.equal(obs_b[[0, 2]], obs_c[[0, 2]])
+
+
+def test_rgb_array_render_shows_the_robot():
+    env = gym.make("Newton/Ant-v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.shape == (240, 320, 3) and frame.dtype == np.uint8
+    # The tracking camera looks at the torso: the image centre differs from the floor at the corners.
+    assert np.abs(frame[110:130, 150:170].astype(int).mean(axis=(0, 1)) - frame[5, 5].astype(int)).max() > 30
+    assert gym.make("Newton/Ant-v0").render() is None
