@@ -1,0 +1,59 @@
+"""``newton-gym train``: PPO (skrl) on a task, with a progress bar, TensorBoard logs, checkpoints and a
+learning-curve PNG.
+
+Examples::
+
+    newton-gym train --config configs/train_ant.toml
+    newton-gym train --task Newton/Cartpole-v0 --num-envs 32 --timesteps 50000 --out runs/cartpole
+    torchrun --nproc_per_node=2 -m newton_gym.cli train --config configs/train_ant.toml
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser):
+    parser.add_argument("--task", default=None, help="task id (default: the config's, else Newton/Ant-v0)")
+    parser.add_argument("--config", default=None, help="training config TOML (e.g. configs/train_ant.toml)")
+    parser.add_argument("--num-envs", type=int, default=None, help="worlds per process")
+    budget = parser.add_mutually_exclusive_group()
+    budget.add_argument("--minutes", type=float, default=None, help="wall-clock budget in minutes")
+    budget.add_argument("--timesteps", type=int, default=None, help="total env steps (all worlds and processes)")
+    parser.add_argument("--seed", type=int, default=None, help="seed (process rank r uses seed + r)")
+    parser.add_argument("--device", default=None, help="cpu or cuda (under torchrun: cuda:LOCAL_RANK)")
+    parser.add_argument("--out", default=None, help="run directory (default runs/<task>_<time>)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _config(args):
+    from .train import load_train_config
+
+    overrides = {"task": args.task, "num_envs": args.num_envs, "seed": args.seed, "device": args.device}
+    if args.minutes is not None:
+        overrides.update(minutes=args.minutes, timesteps=0)
+    if args.timesteps is not None:
+        overrides.update(timesteps=args.timesteps, minutes=0.0)
+    return load_train_config(args.config, **overrides)
+
+
+def run(args) -> int:
+    from .errors import ConfigError
+
+    try:
+        cfg = _config(args)
+    except ConfigError as exc:
+        print(f"newton-gym train: {exc}")
+        return 2
+    from .train import train
+
+    name = cfg.task.split("/")[-1].lower()
+    out = args.out or os.path.join("runs", f"{name}_{time.strftime('%Y%m%d-%H%M%S')}")
+    result = train(cfg, out, progress=not args.no_progress)
+    if int(os.getenv("RANK", "0")) == 0:
+        print(f"checkpoint: {result.checkpoint}\nlearning curve: {result.curve_png}\n"
+              f"tensorboard: tensorboard --logdir {os.path.dirname(result.curve_png)}")
+    return 0

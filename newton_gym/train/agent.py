@@ -1,0 +1,67 @@
+"""Builds skrl's PPO agent (models, rollout memory, normalisers, schedule) from a TrainCfg."""
+
+from __future__ import annotations
+
+import os
+
+from .distributed import import_skrl
+from .models import GaussianPolicy, ValueNet
+
+import_skrl()
+from skrl.agents.torch.ppo import PPO, PPO_CFG  # noqa: E402
+from skrl.memories.torch import RandomMemory  # noqa: E402
+from skrl.resources.preprocessors.torch import RunningStandardScaler  # noqa: E402
+from skrl.resources.schedulers.torch import KLAdaptiveLR  # noqa: E402
+
+__all__ = ["build_models", "build_agent"]
+
+
+def build_models(cfg, observation_space, action_space, device) -> dict:
+    """{"policy": GaussianPolicy, "value": ValueNet} on ``device``."""
+    p = cfg.policy
+    return {
+        "policy": GaussianPolicy(observation_space, action_space, device, p.hidden, p.activation, p.init_log_std),
+        "value": ValueNet(observation_space, action_space, device, p.hidden, p.activation),
+    }
+
+
+def _ppo_cfg(cfg, observation_space, device, log_dir: str | None) -> PPO_CFG:
+    p = cfg.ppo
+    agent_cfg = PPO_CFG(
+        rollouts=p.rollouts, learning_epochs=p.learning_epochs, mini_batches=p.mini_batches,
+        discount_factor=p.discount_factor, gae_lambda=p.gae_lambda, learning_rate=p.learning_rate,
+        grad_norm_clip=p.grad_norm_clip, ratio_clip=p.ratio_clip, value_clip=p.value_clip,
+        entropy_loss_scale=p.entropy_loss_scale, value_loss_scale=p.value_loss_scale,
+        time_limit_bootstrap=p.time_limit_bootstrap)
+    if p.lr_schedule == "adaptive":
+        agent_cfg.learning_rate_scheduler = KLAdaptiveLR
+        agent_cfg.learning_rate_scheduler_kwargs = {"kl_threshold": p.desired_kl}
+    if p.normalize_observations:
+        agent_cfg.observation_preprocessor = RunningStandardScaler
+        agent_cfg.observation_preprocessor_kwargs = {"size": observation_space, "device": device}
+    if p.normalize_values:
+        agent_cfg.value_preprocessor = RunningStandardScaler
+        agent_cfg.value_preprocessor_kwargs = {"size": 1, "device": device}
+    # The runner writes checkpoints itself (with task metadata); skrl writes TensorBoard data every update.
+    agent_cfg.experiment.directory = os.path.dirname(log_dir) if log_dir else ""
+    agent_cfg.experiment.experiment_name = os.path.basename(log_dir) if log_dir else ""
+    agent_cfg.experiment.write_interval = p.rollouts if log_dir else 0
+    agent_cfg.experiment.checkpoint_interval = 0
+    return agent_cfg
+
+
+def build_agent(cfg, observation_space, action_space, num_envs: int, device, log_dir: str | None = None) -> PPO:
+    """skrl PPO with a RandomMemory of ``cfg.ppo.rollouts`` steps x ``num_envs`` worlds.
+
+    Args:
+        cfg: TrainCfg.
+        observation_space, action_space: what the policy sees (SkrlVecEnv's spaces).
+        num_envs: worlds of this process.
+        device: torch device.
+        log_dir: TensorBoard directory (None: no TensorBoard).
+    """
+    models = build_models(cfg, observation_space, action_space, device)
+    memory = RandomMemory(memory_size=cfg.ppo.rollouts, num_envs=num_envs, device=device)
+    agent = PPO(models=models, memory=memory, observation_space=observation_space, action_space=action_space,
+                device=device, cfg=_ppo_cfg(cfg, observation_space, device, log_dir))
+    return agent

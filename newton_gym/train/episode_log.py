@@ -1,0 +1,94 @@
+"""Episode bookkeeping during training: finished-episode returns, named reward terms, the learning curve.
+
+Reads what NewtonVectorEnv puts in ``info``: ``info["episode"] = {"r", "l", "_r"}`` for the worlds whose
+episode ended this step and ``info["reward_terms"]`` (named (N,) reward terms). Everything stays on the
+device during an iteration; one host transfer happens per finished-episode step and per iteration.
+"""
+
+from __future__ import annotations
+
+import collections
+import csv
+import math
+import os
+
+import torch
+
+__all__ = ["EpisodeLog"]
+
+
+class EpisodeLog:
+    """Collects returns of finished episodes and the mean of each reward term per iteration.
+
+    Args:
+        num_envs: worlds of this process.
+        window: number of most recent episodes in the running mean return.
+
+    Attributes:
+        curve: list of (env_steps, mean return of the last ``window`` episodes, episodes so far) rows, one
+            per iteration that had finished episodes by then.
+        first_returns: returns of the first ``num_envs`` finished episodes (the untrained policy).
+    """
+
+    def __init__(self, num_envs: int, window: int = 100):
+        self.num_envs = int(num_envs)
+        self.recent = collections.deque(maxlen=max(int(window), 1))
+        self.recent_lengths = collections.deque(maxlen=max(int(window), 1))
+        self.first_returns: list[float] = []
+        self.episodes = 0
+        self.curve: list[tuple[int, float, int]] = []
+        self._terms: dict[str, torch.Tensor] = {}
+        self._term_steps = 0
+
+    def on_step(self, info: dict) -> None:
+        """Record one vector step's info."""
+        for name, value in info.get("reward_terms", {}).items():
+            total = value.detach().sum()
+            self._terms[name] = self._terms[name] + total if name in self._terms else total
+        self._term_steps += self.num_envs
+        episode = info.get("episode")
+        if episode is None:
+            return
+        done = torch.as_tensor(episode["_r"]).bool()
+        returns = torch.as_tensor(episode["r"])[done].double().cpu().tolist()
+        lengths = torch.as_tensor(episode["l"])[done].cpu().tolist()
+        self.recent.extend(returns)
+        self.recent_lengths.extend(lengths)
+        self.episodes += len(returns)
+        room = self.num_envs - len(self.first_returns)
+        if room > 0:
+            self.first_returns.extend(returns[:room])
+
+    @property
+    def mean_return(self) -> float:
+        """Mean return of the last ``window`` episodes (nan before the first one ends)."""
+        return sum(self.recent) / len(self.recent) if self.recent else math.nan
+
+    @property
+    def mean_length(self) -> float:
+        return sum(self.recent_lengths) / len(self.recent_lengths) if self.recent_lengths else math.nan
+
+    @property
+    def start_return(self) -> float:
+        """Mean return of the first finished episodes (nan before the first one ends)."""
+        return sum(self.first_returns) / len(self.first_returns) if self.first_returns else math.nan
+
+    def end_iteration(self, env_steps: int) -> dict[str, float]:
+        """Close an iteration: append a curve point; returns the scalars to log (reward terms are per
+        env step)."""
+        scalars = {f"Reward terms / {k}": float(v) / max(self._term_steps, 1) for k, v in self._terms.items()}
+        self._terms, self._term_steps = {}, 0
+        if self.recent:
+            self.curve.append((int(env_steps), self.mean_return, self.episodes))
+            scalars["Episode / mean return"] = self.mean_return
+            scalars["Episode / mean length"] = self.mean_length
+        return scalars
+
+    def write_csv(self, path: str) -> str:
+        """Write the learning curve as CSV (env_steps, mean_return, episodes)."""
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(["env_steps", "mean_return", "episodes"])
+            writer.writerows(self.curve)
+        return path
