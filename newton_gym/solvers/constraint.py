@@ -6,8 +6,8 @@ each row has a static owner (contact slot, DOF or equality) and is switched on p
 Jacobian is stored densely per side: side 0 and side 1 each hold one articulation's DOF block
 (max_art_dofs wide), so rows coupling two articulations of a world need no global matrix.
 
-Per row and substep we compute J, M^-1 J^T (Cholesky solves), A_ii = J M^-1 J^T, the unconstrained
-acceleration a0 = J qacc_smooth, the velocity v = J qd and position error r, and from solref / solimp
+Per row and substep (in :mod:`.island`) we compute J, M^-1 J^T (Cholesky solves), A_ii = J M^-1 J^T,
+the unconstrained acceleration a0 = J qacc_smooth, the velocity v = J qd and position error r, and from solref / solimp
 the impedance d(r), R = (1 - d) / d * A_ii and a_ref = -b v - k r with b = 2 / (d_max tc),
 k = d(r) / (d_max^2 tc^2 zeta^2), tc >= 2 dt (MuJoCo computation: "Soft constraints"; solref
 "refsafe" clamp).
@@ -19,7 +19,7 @@ import numpy as np
 import warp as wp
 
 from ..sim.types import EqType
-from .spatial import cholesky_solve_inplace, point_jacobian
+from .spatial import point_jacobian
 
 __all__ = ["Rows", "build_rows", "make_rows", "reset_warmstart", "ROW_CONTACT", "ROW_LIMIT", "ROW_FRICTION",
            "ROW_EQUALITY"]
@@ -48,7 +48,10 @@ class Rows:
         art: (count,) vec2i articulation of side 0 / side 1 (-1: none).
         active: (count,) int 1 where the row takes part in this substep's solve.
         jac, minv_jac: (count * 2 * width,) J and M^-1 J^T per side.
-        a0, aref, reg, inv_diag, lo, hi: (count,) row terms and force bounds.
+        pos, solref, solimp, diag_approx, lo, hi: (count,) position error, soft-constraint parameters,
+            MuJoCo's diagApprox and force bounds.
+        act_list, bias, reg, inv, cforce: (count,) compact per-island buffers of :mod:`.island`.
+        dense: dense Delassus blocks of :mod:`.island`.
         force: (count,) row forces (kept as the next substep's warm start).
     """
 
@@ -110,7 +113,7 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     rows.island = arr(np.repeat(np.arange(islands), np.diff(starts)).astype(np.int32), wp.int32)
     for name in ("active",):
         setattr(rows, name, wp.zeros(n, dtype=wp.int32, device=dev))
-    for name in ("a0", "aref", "reg", "inv_diag", "lo", "hi", "force", "pos", "diag_approx"):
+    for name in ("lo", "hi", "force", "pos", "diag_approx"):
         setattr(rows, name, wp.zeros(n, dtype=wp.float32, device=dev))
     rows.solref = wp.zeros(n, dtype=wp.vec2, device=dev)
     rows.solimp = wp.zeros(n, dtype=vec5, device=dev)
@@ -324,136 +327,6 @@ def _clear_row(base: int, width: int, jac: wp.array(dtype=float)):
 
 
 @wp.kernel
-def _contact_rows_kernel(
-    # Model:
-    kind: wp.array(dtype=int), owner: wp.array(dtype=int), sub: wp.array(dtype=int), art: wp.array(dtype=wp.vec2i),
-    width: int, cone_rows: int, slot_pair: wp.array(dtype=int), pair_body: wp.array(dtype=wp.vec2i),
-    pair_mu: wp.array(dtype=float), pair_margin: wp.array(dtype=float), pair_gap: wp.array(dtype=float),
-    pair_condim: wp.array(dtype=int), pair_solref: wp.array(dtype=wp.vec2), pair_solimp: wp.array(dtype=vec5),
-    body_art: wp.array(dtype=int), body_dof_last: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
-    art_dof_start: wp.array(dtype=int),
-    # Data in:
-    contact_active: wp.array(dtype=int), contact_point: wp.array(dtype=wp.vec3),
-    contact_normal: wp.array(dtype=wp.vec3), contact_dist: wp.array(dtype=float),
-    contact_tangent: wp.array(dtype=wp.vec3), art_ref: wp.array(dtype=wp.vec3),
-    cdof: wp.array(dtype=wp.spatial_vector), body_invweight: wp.array(dtype=wp.vec2),
-    # Data out:
-    active_out: wp.array(dtype=int), jac_out: wp.array(dtype=float), pos_out: wp.array(dtype=float),
-    solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=vec5), lo_out: wp.array(dtype=float),
-    hi_out: wp.array(dtype=float), force_out: wp.array(dtype=float), diag_approx_out: wp.array(dtype=float),
-):
-    i = wp.tid()
-    if kind[i] != _CONTACT:
-        return
-    slot = owner[i]
-    if contact_active[slot] == 0:
-        active_out[i] = 0
-        force_out[i] = 0.0
-        return
-    p = slot_pair[slot]
-    nrows = cone_rows
-    if pair_condim[p] == 1:
-        nrows = 1
-    s = sub[i]
-    n = contact_normal[slot]
-    direction = contact_direction(n, contact_tangent[slot], s, nrows, pair_mu[p])
-    base = i * 2 * width
-    _clear_row(base, width, jac_out)
-    bodies = pair_body[p]
-    pt = contact_point[slot]
-    a = art[i]
-    for side in range(2):
-        b = bodies[side]
-        if b >= 0:
-            sign = 1.0
-            if side == 0:
-                sign = -1.0
-            _point_row(b, sign, body_art[b], pt, direction, a, body_dof_last, dof_parent, art_dof_start, art_ref, cdof,
-                       base, width, jac_out)
-    pos = contact_dist[slot] - (pair_margin[p] - pair_gap[p])
-    # MuJoCo's diagApprox from the bodies' inverse weights at the initial pose; pyramid edges 2 (1 + mu^2)x.
-    tran = float(0.0)
-    for side in range(2):
-        if bodies[side] >= 0:
-            tran += body_invweight[bodies[side]][0]
-    if nrows == 4:
-        mu = pair_mu[p]
-        tran = tran * 2.0 * (1.0 + mu * mu)
-    diag_approx_out[i] = tran
-    lo = float(0.0)
-    if nrows == 3 and s > 0:
-        pos = 0.0
-        lo = -1.0e30
-    active_out[i] = 1
-    pos_out[i] = pos
-    solref_out[i] = pair_solref[p]
-    solimp_out[i] = pair_solimp[p]
-    lo_out[i] = lo
-    hi_out[i] = 1.0e30
-
-
-@wp.kernel
-def _dof_rows_kernel(
-    # Model:
-    kind: wp.array(dtype=int), owner: wp.array(dtype=int), width: int, dof_art: wp.array(dtype=int),
-    art_dof_start: wp.array(dtype=int), dof_coord: wp.array(dtype=int), limit_lower: wp.array(dtype=float),
-    limit_upper: wp.array(dtype=float), friction_static: wp.array(dtype=float),
-    friction_dynamic: wp.array(dtype=float), rest_speed: float, limit_solref: wp.vec2, limit_solimp: vec5,
-    friction_solref: wp.vec2, friction_solimp: vec5,
-    # Data in:
-    dof_invweight: wp.array(dtype=float),
-    # Data in:
-    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
-    # Data out:
-    active_out: wp.array(dtype=int), jac_out: wp.array(dtype=float), pos_out: wp.array(dtype=float),
-    solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=vec5), lo_out: wp.array(dtype=float),
-    hi_out: wp.array(dtype=float), force_out: wp.array(dtype=float), diag_approx_out: wp.array(dtype=float),
-):
-    i = wp.tid()
-    k = kind[i]
-    if k != _LIMIT and k != _FRICTION:
-        return
-    d = owner[i]
-    base = i * 2 * width
-    local = base + d - art_dof_start[dof_art[d]]
-    sign = 1.0
-    on = int(1)
-    if k == _LIMIT:
-        q = joint_q[dof_coord[d]]
-        pos = q - limit_lower[d]
-        upper = limit_upper[d] - q
-        if upper < pos:
-            pos = upper
-            sign = -1.0
-        if pos >= 0.0:
-            on = 0
-        pos_out[i] = pos
-        solref_out[i] = limit_solref
-        solimp_out[i] = limit_solimp
-        lo_out[i] = 0.0
-        hi_out[i] = 1.0e30
-    else:
-        # Seed 001: static effort holds a DOF at rest, the dynamic effort resists a moving one.
-        bound = friction_dynamic[d]
-        if wp.abs(joint_qd[d]) < rest_speed:
-            bound = friction_static[d]
-        if bound <= 0.0:
-            on = 0
-        pos_out[i] = 0.0
-        solref_out[i] = friction_solref
-        solimp_out[i] = friction_solimp
-        lo_out[i] = -bound
-        hi_out[i] = bound
-    active_out[i] = on
-    diag_approx_out[i] = dof_invweight[d]
-    if on == 0:
-        force_out[i] = 0.0
-        return
-    _clear_row(base, width, jac_out)
-    jac_out[local] = sign
-
-
-@wp.kernel
 def _equality_rows_kernel(
     # Model:
     kind: wp.array(dtype=int), owner: wp.array(dtype=int), sub: wp.array(dtype=int), art: wp.array(dtype=wp.vec2i),
@@ -571,98 +444,21 @@ def _joint_equality_row(e: int, eq_joint1: wp.array(dtype=int), eq_joint2: wp.ar
     return q1 - target
 
 
-@wp.kernel
-def _finish_rows_kernel(
-    # Model:
-    art: wp.array(dtype=wp.vec2i), width: int, art_dof_start: wp.array(dtype=int),
-    art_mat_start: wp.array(dtype=int), dt: float,
-    # Data in:
-    active: wp.array(dtype=int), pos: wp.array(dtype=float), solref: wp.array(dtype=wp.vec2),
-    solimp: wp.array(dtype=vec5), diag_approx: wp.array(dtype=float), jac: wp.array(dtype=float),
-    chol: wp.array(dtype=float),
-    qacc_smooth: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
-    # Data out:
-    minv_jac_out: wp.array(dtype=float), a0_out: wp.array(dtype=float), aref_out: wp.array(dtype=float),
-    reg_out: wp.array(dtype=float), inv_diag_out: wp.array(dtype=float),
-):
-    i = wp.tid()
-    if active[i] == 0:
+def make_rows(model, tree, data, rows, joint_q):
+    """Fill the equality rows (Jacobian, bounds, solref / solimp) for this substep; contact, limit and
+    friction rows are filled inside the island kernel (:mod:`.island`)."""
+    if rows.count == 0 or model.equality_constraint_count == 0:
         return
-    base = i * 2 * width
-    a = art[i]
-    diag = float(0.0)
-    a0 = float(0.0)
-    vel = float(0.0)
-    for side in range(2):
-        ai = a[side]
-        if ai >= 0:
-            d0 = art_dof_start[ai]
-            n = art_dof_start[ai + 1] - d0
-            off = base + side * width
-            for kk in range(n):
-                minv_jac_out[off + kk] = jac[off + kk]
-            cholesky_solve_inplace(chol, art_mat_start[ai], n, minv_jac_out, off)
-            for kk in range(n):
-                diag += jac[off + kk] * minv_jac_out[off + kk]
-                a0 += jac[off + kk] * qacc_smooth[d0 + kk]
-                vel += jac[off + kk] * joint_qd[d0 + kk]
-    sr = solref[i]
-    si = solimp[i]
-    imp = impedance(si, pos[i])
-    dmax = wp.clamp(si[1], 1.0e-4, 0.9999)
-    b = float(0.0)
-    k = float(0.0)
-    if sr[0] > 0.0:
-        # MuJoCo computation, "Soft constraints": solref (timeconst, dampratio), timeconst >= 2 dt.
-        tc = wp.max(sr[0], 2.0 * dt)
-        b = 2.0 / (dmax * tc)
-        k = imp / (dmax * dmax * tc * tc * sr[1] * sr[1])
-    else:
-        b = -sr[1] / dmax
-        k = -sr[0] * imp / (dmax * dmax)
-    # R from MuJoCo's diagApprox (inverse weights at the initial pose), the exact A_ii when absent.
-    approx = diag_approx[i]
-    if approx <= 0.0:
-        approx = diag
-    reg = wp.max((1.0 - imp) / imp * approx, 1.0e-9)
-    a0_out[i] = a0
-    aref_out[i] = -b * vel - k * pos[i]
-    reg_out[i] = reg
-    inv_diag_out[i] = 1.0 / (diag + reg)
-
-
-def make_rows(model, tree, data, contacts, rows, joint_q, joint_qd, dt):
-    """Fill every row's Jacobian, bounds and soft-constraint terms for this substep."""
-    if rows.count == 0:
-        return
-    dev = model.device
     outs = [rows.active, rows.jac, rows.pos, rows.solref, rows.solimp, rows.lo, rows.hi, rows.force,
             rows.diag_approx]
-    if contacts.pair_count:
-        wp.launch(_contact_rows_kernel, dim=rows.count, device=dev, inputs=[
-            rows.kind, rows.owner, rows.sub, rows.art, rows.width, 4 if rows.cone == "pyramidal" else 3,
-            contacts.slot_pair, contacts.pair_body, contacts.pair_mu, contacts.pair_margin, contacts.pair_gap,
-            contacts.pair_condim, contacts.pair_solref, contacts.pair_solimp, tree["body_art"], tree["body_dof_last"],
-            tree["dof_parent"], tree["art_dof_start"], contacts.active, contacts.point, contacts.normal,
-            contacts.dist, contacts.tangent, data.art_ref, data.cdof, rows.body_invweight], outputs=outs)
-    wp.launch(_dof_rows_kernel, dim=rows.count, device=dev, inputs=[
-        rows.kind, rows.owner, rows.width, tree["dof_art"], tree["art_dof_start"], tree["dof_coord"],
-        model.joint_limit_lower, model.joint_limit_upper, model.joint_friction, model.joint_friction_dynamic,
-        rows.friction_rest_speed, rows.limit_solref, rows.limit_solimp, rows.friction_solref, rows.friction_solimp,
-        rows.dof_invweight, joint_q, joint_qd], outputs=outs)
-    if model.equality_constraint_count:
-        wp.launch(_equality_rows_kernel, dim=rows.count, device=dev, inputs=[
-            rows.kind, rows.owner, rows.sub, rows.art, rows.width, model.equality_constraint_type,
-            model.equality_constraint_body1, model.equality_constraint_body2, model.equality_constraint_anchor,
-            rows.eq_anchor2, rows.eq_rel, model.equality_constraint_joint1, model.equality_constraint_joint2,
-            model.equality_constraint_polycoef, model.equality_constraint_solref, model.equality_constraint_solimp,
-            model.equality_constraint_enabled, model.joint_q_start, model.joint_qd_start, tree["body_art"],
-            tree["body_dof_last"], tree["dof_parent"], tree["dof_art"], tree["art_dof_start"], data.body_q, joint_q,
-            data.art_ref, data.cdof, rows.body_invweight, rows.dof_invweight], outputs=outs)
-    wp.launch(_finish_rows_kernel, dim=rows.count, device=dev, inputs=[
-        rows.art, rows.width, tree["art_dof_start"], tree["art_mat_start"], float(dt), rows.active, rows.pos,
-        rows.solref, rows.solimp, rows.diag_approx, rows.jac, data.chol, data.qacc_smooth, joint_qd], outputs=[
-        rows.minv_jac, rows.a0, rows.aref, rows.reg, rows.inv_diag])
+    wp.launch(_equality_rows_kernel, dim=rows.count, device=model.device, inputs=[
+        rows.kind, rows.owner, rows.sub, rows.art, rows.width, model.equality_constraint_type,
+        model.equality_constraint_body1, model.equality_constraint_body2, model.equality_constraint_anchor,
+        rows.eq_anchor2, rows.eq_rel, model.equality_constraint_joint1, model.equality_constraint_joint2,
+        model.equality_constraint_polycoef, model.equality_constraint_solref, model.equality_constraint_solimp,
+        model.equality_constraint_enabled, model.joint_q_start, model.joint_qd_start, tree["body_art"],
+        tree["body_dof_last"], tree["dof_parent"], tree["dof_art"], tree["art_dof_start"], data.body_q, joint_q,
+        data.art_ref, data.cdof, rows.body_invweight, rows.dof_invweight], outputs=outs)
 
 
 @wp.kernel

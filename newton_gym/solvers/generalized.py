@@ -8,6 +8,7 @@ import warp as wp
 
 from ..sim.kinematics import eval_fk
 from . import collision_driver, constraint, forward, passive, smooth
+from .island import IslandSolver
 from . import solver as pgs
 from .base import SolverBase
 from .layout import build_tree_layout
@@ -70,7 +71,8 @@ class SolverGeneralized(SolverBase):
         friction_rest_speed: DOF speed [m/s, rad/s] below which joint friction uses its static effort.
         limit_solref, limit_solimp, friction_solref, friction_solimp: MuJoCo solref / solimp of joint
             limit and joint friction rows (the model stores none per joint).
-        contact_capacity_scale: unused placeholder kept for API stability (contact slots are exact).
+        pgs_tolerance: a world's PGS sweeps stop early once the sum of its force changes in one sweep is at
+            most this fraction of the sum of its forces (0: always run ``iterations`` sweeps).
 
     Attributes:
         ctrl: (actuator_count,) float32 actuator controls.
@@ -85,7 +87,7 @@ class SolverGeneralized(SolverBase):
                  actuators: Actuators | None = None, gyroscopic_midpoint: bool = True, max_speed: float = 1.0e3,
                  friction_rest_speed: float = 1.0e-2, limit_solref=(0.02, 1.0),
                  limit_solimp=(0.9, 0.95, 0.001, 0.5, 2.0), friction_solref=(0.02, 1.0),
-                 friction_solimp=(0.9, 0.95, 0.001, 0.5, 2.0)):
+                 friction_solimp=(0.9, 0.95, 0.001, 0.5, 2.0), pgs_tolerance: float = 0.0):
         super().__init__(model)
         if cone not in ("pyramidal", "elliptic"):
             raise ValueError(f"cone must be 'pyramidal' or 'elliptic', got {cone!r}")
@@ -109,6 +111,7 @@ class SolverGeneralized(SolverBase):
         self.rows = constraint.build_rows(model, layout, self.contacts, cone, dict(
             limit_solref=limit_solref, limit_solimp=limit_solimp, friction_solref=friction_solref,
             friction_solimp=friction_solimp, friction_rest_speed=friction_rest_speed))
+        self._islands = IslandSolver(model, layout, self.tree, self.contacts, self.rows, pgs_tolerance)
         self.body_contact_wrench = wp.zeros(max(model.body_count, 1), dtype=wp.spatial_vector, device=self.device)
         self.body_contact_count = wp.zeros(max(model.body_count, 1), dtype=wp.int32, device=self.device)
         self.world_contact_count = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)
@@ -136,13 +139,13 @@ class SolverGeneralized(SolverBase):
         if state_in is not state_out:
             forward.copy_joint_state(model, state_in, state_out)
         h = float(dt) / self.substeps
-        for _ in range(self.substeps):
-            self._substep(state_out, state_in.body_f, control, ctrl, h)
+        for k in range(self.substeps):
+            self._substep(state_out, state_in.body_f, control, ctrl, h, k == self.substeps - 1)
         eval_fk(model, state_out.joint_q, state_out.joint_qd, state_out)
         forward.compute_health(model, self.tree, state_out.joint_q, state_out.joint_qd, self.max_speed,
                                self.world_unhealthy)
 
-    def _substep(self, state, body_f, control, ctrl, dt):
+    def _substep(self, state, body_f, control, ctrl, dt, last):
         model, tree, data = self.model, self.tree, self.data
         if model.articulation_count == 0:
             return
@@ -154,9 +157,10 @@ class SolverGeneralized(SolverBase):
         passive.apply_actuators(model, self._act, ctrl, data)
         smooth.factor_and_solve(model, tree, data)
         collision_driver.collide(model, self.contacts, data.body_q)
-        constraint.make_rows(model, tree, data, self.contacts, self.rows, state.joint_q, state.joint_qd, dt)
-        pgs.solve(model, tree, data, self.contacts, self.rows, self.iterations, self.body_contact_wrench,
-                  self.body_contact_count, self.world_contact_count)
+        pgs.solve(model, tree, data, self.rows, self._islands, state.joint_q, state.joint_qd, dt, self.iterations)
+        if last:  # the outputs describe the last substep's contacts
+            pgs.contact_outputs(model, data, self.contacts, self.rows, self.body_contact_wrench,
+                                self.body_contact_count, self.world_contact_count)
         forward.integrate(model, tree, data, data.body_q, state.joint_q, state.joint_qd, dt)
 
     # ------------------------------------------------------------------ capture
