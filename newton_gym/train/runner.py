@@ -77,8 +77,8 @@ class PPORunner:
 
         overrides = dict(self.cfg.env)
         overrides["seed"] = self.seed
-        vec = gym.make_vec(self.cfg.task, num_envs=self.cfg.num_envs, device=self.device, **overrides)
-        return SkrlVecEnv(vec, seed=self.seed, scale_actions=self.cfg.policy.scale_actions)
+        self.vec = gym.make_vec(self.cfg.task, num_envs=self.cfg.num_envs, device=self.device, **overrides)
+        return SkrlVecEnv(self.vec, seed=self.seed, scale_actions=self.cfg.policy.scale_actions)
 
     def _make_agent(self):
         from .agent import build_agent
@@ -92,7 +92,7 @@ class PPORunner:
 
     def meta(self) -> dict:
         """Checkpoint metadata (see :mod:`newton_gym.train.checkpoint`)."""
-        vec = self.env._unwrapped
+        vec = self.vec
         return {
             "task": self.cfg.task, "observation_size": int(vec.single_observation_space.shape[0]),
             "action_size": int(vec.single_action_space.shape[0]),
@@ -111,10 +111,10 @@ class PPORunner:
             return max(1, math.ceil(self.cfg.timesteps / self._steps_per_iteration()))
         return 10**9  # time-limited: _should_stop ends the run
 
-    def _should_stop(self, iterations: int) -> bool:
+    def _should_stop(self, iterations: int, requested: bool = False) -> bool:
         out_of_time = self.cfg.minutes > 0 and time.perf_counter() - self.t0 >= self.cfg.minutes * 60.0
         # Every rank must leave the loop at the same iteration, or the next all-reduce would hang.
-        return self.iteration >= iterations or any_rank(out_of_time)
+        return self.iteration >= iterations or any_rank(out_of_time or requested)
 
     def _collect(self, obs, timestep: int, timesteps: int):
         """One rollout of ``ppo.rollouts`` vector steps (the agent updates after the last one)."""
@@ -134,8 +134,13 @@ class PPORunner:
             timestep += 1
         return obs, timestep
 
-    def train(self) -> TrainResult:
-        """Run until ``timesteps`` env steps or ``minutes`` of wall-clock; returns a TrainResult."""
+    def train(self, on_iteration=None) -> TrainResult:
+        """Run until ``timesteps`` env steps or ``minutes`` of wall-clock; returns a TrainResult.
+
+        Args:
+            on_iteration: optional callback ``f(runner) -> bool`` called after every update; True stops
+                the run (e.g. a return threshold reached; see benchmarks/bench_ppo.py).
+        """
         iterations = self._planned_iterations()
         timesteps = iterations * self.cfg.ppo.rollouts if self.cfg.timesteps > 0 else 10**12
         self._write_config()
@@ -144,12 +149,13 @@ class PPORunner:
         progress = Progress(self.cfg.timesteps, self.cfg.minutes * 60.0 - (time.perf_counter() - self.t0),
                             enabled=self.show_progress)
         obs, _ = self.env.reset()
-        timestep = 0
+        timestep, stop = 0, False
         try:
-            while not self._should_stop(iterations):
+            while not self._should_stop(iterations, stop):
                 obs, timestep = self._collect(obs, timestep, timesteps)
                 self._after_update()
                 progress.update(self.env_steps, self.episodes.mean_return)
+                stop = bool(on_iteration(self)) if on_iteration is not None else False
         finally:
             progress.close()
         return self._finish()
