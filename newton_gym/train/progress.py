@@ -44,6 +44,15 @@ class Progress:
             postfix["steps"] = env_steps
         self.bar.set_postfix(postfix, refresh=True)
 
+    def write(self, log, line: str) -> None:
+        """Print ``line`` with ``log`` without breaking the bar."""
+        if self.bar is None:
+            log(line)
+        else:
+            self.bar.clear()
+            log(line)
+            self.bar.refresh()
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()

@@ -67,6 +67,7 @@ class PPORunner:
         self.episodes = EpisodeLog(cfg.num_envs)
         self.env_steps = 0
         self.iteration = 0
+        self._start_logged = False
 
     # ------------------------------------------------------------------ construction
     def _make_env(self):
@@ -155,10 +156,17 @@ class PPORunner:
                 obs, timestep = self._collect(obs, timestep, timesteps)
                 self._after_update()
                 progress.update(self.env_steps, self.episodes.mean_return)
+                self._log_start_return(progress)
                 stop = bool(on_iteration(self)) if on_iteration is not None else False
         finally:
             progress.close()
         return self._finish()
+
+    def _log_start_return(self, progress):
+        if not self._start_logged and len(self.episodes.first_returns) >= self.cfg.num_envs:
+            self._start_logged = True
+            progress.write(self.log, f"return at start (first {self.cfg.num_envs} episodes): "
+                                     f"{self.episodes.start_return:.1f}")
 
     def _after_update(self):
         self.iteration += 1
