@@ -6,7 +6,7 @@ each row has a static owner (contact slot, DOF or equality) and is switched on p
 Jacobian is stored densely per side: side 0 and side 1 each hold one articulation's DOF block
 (max_art_dofs wide), so rows coupling two articulations of a world need no global matrix.
 
-Per row and substep (in :mod:`.island`) we compute J, M^-1 J^T (Cholesky solves), A_ii = J M^-1 J^T,
+Per row and substep (in :mod:`.island`) we compute J, Y = L^-T J^T (M = L^T L), A_ii = Y^T Y,
 the unconstrained acceleration a0 = J qacc_smooth, the velocity v = J qd and position error r, and from solref / solimp
 the impedance d(r), R = (1 - d) / d * A_ii and a_ref = -b v - k r with b = 2 / (d_max tc),
 k = d(r) / (d_max^2 tc^2 zeta^2), tc >= 2 dt (MuJoCo computation: "Soft constraints"; solref
@@ -47,7 +47,7 @@ class Rows:
         kind, owner, sub: (count,) int static row kind, owner index and sub-row index.
         art: (count,) vec2i articulation of side 0 / side 1 (-1: none).
         active: (count,) int 1 where the row takes part in this substep's solve.
-        jac, minv_jac: (count * 2 * width,) J and M^-1 J^T per side.
+        jac, minv_jac: (count * 2 * width,) J and Y = L^-T J^T per side (M = L^T L, A = Y^T Y).
         pos, solref, solimp, diag_approx, lo, hi: (count,) position error, soft-constraint parameters,
             MuJoCo's diagApprox and force bounds.
         act_list, bias, reg, inv, cforce: (count,) compact per-island buffers of :mod:`.island`.

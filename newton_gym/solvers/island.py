@@ -2,12 +2,12 @@
 
 For its island a thread (1) switches every row on or off and fills its Jacobian and soft-constraint
 terms (contacts, joint limits and joint friction here; equality rows come pre-filled from
-:mod:`.constraint`), (2) lists the active rows compactly, (3) computes M^-1 J^T, the bias a0 - a_ref,
+:mod:`.constraint`), (2) lists the active rows compactly, (3) computes Y = L^-T J^T (M = L^T L), the bias a0 - a_ref,
 the regularizer R and 1 / (A_ii + R) of each active row, (4) builds the dense Delassus matrix
 A = J M^-1 J^T of the active rows when it fits the island's block (else it keeps the matrix-free form),
 (5) runs projected Gauss-Seidel on MuJoCo's constraint dual (see :mod:`.solver` for the problem) and
-(6) writes qacc_constraint = M^-1 J^T f of the island's DOFs. Keeping all of it in one thread keeps an
-island's rows in that core's cache and avoids per-row launches, whose per-thread cost dominated on CPU.
+(6) writes qacc_constraint = M^-1 J^T f = L^-1 (Y f) of the island's DOFs. Keeping all of it in one
+thread keeps an island's rows in that core's cache and avoids per-row launches, whose per-thread cost dominated on CPU.
 
 Compact buffers (``act_list``, ``bias``, ``reg``, ``inv``, ``cforce``) use the island's row range
 [r0, r1): compact row c of island w lives at r0 + c. Row forces persist per row (``force``) as the
@@ -21,7 +21,7 @@ import warp as wp
 
 from .constraint import (ROW_CONTACT, ROW_FRICTION, ROW_LIMIT, _point_row, contact_direction, impedance,
                          vec5)
-from .spatial import cholesky_solve_inplace
+from .spatial import ltl_solve, ltl_solve_t
 
 __all__ = ["IslandSolver", "DENSE_CAP"]
 
@@ -213,8 +213,9 @@ def _dof_row(i: int, kind: int, rm: RowModel, rd: RowData, tm: TreeTables, joint
 @wp.func
 def _finish_row(i: int, ci: int, dt: float, rm: RowModel, rd: RowData, tm: TreeTables, chol: wp.array(dtype=float),
                 qacc_smooth: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
-    """M^-1 J^T, A_ii, a0 = J qacc_smooth, v = J qd and the soft-constraint terms of active row i, stored
-    at compact index ci (MuJoCo computation: "Soft constraints"; solref "refsafe" clamp tc >= 2 dt)."""
+    """Y = L^-T J^T (into ``minv_jac``; M = L^T L, so A = Y^T Y), A_ii, a0 = J qacc_smooth, v = J qd and
+    the soft-constraint terms of active row i, stored at compact index ci (MuJoCo computation: "Soft
+    constraints"; solref "refsafe" clamp tc >= 2 dt)."""
     width = rm.width
     base = i * 2 * width
     a = rm.art[i]
@@ -229,10 +230,11 @@ def _finish_row(i: int, ci: int, dt: float, rm: RowModel, rd: RowData, tm: TreeT
             off = base + side * width
             for kk in range(n):
                 rd.minv_jac[off + kk] = rd.jac[off + kk]
-            cholesky_solve_inplace(chol, tm.art_mat_start[ai], n, rd.minv_jac, off)
+            ltl_solve_t(chol, tm.art_mat_start[ai], n, d0, tm.dof_parent, rd.minv_jac, off)
             for kk in range(n):
                 j = rd.jac[off + kk]
-                diag += j * rd.minv_jac[off + kk]
+                y = rd.minv_jac[off + kk]
+                diag += y * y
                 a0 += j * qacc_smooth[d0 + kk]
                 vel += j * joint_qd[d0 + kk]
     sr = rd.solref[i]
@@ -262,7 +264,7 @@ def _finish_row(i: int, ci: int, dt: float, rm: RowModel, rd: RowData, tm: TreeT
 
 @wp.func
 def _side_dot(i: int, j: int, rm: RowModel, rd: RowData, tm: TreeTables):
-    """A_ij = J_i . (M^-1 J_j^T), summed over the articulations the two rows share."""
+    """A_ij = Y_i . Y_j (= J_i M^-1 J_j^T), summed over the articulations the two rows share."""
     width = rm.width
     ai = rm.art[i]
     aj = rm.art[j]
@@ -276,13 +278,13 @@ def _side_dot(i: int, j: int, rm: RowModel, rd: RowData, tm: TreeTables):
                     bi = i * 2 * width + si * width
                     bj = j * 2 * width + sj * width
                     for kk in range(n):
-                        s += rd.jac[bi + kk] * rd.minv_jac[bj + kk]
+                        s += rd.minv_jac[bi + kk] * rd.minv_jac[bj + kk]
     return s
 
 
 @wp.func
 def _row_dot(i: int, rm: RowModel, rd: RowData, tm: TreeTables, x: wp.array(dtype=float)):
-    """J_i . x over the row's articulations (matrix-free residual)."""
+    """Y_i . z over the row's articulations (matrix-free residual; z = Y f)."""
     a = rm.art[i]
     s = float(0.0)
     base = i * 2 * rm.width
@@ -291,13 +293,13 @@ def _row_dot(i: int, rm: RowModel, rd: RowData, tm: TreeTables, x: wp.array(dtyp
         if ai >= 0:
             d0 = tm.art_dof_start[ai]
             for k in range(tm.art_dof_start[ai + 1] - d0):
-                s += rd.jac[base + side * rm.width + k] * x[d0 + k]
+                s += rd.minv_jac[base + side * rm.width + k] * x[d0 + k]
     return s
 
 
 @wp.func
 def _row_axpy(i: int, scale: float, rm: RowModel, rd: RowData, tm: TreeTables, x: wp.array(dtype=float)):
-    """x += scale M^-1 J_i^T."""
+    """x += scale Y_i."""
     a = rm.art[i]
     base = i * 2 * rm.width
     for side in range(2):
@@ -325,12 +327,50 @@ def _residual(c: int, r0: int, k: int, dense: int, moff: int, rm: RowModel, rd: 
 @wp.func
 def _set_force(c: int, r0: int, f: float, dense: int, rm: RowModel, rd: RowData, tm: TreeTables,
                qacc_c: wp.array(dtype=float)):
-    """Store the new force of compact row c; returns |change|. Matrix-free islands update M^-1 J^T f."""
+    """Store the new force of compact row c; returns |change|. Matrix-free islands update z = Y f."""
     df = f - rd.cforce[r0 + c]
     rd.cforce[r0 + c] = f
     if dense == 0 and df != 0.0:
         _row_axpy(rd.act_list[r0 + c], df, rm, rd, tm, qacc_c)
     return wp.abs(df)
+
+
+@wp.func
+def _pgs_dense_box(k: int, r0: int, moff: int, iterations: int, tolerance: float, mat: wp.array(dtype=float),
+                   bias: wp.array(dtype=float), reg: wp.array(dtype=float), inv: wp.array(dtype=float),
+                   act_list: wp.array(dtype=int), lo: wp.array(dtype=float), hi: wp.array(dtype=float),
+                   force: wp.array(dtype=float)):
+    """Projected Gauss-Seidel on the dense k x k block at ``moff`` when every row has box bounds
+    (pyramidal cones, limits, friction, equalities). Four partial sums per row product keep the
+    float adds independent. Stops after a sweep whose total |force change| is at most ``tolerance``
+    times the total |force|."""
+    for _it in range(iterations):
+        change = float(0.0)
+        scale = float(0.0)
+        for c in range(k):
+            row = moff + c * k
+            s0 = bias[r0 + c] + reg[r0 + c] * force[r0 + c]
+            s1 = float(0.0)
+            s2 = float(0.0)
+            s3 = float(0.0)
+            j = int(0)
+            while j + 4 <= k:
+                s0 += mat[row + j] * force[r0 + j]
+                s1 += mat[row + j + 1] * force[r0 + j + 1]
+                s2 += mat[row + j + 2] * force[r0 + j + 2]
+                s3 += mat[row + j + 3] * force[r0 + j + 3]
+                j += 4
+            while j < k:
+                s0 += mat[row + j] * force[r0 + j]
+                j += 1
+            i = act_list[r0 + c]
+            f_old = force[r0 + c]
+            f = wp.clamp(f_old - ((s0 + s1) + (s2 + s3)) * inv[r0 + c], lo[i], hi[i])
+            force[r0 + c] = f
+            change += wp.abs(f - f_old)
+            scale += wp.abs(f)
+        if change <= tolerance * scale:
+            return
 
 
 @wp.func
@@ -385,6 +425,10 @@ def _island_kernel(
     else:
         for c in range(k):  # warm start of the matrix-free form
             _row_axpy(rd.act_list[r0 + c], rd.cforce[r0 + c], rm, rd, tm, qacc_c)
+    if dense != 0 and rm.cone_rows != 3:
+        _pgs_dense_box(k, r0, moff, iterations, tolerance, rd.dense, rd.bias, rd.reg, rd.inv, rd.act_list, rd.lo,
+                       rd.hi, rd.cforce)
+        iterations = 0
     for _it in range(iterations):
         change = float(0.0)
         scale = float(0.0)
@@ -421,12 +465,17 @@ def _island_kernel(
         rd.force[i] = f
         if dense != 0 and f != 0.0:
             _row_axpy(i, f, rm, rd, tm, qacc_c)
+    # qacc_constraint = M^-1 J^T f = L^-1 (Y f).
+    for ia in range(rm.island_art_start[w], rm.island_art_start[w + 1]):
+        a = rm.island_arts[ia]
+        d0 = tm.art_dof_start[a]
+        ltl_solve(chol, tm.art_mat_start[a], tm.art_dof_start[a + 1] - d0, d0, tm.dof_parent, qacc_c, d0)
 
 
 class IslandSolver:
     """Host side of the fused island kernel: builds the structs once, launches per substep."""
 
-    def __init__(self, model, layout, tree, contacts, rows, tolerance: float = 0.0):
+    def __init__(self, model, layout, tree, contacts, rows, tolerance: float):
         dev = model.device
         self.model = model
         self.tolerance = float(tolerance)

@@ -12,7 +12,7 @@ import warp as wp
 
 from ..sim.types import JointType
 from ..sim.wpmath import d6_axis_world
-from .spatial import cholesky_factor, cholesky_solve_inplace, cross_force, cross_motion, inertia_about, inertia_mul
+from .spatial import cross_force, cross_motion, inertia_about, inertia_mul, ltl_factor, ltl_solve, ltl_solve_t
 
 __all__ = ["compute_subspaces", "compute_mass_matrix", "compute_bias", "factor_and_solve"]
 
@@ -308,7 +308,7 @@ def compute_bias(model, tree, data, state_body_q, body_f, joint_qd, dt, gyro_mid
 @wp.kernel
 def _factor_kernel(
     # Model:
-    art_dof_start: wp.array(dtype=int), art_mat_start: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int), art_mat_start: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
     # Data in:
     mass_matrix: wp.array(dtype=float), dof_diag: wp.array(dtype=float), qfrc: wp.array(dtype=float),
     qfrc_bias: wp.array(dtype=float),
@@ -324,13 +324,14 @@ def _factor_kernel(
     for i in range(n):
         chol_out[off + i * n + i] = chol_out[off + i * n + i] + dof_diag[d0 + i]
         qacc_smooth_out[d0 + i] = qfrc[d0 + i] - qfrc_bias[d0 + i]
-    cholesky_factor(chol_out, chol_out, off, n)
-    cholesky_solve_inplace(chol_out, off, n, qacc_smooth_out, d0)
+    ltl_factor(chol_out, off, n, d0, dof_parent)
+    ltl_solve_t(chol_out, off, n, d0, dof_parent, qacc_smooth_out, d0)
+    ltl_solve(chol_out, off, n, d0, dof_parent, qacc_smooth_out, d0)
 
 
 def factor_and_solve(model, tree, data):
-    """Factor M_hat = M + diag (armature, implicit damping and stiffness) per articulation and solve for
-    the unconstrained acceleration."""
+    """Factor M_hat = M + diag (armature, implicit damping and stiffness) = L^T L per articulation
+    (tree-sparse, :func:`.spatial.ltl_factor`) and solve for the unconstrained acceleration."""
     wp.launch(_factor_kernel, dim=model.articulation_count, device=model.device, inputs=[
-        tree["art_dof_start"], tree["art_mat_start"], data.mass_matrix, data.dof_diag, data.qfrc, data.qfrc_bias],
+        tree["art_dof_start"], tree["art_mat_start"], tree["dof_parent"], data.mass_matrix, data.dof_diag, data.qfrc, data.qfrc_bias],
         outputs=[data.chol, data.qacc_smooth])

@@ -12,8 +12,8 @@ from __future__ import annotations
 import warp as wp
 
 __all__ = [
-    "inertia_mul", "cross_motion", "cross_force", "inertia_about", "point_jacobian", "cholesky_factor",
-    "cholesky_solve_inplace", "quat_exp",
+    "inertia_mul", "cross_motion", "cross_force", "inertia_about", "point_jacobian", "ltl_factor", "ltl_solve_t",
+    "ltl_solve", "quat_exp",
 ]
 
 
@@ -59,39 +59,64 @@ def point_jacobian(s: wp.spatial_vector, lever: wp.vec3, direction: wp.vec3):
 
 
 @wp.func
-def cholesky_factor(a: wp.array(dtype=float), l_out: wp.array(dtype=float), off: int, n: int):
-    """Dense Cholesky factor L (lower, row-major n x n at ``off``) of the SPD matrix a (Golub & Van Loan
-    alg. 4.2.1). Non-positive pivots are clamped so a degenerate articulation cannot produce NaNs."""
-    for j in range(n):
-        s = a[off + j * n + j]
-        for k in range(j):
-            s -= l_out[off + j * n + k] * l_out[off + j * n + k]
-        d = wp.sqrt(wp.max(s, 1.0e-12))
-        l_out[off + j * n + j] = d
+def ltl_factor(l: wp.array(dtype=float), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int)):
+    """In-place tree-sparse factorization M = L^T L of an articulation's mass matrix (row-major n x n at
+    ``off``, DOFs d0 .. d0 + n - 1 numbered parents first), Featherstone RBDA sec. 6.5 (LTL): L is
+    lower triangular and L_ki is non-zero only where DOF i is an ancestor of DOF k, so there is no
+    fill-in and only those entries (and the diagonal) are read or written. Non-positive pivots are
+    clamped so a degenerate articulation cannot produce NaNs."""
+    for kk in range(n):
+        k = n - 1 - kk
+        row_k = off + k * n
+        d = wp.sqrt(wp.max(l[row_k + k], 1.0e-12))
+        l[row_k + k] = d
         inv_d = 1.0 / d
-        for i in range(j + 1, n):
-            t = a[off + i * n + j]
-            for k in range(j):
-                t -= l_out[off + i * n + k] * l_out[off + j * n + k]
-            l_out[off + i * n + j] = t * inv_d
-        for i in range(j):
-            l_out[off + i * n + j] = 0.0
+        i = dof_parent[d0 + k]
+        while i >= 0:
+            l[row_k + i - d0] = l[row_k + i - d0] * inv_d
+            i = dof_parent[i]
+        i = dof_parent[d0 + k]
+        while i >= 0:
+            li = l[row_k + i - d0]
+            row_i = off + (i - d0) * n
+            j = i
+            while j >= 0:
+                l[row_i + j - d0] = l[row_i + j - d0] - li * l[row_k + j - d0]
+                j = dof_parent[j]
+            i = dof_parent[i]
 
 
 @wp.func
-def cholesky_solve_inplace(l: wp.array(dtype=float), off: int, n: int, x: wp.array(dtype=float), x_off: int):
-    """Solve L L^T x = b in place (b given in x[x_off : x_off + n])."""
-    for i in range(n):
-        s = x[x_off + i]
-        for k in range(i):
-            s -= l[off + i * n + k] * x[x_off + k]
-        x[x_off + i] = s / l[off + i * n + i]
-    for ii in range(n):
-        i = n - 1 - ii
-        s = x[x_off + i]
-        for k in range(i + 1, n):
-            s -= l[off + k * n + i] * x[x_off + k]
-        x[x_off + i] = s / l[off + i * n + i]
+def ltl_solve_t(l: wp.array(dtype=float), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
+                x: wp.array(dtype=float), x_off: int):
+    """Solve L^T z = b in place (b given in x[x_off : x_off + n]) for the factor of :func:`ltl_factor`.
+    z keeps b's sparsity pattern closed under ancestors (a Jacobian row's path stays its path)."""
+    for kk in range(n):
+        k = n - 1 - kk
+        zk = x[x_off + k]
+        if zk != 0.0:
+            row_k = off + k * n
+            zk = zk / l[row_k + k]
+            x[x_off + k] = zk
+            i = dof_parent[d0 + k]
+            while i >= 0:
+                x[x_off + i - d0] = x[x_off + i - d0] - l[row_k + i - d0] * zk
+                i = dof_parent[i]
+
+
+@wp.func
+def ltl_solve(l: wp.array(dtype=float), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
+              x: wp.array(dtype=float), x_off: int):
+    """Solve L x = z in place (z given in x[x_off : x_off + n]); after :func:`ltl_solve_t` this gives
+    M^-1 b."""
+    for k in range(n):
+        row_k = off + k * n
+        s = x[x_off + k]
+        i = dof_parent[d0 + k]
+        while i >= 0:
+            s -= l[row_k + i - d0] * x[x_off + i - d0]
+            i = dof_parent[i]
+        x[x_off + k] = s / l[row_k + k]
 
 
 @wp.func
