@@ -88,7 +88,8 @@ class SolverGeneralized(SolverBase):
                  actuators: Actuators | None = None, gyroscopic_midpoint: bool = True, max_speed: float = 1.0e3,
                  friction_rest_speed: float = 1.0e-2, limit_solref=(0.02, 1.0),
                  limit_solimp=(0.9, 0.95, 0.001, 0.5, 2.0), friction_solref=(0.02, 1.0),
-                 friction_solimp=(0.9, 0.95, 0.001, 0.5, 2.0), pgs_tolerance: float = 1.0e-6):
+                 friction_solimp=(0.9, 0.95, 0.001, 0.5, 2.0), pgs_tolerance: float = 1.0e-6,
+                 pgs_subspace: bool = True):
         super().__init__(model)
         if cone not in ("pyramidal", "elliptic"):
             raise ValueError(f"cone must be 'pyramidal' or 'elliptic', got {cone!r}")
@@ -112,7 +113,8 @@ class SolverGeneralized(SolverBase):
         self.rows = constraint.build_rows(model, layout, self.contacts, cone, dict(
             limit_solref=limit_solref, limit_solimp=limit_solimp, friction_solref=friction_solref,
             friction_solimp=friction_solimp, friction_rest_speed=friction_rest_speed))
-        self._islands = IslandSolver(model, layout, self.tree, self.contacts, self.rows, pgs_tolerance)
+        self._islands = IslandSolver(model, layout, self.tree, self.contacts, self.rows, pgs_tolerance,
+                                     pgs_subspace)
         self.body_contact_wrench = wp.zeros(max(model.body_count, 1), dtype=wp.spatial_vector, device=self.device)
         self.body_contact_count = wp.zeros(max(model.body_count, 1), dtype=wp.int32, device=self.device)
         self.world_contact_count = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)

@@ -52,6 +52,7 @@ class RowModel:
     friction_solref: wp.vec2
     friction_solimp: vec5
     rest_speed: float
+    subspace: int                            # 1: PGS with subspace minimization on dense blocks
     body_invweight: wp.array(dtype=wp.vec2)
     dof_invweight: wp.array(dtype=float)
 
@@ -76,6 +77,9 @@ class RowData:
     inv: wp.array(dtype=float)
     cforce: wp.array(dtype=float)
     dense: wp.array(dtype=float)
+    free: wp.array(dtype=int)               # compact: free rows of a subspace step
+    step: wp.array(dtype=float)             # compact: its Newton step
+    scratch: wp.array(dtype=float)          # like dense: its Cholesky factor
 
 
 @wp.struct
@@ -277,8 +281,15 @@ def _side_dot(i: int, j: int, rm: RowModel, rd: RowData, tm: TreeTables):
                 if aj[sj] == a:
                     bi = i * 2 * width + si * width
                     bj = j * 2 * width + sj * width
-                    for kk in range(n):
+                    s1 = float(0.0)  # two partial sums: independent float adds
+                    kk = int(0)
+                    while kk + 2 <= n:
                         s += rd.minv_jac[bi + kk] * rd.minv_jac[bj + kk]
+                        s1 += rd.minv_jac[bi + kk + 1] * rd.minv_jac[bj + kk + 1]
+                        kk += 2
+                    if kk < n:
+                        s += rd.minv_jac[bi + kk] * rd.minv_jac[bj + kk]
+                    s += s1
     return s
 
 
@@ -336,41 +347,106 @@ def _set_force(c: int, r0: int, f: float, dense: int, rm: RowModel, rd: RowData,
 
 
 @wp.func
+def _dense_residual(c: int, k: int, r0: int, moff: int, mat: wp.array(dtype=float), bias: wp.array(dtype=float),
+                    reg: wp.array(dtype=float), force: wp.array(dtype=float)):
+    """Gradient (A f + R f + a0 - a_ref)_c of the dual on the dense block; four partial sums keep the float
+    adds independent."""
+    row = moff + c * k
+    s0 = bias[r0 + c] + reg[r0 + c] * force[r0 + c]
+    s1 = float(0.0)
+    s2 = float(0.0)
+    s3 = float(0.0)
+    j = int(0)
+    while j + 4 <= k:
+        s0 += mat[row + j] * force[r0 + j]
+        s1 += mat[row + j + 1] * force[r0 + j + 1]
+        s2 += mat[row + j + 2] * force[r0 + j + 2]
+        s3 += mat[row + j + 3] * force[r0 + j + 3]
+        j += 4
+    while j < k:
+        s0 += mat[row + j] * force[r0 + j]
+        j += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+@wp.func
+def _subspace_step(k: int, r0: int, moff: int, mat: wp.array(dtype=float), bias: wp.array(dtype=float),
+                   reg: wp.array(dtype=float), act_list: wp.array(dtype=int), lo: wp.array(dtype=float),
+                   hi: wp.array(dtype=float), force: wp.array(dtype=float), free: wp.array(dtype=int),
+                   step: wp.array(dtype=float), scratch: wp.array(dtype=float)):
+    """Subspace minimization (PGS-SM): with the rows at a bound held there, take the exact Newton step
+    (A + R)_FF d = -g_F on the free rows F (strictly inside their bounds) by a dense Cholesky in
+    ``scratch``, then clamp to the bounds."""
+    m = int(0)
+    for c in range(k):
+        i = act_list[r0 + c]
+        f = force[r0 + c]
+        if f > lo[i] and f < hi[i]:
+            free[r0 + m] = c
+            m += 1
+    if m == 0:
+        return
+    for p in range(m):
+        cp = free[r0 + p]
+        step[r0 + p] = -_dense_residual(cp, k, r0, moff, mat, bias, reg, force)
+        for q in range(p + 1):
+            v = mat[moff + cp * k + free[r0 + q]]
+            if q == p:
+                v += reg[r0 + cp]
+            scratch[moff + p * m + q] = v
+    # In-place dense Cholesky S = L L^T (lower, row-major m x m), then the two triangular solves.
+    for j in range(m):
+        sj = scratch[moff + j * m + j]
+        for t in range(j):
+            sj -= scratch[moff + j * m + t] * scratch[moff + j * m + t]
+        d = wp.sqrt(wp.max(sj, 1.0e-20))
+        scratch[moff + j * m + j] = d
+        for i in range(j + 1, m):
+            v = scratch[moff + i * m + j]
+            for t in range(j):
+                v -= scratch[moff + i * m + t] * scratch[moff + j * m + t]
+            scratch[moff + i * m + j] = v / d
+    for i in range(m):
+        v = step[r0 + i]
+        for t in range(i):
+            v -= scratch[moff + i * m + t] * step[r0 + t]
+        step[r0 + i] = v / scratch[moff + i * m + i]
+    for ii in range(m):
+        i = m - 1 - ii
+        v = step[r0 + i]
+        for t in range(i + 1, m):
+            v -= scratch[moff + t * m + i] * step[r0 + t]
+        step[r0 + i] = v / scratch[moff + i * m + i]
+    for p in range(m):
+        c = free[r0 + p]
+        i = act_list[r0 + c]
+        force[r0 + c] = wp.clamp(force[r0 + c] + step[r0 + p], lo[i], hi[i])
+
+
+@wp.func
 def _pgs_dense_box(k: int, r0: int, moff: int, iterations: int, tolerance: float, mat: wp.array(dtype=float),
                    bias: wp.array(dtype=float), reg: wp.array(dtype=float), inv: wp.array(dtype=float),
                    act_list: wp.array(dtype=int), lo: wp.array(dtype=float), hi: wp.array(dtype=float),
-                   force: wp.array(dtype=float)):
+                   force: wp.array(dtype=float), subspace: int, free: wp.array(dtype=int),
+                   step: wp.array(dtype=float), scratch: wp.array(dtype=float)):
     """Projected Gauss-Seidel on the dense k x k block at ``moff`` when every row has box bounds
-    (pyramidal cones, limits, friction, equalities). Four partial sums per row product keep the
-    float adds independent. Stops after a sweep whose total |force change| is at most ``tolerance``
-    times the total |force|."""
+    (pyramidal cones, limits, friction, equalities), with a subspace-minimization step after every
+    sweep when ``subspace`` is set. Stops after a sweep whose total |force change| is at most
+    ``tolerance`` times the total |force|."""
     for _it in range(iterations):
         change = float(0.0)
         scale = float(0.0)
         for c in range(k):
-            row = moff + c * k
-            s0 = bias[r0 + c] + reg[r0 + c] * force[r0 + c]
-            s1 = float(0.0)
-            s2 = float(0.0)
-            s3 = float(0.0)
-            j = int(0)
-            while j + 4 <= k:
-                s0 += mat[row + j] * force[r0 + j]
-                s1 += mat[row + j + 1] * force[r0 + j + 1]
-                s2 += mat[row + j + 2] * force[r0 + j + 2]
-                s3 += mat[row + j + 3] * force[r0 + j + 3]
-                j += 4
-            while j < k:
-                s0 += mat[row + j] * force[r0 + j]
-                j += 1
             i = act_list[r0 + c]
             f_old = force[r0 + c]
-            f = wp.clamp(f_old - ((s0 + s1) + (s2 + s3)) * inv[r0 + c], lo[i], hi[i])
+            f = wp.clamp(f_old - _dense_residual(c, k, r0, moff, mat, bias, reg, force) * inv[r0 + c], lo[i], hi[i])
             force[r0 + c] = f
             change += wp.abs(f - f_old)
             scale += wp.abs(f)
         if change <= tolerance * scale:
             return
+        if subspace != 0:
+            _subspace_step(k, r0, moff, mat, bias, reg, act_list, lo, hi, force, free, step, scratch)
 
 
 @wp.func
@@ -427,7 +503,7 @@ def _island_kernel(
             _row_axpy(rd.act_list[r0 + c], rd.cforce[r0 + c], rm, rd, tm, qacc_c)
     if dense != 0 and rm.cone_rows != 3:
         _pgs_dense_box(k, r0, moff, iterations, tolerance, rd.dense, rd.bias, rd.reg, rd.inv, rd.act_list, rd.lo,
-                       rd.hi, rd.cforce)
+                       rd.hi, rd.cforce, rm.subspace, rd.free, rd.step, rd.scratch)
         iterations = 0
     for _it in range(iterations):
         change = float(0.0)
@@ -475,7 +551,7 @@ def _island_kernel(
 class IslandSolver:
     """Host side of the fused island kernel: builds the structs once, launches per substep."""
 
-    def __init__(self, model, layout, tree, contacts, rows, tolerance: float):
+    def __init__(self, model, layout, tree, contacts, rows, tolerance: float, subspace: bool):
         dev = model.device
         self.model = model
         self.tolerance = float(tolerance)
@@ -504,6 +580,7 @@ class IslandSolver:
         rm.limit_solref, rm.limit_solimp = rows.limit_solref, rows.limit_solimp
         rm.friction_solref, rm.friction_solimp = rows.friction_solref, rows.friction_solimp
         rm.rest_speed = rows.friction_rest_speed
+        rm.subspace = int(bool(subspace))
         rm.body_invweight, rm.dof_invweight = rows.body_invweight, rows.dof_invweight
         rd = RowData()
         for name in ("active", "jac", "minv_jac", "pos", "solref", "solimp", "lo", "hi", "force", "diag_approx"):
@@ -512,7 +589,10 @@ class IslandSolver:
         for name in ("bias", "reg", "inv", "cforce"):
             setattr(rows, name, wp.zeros(n, dtype=wp.float32, device=dev))
         rows.dense = wp.zeros(max(int(dense_start[-1]), 1), dtype=wp.float32, device=dev)
-        for name in ("act_list", "bias", "reg", "inv", "cforce", "dense"):
+        rows.free = wp.zeros(n, dtype=wp.int32, device=dev)
+        rows.step = wp.zeros(n, dtype=wp.float32, device=dev)
+        rows.scratch = wp.zeros(max(int(dense_start[-1]), 1) if subspace else 1, dtype=wp.float32, device=dev)
+        for name in ("act_list", "bias", "reg", "inv", "cforce", "dense", "free", "step", "scratch"):
             setattr(rd, name, getattr(rows, name))
         cm = ContactTables()
         for name in ("slot_pair", "pair_body", "pair_mu", "pair_margin", "pair_gap", "pair_condim", "pair_solref",
