@@ -465,6 +465,9 @@ def _island_kernel(
     # Data out:
     rd: RowData, qacc_c: wp.array(dtype=float),
 ):
+    """One thread per island w: fill and list its active rows, build its dense Delassus block (or keep
+    the matrix-free form), solve by PGS (with subspace minimization on dense pyramidal blocks) and
+    write qacc_constraint of its articulations (steps 1-6 of the module docstring)."""
     w = wp.tid()
     for ia in range(rm.island_art_start[w], rm.island_art_start[w + 1]):
         a = rm.island_arts[ia]
