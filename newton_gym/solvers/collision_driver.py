@@ -169,8 +169,10 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
     c.pair_island_host = island_of(pw, model.world_count)
     c.pair_slot_start_host = slot_start
     mu = model.shape_material_mu.numpy()
-    margin = model.shape_contact_margin.numpy()
     gap = model.shape_contact_gap.numpy()
+    # Our margin is where force begins and gap the detection distance beyond it (seed 000); MuJoCo's
+    # margin, which this solver's rows follow, is their sum.
+    margin = model.shape_contact_margin.numpy() + gap
     condim = model.shape_condim.numpy()
     solref = model.shape_solref.numpy().reshape(-1, 2)
     solimp = model.shape_solimp.numpy().reshape(-1, 5)

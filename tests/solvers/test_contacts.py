@@ -88,3 +88,38 @@ def test_broadphase_pairs_stay_in_their_world_and_meet_globals():
     # global box meets the group -1 sphere of every world.
     assert c.pair_count == 3 * 3
     assert np.bincount(c.pair_island.numpy(), minlength=3).tolist() == [3, 3, 3]
+
+
+def test_margin_sets_rest_distance_and_gap_only_detects_early():
+    """margin: force begins that far from the surface (checked against MuJoCo with gap 0); gap: contacts are
+    found that much earlier but push nothing, so the rest height is unchanged (seed 000's definitions)."""
+    mujoco = pytest.importorskip("mujoco")
+    xml = """<mujoco><option timestep="0.002"/><worldbody><geom type="plane" size="5 5 .1"/>
+      <body pos="0 0 0.5"><freejoint/><geom type="sphere" size="0.1" mass="1" margin="0.02"/></body>
+      </worldbody></mujoco>"""
+    mm = mujoco.MjModel.from_xml_string(xml)
+    md = mujoco.MjData(mm)
+    for _ in range(750):
+        mujoco.mj_step(mm, md)
+    heights = []
+    for gap in (0.0, 0.05):
+        b = ng.ModelBuilder()
+        b.add_ground_plane()
+        body = b.add_body(xform=[0, 0, 0.5, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.004)
+        b.add_shape_sphere(body, radius=0.1, cfg=ng.ModelBuilder.ShapeConfig(margin=0.02, gap=gap))
+        model = b.finalize("cpu")
+        solver = SolverGeneralized(model)
+        final, _ = run(model, solver, 750, 0.002)
+        heights.append(final.joint_q.numpy()[2])
+    assert abs(heights[0] - md.qpos[2]) < 1e-3 and abs(heights[0] - 0.12) < 2e-3
+    assert abs(heights[1] - heights[0]) < 1e-4
+    # With a gap the contact is already listed while the sphere hovers 0.06 m above the plane.
+    b = ng.ModelBuilder()
+    b.add_ground_plane()
+    body = b.add_body(xform=[0, 0, 0.16, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.004)
+    b.add_shape_sphere(body, radius=0.1, cfg=ng.ModelBuilder.ShapeConfig(margin=0.02, gap=0.05))
+    model = b.finalize("cpu")
+    solver = SolverGeneralized(model)
+    run(model, solver, 1, 0.002)
+    assert solver.world_contact_count.numpy()[0] == 1
+    assert abs(solver.body_contact_wrench.numpy()[0][2]) < 1e-6
