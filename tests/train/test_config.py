@@ -53,12 +53,12 @@ def test_shipped_configs_load(name):
     assert cfg.task.startswith("Newton/")
 
 
-def test_unknown_env_key_is_reported_by_the_task(tiny):
+def test_unknown_env_key_is_reported_by_the_task(tiny, tmp_path):
     pytest.importorskip("skrl")
     from newton_gym.train.runner import PPORunner
 
     with pytest.raises(ConfigError, match="max_episode_step"):
-        PPORunner(load_train_config(tiny(env={"max_episode_step": 5})), "unused", progress=False)
+        PPORunner(load_train_config(tiny(env={"max_episode_step": 5})), str(tmp_path), progress=False)
 
 
 def test_cli_reports_config_errors(tmp_path, capsys):

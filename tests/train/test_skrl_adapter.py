@@ -118,11 +118,11 @@ def test_newton_cartpole_truncation_rows():
     assert seen_done and truncated.all()  # the zero action keeps the pole up for 3 steps
 
 
-def test_runner_records_bootstrap_obs_and_acts_on_reset_obs(tiny):
+def test_runner_records_bootstrap_obs_and_acts_on_reset_obs(tiny, tmp_path):
     from newton_gym.train.config import load_train_config
     from newton_gym.train.runner import PPORunner
 
-    runner = PPORunner(load_train_config(tiny(env={"max_episode_steps": 2})), "unused", progress=False,
+    runner = PPORunner(load_train_config(tiny(env={"max_episode_steps": 2})), str(tmp_path), progress=False,
                        log=lambda *a: None)
     calls = []
 
