@@ -79,3 +79,24 @@ def test_play_rejects_a_file_that_is_not_a_checkpoint(tmp_path, capsys):
     torch.save({"weights": 1}, bogus)
     assert main(["play", "--checkpoint", str(bogus)]) == 2
     assert "not a newton_gym training checkpoint" in capsys.readouterr().out
+
+
+def test_deterministic_policy_matches_skrl_mean_action(trained):
+    import gymnasium as gym
+    import numpy as np
+
+    from newton_gym.train.checkpoint import load_checkpoint, load_policy
+    from newton_gym.train.models import GaussianPolicy
+    from skrl.resources.preprocessors.torch import RunningStandardScaler
+
+    _, result, _ = trained
+    data = load_checkpoint(result.checkpoint)
+    obs_space = gym.spaces.Box(-np.inf, np.inf, (4,), np.float32)
+    skrl_policy = GaussianPolicy(obs_space, gym.spaces.Box(-1.0, 1.0, (1,), np.float32), "cpu", hidden=(16, 16))
+    skrl_policy.load_state_dict(data["policy"])
+    scaler = RunningStandardScaler(obs_space, device="cpu")
+    scaler.load_state_dict(data["observation_preprocessor"])
+    obs = torch.randn(16, 4) * 3.0
+    _, out = skrl_policy.act({"observations": scaler(obs)}, role="policy")
+    expected = 3.0 * out["mean_actions"].clamp(-1.0, 1.0)  # Cartpole's box is [-3, 3]
+    torch.testing.assert_close(load_policy(result.checkpoint)(obs), expected)
