@@ -7,7 +7,7 @@ A checkpoint is one ``torch.save`` dict:
 | ``policy``, ``value``, ``optimizer`` | state dicts (skrl's ``checkpoint_modules``) |
 | ``observation_preprocessor`` | running mean / variance / count of the observation normaliser, if used |
 | ``value_preprocessor`` | the same for value targets, if used |
-| ``newton_gym`` | metadata: task id, observation size, action box, action scaling, network settings, training config, env steps, mean return |
+| ``newton_gym`` | metadata: task, observation size, action box and scaling, network, training config, progress |
 
 :func:`load_policy` needs only torch: it rebuilds the mean-action network, so a checkpoint runs in any
 environment with the same observation layout (e.g. gymnasium's Ant-v5, ``scripts/sim2sim.py``).
