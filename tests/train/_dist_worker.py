@@ -6,7 +6,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from conftest import tiny_config  # noqa: E402
+from tiny_config import tiny_config  # noqa: E402
 
 from newton_gym.train.runner import PPORunner  # noqa: E402
 from newton_gym.train.config import load_train_config  # noqa: E402

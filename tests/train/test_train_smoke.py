@@ -11,7 +11,7 @@ pytest.importorskip("skrl")
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    from conftest import tiny_config
+    from tiny_config import tiny_config
 
     from newton_gym.train import train
 

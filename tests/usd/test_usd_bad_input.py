@@ -9,7 +9,7 @@ import newton_gym as ng
 from newton_gym.errors import ImportFailedError, NewtonGymError
 from newton_gym.usd import UsdImportWarning
 
-from conftest import HEADER, fingerprint
+from usd_helpers import HEADER, fingerprint
 
 # Warnings other than the one a test checks are expected noise here.
 pytestmark = pytest.mark.filterwarnings("ignore::newton_gym.usd.UsdImportWarning")

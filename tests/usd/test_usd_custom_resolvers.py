@@ -13,7 +13,7 @@ from newton_gym.errors import ImportFailedError
 from newton_gym.usd import AttrSpec, SchemaResolver, SchemaResolverMjc, SchemaResolverNewton, UsdImportWarning
 from newton_gym.usd.report import inspect_usd, run
 
-from conftest import HEADER
+from usd_helpers import HEADER
 
 # Warnings other than the one a test checks are expected noise here.
 pytestmark = pytest.mark.filterwarnings("ignore::newton_gym.usd.UsdImportWarning")

@@ -10,7 +10,7 @@ import pytest
 import newton_gym as ng
 from newton_gym.usd import UsdImportWarning
 
-from conftest import HEADER, assert_fk_matches_authored
+from usd_helpers import HEADER, assert_fk_matches_authored
 
 
 def _body(name, pos=(0, 0, 0), mass=1.0, extra=""):

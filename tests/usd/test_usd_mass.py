@@ -11,7 +11,7 @@ import newton_gym as ng
 from newton_gym.sim.hostmath import quat_from_axis_angle, quat_to_matrix
 from newton_gym.usd import UsdImportWarning, stage_mass
 
-from conftest import HEADER
+from usd_helpers import HEADER
 
 # Warnings other than the one a test checks are expected noise here.
 pytestmark = pytest.mark.filterwarnings("ignore::newton_gym.usd.UsdImportWarning")

@@ -9,7 +9,7 @@ import pytest
 
 import newton_gym as ng
 
-from conftest import HEADER, assert_fk_matches_authored
+from usd_helpers import HEADER, assert_fk_matches_authored
 
 # torso (free, no joint prim) -> shoulder_x (hinge) -> massless helper -> shoulder_y (hinge) -> arm
 ARM = HEADER + '''

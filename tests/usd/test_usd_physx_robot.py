@@ -8,7 +8,7 @@ import pytest
 
 import newton_gym as ng
 
-from conftest import HEADER, assert_fk_matches_authored
+from usd_helpers import HEADER, assert_fk_matches_authored
 
 R_TORSO, R_LEG = 0.25, 0.08
 LEG_DIRS = [(1, 1), (-1, 1), (-1, -1), (1, -1)]

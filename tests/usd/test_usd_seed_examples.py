@@ -8,7 +8,7 @@ import pytest
 import newton_gym as ng
 from newton_gym.usd import SchemaResolverMjc, SchemaResolverNewton, SchemaResolverPhysx, UsdImportWarning
 
-from conftest import HEADER
+from usd_helpers import HEADER
 
 # Warnings other than the one a test checks are expected noise here.
 pytestmark = pytest.mark.filterwarnings("ignore::newton_gym.usd.UsdImportWarning")

@@ -9,7 +9,7 @@ import pytest
 import newton_gym as ng
 from newton_gym.sim.hostmath import quat_rotate
 
-from conftest import HEADER
+from usd_helpers import HEADER
 
 TETRA = '''
         point3f[] points = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)]

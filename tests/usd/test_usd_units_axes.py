@@ -10,7 +10,7 @@ import newton_gym as ng
 from newton_gym.sim.hostmath import quat_rotate
 from newton_gym.usd import UsdImportWarning
 
-from conftest import assert_fk_matches_authored
+from usd_helpers import assert_fk_matches_authored
 
 # Warnings other than the one a test checks are expected noise here.
 pytestmark = pytest.mark.filterwarnings("ignore::newton_gym.usd.UsdImportWarning")

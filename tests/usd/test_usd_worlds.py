@@ -9,7 +9,7 @@ import pytest
 import newton_gym as ng
 from newton_gym.usd import UsdImportWarning, parse
 
-from conftest import HEADER
+from usd_helpers import HEADER
 
 ROBOTS = os.path.join(os.path.dirname(ng.__file__), "assets", "robots")
 ROBOT = HEADER + '''
