@@ -14,6 +14,9 @@ import time
 
 import numpy as np
 import torch
+import warp as wp
+
+wp.config.log_level = wp.LOG_WARNING  # keep Warp's module-load lines out of the report
 
 
 def run_mujoco(policy, episodes: int, seed: int, max_steps: int) -> list[float]:

@@ -78,10 +78,7 @@ class HumanoidTask(Task):
         }
 
     def is_healthy(self, sim):
-        z = self.layout.root_pose()[:, 2]
-        lo, hi = self.cfg.healthy_z_range
-        finite = torch.isfinite(self.layout.qpos()).all(dim=1) & torch.isfinite(self.layout.qvel()).all(dim=1)
-        return finite & (z > lo) & (z < hi)
+        return self.finite_and_root_height_in(self.cfg.healthy_z_range, inclusive=False)
 
     def terminated(self, sim):
         return ~self.is_healthy(sim)
