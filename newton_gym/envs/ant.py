@@ -45,6 +45,7 @@ class AntCfg(TaskCfg):
 class AntTask(Task):
     robot = "ant"
     cfg_class = AntCfg
+    qvel_noise = "normal"
 
     def observation_size(self) -> int:
         return self.layout.nq - 2 + self.layout.nv
@@ -71,9 +72,3 @@ class AntTask(Task):
 
     def terminated(self, sim):
         return ~self.is_healthy(sim)
-
-    def reset_state(self, sim, mask, gen):
-        n, dev, s = sim.num_envs, sim.torch_device, self.cfg.reset_noise_scale
-        qpos = self.init_qpos + self._uniform(gen, (n, self.layout.nq), s, dev)
-        qvel = self.init_qvel + self._normal(gen, (n, self.layout.nv), s, dev)
-        self.layout.set_state(qpos, qvel, mask)

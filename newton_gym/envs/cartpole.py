@@ -52,9 +52,3 @@ class CartpoleTask(Task):
 
     def terminated(self, sim):
         return self._bad()
-
-    def reset_state(self, sim, mask, gen):
-        n, dev, s = sim.num_envs, sim.torch_device, self.cfg.reset_noise_scale
-        qpos = self.init_qpos + self._uniform(gen, (n, self.layout.nq), s, dev)
-        qvel = self.init_qvel + self._uniform(gen, (n, self.layout.nv), s, dev)
-        self.layout.set_state(qpos, qvel, mask)

@@ -33,6 +33,7 @@ class Task:
 
     robot: str = ""
     cfg_class = TaskCfg
+    qvel_noise: str = "uniform"
     ground_friction: float | None = None  # None: the robot's USD brings its floor (MJCF-converted robots)
 
     def __init__(self, cfg):
@@ -92,8 +93,13 @@ class Task:
         raise NotImplementedError
 
     def reset_state(self, sim, mask: torch.Tensor, gen: torch.Generator):
-        """Sample MuJoCo qpos/qvel (Gymnasium's reset noise) for the masked worlds and write them."""
-        raise NotImplementedError
+        """Gymnasium's reset noise: qpos = init + U(-s, s); qvel = init + U(-s, s), or s N(0, 1) when
+        ``qvel_noise`` is "normal" (Ant); s = cfg.reset_noise_scale. Writes the masked worlds only."""
+        n, dev, s = sim.num_envs, sim.torch_device, self.cfg.reset_noise_scale
+        qpos = self.init_qpos + self._uniform(gen, (n, self.layout.nq), s, dev)
+        noise = self._normal if self.qvel_noise == "normal" else self._uniform
+        qvel = self.init_qvel + noise(gen, (n, self.layout.nv), s, dev)
+        self.layout.set_state(qpos, qvel, mask)
 
     # helpers shared by the MuJoCo-style tasks
     def finite_and_root_height_in(self, z_range, inclusive: bool) -> torch.Tensor:
