@@ -2,7 +2,7 @@
 
 For its island a thread (1) switches every row on or off and fills its Jacobian and soft-constraint
 terms (contacts, joint limits and joint friction here; equality rows come pre-filled from
-:mod:`.constraint`), (2) lists the active rows compactly, (3) computes Y = L^-T J^T (M = L^T L), the bias a0 - a_ref,
+:mod:`.constraint`; a pyramidal contact's four edges come from its n, t1, t2 basis rows), (2) lists the active rows compactly, (3) computes Y = L^-T J^T (M = L^T L), the bias a0 - a_ref,
 the regularizer R and 1 / (A_ii + R) of each active row, (4) builds the dense Delassus matrix
 A = J M^-1 J^T of the active rows when it fits the island's block (else it keeps the matrix-free form),
 (5) runs projected Gauss-Seidel on MuJoCo's constraint dual (see :mod:`.solver` for the problem) and
@@ -24,6 +24,8 @@ from .constraint import (ROW_CONTACT, ROW_FRICTION, ROW_LIMIT, _point_row, conta
 from .spatial import ltl_solve, ltl_solve_t
 
 __all__ = ["IslandSolver", "DENSE_CAP"]
+
+wp.set_module_options({"enable_backward": False})
 
 DENSE_CAP = 48  # most active rows of one island kept as a dense Delassus block (48^2 floats)
 _CONTACT = wp.constant(ROW_CONTACT)
@@ -80,6 +82,7 @@ class RowData:
     free: wp.array(dtype=int)               # compact: free rows of a subspace step
     step: wp.array(dtype=float)             # compact: its Newton step
     scratch: wp.array(dtype=float)          # like dense: its Cholesky factor
+    basis: wp.array(dtype=float)            # (islands * 3 * 2 * width,) Y of one contact's n, t1, t2
 
 
 @wp.struct
@@ -215,6 +218,23 @@ def _dof_row(i: int, kind: int, rm: RowModel, rd: RowData, tm: TreeTables, joint
 
 
 @wp.func
+def _soft(sr: wp.vec2, si: vec5, pos: float, dt: float):
+    """(impedance d(r), b, k) of a row with solref ``sr`` and solimp ``si`` at position error ``pos``."""
+    imp = impedance(si, pos)
+    dmax = wp.clamp(si[1], 1.0e-4, 0.9999)
+    b = float(0.0)
+    k = float(0.0)
+    if sr[0] > 0.0:
+        tc = wp.max(sr[0], 2.0 * dt)
+        b = 2.0 / (dmax * tc)
+        k = imp / (dmax * dmax * tc * tc * sr[1] * sr[1])
+    else:
+        b = -sr[1] / dmax
+        k = -sr[0] * imp / (dmax * dmax)
+    return wp.vec3(imp, b, k)
+
+
+@wp.func
 def _finish_row(i: int, ci: int, dt: float, rm: RowModel, rd: RowData, tm: TreeTables, chol: wp.array(dtype=float),
                 qacc_smooth: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
     """Y = L^-T J^T (into ``minv_jac``; M = L^T L, so A = Y^T Y), A_ii, a0 = J qacc_smooth, v = J qd and
@@ -241,20 +261,11 @@ def _finish_row(i: int, ci: int, dt: float, rm: RowModel, rd: RowData, tm: TreeT
                 diag += y * y
                 a0 += j * qacc_smooth[d0 + kk]
                 vel += j * joint_qd[d0 + kk]
-    sr = rd.solref[i]
-    si = rd.solimp[i]
     pos = rd.pos[i]
-    imp = impedance(si, pos)
-    dmax = wp.clamp(si[1], 1.0e-4, 0.9999)
-    b = float(0.0)
-    k = float(0.0)
-    if sr[0] > 0.0:
-        tc = wp.max(sr[0], 2.0 * dt)
-        b = 2.0 / (dmax * tc)
-        k = imp / (dmax * dmax * tc * tc * sr[1] * sr[1])
-    else:
-        b = -sr[1] / dmax
-        k = -sr[0] * imp / (dmax * dmax)
+    soft = _soft(rd.solref[i], rd.solimp[i], pos, dt)
+    imp = soft[0]
+    b = soft[1]
+    k = soft[2]
     # R from MuJoCo's diagApprox (inverse weights at the initial pose), the exact A_ii when absent.
     approx = rd.diag_approx[i]
     if approx <= 0.0:
@@ -264,6 +275,115 @@ def _finish_row(i: int, ci: int, dt: float, rm: RowModel, rd: RowData, tm: TreeT
     rd.reg[ci] = reg
     rd.inv[ci] = 1.0 / (diag + reg)
     rd.cforce[ci] = rd.force[i]
+
+
+@wp.func
+def _contact_pyramid(i: int, ci: int, w: int, dt: float, rm: RowModel, rd: RowData, cm: ContactTables,
+                     tm: TreeTables, art_ref: wp.array(dtype=wp.vec3), cdof: wp.array(dtype=wp.spatial_vector),
+                     chol: wp.array(dtype=float), qacc_smooth: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
+    """Rows i .. i + 3 (compact ci .. ci + 3) of an active pyramidal contact, the edges n +- mu t1, n +- mu t2,
+    formed from the basis rows J_n, J_t1, J_t2: one walk up each body's DOF path gives the three basis
+    Jacobians, three L^-T solves give their Y (in the island's ``basis`` scratch) and the edges' Y, a0 and
+    v are combinations of the basis ones (all linear in the direction). The edges share pos, impedance and
+    R (MuJoCo's diagApprox is the same for the four edges). Edge rows keep only what the solve reads."""
+    slot = rm.owner[i]
+    p = cm.slot_pair[slot]
+    n = cm.normal[slot]
+    t1 = cm.tangent[slot]
+    t2 = wp.cross(n, t1)
+    mu = cm.pair_mu[p]
+    width = rm.width
+    bb = w * 6 * width
+    a = rm.art[i]
+    for side in range(2):
+        ai = a[side]
+        if ai >= 0:
+            for t in range(3):
+                off = bb + t * 2 * width + side * width
+                for kk in range(tm.art_dof_start[ai + 1] - tm.art_dof_start[ai]):
+                    rd.basis[off + kk] = 0.0
+    bodies = cm.pair_body[p]
+    pt = cm.point[slot]
+    tran = float(0.0)
+    for bside in range(2):
+        b = bodies[bside]
+        if b >= 0:
+            tran += rm.body_invweight[b][0]
+            ba = tm.body_art[b]
+            if ba >= 0:
+                sign = 1.0
+                if bside == 0:
+                    sign = -1.0
+                jside = int(0)
+                if a[1] == ba:
+                    jside = 1
+                off = bb + jside * width - tm.art_dof_start[ba]
+                lever = pt - art_ref[ba]
+                kd = tm.body_dof_last[b]
+                while kd >= 0:
+                    sk = cdof[kd]
+                    v = sign * (wp.spatial_top(sk) + wp.cross(wp.spatial_bottom(sk), lever))
+                    rd.basis[off + kd] = rd.basis[off + kd] + wp.dot(n, v)
+                    rd.basis[off + 2 * width + kd] = rd.basis[off + 2 * width + kd] + wp.dot(t1, v)
+                    rd.basis[off + 4 * width + kd] = rd.basis[off + 4 * width + kd] + wp.dot(t2, v)
+                    kd = tm.dof_parent[kd]
+    a0 = wp.vec3(0.0)
+    vel = wp.vec3(0.0)
+    for side in range(2):
+        ai = a[side]
+        if ai >= 0:
+            d0 = tm.art_dof_start[ai]
+            na = tm.art_dof_start[ai + 1] - d0
+            for t in range(3):
+                off = bb + t * 2 * width + side * width
+                sa = float(0.0)
+                sv = float(0.0)
+                for kk in range(na):
+                    j = rd.basis[off + kk]
+                    sa += j * qacc_smooth[d0 + kk]
+                    sv += j * joint_qd[d0 + kk]
+                a0[t] = a0[t] + sa
+                vel[t] = vel[t] + sv
+                ltl_solve_t(chol, tm.art_mat_start[ai], na, d0, tm.dof_parent, rd.basis, off)
+    pos = cm.dist[slot] - (cm.pair_margin[p] - cm.pair_gap[p])
+    soft = _soft(cm.pair_solref[p], cm.pair_solimp[p], pos, dt)
+    imp = soft[0]
+    approx = tran * 2.0 * (1.0 + mu * mu)
+    for e in range(4):
+        t = 1 + e / 2
+        c = mu
+        if e % 2 == 1:
+            c = -mu
+        row = i + e
+        diag = float(0.0)
+        for side in range(2):
+            ai = a[side]
+            if ai >= 0:
+                on = bb + side * width
+                ot = bb + t * 2 * width + side * width
+                orow = row * 2 * width + side * width
+                d1 = float(0.0)
+                for kk in range(tm.art_dof_start[ai + 1] - tm.art_dof_start[ai]):
+                    y = rd.basis[on + kk] + c * rd.basis[ot + kk]
+                    rd.minv_jac[orow + kk] = y
+                    if kk % 2 == 0:
+                        diag += y * y
+                    else:
+                        d1 += y * y
+                diag += d1
+        ap = approx
+        if ap <= 0.0:
+            ap = diag
+        reg = wp.max((1.0 - imp) / imp * ap, 1.0e-9)
+        cc = ci + e
+        rd.active[row] = 1
+        rd.lo[row] = 0.0
+        rd.hi[row] = 1.0e30
+        rd.act_list[cc] = row
+        rd.bias[cc] = (a0[0] + c * a0[t]) + soft[1] * (vel[0] + c * vel[t]) + soft[2] * pos
+        rd.reg[cc] = reg
+        rd.inv[cc] = 1.0 / (diag + reg)
+        rd.cforce[cc] = rd.force[row]
 
 
 @wp.func
@@ -480,6 +600,16 @@ def _island_kernel(
         kind = rm.kind[i]
         on = int(0)
         if kind == _CONTACT:
+            slot = rm.owner[i]
+            if cm.active[slot] == 0:
+                rd.active[i] = 0
+                rd.force[i] = 0.0
+                continue
+            if rm.slot_nrows[slot] == 4:
+                if rm.sub[i] == 0:  # the whole pyramid at its first row
+                    _contact_pyramid(i, r0 + k, w, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
+                    k += 4
+                continue
             on = _contact_row(i, rm, rd, cm, tm, art_ref, cdof)
         elif kind == _LIMIT or kind == _FRICTION:
             on = _dof_row(i, kind, rm, rd, tm, joint_q, joint_qd)
@@ -595,7 +725,8 @@ class IslandSolver:
         rows.free = wp.zeros(n, dtype=wp.int32, device=dev)
         rows.step = wp.zeros(n, dtype=wp.float32, device=dev)
         rows.scratch = wp.zeros(max(int(dense_start[-1]), 1) if subspace else 1, dtype=wp.float32, device=dev)
-        for name in ("act_list", "bias", "reg", "inv", "cforce", "dense", "free", "step", "scratch"):
+        rows.basis = wp.zeros(max(islands * 6 * rows.width, 1), dtype=wp.float32, device=dev)
+        for name in ("act_list", "bias", "reg", "inv", "cforce", "dense", "free", "step", "scratch", "basis"):
             setattr(rd, name, getattr(rows, name))
         cm = ContactTables()
         for name in ("slot_pair", "pair_body", "pair_mu", "pair_margin", "pair_gap", "pair_condim", "pair_solref",
