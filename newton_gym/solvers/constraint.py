@@ -42,7 +42,8 @@ class Rows:
     """Constraint rows of all worlds (see module docstring).
 
     Attributes:
-        count: total rows; width: DOFs per side (max_art_dofs).
+        count: total rows; width: floats per side (max_art_dofs rounded up to a multiple of 8; the padding
+            stays zero).
         island_start: (island_count + 1,) first row of each world.
         kind, owner, sub: (count,) int static row kind, owner index and sub-row index.
         art: (count,) vec2i articulation of side 0 / side 1 (-1: none).
@@ -90,7 +91,7 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     rows = Rows()
     flat = [r for lst in per_island for r in lst]
     rows.count = len(flat)
-    rows.width = max(layout.max_art_dofs, 1)
+    rows.width = -(-max(layout.max_art_dofs, 1) // 8) * 8  # whole vec8 chunks per side (see island)
     rows.cone = cone
     rows.island_count = islands
     starts = np.concatenate([[0], np.cumsum([len(lst) for lst in per_island])]).astype(np.int32)

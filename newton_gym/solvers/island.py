@@ -27,6 +27,7 @@ __all__ = ["IslandSolver", "DENSE_CAP"]
 
 wp.set_module_options({"enable_backward": False})
 
+vec8 = wp.types.vector(8, wp.float32)
 DENSE_CAP = 48  # most active rows of one island kept as a dense Delassus block (48^2 floats)
 _CONTACT = wp.constant(ROW_CONTACT)
 _LIMIT = wp.constant(ROW_LIMIT)
@@ -66,6 +67,7 @@ class RowData:
     active: wp.array(dtype=int)
     jac: wp.array(dtype=float)
     minv_jac: wp.array(dtype=float)
+    minv8: wp.array(dtype=vec8)             # minv_jac seen as whole chunks of 8 (rows.width is a multiple of 8)
     pos: wp.array(dtype=float)
     solref: wp.array(dtype=wp.vec2)
     solimp: wp.array(dtype=vec5)
@@ -387,29 +389,30 @@ def _contact_pyramid(i: int, ci: int, w: int, dt: float, rm: RowModel, rd: RowDa
 
 
 @wp.func
+def _dot8(a: vec8, b: vec8):
+    """a . b as a sum tree (independent float adds)."""
+    return ((a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3])) + (
+        (a[4] * b[4] + a[5] * b[5]) + (a[6] * b[6] + a[7] * b[7]))
+
+
+@wp.func
 def _side_dot(i: int, j: int, rm: RowModel, rd: RowData, tm: TreeTables):
-    """A_ij = Y_i . Y_j (= J_i M^-1 J_j^T), summed over the articulations the two rows share."""
-    width = rm.width
+    """A_ij = Y_i . Y_j (= J_i M^-1 J_j^T), summed over the articulations the two rows share, in chunks of
+    8 floats (a side's padding past its articulation's DOFs is zero)."""
+    ch = rm.width / 8
     ai = rm.art[i]
     aj = rm.art[j]
     s = float(0.0)
     for si in range(2):
         a = ai[si]
         if a >= 0:
-            n = tm.art_dof_start[a + 1] - tm.art_dof_start[a]
+            nch = (tm.art_dof_start[a + 1] - tm.art_dof_start[a] + 7) / 8
             for sj in range(2):
                 if aj[sj] == a:
-                    bi = i * 2 * width + si * width
-                    bj = j * 2 * width + sj * width
-                    s1 = float(0.0)  # two partial sums: independent float adds
-                    kk = int(0)
-                    while kk + 2 <= n:
-                        s += rd.minv_jac[bi + kk] * rd.minv_jac[bj + kk]
-                        s1 += rd.minv_jac[bi + kk + 1] * rd.minv_jac[bj + kk + 1]
-                        kk += 2
-                    if kk < n:
-                        s += rd.minv_jac[bi + kk] * rd.minv_jac[bj + kk]
-                    s += s1
+                    bi = (i * 2 + si) * ch
+                    bj = (j * 2 + sj) * ch
+                    for kk in range(nch):
+                        s += _dot8(rd.minv8[bi + kk], rd.minv8[bj + kk])
     return s
 
 
@@ -716,6 +719,7 @@ class IslandSolver:
         rm.subspace = int(bool(subspace))
         rm.body_invweight, rm.dof_invweight = rows.body_invweight, rows.dof_invweight
         rd = RowData()
+        rd.minv8 = wp.array(ptr=rows.minv_jac.ptr, dtype=vec8, shape=(rows.minv_jac.shape[0] // 8,), device=dev)
         for name in ("active", "jac", "minv_jac", "pos", "solref", "solimp", "lo", "hi", "force", "diag_approx"):
             setattr(rd, name, getattr(rows, name))
         rows.act_list = wp.zeros(n, dtype=wp.int32, device=dev)
