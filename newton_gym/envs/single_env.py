@@ -43,7 +43,7 @@ class NewtonEnv(gym.Env):
         if "final_obs" in info:
             obs = info["final_obs"]
         out = {"reward_terms": {k: float(v[0]) for k, v in info["reward_terms"].items()},
-               "nan_actions": info["nan_actions"], "unhealthy_worlds": info["unhealthy_worlds"]}
+               "nan_actions": int(info["nan_actions"]), "unhealthy_worlds": int(info["unhealthy_worlds"])}
         return obs[0].cpu().numpy(), float(reward[0]), bool(terminated[0]), bool(truncated[0]), out
 
     def render(self):

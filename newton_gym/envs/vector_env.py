@@ -107,7 +107,8 @@ class NewtonVectorEnv(VectorEnv):
         self.episode_length += 1
         self.episode_return += reward
         truncated = (self.episode_length >= self.cfg.max_episode_steps) & ~terminated
-        info = {"reward_terms": terms, "nan_actions": nan_rows, "unhealthy_worlds": int(unhealthy.sum())}
+        # Counts stay 0-d tensors on the device (no host sync); int() them when needed.
+        info = {"reward_terms": terms, "nan_actions": nan_rows, "unhealthy_worlds": unhealthy.sum()}
         done = terminated | truncated
         if bool(done.any()):
             info["final_obs"] = torch.where(done[:, None], obs, torch.zeros_like(obs))
@@ -138,15 +139,17 @@ class NewtonVectorEnv(VectorEnv):
         if a.shape != (self.num_envs,) + self.single_action_space.shape:
             raise ValueError(f"actions must have shape {(self.num_envs,) + self.single_action_space.shape}, "
                              f"got {tuple(a.shape)}")
-        bad = ~torch.isfinite(a)
-        nan_rows = int(bad.any(dim=1).sum())
-        if nan_rows:
-            policy = self.cfg.nan_action
-            if policy == "raise":
-                rows = torch.nonzero(bad.any(dim=1)).reshape(-1)[:8].tolist()
+        bad_rows = (~torch.isfinite(a)).any(dim=1)
+        policy = self.cfg.nan_action
+        if policy == "raise":
+            if bool(bad_rows.any()):  # the only host sync here, and only in "raise" mode
+                rows = torch.nonzero(bad_rows).reshape(-1)[:8].tolist()
                 raise ValueError(f"non-finite actions in envs {rows}; set nan_action='zero' or 'clip' to repair")
-            a = torch.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0) if policy == "zero" else \
-                torch.nan_to_num(a, nan=0.0)
+        elif policy == "zero":
+            a = torch.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0)
+        else:
+            a = torch.nan_to_num(a, nan=0.0)
+        nan_rows = bad_rows.sum()
         return torch.maximum(torch.minimum(a, self._high), self._low), nan_rows
 
     def _reset_worlds(self, mask):
