@@ -175,9 +175,11 @@ def _contact_row(i: int, rm: RowModel, rd: RowData, cm: ContactTables, tm: TreeT
 
 
 @wp.func
-def _dof_row(i: int, kind: int, rm: RowModel, rd: RowData, tm: TreeTables, joint_q: wp.array(dtype=float),
-             joint_qd: wp.array(dtype=float)):
-    """Fill joint-limit or joint-friction row i (seed 001 friction); returns 1 when active."""
+def _dof_row(i: int, ci: int, kind: int, dt: float, rm: RowModel, rd: RowData, tm: TreeTables,
+             joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float), chol: wp.array(dtype=float),
+             qacc_smooth: wp.array(dtype=float)):
+    """Fill and finish joint-limit or joint-friction row i (seed 001 friction) at compact index ci; returns 1
+    when active. J = sign e_d, so Y = sign L^-T e_d is nonzero only on d's path, a0 and v are entries."""
     d = rm.owner[i]
     on = int(1)
     sign = 1.0
@@ -212,10 +214,19 @@ def _dof_row(i: int, kind: int, rm: RowModel, rd: RowData, tm: TreeTables, joint
     if on == 0:
         rd.force[i] = 0.0
         return 0
-    base = i * 2 * rm.width
-    for k in range(2 * rm.width):
-        rd.jac[base + k] = 0.0
-    rd.jac[base + d - tm.art_dof_start[tm.dof_art[d]]] = sign
+    ai = tm.dof_art[d]
+    d0 = tm.art_dof_start[ai]
+    n = tm.art_dof_start[ai + 1] - d0
+    off = i * 2 * rm.width  # side 0
+    for kk in range(n):
+        rd.minv_jac[off + kk] = 0.0
+    rd.minv_jac[off + d - d0] = sign
+    ltl_solve_t(chol, tm.art_mat_start[ai], n, d0, tm.dof_parent, rd.minv_jac, off)
+    diag = float(0.0)
+    for kk in range(d - d0 + 1):
+        y = rd.minv_jac[off + kk]
+        diag += y * y
+    _finish_soft(i, ci, diag, sign * qacc_smooth[d], sign * joint_qd[d], dt, rd)
     return 1
 
 
@@ -263,17 +274,21 @@ def _finish_row(i: int, ci: int, dt: float, rm: RowModel, rd: RowData, tm: TreeT
                 diag += y * y
                 a0 += j * qacc_smooth[d0 + kk]
                 vel += j * joint_qd[d0 + kk]
+    _finish_soft(i, ci, diag, a0, vel, dt, rd)
+
+
+@wp.func
+def _finish_soft(i: int, ci: int, diag: float, a0: float, vel: float, dt: float, rd: RowData):
+    """Soft-constraint terms of row i at compact index ci from A_ii, a0 = J qacc_smooth and v = J qd."""
     pos = rd.pos[i]
     soft = _soft(rd.solref[i], rd.solimp[i], pos, dt)
     imp = soft[0]
-    b = soft[1]
-    k = soft[2]
     # R from MuJoCo's diagApprox (inverse weights at the initial pose), the exact A_ii when absent.
     approx = rd.diag_approx[i]
     if approx <= 0.0:
         approx = diag
     reg = wp.max((1.0 - imp) / imp * approx, 1.0e-9)
-    rd.bias[ci] = a0 + b * vel + k * pos
+    rd.bias[ci] = a0 + soft[1] * vel + soft[2] * pos
     rd.reg[ci] = reg
     rd.inv[ci] = 1.0 / (diag + reg)
     rd.cforce[ci] = rd.force[i]
@@ -615,7 +630,10 @@ def _island_kernel(
                 continue
             on = _contact_row(i, rm, rd, cm, tm, art_ref, cdof)
         elif kind == _LIMIT or kind == _FRICTION:
-            on = _dof_row(i, kind, rm, rd, tm, joint_q, joint_qd)
+            if _dof_row(i, r0 + k, kind, dt, rm, rd, tm, joint_q, joint_qd, chol, qacc_smooth) != 0:
+                rd.act_list[r0 + k] = i
+                k += 1
+            continue
         else:
             on = rd.active[i]  # equality rows: filled by constraint.make_rows
         if on != 0:
