@@ -185,8 +185,7 @@ def _crb_kernel(
     d0 = art_dof_start[a]
     n = art_dof_start[a + 1] - d0
     off = art_mat_start[a]
-    for i in range(n * n):
-        mass_matrix_out[off + i] = 0.0
+    # Only ancestor pairs are written; the other entries of a tree's M are zero and stay as allocated.
     # M_ik = S_k . (I^c_body(i) S_i) for every ancestor DOF k of i (RBDA alg. 6.2).
     for j in range(j0, j1):
         c = joint_child[j]
@@ -319,11 +318,15 @@ def _factor_kernel(
     d0 = art_dof_start[a]
     n = art_dof_start[a + 1] - d0
     off = art_mat_start[a]
-    for i in range(n * n):
-        chol_out[off + i] = mass_matrix[off + i]
-    for i in range(n):
-        chol_out[off + i * n + i] = chol_out[off + i * n + i] + dof_diag[d0 + i]
-        qacc_smooth_out[d0 + i] = qfrc[d0 + i] - qfrc_bias[d0 + i]
+    # The factor reads and writes only row k's ancestor entries (and the diagonal): copy just those.
+    for k in range(n):
+        row = off + k * n - d0
+        chol_out[row + d0 + k] = mass_matrix[row + d0 + k] + dof_diag[d0 + k]
+        i = dof_parent[d0 + k]
+        while i >= 0:
+            chol_out[row + i] = mass_matrix[row + i]
+            i = dof_parent[i]
+        qacc_smooth_out[d0 + k] = qfrc[d0 + k] - qfrc_bias[d0 + k]
     ltl_factor(chol_out, off, n, d0, dof_parent)
     ltl_solve_t(chol_out, off, n, d0, dof_parent, qacc_smooth_out, d0)
     ltl_solve(chol_out, off, n, d0, dof_parent, qacc_smooth_out, d0)
