@@ -12,17 +12,10 @@ from __future__ import annotations
 
 import warp as wp
 
-from .types import JointType
+from .wpmath import JOINT_BALL, JOINT_D6, JOINT_DISTANCE, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from .wpmath import angle_about_axis, d6_axis_world, d6_rotation, velocity_at_point
 
 __all__ = ["eval_fk", "eval_ik", "joint_transform_and_twist", "body_frame_state"]
-
-_PRISMATIC = wp.constant(int(JointType.PRISMATIC))
-_REVOLUTE = wp.constant(int(JointType.REVOLUTE))
-_BALL = wp.constant(int(JointType.BALL))
-_FREE = wp.constant(int(JointType.FREE))
-_DISTANCE = wp.constant(int(JointType.DISTANCE))
-_D6 = wp.constant(int(JointType.D6))
 
 
 @wp.func
@@ -35,20 +28,20 @@ def joint_transform_and_twist(jtype: int, axis_start: int, q_start: int, lin: in
     v = wp.vec3(0.0)
     w = wp.vec3(0.0)
     q_pj = wp.transform_get_rotation(x_wpj)
-    if jtype == _PRISMATIC:
+    if jtype == JOINT_PRISMATIC:
         a = joint_axis[axis_start]
         x_j = wp.transform(a * joint_q[q_start], wp.quat_identity())
         v = wp.quat_rotate(q_pj, a * joint_qd[axis_start])
-    elif jtype == _REVOLUTE:
+    elif jtype == JOINT_REVOLUTE:
         a = joint_axis[axis_start]
         x_j = wp.transform(wp.vec3(0.0), wp.quat_from_axis_angle(a, joint_q[q_start]))
         w = wp.quat_rotate(q_pj, a * joint_qd[axis_start])
-    elif jtype == _BALL:
+    elif jtype == JOINT_BALL:
         r = wp.normalize(wp.quat(joint_q[q_start], joint_q[q_start + 1], joint_q[q_start + 2], joint_q[q_start + 3]))
         x_j = wp.transform(wp.vec3(0.0), r)
         w_local = wp.vec3(joint_qd[axis_start], joint_qd[axis_start + 1], joint_qd[axis_start + 2])
         w = wp.quat_rotate(q_pj * r, w_local)
-    elif jtype == _D6:
+    elif jtype == JOINT_D6:
         t = wp.vec3(0.0)
         vt = wp.vec3(0.0)
         for k in range(lin):
@@ -104,7 +97,7 @@ def _fk_kernel(
         jt = joint_type[j]
         qs = joint_q_start[j]
         ds = joint_qd_start[j]
-        if jt == _FREE or jt == _DISTANCE:
+        if jt == JOINT_FREE or jt == JOINT_DISTANCE:
             x_j = wp.transform(wp.vec3(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2]),
                                wp.normalize(wp.quat(joint_q[qs + 3], joint_q[qs + 4], joint_q[qs + 5], joint_q[qs + 6])))
             x_wc = x_wpj * x_j * wp.transform_inverse(joint_X_c[j])
@@ -197,21 +190,21 @@ def _ik_kernel(
     jt = joint_type[j]
     qs = joint_q_start[j]
     ds = joint_qd_start[j]
-    if jt == _PRISMATIC:
+    if jt == JOINT_PRISMATIC:
         a = joint_axis[ds]
         joint_q_out[qs] = wp.dot(t_rel, a)
         joint_qd_out[ds] = wp.dot(v_rel_local, a)
-    elif jt == _REVOLUTE:
+    elif jt == JOINT_REVOLUTE:
         a = joint_axis[ds]
         joint_q_out[qs] = angle_about_axis(r_rel, a)
         joint_qd_out[ds] = wp.dot(w_rel_local, a)
-    elif jt == _BALL:
+    elif jt == JOINT_BALL:
         for k in range(4):
             joint_q_out[qs + k] = r_rel[k]
         w_child = wp.quat_rotate_inv(r_rel, w_rel_local)
         for k in range(3):
             joint_qd_out[ds + k] = w_child[k]
-    elif jt == _FREE or jt == _DISTANCE:
+    elif jt == JOINT_FREE or jt == JOINT_DISTANCE:
         for k in range(3):
             joint_q_out[qs + k] = t_rel[k]
         for k in range(4):
@@ -220,7 +213,7 @@ def _ik_kernel(
         for k in range(3):
             joint_qd_out[ds + k] = v_lin[k]
             joint_qd_out[ds + 3 + k] = w_rel[k]
-    elif jt == _D6:
+    elif jt == JOINT_D6:
         dim = joint_dof_dim[j]
         lin = dim[0]
         ang = dim[1]

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import warp as wp
 
-__all__ = ["velocity_at_point", "angle_about_axis", "quat_about_axis", "d6_rotation", "d6_axis_world",
+from .types import JointType
+
+__all__ = ["JOINT_PRISMATIC", "JOINT_REVOLUTE", "JOINT_BALL", "JOINT_FREE", "JOINT_DISTANCE", "JOINT_D6",
+           "velocity_at_point", "angle_about_axis", "quat_about_axis", "d6_rotation", "d6_axis_world",
            "wrap_angle"]
 
+
+# JointType values as Warp constants, for kernels that branch on the joint type.
+JOINT_PRISMATIC = wp.constant(int(JointType.PRISMATIC))
+JOINT_REVOLUTE = wp.constant(int(JointType.REVOLUTE))
+JOINT_BALL = wp.constant(int(JointType.BALL))
+JOINT_FREE = wp.constant(int(JointType.FREE))
+JOINT_DISTANCE = wp.constant(int(JointType.DISTANCE))
+JOINT_D6 = wp.constant(int(JointType.D6))
 
 @wp.func
 def velocity_at_point(v_com: wp.vec3, w: wp.vec3, com_world: wp.vec3, point: wp.vec3):

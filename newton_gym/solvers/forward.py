@@ -11,17 +11,10 @@ from __future__ import annotations
 
 import warp as wp
 
-from ..sim.types import JointType
+from ..sim.wpmath import JOINT_BALL, JOINT_D6, JOINT_DISTANCE, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from .spatial import quat_exp
 
 __all__ = ["integrate", "copy_joint_state", "compute_health", "reset_joint_state"]
-
-_PRISMATIC = wp.constant(int(JointType.PRISMATIC))
-_REVOLUTE = wp.constant(int(JointType.REVOLUTE))
-_BALL = wp.constant(int(JointType.BALL))
-_FREE = wp.constant(int(JointType.FREE))
-_DISTANCE = wp.constant(int(JointType.DISTANCE))
-_D6 = wp.constant(int(JointType.D6))
 
 
 @wp.func
@@ -81,7 +74,7 @@ def _integrate_kernel(
         de = art_dof_start[a + 1]
         if j + 1 < j1:
             de = joint_qd_start[j + 1]
-        if jt == _FREE or jt == _DISTANCE:
+        if jt == JOINT_FREE or jt == JOINT_DISTANCE:
             acc_l = wp.vec3(0.0)
             acc_a = wp.vec3(0.0)
             for k in range(3):
@@ -97,13 +90,13 @@ def _integrate_kernel(
         else:
             for d in range(ds, de):
                 joint_qd[d] = joint_qd[d] + dt * (qacc_smooth[d] + qacc_constraint[d])
-            if jt == _BALL:
+            if jt == JOINT_BALL:
                 r = wp.quat(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2], joint_q[qs + 3])
                 w = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
                 r = wp.normalize(r * quat_exp(dt * w))
                 for k in range(4):
                     joint_q[qs + k] = r[k]
-            elif jt == _REVOLUTE or jt == _PRISMATIC or jt == _D6:
+            elif jt == JOINT_REVOLUTE or jt == JOINT_PRISMATIC or jt == JOINT_D6:
                 for d in range(ds, de):
                     joint_q[qs + d - ds] = joint_q[qs + d - ds] + dt * joint_qd[d]
 

@@ -10,18 +10,11 @@ from __future__ import annotations
 
 import warp as wp
 
-from ..sim.types import JointType
+from ..sim.wpmath import JOINT_BALL, JOINT_D6, JOINT_DISTANCE, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from ..sim.wpmath import d6_axis_world
 from .spatial import cross_force, cross_motion, inertia_about, inertia_mul, ltl_factor, ltl_solve, ltl_solve_t
 
 __all__ = ["compute_subspaces", "compute_mass_matrix", "compute_bias", "factor_and_solve"]
-
-_PRISMATIC = wp.constant(int(JointType.PRISMATIC))
-_REVOLUTE = wp.constant(int(JointType.REVOLUTE))
-_BALL = wp.constant(int(JointType.BALL))
-_FREE = wp.constant(int(JointType.FREE))
-_DISTANCE = wp.constant(int(JointType.DISTANCE))
-_D6 = wp.constant(int(JointType.D6))
 
 
 @wp.func
@@ -98,16 +91,16 @@ def _joint_subspace(jt: int, qs: int, ds: int, dim: wp.vec2i, joint_axis: wp.arr
                     cdof_dot_out: wp.array(dtype=wp.spatial_vector)):
     """Motion subspace S_k of each DOF about r and its time derivative (Featherstone RBDA sec. 3.5: the
     derivative of a subspace fixed in a frame moving with twist v is v x S)."""
-    if jt == _REVOLUTE:
+    if jt == JOINT_REVOLUTE:
         b = wp.quat_rotate(q_pj, joint_axis[ds])
         s = wp.spatial_vector(wp.cross(lever, b), b)
         cdof_out[ds] = s
         cdof_dot_out[ds] = cross_motion(v_p, s)
-    elif jt == _PRISMATIC:
+    elif jt == JOINT_PRISMATIC:
         s = wp.spatial_vector(wp.quat_rotate(q_pj, joint_axis[ds]), wp.vec3(0.0))
         cdof_out[ds] = s
         cdof_dot_out[ds] = cross_motion(v_p, s)
-    elif jt == _BALL:
+    elif jt == JOINT_BALL:
         for k in range(3):
             e = wp.vec3(0.0)
             e[k] = 1.0
@@ -115,7 +108,7 @@ def _joint_subspace(jt: int, qs: int, ds: int, dim: wp.vec2i, joint_axis: wp.arr
             s = wp.spatial_vector(wp.cross(lever, b), b)
             cdof_out[ds + k] = s
             cdof_dot_out[ds + k] = cross_motion(v_c, s)
-    elif jt == _FREE or jt == _DISTANCE:
+    elif jt == JOINT_FREE or jt == JOINT_DISTANCE:
         # Linear DOFs are world axes (constant); angular DOFs rotate about the moving COM.
         v_trans = wp.spatial_vector(v_com, wp.vec3(0.0))
         for k in range(3):
@@ -126,7 +119,7 @@ def _joint_subspace(jt: int, qs: int, ds: int, dim: wp.vec2i, joint_axis: wp.arr
             s = wp.spatial_vector(wp.cross(com_lever, e), e)
             cdof_out[ds + 3 + k] = s
             cdof_dot_out[ds + 3 + k] = cross_motion(v_trans, s)
-    elif jt == _D6:
+    elif jt == JOINT_D6:
         v = v_p
         for k in range(dim[0]):
             s = wp.spatial_vector(wp.quat_rotate(q_pj, joint_axis[ds + k]), wp.vec3(0.0))
@@ -267,7 +260,7 @@ def _rne_kernel(
         f = inertia_mul(m, h, ri, acc) + cross_force(v, inertia_mul(m, h, ri, v))
         x_wc = body_q[c]
         com = wp.transform_point(x_wc, body_com[c])
-        if gyro_midpoint != 0 and (joint_type[j] == _FREE or joint_type[j] == _DISTANCE):
+        if gyro_midpoint != 0 and (joint_type[j] == JOINT_FREE or joint_type[j] == JOINT_DISTANCE):
             rot = wp.transform_get_rotation(x_wc)
             w = wp.spatial_bottom(v)
             ib = body_inertia[c]
