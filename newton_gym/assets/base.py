@@ -134,6 +134,18 @@ class AssetConverterBase(abc.ABC):
             (e.g. :attr:`usd_instanceable_meshes_path`) are written first.
         """
 
+    def _robot_layers(self, robot) -> dict:
+        """The output layers of a described robot (MJCF and URDF converters): the main layer, plus the
+        mesh layer it references when ``make_instanceable`` is set."""
+        from .usd_robot import write_robot
+
+        meshes_rel = "./" + self.usd_instanceable_meshes_path if self.cfg.make_instanceable else None
+        main, meshes = write_robot(robot, meshes_rel)
+        layers = {self.usd_file_name: main}
+        if meshes is not None:
+            layers[self.usd_instanceable_meshes_path] = meshes
+        return layers
+
     # ---------------------------------------------------------------------------------- internals
     def _is_up_to_date(self) -> bool:
         if not os.path.isfile(self.usd_path):

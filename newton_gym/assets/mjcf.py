@@ -18,7 +18,6 @@ from .mujoco_load import (
     spec_asset_files,
 )
 from .naming import sanitize
-from .usd_robot import write_robot
 
 __all__ = ["MjcfConverter"]
 
@@ -79,12 +78,7 @@ class MjcfConverter(AssetConverterBase):
             bias_prm=cfg.override_bias_prm,
         )
         robot = describe_model(model, name, options)
-        meshes_rel = "./" + self.usd_instanceable_meshes_path if cfg.make_instanceable else None
-        main, meshes = write_robot(robot, meshes_rel)
-        layers = {self.usd_file_name: main}
-        if meshes is not None:
-            layers[self.usd_instanceable_meshes_path] = meshes
-        return layers
+        return self._robot_layers(robot)
 
 
 def _validate(cfg: MjcfConverterCfg) -> None:

@@ -14,7 +14,6 @@ from .mujoco_extract import ExtractOptions, describe_model
 from .mujoco_load import apply_link_density, compile_spec, float_root_bodies, load_spec
 from .naming import sanitize
 from .urdf_prep import prepare_urdf
-from .usd_robot import write_robot
 
 __all__ = ["UrdfConverter"]
 
@@ -83,9 +82,4 @@ class UrdfConverter(AssetConverterBase):
         )
         robot = describe_model(model, sanitize(spec.modelname or stem, "robot"), options)
         apply_joint_drives(robot, cfg.joint_drive)
-        meshes_rel = "./" + self.usd_instanceable_meshes_path if cfg.make_instanceable else None
-        main, meshes = write_robot(robot, meshes_rel)
-        layers = {self.usd_file_name: main}
-        if meshes is not None:
-            layers[self.usd_instanceable_meshes_path] = meshes
-        return layers
+        return self._robot_layers(robot)
