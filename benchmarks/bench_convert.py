@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -22,15 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from newton_gym.assets import MjcfConverter, MjcfConverterCfg  # noqa: E402
 from newton_gym.assets.robots import robot_source_path  # noqa: E402
-
-
-def _median_time(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+from _timing import median_time
 
 
 def main(argv=None) -> int:
@@ -50,8 +41,8 @@ def main(argv=None) -> int:
             start = time.perf_counter()
             convert(True)
             first = time.perf_counter() - start
-            cold = _median_time(lambda: convert(True), args.repeats)
-            cached = _median_time(lambda: convert(False), args.repeats)
+            cold = median_time(lambda: convert(True), args.repeats)
+            cached = median_time(lambda: convert(False), args.repeats)
             assert not convert(False).converted
             print(f"{name:<10} {first * 1e3:>11.1f} {cold * 1e3:>10.1f} {cached * 1e3:>12.2f}")
     return 0

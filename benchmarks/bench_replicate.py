@@ -7,23 +7,13 @@ Target (issue 2): 4096 worlds finalized in under 1 s on the 2-core CPU machine.
 
 from __future__ import annotations
 
-import statistics
-import time
 import tracemalloc
 
 import warp as wp
 
 from newton_gym import ModelBuilder
 from newton_gym.sim.examples import ant_like_builder
-
-
-def _time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+from _timing import median_time
 
 
 def main():
@@ -48,10 +38,10 @@ def main():
           f"{'add_world loop [s]':>19} {'loop/replicate':>15} {'peak MB':>8}")
     for n in (1, 64, 1024, 4096):
         repeats = 5 if n <= 1024 else 3
-        t_rep = _time(lambda: replicate(n), repeats)
+        t_rep = median_time(lambda: replicate(n), repeats)
         scene = replicate(n)
-        t_fin = _time(lambda: scene.finalize("cpu"), repeats)
-        t_loop = _time(lambda: loop(n), 1 if n >= 1024 else repeats)
+        t_fin = median_time(lambda: scene.finalize("cpu"), repeats)
+        t_loop = median_time(lambda: loop(n), 1 if n >= 1024 else repeats)
         tracemalloc.start()
         replicate(n).finalize("cpu")
         peak = tracemalloc.get_traced_memory()[1] / 1e6

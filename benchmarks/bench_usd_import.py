@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import math
 import os
-import statistics
 import tempfile
-import time
 import warnings
 
 import warp as wp
 
 from newton_gym import ModelBuilder
+from _timing import median_time
 
 HEADER = '#usda 1.0\n(\n    metersPerUnit = 1\n    kilogramsPerUnit = 1\n    upAxis = "Z"\n)\n'
 SCENE = '''def PhysicsScene "physicsScene" {
@@ -98,15 +97,6 @@ def robot_usda(body_count: int, authored_mass: bool = True) -> str:
     return "".join(parts)
 
 
-def _median(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def main():
     wp.config.quiet = True
     wp.init()
@@ -126,13 +116,13 @@ def main():
     for n in (9, 100):
         b = ModelBuilder()
         b.add_usd(files[(n, True)])
-        t_auth = _median(lambda: ModelBuilder().add_usd(files[(n, True)]), 30 if n == 9 else 10)
-        t_dens = _median(lambda: ModelBuilder().add_usd(files[(n, False)]), 30 if n == 9 else 10)
+        t_auth = median_time(lambda: ModelBuilder().add_usd(files[(n, True)]), 30 if n == 9 else 10)
+        t_dens = median_time(lambda: ModelBuilder().add_usd(files[(n, False)]), 30 if n == 9 else 10)
         print(f"{f'{n}-body':>10} {b.body_count:>7} {b.joint_count:>7} {b.shape_count:>7} "
               f"{1e3 * t_auth:>19.2f} {1e3 * t_dens:>19.2f}")
 
     print("\nadd_usd once + replicate to 4096 worlds + finalize (9-body robot, medians of 3):")
-    t_import = _median(lambda: ModelBuilder().add_usd(files[(9, True)]), 3)
+    t_import = median_time(lambda: ModelBuilder().add_usd(files[(9, True)]), 3)
     robot = ModelBuilder()
     robot.add_usd(files[(9, True)])
 
@@ -142,9 +132,9 @@ def main():
         scene.replicate(robot, 4096, spacing=(2.0, 2.0, 0.0))
         return scene
 
-    t_rep = _median(replicate, 3)
+    t_rep = median_time(replicate, 3)
     scene = replicate()
-    t_fin = _median(lambda: scene.finalize("cpu"), 3)
+    t_fin = median_time(lambda: scene.finalize("cpu"), 3)
     model = scene.finalize("cpu")
     print(f"  add_usd {1e3 * t_import:.2f} ms, replicate {1e3 * t_rep:.1f} ms, finalize {1e3 * t_fin:.1f} ms, "
           f"total {1e3 * (t_import + t_rep + t_fin):.1f} ms  ({model.body_count} bodies, "
