@@ -1,0 +1,53 @@
+"""Every Warp kernel module of newton_gym compiles for CUDA (sm_90, PTX through NVRTC).
+
+Runs without a GPU: Warp's NVRTC builds the CUDA code ahead of time, so a kernel that only the CPU
+backend accepts fails here rather than on a user's GPU. Skipped where Warp has no CUDA toolkit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+import warp as wp
+
+import newton_gym
+
+ARCH = 90  # H100 / H200
+
+
+def _nvrtc_archs():
+    try:
+        from warp._src.context import runtime
+    except ImportError:  # older Warp layouts
+        return set()
+    return set(getattr(runtime, "nvrtc_supported_archs", ()) or ())
+
+
+def _kernel_modules():
+    """Names of the Warp modules of newton_gym that hold kernels, after importing every submodule."""
+    for info in pkgutil.walk_packages(newton_gym.__path__, "newton_gym."):
+        if not info.name.endswith("__main__"):
+            importlib.import_module(info.name)
+    from warp._src.context import user_modules
+
+    return sorted(name for name, module in user_modules.items()
+                  if name.startswith("newton_gym") and getattr(module, "kernels", None))
+
+
+@pytest.mark.skipif(not _nvrtc_archs(), reason="Warp was built without NVRTC (no CUDA toolkit)")
+def test_every_kernel_module_compiles_for_cuda(tmp_path):
+    names = _kernel_modules()
+    # The solver, kinematics and renderer kernels at least (guards against the walk finding nothing).
+    for expected in ("newton_gym.solvers.island", "newton_gym.solvers.smooth", "newton_gym.sim.kinematics",
+                     "newton_gym.render.raycaster"):
+        assert expected in names
+    failures = {}
+    for name in names:
+        try:
+            wp.compile_aot_module(name, arch=ARCH, module_dir=tmp_path, use_ptx=True)
+        except Exception as exc:  # report every module that fails, not just the first
+            failures[name] = f"{type(exc).__name__}: {exc}"
+    assert not failures, failures
+    assert any(tmp_path.iterdir())
