@@ -1,0 +1,106 @@
+"""Warp tables of the island solve (:mod:`.island`): the row model and per-substep row buffers, the contact
+and DOF-tree tables the kernel reads, and the constants the island modules share."""
+
+from __future__ import annotations
+
+import warp as wp
+
+from .constraint import ROW_CONTACT, ROW_FRICTION, ROW_LIMIT, vec5
+
+__all__ = ["vec8", "CONTACT", "LIMIT", "FRICTION", "RowModel", "RowData", "ContactTables", "TreeTables"]
+
+wp.set_module_options({"enable_backward": False})
+
+vec8 = wp.types.vector(8, wp.float32)
+CONTACT = wp.constant(ROW_CONTACT)
+LIMIT = wp.constant(ROW_LIMIT)
+FRICTION = wp.constant(ROW_FRICTION)
+
+
+@wp.struct
+class RowModel:
+    """Static row tables (see :class:`.constraint.Rows`) and per-island ranges."""
+
+    island_start: wp.array(dtype=int)
+    island_art_start: wp.array(dtype=int)   # (islands + 1,) CSR into island_arts
+    island_arts: wp.array(dtype=int)        # articulations of each island
+    dense_start: wp.array(dtype=int)        # (islands,) offset of each island's dense block
+    dense_cap: wp.array(dtype=int)          # (islands,) most active rows its block holds
+    kind: wp.array(dtype=int)
+    owner: wp.array(dtype=int)
+    sub: wp.array(dtype=int)
+    art: wp.array(dtype=wp.vec2i)
+    slot_nrows: wp.array(dtype=int)
+    width: int
+    cone_rows: int
+    limit_solref: wp.vec2
+    limit_solimp: vec5
+    friction_solref: wp.vec2
+    friction_solimp: vec5
+    rest_speed: float
+    subspace: int                            # 1: PGS with subspace minimization on dense blocks
+    body_invweight: wp.array(dtype=wp.vec2)
+    dof_invweight: wp.array(dtype=float)
+
+
+@wp.struct
+class RowData:
+    """Per-substep row buffers: per row (indexed by row) and compact (indexed by r0 + c)."""
+
+    active: wp.array(dtype=int)
+    jac: wp.array(dtype=float)
+    minv_jac: wp.array(dtype=float)
+    minv8: wp.array(dtype=vec8)             # minv_jac seen as whole chunks of 8 (rows.width is a multiple of 8)
+    pos: wp.array(dtype=float)
+    solref: wp.array(dtype=wp.vec2)
+    solimp: wp.array(dtype=vec5)
+    lo: wp.array(dtype=float)
+    hi: wp.array(dtype=float)
+    force: wp.array(dtype=float)
+    diag_approx: wp.array(dtype=float)
+    act_list: wp.array(dtype=int)
+    bias: wp.array(dtype=float)
+    reg: wp.array(dtype=float)
+    inv: wp.array(dtype=float)
+    cforce: wp.array(dtype=float)
+    dense: wp.array(dtype=float)
+    free: wp.array(dtype=int)               # compact: free rows of a subspace step
+    step: wp.array(dtype=float)             # compact: its Newton step
+    scratch: wp.array(dtype=float)          # like dense: its Cholesky factor
+    basis: wp.array(dtype=float)            # (islands * 3 * 2 * width,) Y of one contact's n, t1, t2
+
+
+@wp.struct
+class ContactTables:
+    """Pair parameters and this substep's contact slots (see :class:`.collision_driver.Contacts`)."""
+
+    slot_pair: wp.array(dtype=int)
+    pair_body: wp.array(dtype=wp.vec2i)
+    pair_mu: wp.array(dtype=float)
+    pair_margin: wp.array(dtype=float)
+    pair_gap: wp.array(dtype=float)
+    pair_condim: wp.array(dtype=int)
+    pair_solref: wp.array(dtype=wp.vec2)
+    pair_solimp: wp.array(dtype=vec5)
+    active: wp.array(dtype=int)
+    point: wp.array(dtype=wp.vec3)
+    normal: wp.array(dtype=wp.vec3)
+    dist: wp.array(dtype=float)
+    tangent: wp.array(dtype=wp.vec3)
+
+
+@wp.struct
+class TreeTables:
+    """DOF tree (see :class:`.layout.TreeLayout`) and the model's per-DOF limit / friction data."""
+
+    body_art: wp.array(dtype=int)
+    body_dof_last: wp.array(dtype=int)
+    dof_parent: wp.array(dtype=int)
+    dof_art: wp.array(dtype=int)
+    dof_coord: wp.array(dtype=int)
+    art_dof_start: wp.array(dtype=int)
+    art_mat_start: wp.array(dtype=int)
+    limit_lower: wp.array(dtype=float)
+    limit_upper: wp.array(dtype=float)
+    friction_static: wp.array(dtype=float)
+    friction_dynamic: wp.array(dtype=float)
