@@ -8,6 +8,7 @@ MuJoCo: its own RK4 at 0.01 s (5 steps per control step), through ``mujoco.rollo
 Figures are printed, not asserted.
 
     python benchmarks/bench_solver.py [--worlds 1 64 256 1024] [--control-steps 20] [--settle 1.0]
+    python benchmarks/bench_solver.py --device cuda:0 --worlds 1024 4096 16384      (on a GPU)
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 import warp as wp
 
 
-def ours(n, control_steps, substeps, iterations, tolerance, settle):
+def ours(n, control_steps, substeps, iterations, tolerance, settle, device):
     import mujoco
 
     import newton_gym as ng
@@ -33,7 +34,7 @@ def ours(n, control_steps, substeps, iterations, tolerance, settle):
     sub, act, _ = builder_from_mujoco(m)
     scene = ng.ModelBuilder()
     scene.replicate(sub, world_count=n)
-    model = scene.finalize("cpu")
+    model = scene.finalize(device)
     dofs = np.concatenate([act.dof + w * sub.joint_dof_count for w in range(n)])
     acts = Actuators(dofs, np.tile(act.gear, n), np.tile(act.ctrl_range, (n, 1)), np.tile(act.force_range, (n, 1)))
     solver = SolverGeneralized(model, substeps=substeps, iterations=iterations, actuators=acts,
@@ -43,7 +44,7 @@ def ours(n, control_steps, substeps, iterations, tolerance, settle):
     solver.ctrl.assign(rng.uniform(-0.1, 0.1, 8 * n).astype(np.float32))
     solver.step(s0, s1, None, 0.05)  # compile / warm up
     solver.capture(s0, s1, None, 0.05)
-    with wp.ScopedCapture(device="cpu") as back:
+    with wp.ScopedCapture(device=device) as back:
         solver.step(s1, s0, None, 0.05)
     for _ in range(int(round(settle / 0.1))):
         solver.replay()
@@ -102,18 +103,21 @@ def main():
     p.add_argument("--iterations", type=int, default=50)
     p.add_argument("--tolerance", type=float, default=1.0e-6, help="SolverGeneralized pgs_tolerance")
     p.add_argument("--settle", type=float, default=1.0, help="simulated seconds before timing")
+    p.add_argument("--device", default="cpu", help="Warp device of our solver (cpu, cuda:0); MuJoCo stays on the CPU")
     a = p.parse_args()
     wp.config.quiet = True
     wp.init()
     print(f"Ant, control dt 0.05 s; ours: {a.substeps} substeps of {0.05 / a.substeps:.4f} s, PGS {a.iterations} "
-          f"sweeps (tolerance {a.tolerance:g}) on {wp.get_device()}, timed after {a.settle} s; "
+          f"sweeps (tolerance {a.tolerance:g}) on {wp.get_device(a.device)}, timed after {a.settle} s; "
           f"MuJoCo: RK4 0.01 s, single thread")
     print(f"{'N':>6} {'ours env-steps/s':>17} {'MJ rollout':>11} {'MJ py loop':>11} {'ours/MJ':>8} "
           f"{'bytes/world':>12} {'contacts':>8} finite")
     for n in a.worlds:
-        rate, mem, finite, contacts = ours(n, a.control_steps, a.substeps, a.iterations, a.tolerance, a.settle)
+        rate, mem, finite, contacts = ours(n, a.control_steps, a.substeps, a.iterations, a.tolerance, a.settle,
+                                           a.device)
         roll, loop = mujoco_rates(n, max(2, a.control_steps // 2))
-        print(f"{n:>6} {rate:>17.1f} {roll:>11.1f} {loop:>11.1f} {rate / roll:>8.2f} {mem:>12.0f} {contacts:>8.1f} {finite}")
+        print(f"{n:>6} {rate:>17.1f} {roll:>11.1f} {loop:>11.1f} {rate / roll:>8.2f} {mem:>12.0f} "
+              f"{contacts:>8.1f} {finite}")
 
 
 if __name__ == "__main__":
