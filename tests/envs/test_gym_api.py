@@ -23,8 +23,8 @@ def test_single_env_passes_gymnasium_checker(env_id):
     assert env.spec.max_episode_steps == 1000
 
 
-def test_make_vec_spaces_and_metadata():
-    env = gym.make_vec("Newton/Ant-v0", num_envs=3)
+def test_make_vec_spaces_and_metadata(device):
+    env = gym.make_vec("Newton/Ant-v0", num_envs=3, device=device)
     assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     assert env.single_observation_space.shape == (27,) and env.single_action_space.shape == (8,)
     assert env.observation_space.shape == (3, 27) and env.action_space.shape == (3, 8)
@@ -36,13 +36,13 @@ def _cartpole(n=4, **kw):
     return gym.make_vec("Newton/Cartpole-v0", num_envs=n, **kw)
 
 
-def test_same_step_autoreset_on_termination():
-    env = _cartpole(2, reset_noise_scale=0.0)
+def test_same_step_autoreset_on_termination(device):
+    env = _cartpole(2, reset_noise_scale=0.0, device=device)
     env.reset(seed=1)
     env.joint_q[0, 1] = 0.19  # world 0's pole starts near the 0.2 rad termination angle, world 1's upright
     env.sim.refresh_bodies()
     for step in range(50):
-        obs, reward, terminated, truncated, info = env.step(torch.zeros(2, 1))
+        obs, reward, terminated, truncated, info = env.step(torch.zeros(2, 1, device=env.device))
         if terminated.any():
             break
     assert terminated.tolist() == [True, False]
@@ -65,11 +65,11 @@ def test_truncation_is_kept_apart_from_termination():
     assert info["episode"]["l"].tolist() == [5, 5, 5]
 
 
-def test_reset_mask_resets_only_selected_worlds():
-    env = _cartpole(3)
+def test_reset_mask_resets_only_selected_worlds(device):
+    env = _cartpole(3, device=device)
     env.reset(seed=0)
     for _ in range(10):
-        env.step(torch.tensor([[1.0], [1.0], [1.0]]))
+        env.step(torch.tensor([[1.0], [1.0], [1.0]], device=env.device))
     before = env.joint_q.clone()
     obs, _ = env.reset(options={"reset_mask": np.array([False, True, False])})
     after = env.joint_q
@@ -79,30 +79,30 @@ def test_reset_mask_resets_only_selected_worlds():
         env.reset(options={"reset_mask": np.array([True])})
 
 
-def test_raw_state_is_zero_copy_across_steps():
-    env = gym.make_vec("Newton/Ant-v0", num_envs=2)
+def test_raw_state_is_zero_copy_across_steps(device):
+    env = gym.make_vec("Newton/Ant-v0", num_envs=2, device=device)
     env.reset(seed=0)
     ptrs = [env.body_q.data_ptr(), env.joint_q.data_ptr()]
     assert ptrs[0] == wp.to_torch(env.sim.state.body_q).data_ptr()
     for _ in range(3):
-        env.step(torch.zeros(2, 8))
+        env.step(torch.zeros(2, 8, device=env.device))
     assert [env.body_q.data_ptr(), env.joint_q.data_ptr()] == ptrs
     assert env.body_q.shape == (2, env.sim.model.body_count // 2, 7)
     assert env.body_qd.shape[-1] == 6 and env.joint_qd.shape == (2, 14)
 
 
-def test_nan_actions_never_reach_the_simulator():
-    env = _cartpole(2, nan_action="raise")
+def test_nan_actions_never_reach_the_simulator(device):
+    env = _cartpole(2, nan_action="raise", device=device)
     env.reset(seed=0)
     with pytest.raises(ValueError, match="non-finite actions in envs \\[1\\]"):
-        env.step(torch.tensor([[0.0], [float("nan")]]))
-    env = _cartpole(2, nan_action="zero")
+        env.step(torch.tensor([[0.0], [float("nan")]], device=env.device))
+    env = _cartpole(2, nan_action="zero", device=device)
     env.reset(seed=0)
-    obs, _, _, _, info = env.step(torch.tensor([[0.0], [float("inf")]]))
+    obs, _, _, _, info = env.step(torch.tensor([[0.0], [float("inf")]], device=env.device))
     assert info["nan_actions"] == 1 and torch.isfinite(obs).all()
     assert env.sim.ctrl[1].item() == 0.0
     with pytest.raises(ValueError, match="shape"):
-        env.step(torch.zeros(3, 1))
+        env.step(torch.zeros(3, 1, device=env.device))
 
 
 def test_config_errors_name_the_key(tmp_path):
@@ -135,15 +135,15 @@ def test_same_seed_same_rollout():
     assert torch.equal(a, b)
 
 
-def test_unhealthy_world_is_reset_and_counted_without_disturbing_others():
+def test_unhealthy_world_is_reset_and_counted_without_disturbing_others(device):
     def make():
-        env = gym.make_vec("Newton/Ant-v0", num_envs=3)
+        env = gym.make_vec("Newton/Ant-v0", num_envs=3, device=device)
         env.reset(seed=2)
         return env
 
     clean, broken = make(), make()
     broken.joint_qd[1, 0] = float("nan")
-    actions = torch.full((3, 8), 0.3)
+    actions = torch.full((3, 8), 0.3, device=clean.device)
     for step in range(3):
         obs_c, _, term_c, _, _ = clean.step(actions)
         obs_b, _, term_b, _, info = broken.step(actions)

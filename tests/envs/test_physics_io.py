@@ -36,8 +36,8 @@ def test_observation_equals_gymnasium_for_the_same_mujoco_state(ours, theirs):
     assert env.single_action_space == ref.action_space
 
 
-def test_gravity_randomization_changes_free_fall_per_world():
-    env = gym.make_vec("Newton/Cartpole-v0", num_envs=6, reset_noise_scale=0.0,
+def test_gravity_randomization_changes_free_fall_per_world(device):
+    env = gym.make_vec("Newton/Cartpole-v0", num_envs=6, device=device, reset_noise_scale=0.0,
                        randomization={"gravity_z": (-20.0, -0.5)})
     env.reset(seed=4)
     g = env.sim.model.gravity.numpy()[:, 2].copy()
@@ -45,8 +45,8 @@ def test_gravity_randomization_changes_free_fall_per_world():
     env.joint_q[:, 1] = 0.05
     env.sim.refresh_bodies()
     for _ in range(3):
-        env.step(torch.zeros(6, 1))
-    angle = env.joint_q[:, 1].numpy()
+        env.step(torch.zeros(6, 1, device=env.device))
+    angle = env.joint_q[:, 1].cpu().numpy()
     # The pole falls faster under stronger gravity: the order of angles follows the order of |g|.
     assert np.array_equal(np.argsort(angle), np.argsort(-g))
     # A reset resamples only the reset worlds.
@@ -55,9 +55,10 @@ def test_gravity_randomization_changes_free_fall_per_world():
     assert g2[0] != g[0] and np.array_equal(g2[1:], g[1:])
 
 
-def test_mass_and_friction_randomization_are_seeded():
+def test_mass_and_friction_randomization_are_seeded(device):
     def sample(seed):
-        env = gym.make_vec("Newton/Ant-v0", num_envs=3, randomization={"mass_scale": (0.5, 2.0), "friction": (0.3, 1.2)})
+        env = gym.make_vec("Newton/Ant-v0", num_envs=3, device=device,
+                           randomization={"mass_scale": (0.5, 2.0), "friction": (0.3, 1.2)})
         env.reset(seed=seed)
         return env.randomizer.world_mass_scale.clone(), env.randomizer.world_friction.clone(), env
 

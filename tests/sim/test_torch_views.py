@@ -9,7 +9,7 @@ from newton_gym.errors import ModelBuildError
 from newton_gym.sim.torch_views import WorldViews, world_view
 
 
-def _model(worlds=4):
+def _model(worlds=4, device=None):
     robot = ng.ModelBuilder()
     base = robot.add_body(mass=1.0, xform=(0, 0, 1, 0, 0, 0, 1))
     leg = robot.add_link(mass=1.0)
@@ -17,11 +17,11 @@ def _model(worlds=4):
     scene = ng.ModelBuilder()
     scene.add_ground_plane()
     scene.replicate(robot, worlds)
-    return scene.finalize()
+    return scene.finalize(device)
 
 
-def test_views_share_memory_both_ways():
-    model = _model()
+def test_views_share_memory_both_ways(device):
+    model = _model(device=device)
     state = model.state()
     views = WorldViews(model, state)
     assert views.body_q.shape == (4, 2, 7) and views.body_qd.shape == (4, 2, 6)
@@ -33,8 +33,8 @@ def test_views_share_memory_both_ways():
     assert views.joint_qd[3, 6].item() == 27.0
 
 
-def test_views_stay_valid_across_double_buffer_swaps():
-    model = _model()
+def test_views_stay_valid_across_double_buffer_swaps(device):
+    model = _model(device=device)
     s0, s1 = model.state(), model.state()
     v0, v1 = WorldViews(model, s0), WorldViews(model, s1)
     t0, t1 = v0.joint_q, v1.joint_q

@@ -42,14 +42,14 @@ def ant_control(steps: int, dt: float = 0.01) -> np.ndarray:
     return 0.1 * np.sin(2 * np.pi * 0.5 * t[:, None] + 0.7 * np.arange(8)[None])
 
 
-def model_from_xml(m, world: bool = False):
-    """(model, actuators, joint_q) for MjModel m, in one world when ``world``."""
+def model_from_xml(m, world: bool = False, device="cpu"):
+    """(model, actuators, joint_q) for MjModel m on ``device``, in one world when ``world``."""
     sub, act, q0 = builder_from_mujoco(m)
     if not world:
-        return sub.finalize("cpu"), act, q0
+        return sub.finalize(device), act, q0
     scene = ng.ModelBuilder(gravity=float(m.opt.gravity[2]))
     scene.add_world(sub)
-    return scene.finalize("cpu"), act, q0
+    return scene.finalize(device), act, q0
 
 
 def run(model, solver: SolverGeneralized, steps: int, dt: float, ctrl=None, state=None, record=None):

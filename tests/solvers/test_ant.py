@@ -28,9 +28,9 @@ def _ours(model, act, ctrl, steps):
     return np.array(torso), solver
 
 
-def test_ant_drop_rest_height():
+def test_ant_drop_rest_height(device):
     m = mujoco.MjModel.from_xml_path(ant_path())
-    model, act, _ = model_from_xml(m)
+    model, act, _ = model_from_xml(m, device=device)
     ctrl = np.zeros((200, 8))
     ours, solver = _ours(model, act, ctrl, 200)
     ref = _mujoco_torso(m, ctrl)
@@ -49,7 +49,7 @@ def test_ant_sinusoidal_control_tracks_mujoco():
     assert np.linalg.norm(ours - ref, axis=1).max() < 0.10
 
 
-def test_pendulum_and_ant_worlds_match_their_single_world_runs():
+def test_pendulum_and_ant_worlds_match_their_single_world_runs(device):
     ant_m = mujoco.MjModel.from_xml_path(ant_path())
     pend_m = mujoco.MjModel.from_xml_string(pendulum_xml(2))
     from newton_gym.solvers.mjcf import builder_from_mujoco
@@ -64,7 +64,7 @@ def test_pendulum_and_ant_worlds_match_their_single_world_runs():
         scene = ng.ModelBuilder()
         for b in builders:
             scene.add_world(b, gravity=(0.0, 0.0, -9.81))
-        model = scene.finalize("cpu")
+        model = scene.finalize(device)
         act = Actuators(ant_act.dof + act_offset, ant_act.gear, ant_act.ctrl_range, ant_act.force_range) \
             if act_offset is not None else None
         solver = SolverGeneralized(model, substeps=SUBSTEPS, iterations=50, actuators=act)

@@ -11,7 +11,7 @@ from solver_helpers import run
 
 
 @pytest.mark.parametrize("shape,height", [("sphere", 0.1), ("box", 0.05), ("capsule", 0.05), ("cylinder", 0.1)])
-def test_drop_rests_at_analytic_height(shape, height):
+def test_drop_rests_at_analytic_height(shape, height, device):
     b = ng.ModelBuilder()
     b.add_ground_plane()
     body = b.add_body(xform=[0, 0, 0.5, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
@@ -24,7 +24,7 @@ def test_drop_rests_at_analytic_height(shape, height):
                             half_height=0.1)
     else:
         b.add_shape_cylinder(body, radius=0.08, half_height=0.1)
-    model = b.finalize("cpu")
+    model = b.finalize(device)
     solver = SolverGeneralized(model)
     final, _ = run(model, solver, 750, 0.002)
     assert abs(final.joint_q.numpy()[2] - height) < 2e-3
@@ -36,14 +36,14 @@ def test_drop_rests_at_analytic_height(shape, height):
     assert solver.world_contact_count.numpy()[0] == solver.body_contact_count.numpy()[0]
 
 
-def _incline(deg, cone):
+def _incline(deg, cone, device="cpu"):
     q = quat_from_axis_angle([0, 1, 0], np.radians(deg))
     b = ng.ModelBuilder()
     cfg = ng.ModelBuilder.ShapeConfig(mu=0.5)
     b.add_shape_plane(-1, xform=np.concatenate([[0, 0, 0], q]), cfg=cfg)
     body = b.add_body(xform=np.concatenate([quat_rotate(q, [0, 0, 0.1]), q]), mass=1.0, inertia=np.eye(3) * 0.01)
     b.add_shape_box(body, hx=0.1, hy=0.1, hz=0.1, cfg=cfg)
-    model = b.finalize("cpu")
+    model = b.finalize(device)
     solver = SolverGeneralized(model, cone=cone)
     dt = 0.002
     _, xs = run(model, solver, 500, dt, record=lambda s: s.joint_q.numpy()[:3].copy())
@@ -53,12 +53,12 @@ def _incline(deg, cone):
 
 
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
-def test_box_on_incline(cone):
-    along, t = _incline(20.0, cone)
+def test_box_on_incline(cone, device):
+    along, t = _incline(20.0, cone, device)
     # Holds: no acceleration; soft (MuJoCo-style) friction allows a slow creep of a few mm/s.
     assert abs(2.0 * np.polyfit(t[100:], along[100:], 2)[0]) < 0.02
     assert abs(along[-1] - along[100]) < 1e-2
-    along, t = _incline(30.0, cone)
+    along, t = _incline(30.0, cone, device)
     acc = 2.0 * np.polyfit(t[100:], along[100:], 2)[0]
     th = np.radians(30.0)
     analytic = 9.81 * (np.sin(th) - 0.5 * np.cos(th))

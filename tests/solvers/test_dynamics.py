@@ -12,10 +12,10 @@ from solver_helpers import model_from_xml, pendulum_xml, run
 
 
 @pytest.mark.parametrize("links", [1, 2])
-def test_pendulum_matches_mujoco(links):
+def test_pendulum_matches_mujoco(links, device):
     m = mujoco.MjModel.from_xml_string(pendulum_xml(links))
     d = mujoco.MjData(m)
-    model, _, _ = model_from_xml(m)
+    model, _, _ = model_from_xml(m, device=device)
     q0 = np.array([0.4, -0.7][:links])
     d.qpos[:] = q0
     state = model.state()
@@ -66,14 +66,14 @@ def test_free_body_conserves_energy_and_momentum_and_flips():
     np.testing.assert_allclose(com, np.array([0.1, 0.2, 1 - 0.1]) + 2.5 * np.array([0.1, 0.0, 0.2]), atol=1e-4)
 
 
-def test_per_world_gravity_free_fall():
+def test_per_world_gravity_free_fall(device):
     scene = ng.ModelBuilder()
     g = [9.81, 0.0, 1.62]
     for gz in g:
         body = ng.ModelBuilder()
         body.add_body(xform=[0, 0, 10, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
         scene.add_world(body, gravity=(0.0, 0.0, -gz))
-    model = scene.finalize("cpu")
+    model = scene.finalize(device)
     solver = SolverGeneralized(model)
     dt, steps = 0.001, 1000
     final, _ = run(model, solver, steps, dt)

@@ -8,13 +8,13 @@ from newton_gym.solvers import Actuators, SolverGeneralized
 from solver_helpers import run
 
 
-def _hinge(**dof):
-    """A 1 kg m^2 wheel about the world z axis (gravity does no work on it)."""
+def _hinge(device="cpu", **dof):
+    """A 1 kg m^2 wheel about the world z axis (gravity does no work on it), on ``device``."""
     b = ng.ModelBuilder()
     link = b.add_link(mass=1.0, inertia=np.eye(3))
     j = b.add_joint_revolute(-1, link, axis=(0, 0, 1), **dof)
     b.add_articulation([j])
-    return b.finalize("cpu")
+    return b.finalize(device)
 
 
 def _push(model, torque, steps=500, dt=0.002, qd0=0.0, actuators=None):
@@ -31,8 +31,8 @@ def _push(model, torque, steps=500, dt=0.002, qd0=0.0, actuators=None):
     return np.array(out)
 
 
-def test_static_friction_breakaway():
-    model = _hinge(friction_static=2.0, friction_dynamic=1.5, viscous_damping=0.5)
+def test_static_friction_breakaway(device):
+    model = _hinge(device=device, friction_static=2.0, friction_dynamic=1.5, viscous_damping=0.5)
     held = _push(model, 1.9)
     assert np.abs(held[:, 0]).max() < 5e-3
     moved = _push(model, 2.1)
@@ -51,8 +51,8 @@ def test_dynamic_friction_deceleration_law():
     assert abs(traj[-1, 1]) < 1e-2  # stopped and held
 
 
-def test_hinge_stops_at_its_limit():
-    model = _hinge(limit_lower=-0.5, limit_upper=0.5, target_pos=1.5, target_ke=20.0, target_kd=2.0)
+def test_hinge_stops_at_its_limit(device):
+    model = _hinge(device=device, limit_lower=-0.5, limit_upper=0.5, target_pos=1.5, target_ke=20.0, target_kd=2.0)
     traj = _push(model, 0.0, steps=1500)
     assert abs(traj[-1, 0] - 0.5) < 0.01  # comes to rest at the limit
     assert abs(traj[-1, 1]) < 1e-3

@@ -9,14 +9,14 @@ from newton_gym.solvers import SolverBase, SolverGeneralized
 from solver_helpers import run
 
 
-def _worlds(n=3):
+def _worlds(n=3, device="cpu"):
     one = ng.ModelBuilder()
     one.add_ground_plane()
     body = one.add_body(xform=[0, 0, 0.3, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
     one.add_shape_box(body, hx=0.1, hy=0.1, hz=0.1)
     scene = ng.ModelBuilder()
     scene.replicate(one, world_count=n)
-    return scene.finalize("cpu")
+    return scene.finalize(device)
 
 
 def test_interface():
@@ -24,8 +24,8 @@ def test_interface():
     assert isinstance(SolverGeneralized(model), SolverBase)
 
 
-def test_health_flag_and_reset_touch_only_their_world():
-    model = _worlds(3)
+def test_health_flag_and_reset_touch_only_their_world(device):
+    model = _worlds(3, device)
     solver = SolverGeneralized(model)
     state, _ = run(model, solver, 50, 0.01)
     qd = state.joint_qd.numpy()
@@ -57,8 +57,8 @@ def test_runaway_speed_is_flagged():
     assert solver.world_unhealthy.numpy().tolist() == [1, 0]
 
 
-def test_captured_step_matches_eager_step():
-    model = _worlds(2)
+def test_captured_step_matches_eager_step(device):
+    model = _worlds(2, device)
     eager = SolverGeneralized(model, substeps=2)
     s0, s1 = model.state(), model.state()
     for _ in range(20):
@@ -67,7 +67,7 @@ def test_captured_step_matches_eager_step():
     graphed = SolverGeneralized(model, substeps=2)
     a, b = model.state(), model.state()
     graphed.capture(a, b, None, 0.01)  # records a -> b
-    with wp.ScopedCapture(device="cpu") as cap:  # and b -> a, to ping-pong
+    with wp.ScopedCapture(device=device) as cap:  # and b -> a, to ping-pong
         graphed.step(b, a, None, 0.01)
     for _ in range(10):
         graphed.replay()
