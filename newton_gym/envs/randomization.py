@@ -1,7 +1,7 @@
 """Per-world domain randomization applied when worlds reset: gravity, body mass, friction.
 
-Everything is written in place into the model and solver arrays (zero-copy torch views), so nothing is
-rebuilt and the captured step graph stays valid.
+Gravity and masses are written in place into the model's arrays (zero-copy torch views), friction through
+the solver's ``set_world_friction``; nothing is rebuilt and the captured step graph stays valid.
 """
 
 from __future__ import annotations
@@ -41,12 +41,8 @@ class Randomizer:
         self.inertia = wp.to_torch(m.body_inertia)[b0:b1].view(n, -1, 3, 3)
         self.inv_inertia = wp.to_torch(m.body_inv_inertia)[b0:b1].view(n, -1, 3, 3)
         self.base = [t.clone() for t in (self.mass, self.inv_mass, self.inertia, self.inv_inertia)]
-        # The solver keeps one friction coefficient per candidate contact pair (max of the two shapes');
-        # randomizing friction rewrites those of the world's pairs.
-        contacts = sim.solver.contacts
-        self.pair_mu = wp.to_torch(contacts.pair_mu)[: contacts.pair_count]
-        self.pair_world = torch.as_tensor(contacts.pair_island_host[: contacts.pair_count], device=dev).long()
-        self.base_pair_mu = self.pair_mu.clone()
+        # Friction is per world (every contact pair of the world, its pairs with the shared ground
+        # included), through the solver's set_world_friction; NaN where never randomized.
         self.world_friction = torch.full((n,), float("nan"), device=dev)
         self.world_mass_scale = torch.ones(n, device=dev)
 
@@ -77,6 +73,5 @@ class Randomizer:
         if c.friction is not None:
             mu = _uniform(self.gen, c.friction, k, dev)
             self.world_friction[idx] = mu
-            per_world = self.world_friction[self.pair_world.clamp(min=0)]
-            sel = mask[self.pair_world.clamp(min=0)] & (self.pair_world >= 0)
-            self.pair_mu[sel] = per_world[sel]
+            self.sim.solver.set_world_friction(wp.from_torch(self.world_friction.contiguous()),
+                                               wp.from_torch(mask.to(torch.bool).contiguous()))

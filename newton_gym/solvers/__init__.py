@@ -2,11 +2,11 @@
 
 ``SolverGeneralized`` steps articulated rigid bodies in generalized coordinates with MuJoCo-style soft
 contacts, limits, joint friction and equality constraints; ``SolverBase`` is the interface every solver
-implements; ``Actuators`` describes MuJoCo motor actuators.
+implements (``SolverNotifyFlags`` names what changed for ``notify_model_changed``); ``Actuators`` describes MuJoCo motor actuators.
 """
 
-from .base import SolverBase
+from .base import SolverBase, SolverNotifyFlags
 from .generalized import SolverGeneralized
 from .passive import Actuators
 
-__all__ = ["SolverBase", "SolverGeneralized", "Actuators"]
+__all__ = ["SolverBase", "SolverGeneralized", "SolverNotifyFlags", "Actuators"]

@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-__all__ = ["SolverBase"]
+import enum
+
+__all__ = ["SolverBase", "SolverNotifyFlags"]
+
+
+class SolverNotifyFlags(enum.IntFlag):
+    """What changed in the model, for :meth:`SolverBase.notify_model_changed` (Newton's names)."""
+
+    JOINT_PROPERTIES = 1 << 0           # joint frames, axes, types
+    JOINT_DOF_PROPERTIES = 1 << 1       # per-DOF limits, gains, damping, armature, friction
+    BODY_PROPERTIES = 1 << 2            # body frames
+    BODY_INERTIAL_PROPERTIES = 1 << 3   # mass, COM, inertia
+    SHAPE_PROPERTIES = 1 << 4           # shape materials and contact parameters
+    MODEL_PROPERTIES = 1 << 5           # gravity and other model-wide settings
 
 
 class SolverBase:
@@ -31,5 +44,6 @@ class SolverBase:
         raise NotImplementedError
 
     def notify_model_changed(self, flags: int = 0):
-        """Re-read model parameters that the solver caches (default: nothing is cached)."""
+        """Re-read model parameters that the solver caches, for the parts named by ``flags``
+        (:class:`SolverNotifyFlags`; default: nothing is cached)."""
         del flags

@@ -17,8 +17,9 @@ import numpy as np
 import warp as wp
 
 from ..sim.types import GeoType
-from .collision_primitive import (BOX, CAPSULE, CYLINDER, MESH, PLANE, SPHERE, feature_count, point_distance,
+from .collision_primitive import (CAPSULE, CYLINDER, MESH, PLANE, SPHERE, feature_count, point_distance,
                                   segment_closest, shape_feature)
+from .contact_params import combine_pair_params
 from .layout import island_of
 
 __all__ = ["Contacts", "build_contacts", "collide"]
@@ -32,8 +33,10 @@ class Contacts:
         pair_shape, pair_body: (pair_count,) vec2i shapes / bodies (A, B), type A <= type B.
         pair_slot_start: (pair_count + 1,) first slot of each pair.
         pair_island: (pair_count,) world (island) of each pair.
-        pair_mu, pair_margin, pair_gap: (pair_count,) combined friction (max), margin [m] and gap [m] (sums).
-        pair_condim: (pair_count,) combined contact dimensionality (max rule).
+        pair_mu, pair_margin, pair_gap: (pair_count,) combined friction (max), margin [m] and gap [m] (sums;
+            MuJoCo's margin, i.e. our margin + gap), filled by :func:`.contact_params.combine_pair_params`.
+        pair_radius, pair_bound: (pair_count,) sum of the two bounding radii [m]; that plus the margin [m].
+        pair_condim: (pair_count,) combined contact dimensionality (max rule; fixed once built).
         pair_solref, pair_solimp: (pair_count,) mean of the two shapes' solref (vec2) / solimp (5).
         slot_pair: (slot_count,) pair of each slot.
         active: (slot_count,) int32 1 where the slot holds a contact (distance below the margin).
@@ -168,14 +171,7 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
     c.pair_slots_host = slots
     c.pair_island_host = island_of(pw, model.world_count)
     c.pair_slot_start_host = slot_start
-    mu = model.shape_material_mu.numpy()
-    gap = model.shape_contact_gap.numpy()
-    # Our margin is where force begins and gap the detection distance beyond it (seed 000); MuJoCo's
-    # margin, which this solver's rows follow, is their sum.
-    margin = model.shape_contact_margin.numpy() + gap
     condim = model.shape_condim.numpy()
-    solref = model.shape_solref.numpy().reshape(-1, 2)
-    solimp = model.shape_solimp.numpy().reshape(-1, 5)
     c.pair_condim_host = np.maximum(condim[pa], condim[pb]) if len(pa) else np.zeros(0, np.int64)
     radius = _shape_radius(stype, scale, mesh_radius)
 
@@ -189,15 +185,14 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
     c.pair_body = arr(np.stack([sbody[pa], sbody[pb]], 1).astype(np.int32).reshape(-1, 2), wp.vec2i)
     c.pair_slot_start = arr(slot_start.astype(np.int32), wp.int32)
     c.pair_island = arr(c.pair_island_host.astype(np.int32), wp.int32)
-    c.pair_bound = arr((radius[pa] + radius[pb] + margin[pa] + margin[pb]).astype(np.float32), wp.float32)
-    c.pair_mu = arr(np.maximum(mu[pa], mu[pb]).astype(np.float32), wp.float32)
-    # MuJoCo (as of 3.x / 4.0) adds the two geoms' margins and gaps.
-    c.pair_margin = arr((margin[pa] + margin[pb]).astype(np.float32), wp.float32)
-    c.pair_gap = arr((gap[pa] + gap[pb]).astype(np.float32), wp.float32)
+    c.pair_radius = arr((radius[pa] + radius[pb]).astype(np.float32), wp.float32)
     c.pair_condim = arr(c.pair_condim_host.astype(np.int32), wp.int32)
-    c.pair_solref = arr((0.5 * (solref[pa] + solref[pb])).astype(np.float32).reshape(-1, 2), wp.vec2)
-    c.pair_solimp = arr((0.5 * (solimp[pa] + solimp[pb])).astype(np.float32).reshape(-1, 5),
-                        wp.types.vector(5, wp.float32))
+    npair = max(c.pair_count, 1)
+    for name, dtype in (("pair_mu", wp.float32), ("pair_margin", wp.float32), ("pair_gap", wp.float32),
+                        ("pair_bound", wp.float32), ("pair_solref", wp.vec2),
+                        ("pair_solimp", wp.types.vector(5, wp.float32))):
+        setattr(c, name, wp.zeros(npair, dtype=dtype, device=dev))
+    combine_pair_params(model, c)
     c.slot_pair = arr(np.repeat(np.arange(len(pa)), slots).astype(np.int32), wp.int32)
     c.mesh_start = arr(mesh_start, wp.int32)
     c.mesh_verts = arr(mesh_verts.astype(np.float32), wp.vec3)

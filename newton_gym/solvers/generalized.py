@@ -7,10 +7,10 @@ import numpy as np
 import warp as wp
 
 from ..sim.kinematics import eval_fk
-from . import collision_driver, constraint, forward, passive, smooth
+from . import collision_driver, constraint, contact_params, forward, passive, smooth
 from .island import IslandSolver
 from . import solver as pgs
-from .base import SolverBase
+from .base import SolverBase, SolverNotifyFlags
 from .layout import build_tree_layout
 from .passive import Actuators
 
@@ -180,6 +180,31 @@ class SolverGeneralized(SolverBase):
         if self._graph is None:
             raise RuntimeError("SolverGeneralized.replay: call capture() first")
         wp.capture_launch(self._graph)
+
+    # ------------------------------------------------------------------ model edits
+    def notify_model_changed(self, flags: int = 0):
+        """Re-read what the solver caches from the model after the model's arrays were edited in place.
+
+        ``SolverNotifyFlags.SHAPE_PROPERTIES``: every candidate pair's friction, margin, gap, solref and
+        solimp from the shape columns (one launch; it also discards :meth:`set_world_friction` overrides).
+        ``BODY_INERTIAL_PROPERTIES`` / ``JOINT_DOF_PROPERTIES``: MuJoCo's inverse weights (the constraint
+        regularizer's scale) at the model's initial pose, as ``mj_setConst`` does (host work; call it
+        outside captured graphs). Everything else (gravity, masses, limits, gains) is read at every step.
+        Shape types, sizes, condim and collision filtering are fixed when the solver is built.
+        """
+        flags = SolverNotifyFlags(int(flags))
+        if flags & SolverNotifyFlags.SHAPE_PROPERTIES:
+            contact_params.combine_pair_params(self.model, self.contacts)
+        if flags & (SolverNotifyFlags.BODY_INERTIAL_PROPERTIES | SolverNotifyFlags.JOINT_DOF_PROPERTIES):
+            self._init_invweights()
+
+    def set_world_friction(self, friction, world_mask):
+        """Friction coefficient per world: every candidate contact pair of the worlds where ``world_mask``
+        is True (their pairs with global shapes, e.g. the ground, included) takes ``friction[w]``, from the
+        next step on, until :meth:`notify_model_changed` recomputes pairs from their shapes. ``friction``:
+        (world_count,) float32 and ``world_mask``: (world_count,) bool, Warp arrays on the solver's device
+        (``wp.from_torch`` views work). One launch, no host sync: safe between captured steps."""
+        contact_params.set_world_friction(self.model, self.contacts, friction, world_mask)
 
     # ------------------------------------------------------------------ worlds
     def reset_worlds(self, state, world_mask):
