@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import torch
 import warp as wp
 
+from ..errors import ConfigError
 from ..sim import ModelBuilder, eval_fk
 from ..sim.torch_views import WorldViews
 from ..solvers import Actuators, SolverGeneralized
 
 __all__ = ["Simulation"]
+
+
+def _torch_compatible_device(device):
+    """The Warp device to use: environments hand their arrays to torch, so a CUDA device needs a CUDA
+    build of torch (the install scripts pin a CPU build)."""
+    dev = wp.get_device(device)
+    if not dev.is_cuda or torch.cuda.is_available():
+        return dev
+    if device is None:
+        warnings.warn(f"Warp's default device is {dev}, but this torch build has no CUDA support: the "
+                      "environment runs on the CPU (install a CUDA build of torch to use the GPU)", stacklevel=4)
+        return wp.get_device("cpu")
+    raise ConfigError(f"device {device!r}: this torch build ({torch.__version__}) has no CUDA support; install a "
+                      "CUDA build of torch or pass device='cpu'")
 
 
 class Simulation:
@@ -24,7 +41,8 @@ class Simulation:
         actuators: importer actuator records (``add_usd(...)["actuators"]``), local DOF indices.
         num_envs: number of worlds.
         cfg: SimCfg.
-        device: Warp device.
+        device: Warp device; None takes Warp's default, or the CPU (with a warning) where that default is a
+            GPU but torch was built without CUDA.
         ground_friction: friction coefficient of an added global ground plane; None adds none (robots
             converted from MJCF bring their own floor, replicated with them).
 
@@ -45,7 +63,7 @@ class Simulation:
         if ground_friction is not None:
             scene.add_ground_plane(cfg=ModelBuilder.ShapeConfig(mu=ground_friction))
         scene.replicate(robot, self.num_envs)
-        self.model = scene.finalize(device)
+        self.model = scene.finalize(_torch_compatible_device(device))
         self.device = self.model.device
         self.torch_device = wp.device_to_torch(self.device)
         self.dofs_per_world = robot.joint_dof_count

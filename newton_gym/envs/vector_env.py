@@ -7,7 +7,6 @@ episode is in ``info["final_obs"]`` with ``info["_final_obs"]`` marking which ro
 
 from __future__ import annotations
 
-import gymnasium as gym
 import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode, VectorEnv

@@ -9,6 +9,12 @@ from newton_gym.errors import ModelBuildError
 from newton_gym.sim.torch_views import WorldViews, world_view
 
 
+@pytest.fixture
+def device(torch_device):
+    """These tests hand Warp arrays to torch: their CUDA runs need a CUDA build of torch too."""
+    return torch_device
+
+
 def _model(worlds=4, device=None):
     robot = ng.ModelBuilder()
     base = robot.add_body(mass=1.0, xform=(0, 0, 1, 0, 0, 0, 1))
