@@ -21,7 +21,7 @@ import numpy as np
 import warp as wp
 
 
-def ours(n, control_steps, substeps, iterations, tolerance, settle, device):
+def ours(n, control_steps, substeps, iterations, tolerance, settle, device, threads):
     import mujoco
 
     import newton_gym as ng
@@ -38,25 +38,18 @@ def ours(n, control_steps, substeps, iterations, tolerance, settle, device):
     dofs = np.concatenate([act.dof + w * sub.joint_dof_count for w in range(n)])
     acts = Actuators(dofs, np.tile(act.gear, n), np.tile(act.ctrl_range, (n, 1)), np.tile(act.force_range, (n, 1)))
     solver = SolverGeneralized(model, substeps=substeps, iterations=iterations, actuators=acts,
-                               pgs_tolerance=tolerance)
-    s0, s1 = model.state(), model.state()
+                               pgs_tolerance=tolerance, threads=threads)
+    s0 = model.state()
     rng = np.random.default_rng(0)
     solver.ctrl.assign(rng.uniform(-0.1, 0.1, 8 * n).astype(np.float32))
-    solver.step(s0, s1, None, 0.05)  # compile / warm up
-    solver.capture(s0, s1, None, 0.05)
-    with wp.ScopedCapture(device=device) as back:
-        solver.step(s1, s0, None, 0.05)
-    for _ in range(int(round(settle / 0.1))):
+    solver.capture(s0, s0, None, 0.05)  # one control step in place (loads the kernels first)
+    for _ in range(int(round(settle / 0.05))):
         solver.replay()
-        wp.capture_launch(back.graph)
     wp.synchronize()
     contacts = solver.world_contact_count.numpy()[:n].mean()
     t = time.perf_counter()
-    for k in range(control_steps):
-        if k % 2 == 0:
-            solver.replay()
-        else:
-            wp.capture_launch(back.graph)
+    for _ in range(control_steps):
+        solver.replay()
     wp.synchronize()
     elapsed = time.perf_counter() - t
     arrays = [v for v in vars(solver.data).values() if isinstance(v, wp.array)]
@@ -103,18 +96,21 @@ def main():
     p.add_argument("--iterations", type=int, default=50)
     p.add_argument("--tolerance", type=float, default=1.0e-6, help="SolverGeneralized pgs_tolerance")
     p.add_argument("--settle", type=float, default=1.0, help="simulated seconds before timing")
-    p.add_argument("--device", default="cpu", help="Warp device of our solver (cpu, cuda:0); MuJoCo stays on the CPU")
+    p.add_argument("--device", default="cpu",
+                   help="Warp device of our solver (cpu, cuda:0); MuJoCo stays on the CPU")
+    p.add_argument("--threads", type=int, default=1,
+                   help="CPU threads of our solver (1: the per-core figure the MuJoCo ratio compares)")
     a = p.parse_args()
     wp.config.quiet = True
     wp.init()
     print(f"Ant, control dt 0.05 s; ours: {a.substeps} substeps of {0.05 / a.substeps:.4f} s, PGS {a.iterations} "
-          f"sweeps (tolerance {a.tolerance:g}) on {wp.get_device(a.device)}, timed after {a.settle} s; "
+          f"sweeps (tolerance {a.tolerance:g}) on {wp.get_device(a.device)}, {a.threads} thread(s), timed after {a.settle} s; "
           f"MuJoCo: RK4 0.01 s, single thread")
     print(f"{'N':>6} {'ours env-steps/s':>17} {'MJ rollout':>11} {'MJ py loop':>11} {'ours/MJ':>8} "
           f"{'bytes/world':>12} {'contacts':>8} finite")
     for n in a.worlds:
         rate, mem, finite, contacts = ours(n, a.control_steps, a.substeps, a.iterations, a.tolerance, a.settle,
-                                           a.device)
+                                           a.device, a.threads)
         roll, loop = mujoco_rates(n, max(2, a.control_steps // 2))
         print(f"{n:>6} {rate:>17.1f} {roll:>11.1f} {loop:>11.1f} {rate / roll:>8.2f} {mem:>12.0f} "
               f"{contacts:>8.1f} {finite}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -14,6 +15,16 @@ from ..sim.torch_views import WorldViews
 from ..solvers import Actuators, SolverGeneralized
 
 __all__ = ["Simulation"]
+
+
+def _threads(requested: int, num_envs: int) -> int:
+    """CPU threads for the solver: ``requested``, or for 0 one per available core, at most one per 32 worlds."""
+    if requested < 0:
+        raise ConfigError(f"sim.threads must be >= 0, got {requested}")
+    if requested > 0:
+        return requested
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, num_envs // 32))
 
 
 def _torch_compatible_device(device):
@@ -68,7 +79,7 @@ class Simulation:
         self.torch_device = wp.device_to_torch(self.device)
         self.dofs_per_world = robot.joint_dof_count
         self.solver = SolverGeneralized(self.model, substeps=cfg.substeps, iterations=cfg.iterations,
-                                        actuators=self._actuators(actuators))
+                                        actuators=self._actuators(actuators), threads=_threads(cfg.threads, num_envs))
         self.actuator_count = len(actuators)
         self.state = self.model.state()
         self.control = self.model.control()
@@ -81,11 +92,10 @@ class Simulation:
             self.num_envs, -1, 6)
         self._reset_mask = wp.zeros(self.num_envs, dtype=wp.bool, device=self.device)
         self._reset_mask_t = wp.to_torch(self._reset_mask)
-        self._graph = None
+        self._captured = False
         if cfg.capture:
-            with wp.ScopedCapture(device=self.device, force_module_load=True) as cap:
-                self._step_solver()
-            self._graph = cap.graph
+            self.solver.capture(self.state, self.state, self.control, cfg.sim_dt, steps=cfg.frame_skip)
+            self._captured = True
 
     def _actuators(self, records) -> Actuators:
         n, dpw = self.num_envs, self.dofs_per_world
@@ -102,8 +112,8 @@ class Simulation:
 
     def step(self):
         """Advance every world by one control period (frame_skip solver steps)."""
-        if self._graph is not None:
-            wp.capture_launch(self._graph)
+        if self._captured:
+            self.solver.replay()
         else:
             self._step_solver()
 

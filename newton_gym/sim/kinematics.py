@@ -76,7 +76,7 @@ def body_frame_state(body: int, body_q: wp.array(dtype=wp.transform), body_qd: w
 @wp.kernel
 def _fk_kernel(
     # Model:
-    articulation_start: wp.array(dtype=int), articulation_mask: wp.array(dtype=bool), use_mask: int,
+    first: int, articulation_start: wp.array(dtype=int), articulation_mask: wp.array(dtype=bool), use_mask: int,
     joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int), joint_child: wp.array(dtype=int),
     joint_X_p: wp.array(dtype=wp.transform), joint_X_c: wp.array(dtype=wp.transform),
     joint_q_start: wp.array(dtype=int), joint_qd_start: wp.array(dtype=int), joint_dof_dim: wp.array(dtype=wp.vec2i),
@@ -86,7 +86,7 @@ def _fk_kernel(
     # Data out:
     body_q_out: wp.array(dtype=wp.transform), body_qd_out: wp.array(dtype=wp.spatial_vector),
 ):
-    a = wp.tid()
+    a = wp.tid() + first
     if use_mask != 0:
         if not articulation_mask[a]:
             return
@@ -117,7 +117,7 @@ def _fk_kernel(
         body_qd_out[child] = wp.spatial_vector(v_c, w_p + w_rel)
 
 
-def eval_fk(model, joint_q, joint_qd, state, mask=None):
+def eval_fk(model, joint_q, joint_qd, state, mask=None, articulations=None):
     """Forward kinematics: write ``state.body_q`` / ``state.body_qd`` from joint coordinates.
 
     Args:
@@ -126,12 +126,14 @@ def eval_fk(model, joint_q, joint_qd, state, mask=None):
         joint_qd: (joint_dof_count,) float32 Warp array.
         state: State (or any object with body_q, body_qd arrays) to write.
         mask: optional (articulation_count,) bool array; only articulations where it is True are updated.
+        articulations: optional (first, count) range of articulations to update (default: all).
     """
-    if model.articulation_count == 0:
+    first, count = articulations if articulations is not None else (0, model.articulation_count)
+    if count == 0:
         return
     use_mask = 0 if mask is None else 1
-    wp.launch(_fk_kernel, dim=model.articulation_count, device=model.device, inputs=[
-        model.articulation_start, mask if mask is not None else model.articulation_self_collision, use_mask,
+    wp.launch(_fk_kernel, dim=count, device=model.device, inputs=[
+        first, model.articulation_start, mask if mask is not None else model.articulation_self_collision, use_mask,
         model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p, model.joint_X_c,
         model.joint_q_start, model.joint_qd_start, model.joint_dof_dim, model.joint_axis, model.body_com,
         joint_q, joint_qd], outputs=[state.body_q, state.body_qd])

@@ -2,7 +2,8 @@
 
 ``SolverGeneralized`` steps articulated rigid bodies in generalized coordinates with MuJoCo-style soft
 contacts, limits, joint friction and equality constraints; ``SolverBase`` is the interface every solver
-implements (``SolverNotifyFlags`` names what changed for ``notify_model_changed``); ``Actuators`` describes MuJoCo motor actuators.
+implements (``SolverNotifyFlags`` names what changed for ``notify_model_changed``); ``Actuators``
+describes MuJoCo motor actuators.
 """
 
 from .base import SolverBase, SolverNotifyFlags

@@ -271,6 +271,7 @@ def _mesh_vertex(k: int, ms: int, me: int, mesh_verts: wp.array(dtype=wp.vec3), 
 @wp.kernel
 def _collide_kernel(
     # Model:
+    first: int,
     shape_type: wp.array(dtype=int), shape_transform: wp.array(dtype=wp.transform),
     shape_scale: wp.array(dtype=wp.vec3), shape_mesh: wp.array(dtype=int), pair_shape: wp.array(dtype=wp.vec2i),
     pair_body: wp.array(dtype=wp.vec2i), pair_slot_start: wp.array(dtype=int), pair_bound: wp.array(dtype=float),
@@ -281,7 +282,7 @@ def _collide_kernel(
     active: wp.array(dtype=int), point: wp.array(dtype=wp.vec3), normal: wp.array(dtype=wp.vec3),
     dist: wp.array(dtype=float), tangent: wp.array(dtype=wp.vec3),
 ):
-    p = wp.tid()
+    p = wp.tid() + first
     s = pair_shape[p]
     bodies = pair_body[p]
     start = pair_slot_start[p]
@@ -372,12 +373,12 @@ def _collide_capsule(start: int, xa: wp.transform, size_a: wp.vec3, tb: int, xb:
         _emit(start + 2, d1, n1, p1, margin, hint, active, point, normal, dist, tangent)
 
 
-def collide(model, contacts: Contacts, body_q):
-    """Narrow phase over the precomputed pairs; fills the contact slots."""
-    if contacts.pair_count == 0:
+def collide(model, contacts: Contacts, body_q, span):
+    """Narrow phase over the precomputed pairs in ``span`` = (first, count); fills their contact slots."""
+    if span[1] == 0:
         return
-    wp.launch(_collide_kernel, dim=contacts.pair_count, device=model.device, inputs=[
-        model.shape_type, model.shape_transform, model.shape_scale, model.shape_mesh, contacts.pair_shape,
+    wp.launch(_collide_kernel, dim=span[1], device=model.device, inputs=[
+        span[0], model.shape_type, model.shape_transform, model.shape_scale, model.shape_mesh, contacts.pair_shape,
         contacts.pair_body, contacts.pair_slot_start, contacts.pair_bound, contacts.pair_margin,
         contacts.mesh_start, contacts.mesh_verts, body_q], outputs=[
         contacts.active, contacts.point, contacts.normal, contacts.dist, contacts.tangent])

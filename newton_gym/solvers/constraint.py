@@ -330,6 +330,7 @@ def _clear_row(base: int, width: int, jac: wp.array(dtype=float)):
 @wp.kernel
 def _equality_rows_kernel(
     # Model:
+    first: int,
     kind: wp.array(dtype=int), owner: wp.array(dtype=int), sub: wp.array(dtype=int), art: wp.array(dtype=wp.vec2i),
     width: int, eq_type: wp.array(dtype=int), eq_body1: wp.array(dtype=int), eq_body2: wp.array(dtype=int),
     eq_anchor: wp.array(dtype=wp.vec3), eq_anchor2: wp.array(dtype=wp.vec3), eq_rel: wp.array(dtype=wp.transform),
@@ -347,7 +348,7 @@ def _equality_rows_kernel(
     solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=vec5), lo_out: wp.array(dtype=float),
     hi_out: wp.array(dtype=float), force_out: wp.array(dtype=float), diag_approx_out: wp.array(dtype=float),
 ):
-    i = wp.tid()
+    i = wp.tid() + first
     if kind[i] != _EQUALITY:
         return
     e = owner[i]
@@ -445,15 +446,15 @@ def _joint_equality_row(e: int, eq_joint1: wp.array(dtype=int), eq_joint2: wp.ar
     return q1 - target
 
 
-def make_rows(model, tree, data, rows, joint_q):
-    """Fill the equality rows (Jacobian, bounds, solref / solimp) for this substep; contact, limit and
-    friction rows are filled inside the island kernel (:mod:`.island`)."""
-    if rows.count == 0 or model.equality_constraint_count == 0:
+def make_rows(model, tree, data, rows, joint_q, span):
+    """Fill the equality rows (Jacobian, bounds, solref / solimp) among the rows in ``span`` = (first, count)
+    for this substep; contact, limit and friction rows are filled inside the island kernel (:mod:`.island`)."""
+    if span[1] == 0 or model.equality_constraint_count == 0:
         return
     outs = [rows.active, rows.jac, rows.pos, rows.solref, rows.solimp, rows.lo, rows.hi, rows.force,
             rows.diag_approx]
-    wp.launch(_equality_rows_kernel, dim=rows.count, device=model.device, inputs=[
-        rows.kind, rows.owner, rows.sub, rows.art, rows.width, model.equality_constraint_type,
+    wp.launch(_equality_rows_kernel, dim=span[1], device=model.device, inputs=[
+        span[0], rows.kind, rows.owner, rows.sub, rows.art, rows.width, model.equality_constraint_type,
         model.equality_constraint_body1, model.equality_constraint_body2, model.equality_constraint_anchor,
         rows.eq_anchor2, rows.eq_rel, model.equality_constraint_joint1, model.equality_constraint_joint2,
         model.equality_constraint_polycoef, model.equality_constraint_solref, model.equality_constraint_solimp,

@@ -55,6 +55,7 @@ def _integrate_free(qs: int, ds: int, dt: float, x_wpj: wp.transform, x_wc: wp.t
 @wp.kernel
 def _integrate_kernel(
     # Model:
+    first: int,
     articulation_start: wp.array(dtype=int), joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int),
     joint_child: wp.array(dtype=int), joint_X_p: wp.array(dtype=wp.transform),
     joint_X_c: wp.array(dtype=wp.transform), joint_q_start: wp.array(dtype=int),
@@ -65,7 +66,7 @@ def _integrate_kernel(
     # Data out (updated in place):
     joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
 ):
-    a = wp.tid()
+    a = wp.tid() + first
     j1 = articulation_start[a + 1]
     for j in range(articulation_start[a], j1):
         jt = joint_type[j]
@@ -101,31 +102,34 @@ def _integrate_kernel(
                     joint_q[qs + d - ds] = joint_q[qs + d - ds] + dt * joint_qd[d]
 
 
-def integrate(model, tree, data, body_q, joint_q, joint_qd, dt):
-    """Advance joint_q / joint_qd in place by dt with qacc = qacc_smooth + qacc_constraint."""
-    wp.launch(_integrate_kernel, dim=model.articulation_count, device=model.device, inputs=[
-        model.articulation_start, model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p,
+def integrate(model, tree, data, body_q, joint_q, joint_qd, dt, span):
+    """Advance joint_q / joint_qd in place by dt with qacc = qacc_smooth + qacc_constraint, for the
+    articulations in ``span`` = (first, count)."""
+    wp.launch(_integrate_kernel, dim=span[1], device=model.device, inputs=[
+        span[0], model.articulation_start, model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p,
         model.joint_X_c, model.joint_q_start, model.joint_qd_start, model.body_com, tree["art_dof_start"],
         float(dt), body_q, data.qacc_smooth, data.qacc_constraint], outputs=[joint_q, joint_qd])
 
 
 @wp.kernel
-def _copy_kernel(src: wp.array(dtype=float), dst: wp.array(dtype=float)):
-    i = wp.tid()
+def _copy_kernel(first: int, src: wp.array(dtype=float), dst: wp.array(dtype=float)):
+    i = wp.tid() + first
     dst[i] = src[i]
 
 
-def copy_joint_state(model, src, dst):
-    """Copy joint_q / joint_qd from ``src`` to ``dst`` with kernels (capturable on every device)."""
-    if model.joint_coord_count:
-        wp.launch(_copy_kernel, dim=model.joint_coord_count, device=model.device, inputs=[src.joint_q, dst.joint_q])
-    if model.joint_dof_count:
-        wp.launch(_copy_kernel, dim=model.joint_dof_count, device=model.device, inputs=[src.joint_qd, dst.joint_qd])
+def copy_joint_state(model, src, dst, coords, dofs):
+    """Copy joint_q / joint_qd from ``src`` to ``dst`` with kernels (capturable on every device), over the
+    (first, count) ranges ``coords`` and ``dofs``."""
+    if coords[1]:
+        wp.launch(_copy_kernel, dim=coords[1], device=model.device, inputs=[coords[0], src.joint_q, dst.joint_q])
+    if dofs[1]:
+        wp.launch(_copy_kernel, dim=dofs[1], device=model.device, inputs=[dofs[0], src.joint_qd, dst.joint_qd])
 
 
 @wp.kernel
 def _health_kernel(
     # Model:
+    first: int,
     articulation_world_start: wp.array(dtype=int), art_dof_start: wp.array(dtype=int),
     art_coord_start: wp.array(dtype=int), max_speed: float, world_offset: int,
     # Data in:
@@ -133,7 +137,7 @@ def _health_kernel(
     # Data out:
     world_unhealthy_out: wp.array(dtype=int),
 ):
-    w = wp.tid()
+    w = wp.tid() + first
     bad = int(0)
     for a in range(articulation_world_start[w + world_offset], articulation_world_start[w + 1 + world_offset]):
         for d in range(art_dof_start[a], art_dof_start[a + 1]):
@@ -147,12 +151,13 @@ def _health_kernel(
         world_unhealthy_out[w] = 1
 
 
-def compute_health(model, tree, joint_q, joint_qd, max_speed, out):
+def compute_health(model, tree, joint_q, joint_qd, max_speed, out, span):
     """Set out[w] = 1 (sticky until reset) where world w holds NaN/inf coordinates or a DOF speed above
-    ``max_speed`` [m/s or rad/s]. A model without worlds reports its articulations as world 0."""
+    ``max_speed`` [m/s or rad/s], for the worlds in ``span`` = (first, count). A model without worlds
+    reports its articulations as world 0."""
     starts = model.articulation_world_start if model.world_count > 0 else tree["all_art_range"]
-    wp.launch(_health_kernel, dim=out.shape[0], device=model.device, inputs=[
-        starts, tree["art_dof_start"], tree["art_coord_start"], float(max_speed), 0, joint_q, joint_qd],
+    wp.launch(_health_kernel, dim=span[1], device=model.device, inputs=[
+        span[0], starts, tree["art_dof_start"], tree["art_coord_start"], float(max_speed), 0, joint_q, joint_qd],
         outputs=[out])
 
 

@@ -3,11 +3,14 @@ constraints, for every world of a Model in one set of launches."""
 
 from __future__ import annotations
 
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import warp as wp
 
 from ..sim.kinematics import eval_fk
-from . import collision_driver, constraint, contact_params, forward, passive, smooth
+from . import collision_driver, constraint, contact_params, forward, partition, passive, smooth
 from .island import IslandSolver
 from . import solver as pgs
 from .base import SolverBase, SolverNotifyFlags
@@ -74,6 +77,9 @@ class SolverGeneralized(SolverBase):
         pgs_tolerance: a world's PGS sweeps stop early once the sum of its force changes in one sweep is at
             most this fraction of the sum of its forces (0: always run ``iterations`` sweeps; 1e-6 leaves the
             Ant tests' trajectories unchanged while skipping most sweeps of settled contacts).
+        threads: CPU threads stepping groups of worlds at once (Warp runs a CPU launch on one core); results
+            are bitwise those of one thread. Ignored on CUDA; falls back to one thread, with a warning, for
+            models whose worlds share entities (see :mod:`.partition`).
 
     Attributes:
         ctrl: (actuator_count,) float32 actuator controls.
@@ -89,7 +95,7 @@ class SolverGeneralized(SolverBase):
                  friction_rest_speed: float = 1.0e-2, limit_solref=(0.02, 1.0),
                  limit_solimp=(0.9, 0.95, 0.001, 0.5, 2.0), friction_solref=(0.02, 1.0),
                  friction_solimp=(0.9, 0.95, 0.001, 0.5, 2.0), pgs_tolerance: float = 1.0e-6,
-                 pgs_subspace: bool = True):
+                 pgs_subspace: bool = True, threads: int = 1):
         super().__init__(model)
         if cone not in ("pyramidal", "elliptic"):
             raise ValueError(f"cone must be 'pyramidal' or 'elliptic', got {cone!r}")
@@ -118,8 +124,32 @@ class SolverGeneralized(SolverBase):
         self.body_contact_wrench = wp.zeros(max(model.body_count, 1), dtype=wp.spatial_vector, device=self.device)
         self.body_contact_count = wp.zeros(max(model.body_count, 1), dtype=wp.int32, device=self.device)
         self.world_contact_count = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)
-        self._graph = None
+        self.spans = self._split(threads)
+        self._pool = ThreadPoolExecutor(len(self.spans), "newton_gym-step") if len(self.spans) > 1 else None
+        self._warm = False
+        self._graphs = None
         self._init_invweights()
+
+    def _split(self, threads) -> list:
+        """One :class:`.partition.Span` per thread (a single span covering everything when not split)."""
+        threads = int(threads)
+        if threads < 1:
+            raise ValueError(f"SolverGeneralized: threads must be >= 1, got {threads}")
+        act_dof = np.asarray(self.actuators.dof, dtype=np.int64).reshape(-1)
+        whole = partition.whole_span(self.model, self.contacts, self.rows, self.actuators.count, self.world_count)
+        if threads == 1 or not self.device.is_cpu:
+            return [whole]
+        reason = partition.split_reason(self.model, self.contacts, act_dof)
+        if reason is not None:
+            warnings.warn(f"SolverGeneralized(threads={threads}) steps on one thread: {reason}", stacklevel=3)
+            return [whole]
+        return partition.split_spans(self.model, self.contacts, self.rows, act_dof,
+                                     min(threads, self.model.world_count))
+
+    @property
+    def threads(self) -> int:
+        """Number of CPU threads (groups of worlds) a step runs on."""
+        return len(self.spans)
 
     def _init_invweights(self):
         """Evaluate the smooth pipeline once at the model's initial state for MuJoCo's inverse weights."""
@@ -127,59 +157,92 @@ class SolverGeneralized(SolverBase):
         if model.articulation_count == 0:
             return
         state = model.state()
+        everything = (0, model.articulation_count)
         eval_fk(model, state.joint_q, state.joint_qd, self._kin)
         smooth.compute_subspaces(model, self.data, self.data.body_q, self.data.body_qd, state.joint_q,
-                                 state.joint_qd)
-        smooth.compute_mass_matrix(model, self.tree, self.data)
+                                 state.joint_qd, everything)
+        smooth.compute_mass_matrix(model, self.tree, self.data, everything)
         constraint.set_invweights(model, self.layout, self.data, self.rows)
 
     # ------------------------------------------------------------------ stepping
     def step(self, state_in, state_out, control, dt: float):
-        model = self.model
+        args = self._step_args(state_in, state_out, control, dt)
+        # The first step loads the kernels, and a capture records this thread's launches: both run here.
+        if self._pool is None or not self._warm or self.device.is_capturing:
+            for span in self.spans:
+                self._step_span(span, *args)
+            self._warm = True
+        else:
+            for future in [self._pool.submit(self._step_span, span, *args) for span in self.spans]:
+                future.result()
+
+    def _step_args(self, state_in, state_out, control, dt):
         control = control if control is not None else self._zero_control
         ctrl = getattr(control, "ctrl", None)
-        ctrl = ctrl if ctrl is not None else self.ctrl
-        if state_in is not state_out:
-            forward.copy_joint_state(model, state_in, state_out)
-        h = float(dt) / self.substeps
-        for k in range(self.substeps):
-            self._substep(state_out, state_in.body_f, control, ctrl, h, k == self.substeps - 1)
-        eval_fk(model, state_out.joint_q, state_out.joint_qd, state_out)
-        forward.compute_health(model, self.tree, state_out.joint_q, state_out.joint_qd, self.max_speed,
-                               self.world_unhealthy)
+        return state_in, state_out, control, ctrl if ctrl is not None else self.ctrl, float(dt)
 
-    def _substep(self, state, body_f, control, ctrl, dt, last):
+    def _step_span(self, span, state_in, state_out, control, ctrl, dt):
+        """One step of the worlds in ``span`` (a :class:`.partition.Span`)."""
+        model = self.model
+        if state_in is not state_out:
+            forward.copy_joint_state(model, state_in, state_out, span.coords, span.dofs)
+        h = dt / self.substeps
+        for k in range(self.substeps):
+            self._substep(span, state_out, state_in.body_f, control, ctrl, h, k == self.substeps - 1)
+        eval_fk(model, state_out.joint_q, state_out.joint_qd, state_out, articulations=span.articulations)
+        forward.compute_health(model, self.tree, state_out.joint_q, state_out.joint_qd, self.max_speed,
+                               self.world_unhealthy, span.worlds)
+
+    def _substep(self, span, state, body_f, control, ctrl, dt, last):
         model, tree, data = self.model, self.tree, self.data
         if model.articulation_count == 0:
             return
-        eval_fk(model, state.joint_q, state.joint_qd, self._kin)
-        smooth.compute_subspaces(model, data, data.body_q, data.body_qd, state.joint_q, state.joint_qd)
-        smooth.compute_mass_matrix(model, tree, data)
-        smooth.compute_bias(model, tree, data, data.body_q, body_f, state.joint_qd, dt, self.gyroscopic_midpoint)
-        passive.compute_passive(model, tree, data, state.joint_q, state.joint_qd, control, dt)
-        passive.apply_actuators(model, self._act, ctrl, data)
-        smooth.factor_and_solve(model, tree, data)
-        collision_driver.collide(model, self.contacts, data.body_q)
-        pgs.solve(model, tree, data, self.rows, self._islands, state.joint_q, state.joint_qd, dt, self.iterations)
+        arts = span.articulations
+        eval_fk(model, state.joint_q, state.joint_qd, self._kin, articulations=arts)
+        smooth.compute_subspaces(model, data, data.body_q, data.body_qd, state.joint_q, state.joint_qd, arts)
+        smooth.compute_mass_matrix(model, tree, data, arts)
+        smooth.compute_bias(model, tree, data, data.body_q, body_f, state.joint_qd, dt, arts,
+                            self.gyroscopic_midpoint)
+        passive.compute_passive(model, tree, data, state.joint_q, state.joint_qd, control, dt, span.dofs)
+        passive.apply_actuators(model, self._act, ctrl, data, span.actuators)
+        smooth.factor_and_solve(model, tree, data, arts)
+        collision_driver.collide(model, self.contacts, data.body_q, span.pairs)
+        pgs.solve(model, tree, data, self.rows, self._islands, state.joint_q, state.joint_qd, dt, self.iterations,
+                  span)
         if last:  # the outputs describe the last substep's contacts
             pgs.contact_outputs(model, data, self.contacts, self.rows, self.body_contact_wrench,
-                                self.body_contact_count, self.world_contact_count)
-        forward.integrate(model, tree, data, data.body_q, state.joint_q, state.joint_qd, dt)
+                                self.body_contact_count, self.world_contact_count, span)
+        forward.integrate(model, tree, data, data.body_q, state.joint_q, state.joint_qd, dt, arts)
 
     # ------------------------------------------------------------------ capture
-    def capture(self, state_in, state_out, control, dt: float):
-        """Record one :meth:`step` with these exact arrays as a replayable graph (``wp.ScopedCapture``);
-        replay it with :meth:`replay`. Returns the graph."""
-        with wp.ScopedCapture(device=self.device, force_module_load=True) as cap:
-            self.step(state_in, state_out, control, dt)
-        self._graph = cap.graph
-        return self._graph
+    def capture(self, state_in, state_out, control, dt: float, steps: int = 1):
+        """Record ``steps`` consecutive :meth:`step` calls with these exact arrays as replayable graphs
+        (``wp.ScopedCapture``; one per thread's group of worlds); replay them with :meth:`replay`. Several
+        steps need ``state_in is state_out`` (stepping in place). Returns the list of graphs."""
+        steps = int(steps)
+        if steps < 1 or (steps > 1 and state_in is not state_out):
+            raise ValueError("SolverGeneralized.capture: steps must be >= 1, and steps > 1 needs state_in is "
+                             "state_out")
+        args = self._step_args(state_in, state_out, control, dt)
+        graphs = []
+        for span in self.spans:  # recorded one after another, replayed side by side
+            with wp.ScopedCapture(device=self.device, force_module_load=True) as cap:
+                for _ in range(steps):
+                    self._step_span(span, *args)
+            graphs.append(cap.graph)
+        self._graphs = graphs
+        self._warm = True
+        return graphs
 
     def replay(self):
-        """Launch the graph recorded by :meth:`capture`."""
-        if self._graph is None:
+        """Launch the graphs recorded by :meth:`capture` (each thread replays its group's graph)."""
+        if self._graphs is None:
             raise RuntimeError("SolverGeneralized.replay: call capture() first")
-        wp.capture_launch(self._graph)
+        if self._pool is None:
+            wp.capture_launch(self._graphs[0])
+        else:
+            for future in [self._pool.submit(wp.capture_launch, g) for g in self._graphs]:
+                future.result()
 
     # ------------------------------------------------------------------ model edits
     def notify_model_changed(self, flags: int = 0):

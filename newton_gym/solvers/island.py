@@ -40,6 +40,7 @@ DENSE_CAP = 48  # most active rows of one island kept as a dense Delassus block 
 @wp.kernel
 def _island_kernel(
     # Model:
+    first: int,
     rm: RowModel, cm: ContactTables, tm: TreeTables, dt: float, iterations: int, tolerance: float,
     # Data in:
     art_ref: wp.array(dtype=wp.vec3), cdof: wp.array(dtype=wp.spatial_vector), chol: wp.array(dtype=float),
@@ -50,7 +51,7 @@ def _island_kernel(
     """One thread per island w: fill and list its active rows, build its dense Delassus block (or keep
     the matrix-free form), solve by PGS (with subspace minimization on dense pyramidal blocks) and
     write qacc_constraint of its articulations (steps 1-6 of the module docstring)."""
-    w = wp.tid()
+    w = wp.tid() + first
     for ia in range(rm.island_art_start[w], rm.island_art_start[w + 1]):
         a = rm.island_arts[ia]
         for d in range(tm.art_dof_start[a], tm.art_dof_start[a + 1]):
@@ -203,10 +204,11 @@ class IslandSolver:
         self.count = rows.count
         self.islands = islands
 
-    def solve(self, data, joint_q, joint_qd, dt, iterations):
-        """Assemble and solve every island; writes ``data.qacc_constraint``."""
-        if self.count == 0:
+    def solve(self, data, joint_q, joint_qd, dt, iterations, span):
+        """Assemble and solve the islands (worlds) in ``span`` = (first, count); writes their
+        ``data.qacc_constraint``."""
+        if self.count == 0 or span[1] == 0:
             return
-        wp.launch(_island_kernel, dim=self.islands, device=self.model.device, inputs=[
-            self.rm, self.cm, self.tm, float(dt), int(iterations), self.tolerance, data.art_ref, data.cdof, data.chol,
-            data.qacc_smooth, joint_q, joint_qd], outputs=[self.rd, data.qacc_constraint])
+        wp.launch(_island_kernel, dim=span[1], device=self.model.device, inputs=[
+            span[0], self.rm, self.cm, self.tm, float(dt), int(iterations), self.tolerance, data.art_ref, data.cdof,
+            data.chol, data.qacc_smooth, joint_q, joint_qd], outputs=[self.rd, data.qacc_constraint])

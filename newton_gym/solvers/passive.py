@@ -53,6 +53,7 @@ class Actuators:
 @wp.kernel
 def _passive_kernel(
     # Model:
+    first: int,
     dof_coord: wp.array(dtype=int), joint_armature: wp.array(dtype=float), joint_damping: wp.array(dtype=float),
     joint_viscous: wp.array(dtype=float), joint_spring_ke: wp.array(dtype=float),
     joint_spring_ref: wp.array(dtype=float), joint_target_ke: wp.array(dtype=float),
@@ -63,7 +64,7 @@ def _passive_kernel(
     # Data out:
     qfrc_out: wp.array(dtype=float), dof_diag_out: wp.array(dtype=float),
 ):
-    d = wp.tid()
+    d = wp.tid() + first
     qd = joint_qd[d]
     diag = joint_armature[d]
     # Damping and the viscous part of joint friction (seed 001): -c qd, implicit.
@@ -101,12 +102,13 @@ def _passive_kernel(
     dof_diag_out[d] = diag
 
 
-def compute_passive(model, tree, data, joint_q, joint_qd, control, dt):
-    """Applied joint forces (joint_f, springs, damping, drives) and the implicit diagonal, per DOF."""
-    if model.joint_dof_count == 0:
+def compute_passive(model, tree, data, joint_q, joint_qd, control, dt, span):
+    """Applied joint forces (joint_f, springs, damping, drives) and the implicit diagonal, per DOF in
+    ``span`` = (first, count)."""
+    if span[1] == 0:
         return
-    wp.launch(_passive_kernel, dim=model.joint_dof_count, device=model.device, inputs=[
-        tree["dof_coord"], model.joint_armature, model.joint_damping, model.joint_viscous_damping,
+    wp.launch(_passive_kernel, dim=span[1], device=model.device, inputs=[
+        span[0], tree["dof_coord"], model.joint_armature, model.joint_damping, model.joint_viscous_damping,
         model.joint_spring_stiffness, model.joint_spring_ref, model.joint_target_ke, model.joint_target_kd,
         model.joint_effort_limit, float(dt), joint_q, joint_qd, control.joint_f, control.joint_target_pos,
         control.joint_target_vel], outputs=[data.qfrc, data.dof_diag])
@@ -122,6 +124,7 @@ def _clamp_range(x: float, rng: wp.vec2):
 @wp.kernel
 def _actuator_kernel(
     # Model:
+    first: int,
     act_dof: wp.array(dtype=int), act_gear: wp.array(dtype=float), act_ctrl_range: wp.array(dtype=wp.vec2),
     act_force_range: wp.array(dtype=wp.vec2),
     # Data in:
@@ -129,16 +132,16 @@ def _actuator_kernel(
     # Data out:
     qfrc_out: wp.array(dtype=float),
 ):
-    i = wp.tid()
+    i = wp.tid() + first
     force = _clamp_range(_clamp_range(ctrl[i], act_ctrl_range[i]), act_force_range[i])
     wp.atomic_add(qfrc_out, act_dof[i], act_gear[i] * force)
 
 
-def apply_actuators(model, actuators: dict, ctrl, data):
-    """Add MuJoCo motor forces gear * clamp(ctrl) to the applied joint forces."""
-    n = actuators["dof"].shape[0]
-    if n == 0:
+def apply_actuators(model, actuators: dict, ctrl, data, span):
+    """Add MuJoCo motor forces gear * clamp(ctrl) to the applied joint forces, for the actuators in
+    ``span`` = (first, count) (the worlds of a span own their actuators' DOFs: :mod:`.partition`)."""
+    if span[1] == 0:
         return
-    wp.launch(_actuator_kernel, dim=n, device=model.device, inputs=[
-        actuators["dof"], actuators["gear"], actuators["ctrl_range"], actuators["force_range"], ctrl],
+    wp.launch(_actuator_kernel, dim=span[1], device=model.device, inputs=[
+        span[0], actuators["dof"], actuators["gear"], actuators["ctrl_range"], actuators["force_range"], ctrl],
         outputs=[data.qfrc])

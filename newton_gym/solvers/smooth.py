@@ -3,7 +3,8 @@
 Every kernel runs one thread per articulation and walks its joints in tree order (parents before
 children, which the model guarantees). Quantities are in world axes about the articulation's reference
 point r (see :mod:`.spatial`). After :func:`factor_and_solve`, ``qacc_smooth`` holds the acceleration
-without constraint forces, M_hat^-1 (qfrc_applied - bias), with M_hat = M + armature + implicit terms.
+without constraint forces, M_hat^-1 (qfrc_applied - bias), with M_hat = M + armature + implicit terms. Host functions take
+``span`` = (first, count), the articulations to process (all, or one group of worlds: :mod:`.partition`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def _parent_twist(p: int, body_cvel: wp.array(dtype=wp.spatial_vector)):
 @wp.kernel
 def _subspace_kernel(
     # Model:
+    first: int,
     articulation_start: wp.array(dtype=int), joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int),
     joint_child: wp.array(dtype=int), joint_X_p: wp.array(dtype=wp.transform),
     joint_X_c: wp.array(dtype=wp.transform), joint_q_start: wp.array(dtype=int),
@@ -54,7 +56,7 @@ def _subspace_kernel(
     body_h_out: wp.array(dtype=wp.vec3), body_rot_inertia_out: wp.array(dtype=wp.mat33),
     cdof_out: wp.array(dtype=wp.spatial_vector), cdof_dot_out: wp.array(dtype=wp.spatial_vector),
 ):
-    a = wp.tid()
+    a = wp.tid() + first
     j0 = articulation_start[a]
     j1 = articulation_start[a + 1]
     if j0 == j1:
@@ -135,10 +137,10 @@ def _joint_subspace(jt: int, qs: int, ds: int, dim: wp.vec2i, joint_axis: wp.arr
             v = v + s * joint_qd[d]
 
 
-def compute_subspaces(model, data, body_q, body_qd, joint_q, joint_qd):
+def compute_subspaces(model, data, body_q, body_qd, joint_q, joint_qd, span):
     """Reference points, body twists and inertias about them, motion subspaces and their derivatives."""
-    wp.launch(_subspace_kernel, dim=model.articulation_count, device=model.device, inputs=[
-        model.articulation_start, model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p,
+    wp.launch(_subspace_kernel, dim=span[1], device=model.device, inputs=[
+        span[0], model.articulation_start, model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p,
         model.joint_X_c, model.joint_q_start, model.joint_qd_start, model.joint_dof_dim, model.joint_axis,
         model.body_mass, model.body_com, model.body_inertia, body_q, body_qd, joint_q, joint_qd], outputs=[
         data.art_ref, data.body_cvel, data.body_h, data.body_rot_inertia, data.cdof, data.cdof_dot])
@@ -147,6 +149,7 @@ def compute_subspaces(model, data, body_q, body_qd, joint_q, joint_qd):
 @wp.kernel
 def _crb_kernel(
     # Model:
+    first: int,
     articulation_start: wp.array(dtype=int), joint_parent: wp.array(dtype=int), joint_child: wp.array(dtype=int),
     joint_qd_start: wp.array(dtype=int), body_mass: wp.array(dtype=float), body_art: wp.array(dtype=int),
     art_dof_start: wp.array(dtype=int), art_mat_start: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
@@ -157,7 +160,7 @@ def _crb_kernel(
     crb_m_out: wp.array(dtype=float), crb_h_out: wp.array(dtype=wp.vec3), crb_i_out: wp.array(dtype=wp.mat33),
     mass_matrix_out: wp.array(dtype=float),
 ):
-    a = wp.tid()
+    a = wp.tid() + first
     j0 = articulation_start[a]
     j1 = articulation_start[a + 1]
     for j in range(j0, j1):
@@ -195,10 +198,10 @@ def _crb_kernel(
                 k = dof_parent[k]
 
 
-def compute_mass_matrix(model, tree, data):
+def compute_mass_matrix(model, tree, data, span):
     """Composite rigid-body inertias and each articulation's dense joint-space mass matrix."""
-    wp.launch(_crb_kernel, dim=model.articulation_count, device=model.device, inputs=[
-        model.articulation_start, model.joint_parent, model.joint_child, model.joint_qd_start, model.body_mass,
+    wp.launch(_crb_kernel, dim=span[1], device=model.device, inputs=[
+        span[0], model.articulation_start, model.joint_parent, model.joint_child, model.joint_qd_start, model.body_mass,
         tree["body_art"], tree["art_dof_start"], tree["art_mat_start"], tree["dof_parent"], data.body_h,
         data.body_rot_inertia, data.cdof], outputs=[data.crb_m, data.crb_h, data.crb_i, data.mass_matrix])
 
@@ -218,6 +221,7 @@ def _gyro_midpoint(inertia_b: wp.mat33, w_b: wp.vec3, dt: float):
 @wp.kernel
 def _rne_kernel(
     # Model:
+    first: int,
     articulation_start: wp.array(dtype=int), joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int),
     joint_child: wp.array(dtype=int), joint_qd_start: wp.array(dtype=int), body_mass: wp.array(dtype=float),
     body_com: wp.array(dtype=wp.vec3), body_inertia: wp.array(dtype=wp.mat33), body_art: wp.array(dtype=int),
@@ -232,7 +236,7 @@ def _rne_kernel(
     body_cacc_out: wp.array(dtype=wp.spatial_vector), body_cfrc_out: wp.array(dtype=wp.spatial_vector),
     qfrc_bias_out: wp.array(dtype=float),
 ):
-    a = wp.tid()
+    a = wp.tid() + first
     j0 = articulation_start[a]
     j1 = articulation_start[a + 1]
     if j0 == j1:
@@ -287,10 +291,10 @@ def _rne_kernel(
                 body_cfrc_out[p] = body_cfrc_out[p] + fc
 
 
-def compute_bias(model, tree, data, state_body_q, body_f, joint_qd, dt, gyro_midpoint=True):
+def compute_bias(model, tree, data, state_body_q, body_f, joint_qd, dt, span, gyro_midpoint=True):
     """Bias forces C(q, qd) including gravity (per world) and minus external body wrenches body_f."""
-    wp.launch(_rne_kernel, dim=model.articulation_count, device=model.device, inputs=[
-        model.articulation_start, model.joint_type, model.joint_parent, model.joint_child, model.joint_qd_start,
+    wp.launch(_rne_kernel, dim=span[1], device=model.device, inputs=[
+        span[0], model.articulation_start, model.joint_type, model.joint_parent, model.joint_child, model.joint_qd_start,
         model.body_mass, model.body_com, model.body_inertia, tree["body_art"], tree["art_dof_start"],
         tree["art_island"], model.gravity, int(gyro_midpoint), float(dt), state_body_q, body_f, joint_qd,
         data.art_ref, data.body_cvel, data.body_h, data.body_rot_inertia, data.cdof, data.cdof_dot], outputs=[
@@ -300,6 +304,7 @@ def compute_bias(model, tree, data, state_body_q, body_f, joint_qd, dt, gyro_mid
 @wp.kernel
 def _factor_kernel(
     # Model:
+    first: int,
     art_dof_start: wp.array(dtype=int), art_mat_start: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
     # Data in:
     mass_matrix: wp.array(dtype=float), dof_diag: wp.array(dtype=float), qfrc: wp.array(dtype=float),
@@ -307,7 +312,7 @@ def _factor_kernel(
     # Data out:
     chol_out: wp.array(dtype=float), qacc_smooth_out: wp.array(dtype=float),
 ):
-    a = wp.tid()
+    a = wp.tid() + first
     d0 = art_dof_start[a]
     n = art_dof_start[a + 1] - d0
     off = art_mat_start[a]
@@ -325,9 +330,9 @@ def _factor_kernel(
     ltl_solve(chol_out, off, n, d0, dof_parent, qacc_smooth_out, d0)
 
 
-def factor_and_solve(model, tree, data):
+def factor_and_solve(model, tree, data, span):
     """Factor M_hat = M + diag (armature, implicit damping and stiffness) = L^T L per articulation
     (tree-sparse, :func:`.spatial.ltl_factor`) and solve for the unconstrained acceleration."""
-    wp.launch(_factor_kernel, dim=model.articulation_count, device=model.device, inputs=[
-        tree["art_dof_start"], tree["art_mat_start"], tree["dof_parent"], data.mass_matrix, data.dof_diag, data.qfrc, data.qfrc_bias],
-        outputs=[data.chol, data.qacc_smooth])
+    wp.launch(_factor_kernel, dim=span[1], device=model.device, inputs=[
+        span[0], tree["art_dof_start"], tree["art_mat_start"], tree["dof_parent"], data.mass_matrix, data.dof_diag,
+        data.qfrc, data.qfrc_bias], outputs=[data.chol, data.qacc_smooth])

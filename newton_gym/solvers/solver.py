@@ -20,6 +20,7 @@ __all__ = ["solve", "contact_outputs"]
 @wp.kernel
 def _contact_output_kernel(
     # Model:
+    first: int,
     slot_pair: wp.array(dtype=int), pair_body: wp.array(dtype=wp.vec2i), pair_island: wp.array(dtype=int),
     pair_mu: wp.array(dtype=float), slot_row: wp.array(dtype=int), slot_nrows: wp.array(dtype=int),
     body_q: wp.array(dtype=wp.transform), body_com: wp.array(dtype=wp.vec3),
@@ -30,7 +31,7 @@ def _contact_output_kernel(
     force_out: wp.array(dtype=wp.vec3), body_wrench_out: wp.array(dtype=wp.spatial_vector),
     body_count_out: wp.array(dtype=int), world_count_out: wp.array(dtype=int),
 ):
-    s = wp.tid()
+    s = wp.tid() + first
     if active[s] == 0:
         force_out[s] = wp.vec3(0.0)
         return
@@ -63,31 +64,36 @@ def _contact_output_kernel(
 
 
 @wp.kernel
-def _clear_outputs_kernel(body_wrench: wp.array(dtype=wp.spatial_vector), body_count: wp.array(dtype=int)):
-    b = wp.tid()
+def _clear_outputs_kernel(first: int, body_wrench: wp.array(dtype=wp.spatial_vector),
+                          body_count: wp.array(dtype=int)):
+    b = wp.tid() + first
     body_wrench[b] = wp.spatial_vector()
     body_count[b] = 0
 
 
 @wp.kernel
-def _clear_counts_kernel(counts: wp.array(dtype=int)):
-    counts[wp.tid()] = 0
+def _clear_counts_kernel(first: int, counts: wp.array(dtype=int)):
+    counts[wp.tid() + first] = 0
 
 
-def solve(model, tree, data, rows, island_solver, joint_q, joint_qd, dt, iterations):
-    """Fill every row and solve every world's constraint forces; writes ``data.qacc_constraint``."""
-    constraint.make_rows(model, tree, data, rows, joint_q)
-    island_solver.solve(data, joint_q, joint_qd, dt, iterations)
+def solve(model, tree, data, rows, island_solver, joint_q, joint_qd, dt, iterations, span):
+    """Fill the rows and solve the constraint forces of the worlds in ``span`` (a :class:`.partition.Span`);
+    writes their ``data.qacc_constraint``."""
+    constraint.make_rows(model, tree, data, rows, joint_q, span.rows)
+    island_solver.solve(data, joint_q, joint_qd, dt, iterations, span.worlds)
 
 
-def contact_outputs(model, data, contacts, rows, body_wrench, body_count, world_count):
+def contact_outputs(model, data, contacts, rows, body_wrench, body_count, world_count, span):
     """Per-slot contact forces, per-body contact wrenches and counts, per-world counts from the forces of
-    the last solve."""
+    the last solve, for the bodies, worlds and slots of ``span`` (a :class:`.partition.Span`)."""
     dev = model.device
-    wp.launch(_clear_outputs_kernel, dim=body_wrench.shape[0], device=dev, inputs=[body_wrench, body_count])
-    wp.launch(_clear_counts_kernel, dim=world_count.shape[0], device=dev, inputs=[world_count])
-    if contacts.slot_count:
-        wp.launch(_contact_output_kernel, dim=contacts.slot_count, device=dev, inputs=[
-            contacts.slot_pair, contacts.pair_body, contacts.pair_island, contacts.pair_mu, rows.slot_row,
+    bodies, worlds, slots = span.bodies, span.worlds, span.slots
+    if bodies[1]:
+        wp.launch(_clear_outputs_kernel, dim=bodies[1], device=dev, inputs=[bodies[0], body_wrench, body_count])
+    if worlds[1]:
+        wp.launch(_clear_counts_kernel, dim=worlds[1], device=dev, inputs=[worlds[0], world_count])
+    if slots[1]:
+        wp.launch(_contact_output_kernel, dim=slots[1], device=dev, inputs=[
+            slots[0], contacts.slot_pair, contacts.pair_body, contacts.pair_island, contacts.pair_mu, rows.slot_row,
             rows.slot_nrows, data.body_q, model.body_com, contacts.active, contacts.point, contacts.normal,
             contacts.tangent, rows.force], outputs=[contacts.force, body_wrench, body_count, world_count])

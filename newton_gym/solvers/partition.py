@@ -1,0 +1,95 @@
+"""World partitions: the step of a group of worlds as index ranges, so CPU threads can step groups at once.
+
+Warp runs a CPU launch on one core. Worlds never interact, and every entity a step touches (articulation,
+DOF, coordinate, body, contact pair and slot, constraint row, actuator) lies in one world, contiguous
+per world (the ``*_world_start`` arrays), so the worlds [w0, w1) map to one contiguous range in every
+index space. Each kernel of the step takes the first index of its range and is launched over the
+range's length; groups then run in separate threads (Warp releases the GIL inside a CPU launch and a
+CPU graph replay) with results bitwise equal to one launch over all worlds.
+
+A model splits only when nothing is shared between worlds: no global (world -1) bodies, joints,
+articulations or equality constraints (global static shapes such as a ground plane are fine: they
+belong to no index space of the step), and actuators ordered by world.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Span", "whole_span", "split_reason", "split_spans"]
+
+
+@dataclass(frozen=True)
+class Span:
+    """(first, count) in each index space of one group of worlds."""
+
+    worlds: tuple[int, int]
+    articulations: tuple[int, int]
+    dofs: tuple[int, int]
+    coords: tuple[int, int]
+    bodies: tuple[int, int]
+    pairs: tuple[int, int]
+    slots: tuple[int, int]
+    rows: tuple[int, int]
+    actuators: tuple[int, int]
+
+
+def whole_span(model, contacts, rows, actuator_count: int, world_count: int) -> Span:
+    """The span of every entity (one group)."""
+    return Span(worlds=(0, world_count), articulations=(0, model.articulation_count), dofs=(0, model.joint_dof_count),
+                coords=(0, model.joint_coord_count), bodies=(0, model.body_count), pairs=(0, contacts.pair_count),
+                slots=(0, contacts.slot_count), rows=(0, rows.count), actuators=(0, actuator_count))
+
+
+def _has_globals(start: np.ndarray) -> bool:
+    """Whether a ``*_world_start`` array (world_count + 2,) holds entities before or after the worlds."""
+    return int(start[0]) != 0 or int(start[-1]) != int(start[-2])
+
+
+def split_reason(model, contacts, actuator_dof: np.ndarray) -> str | None:
+    """Why the model cannot be split by world (None when it can)."""
+    if model.world_count < 2:
+        return "the model has fewer than two worlds"
+    for kind in ("body", "joint", "articulation", "equality_constraint"):
+        if _has_globals(getattr(model, f"{kind}_world_start").numpy()):
+            return f"the model has global (world -1) {kind.replace('_', ' ')} entities"
+    if np.any(np.diff(contacts.pair_island_host) < 0):
+        return "contact pairs are not ordered by world"
+    if len(actuator_dof):
+        world = np.searchsorted(model.joint_dof_world_start.numpy()[1:-1], actuator_dof, side="right")
+        if np.any(np.diff(world) < 0):
+            return "actuators are not ordered by world"
+    return None
+
+
+def split_spans(model, contacts, rows, actuator_dof: np.ndarray, parts: int) -> list[Span]:
+    """``parts`` spans of contiguous worlds, balanced by DOF count (callers check :func:`split_reason`)."""
+    nw = model.world_count
+    dof_start = model.joint_dof_world_start.numpy()[: nw + 1].astype(np.int64)
+    # Cut where the cumulative DOF count crosses each 1 / parts of the total (at least one world each).
+    targets = dof_start[-1] * np.arange(1, parts) / parts
+    cuts = np.searchsorted(dof_start[1:], targets, side="left") + 1
+    cuts = np.clip(cuts, np.arange(1, parts), nw - parts + np.arange(1, parts))
+    bounds = np.concatenate([[0], np.maximum.accumulate(cuts), [nw]]).astype(np.int64)
+    starts = {kind: getattr(model, f"{kind}_world_start").numpy()[: nw + 1].astype(np.int64)
+              for kind in ("articulation", "joint_dof", "joint_coord", "body")}
+    pair_start = np.searchsorted(contacts.pair_island_host, np.arange(nw + 1), side="left")
+    slot_start = np.asarray(contacts.pair_slot_start_host, dtype=np.int64)
+    row_start = rows.island_start.numpy()[: nw + 1].astype(np.int64) if rows.count else np.zeros(nw + 1, np.int64)
+    act_world = np.searchsorted(model.joint_dof_world_start.numpy()[1:-1], actuator_dof, side="right")
+    act_start = np.searchsorted(act_world, np.arange(nw + 1), side="left")
+
+    def rng(start, w0, w1):
+        return int(start[w0]), int(start[w1] - start[w0])
+
+    spans = []
+    for w0, w1 in zip(bounds[:-1], bounds[1:]):
+        p0, p1 = int(pair_start[w0]), int(pair_start[w1])
+        spans.append(Span(worlds=(int(w0), int(w1 - w0)), articulations=rng(starts["articulation"], w0, w1),
+                          dofs=rng(starts["joint_dof"], w0, w1), coords=rng(starts["joint_coord"], w0, w1),
+                          bodies=rng(starts["body"], w0, w1), pairs=(p0, p1 - p0),
+                          slots=(int(slot_start[p0]), int(slot_start[p1] - slot_start[p0])),
+                          rows=rng(row_start, w0, w1), actuators=rng(act_start, w0, w1)))
+    return spans

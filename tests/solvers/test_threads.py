@@ -1,0 +1,93 @@
+"""Stepping groups of worlds on several CPU threads gives bitwise the results of one thread."""
+
+import mujoco
+import numpy as np
+import pytest
+import warp as wp
+
+import newton_gym as ng
+from newton_gym.solvers import Actuators, SolverGeneralized
+from newton_gym.solvers.mjcf import builder_from_mujoco
+from newton_gym.solvers.partition import split_spans
+
+from solver_helpers import ant_control, ant_path, pendulum_xml
+
+
+def _mixed_worlds():
+    """Ant and double-pendulum worlds interleaved (uneven entity counts per world), with the Ants' motors
+    and a shared ground plane."""
+    ant_b, ant_act, _ = builder_from_mujoco(mujoco.MjModel.from_xml_path(ant_path()))
+    pend_b, _, _ = builder_from_mujoco(mujoco.MjModel.from_xml_string(pendulum_xml(2)))
+    scene = ng.ModelBuilder()
+    scene.add_ground_plane()
+    dofs, dof0 = [], 0
+    for w in range(7):
+        b = ant_b if w % 3 != 1 else pend_b
+        scene.add_world(b, gravity=(0.0, 0.0, -9.81 + 0.3 * w))
+        if b is ant_b:
+            dofs.append(ant_act.dof + dof0)
+        dof0 += b.joint_dof_count
+    model = scene.finalize("cpu")
+    k = len(dofs)
+    acts = Actuators(np.concatenate(dofs), np.tile(ant_act.gear, k), np.tile(ant_act.ctrl_range, (k, 1)),
+                     np.tile(ant_act.force_range, (k, 1)))
+    return model, acts
+
+
+def _run(threads, captured, steps=60):
+    model, acts = _mixed_worlds()
+    solver = SolverGeneralized(model, substeps=5, iterations=50, actuators=acts, threads=threads)
+    state = model.state()
+    ctrl = ant_control(steps)
+    if captured:
+        solver.capture(state, state, None, 0.01)
+    for i in range(steps):
+        solver.ctrl.assign(np.tile(ctrl[i], acts.count // 8).astype(np.float32))
+        if captured:
+            solver.replay()
+        else:
+            solver.step(state, state, None, 0.01)
+    wp.synchronize()
+    outs = (state.joint_q, state.joint_qd, state.body_q, solver.body_contact_wrench, solver.world_contact_count)
+    return solver, [a.numpy().copy() for a in outs]
+
+
+@pytest.mark.parametrize("captured", [False, True])
+def test_threads_match_one_thread_bitwise(captured):
+    one, ref = _run(1, captured)
+    three, got = _run(3, captured)
+    assert one.threads == 1 and three.threads == 3
+    assert ref[4].sum() > 0  # the Ants touch the ground: contacts are part of the comparison
+    for a, b in zip(ref, got):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_spans_cover_every_entity_once():
+    model, acts = _mixed_worlds()
+    solver = SolverGeneralized(model, actuators=acts)
+    spans = split_spans(model, solver.contacts, solver.rows, np.asarray(acts.dof), 3)
+    totals = {"worlds": model.world_count, "articulations": model.articulation_count,
+              "dofs": model.joint_dof_count, "coords": model.joint_coord_count, "bodies": model.body_count,
+              "pairs": solver.contacts.pair_count, "slots": solver.contacts.slot_count, "rows": solver.rows.count,
+              "actuators": acts.count}
+    for name, total in totals.items():
+        ranges = [getattr(s, name) for s in spans]
+        assert ranges[0][0] == 0 and sum(r[1] for r in ranges) == total, name
+        for (f0, n0), (f1, _) in zip(ranges[:-1], ranges[1:]):
+            assert f0 + n0 == f1, name  # contiguous, no gap, no overlap
+    assert all(s.worlds[1] >= 1 for s in spans)
+
+
+def test_shared_entities_fall_back_to_one_thread():
+    robot = ng.ModelBuilder()
+    robot.add_body(xform=[0, 0, 1, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
+    scene = ng.ModelBuilder()
+    scene.add_body(xform=[0, 0, 3, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)  # a global body
+    scene.add_world(robot)
+    scene.add_world(robot)
+    model = scene.finalize("cpu")
+    with pytest.warns(UserWarning, match="global"):
+        solver = SolverGeneralized(model, threads=2)
+    assert solver.threads == 1
+    with pytest.raises(ValueError, match="threads"):
+        SolverGeneralized(model, threads=0)
