@@ -2,8 +2,9 @@
 
 Random actions; the reference is Ant-v5 (include_cfrc_ext_in_observation=False) as one env and as a
 SyncVectorEnv of 8 copies. Prints medians of repeated timings and ratios (ours / reference). Both
-sides use one core (Warp's CPU device runs a launch on one core; MuJoCo steps single-threaded).
-Usage: python benchmarks/bench_env.py [--worlds 1 64 256 1024] [--steps 50] [--device cpu]
+sides use one core by default (``--threads 1``: our solver on one thread; MuJoCo steps single-threaded);
+``--threads 0`` gives our machine figure (one solver thread per core).
+Usage: python benchmarks/bench_env.py [--worlds 1 64 256 1024] [--steps 50] [--device cpu] [--threads 1]
 """
 
 from __future__ import annotations
@@ -44,10 +45,10 @@ def reference(steps):
     return single, sync
 
 
-def ours(n, steps, device):
+def ours(n, steps, device, threads):
     import newton_gym  # noqa: F401
 
-    env = gym.make_vec("Newton/Ant-v0", num_envs=n, device=device)
+    env = gym.make_vec("Newton/Ant-v0", num_envs=n, device=device, sim={"threads": threads})
     env.reset(seed=0)
     gen = torch.Generator().manual_seed(0)
     dev = env.device
@@ -64,6 +65,8 @@ def main():
     parser.add_argument("--worlds", type=int, nargs="+", default=[1, 64, 256, 1024])
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="CPU threads of our solver (1: the per-core figure; 0: one per core)")
     args = parser.parse_args()
     import warp as wp
 
@@ -72,7 +75,7 @@ def main():
     print(f"gymnasium Ant-v5 (MuJoCo C): single env {single:,.0f} env-steps/s, SyncVectorEnv(8) {sync:,.0f}")
     print(f"{'worlds':>7} {'Newton/Ant-v0 [env-steps/s]':>28} {'/ single':>9} {'/ sync':>8}")
     for n in args.worlds:
-        rate = ours(n, max(5, args.steps if n <= 256 else args.steps // 4), args.device)
+        rate = ours(n, max(5, args.steps if n <= 256 else args.steps // 4), args.device, args.threads)
         print(f"{n:>7} {rate:>28,.0f} {rate / single:>9.2f} {rate / sync:>8.2f}")
 
 
