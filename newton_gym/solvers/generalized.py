@@ -99,6 +99,8 @@ class SolverGeneralized(SolverBase):
         super().__init__(model)
         if cone not in ("pyramidal", "elliptic"):
             raise ValueError(f"cone must be 'pyramidal' or 'elliptic', got {cone!r}")
+        if int(threads) < 1:
+            raise ValueError(f"SolverGeneralized: threads must be >= 1, got {threads}")
         self.substeps = int(substeps)
         self.iterations = int(iterations)
         self.cone = cone
@@ -133,8 +135,6 @@ class SolverGeneralized(SolverBase):
     def _split(self, threads) -> list:
         """One :class:`.partition.Span` per thread (a single span covering everything when not split)."""
         threads = int(threads)
-        if threads < 1:
-            raise ValueError(f"SolverGeneralized: threads must be >= 1, got {threads}")
         act_dof = np.asarray(self.actuators.dof, dtype=np.int64).reshape(-1)
         whole = partition.whole_span(self.model, self.contacts, self.rows, self.actuators.count, self.world_count)
         if threads == 1 or not self.device.is_cpu:
