@@ -70,9 +70,10 @@ def split_spans(model, contacts, rows, actuator_dof: np.ndarray, parts: int) -> 
     dof_start = model.joint_dof_world_start.numpy()[: nw + 1].astype(np.int64)
     # Cut where the cumulative DOF count crosses each 1 / parts of the total (at least one world each).
     targets = dof_start[-1] * np.arange(1, parts) / parts
-    cuts = np.searchsorted(dof_start[1:], targets, side="left") + 1
-    cuts = np.clip(cuts, np.arange(1, parts), nw - parts + np.arange(1, parts))
-    bounds = np.concatenate([[0], np.maximum.accumulate(cuts), [nw]]).astype(np.int64)
+    cuts = [int(c) for c in np.searchsorted(dof_start[1:], targets, side="left") + 1]
+    for i in range(len(cuts)):  # strictly increasing, leaving one world for each later group
+        cuts[i] = min(max(cuts[i], cuts[i - 1] + 1 if i else 1), nw - (parts - 1 - i))
+    bounds = np.array([0] + cuts + [nw], dtype=np.int64)
     starts = {kind: getattr(model, f"{kind}_world_start").numpy()[: nw + 1].astype(np.int64)
               for kind in ("articulation", "joint_dof", "joint_coord", "body")}
     pair_start = np.searchsorted(contacts.pair_island_host, np.arange(nw + 1), side="left")

@@ -76,6 +76,8 @@ def test_spans_cover_every_entity_once():
         for (f0, n0), (f1, _) in zip(ranges[:-1], ranges[1:]):
             assert f0 + n0 == f1, name  # contiguous, no gap, no overlap
     assert all(s.worlds[1] >= 1 for s in spans)
+    one_each = split_spans(model, solver.contacts, solver.rows, np.asarray(acts.dof), model.world_count)
+    assert [s.worlds for s in one_each] == [(w, 1) for w in range(model.world_count)]
 
 
 def test_shared_entities_fall_back_to_one_thread():
