@@ -104,7 +104,8 @@ def main():
     wp.config.quiet = True
     wp.init()
     print(f"Ant, control dt 0.05 s; ours: {a.substeps} substeps of {0.05 / a.substeps:.4f} s, PGS {a.iterations} "
-          f"sweeps (tolerance {a.tolerance:g}) on {wp.get_device(a.device)}, {a.threads} thread(s), timed after {a.settle} s; "
+          f"sweeps (tolerance {a.tolerance:g}) on {wp.get_device(a.device)}, {a.threads} thread(s), "
+          f"timed after {a.settle} s; "
           f"MuJoCo: RK4 0.01 s, single thread")
     print(f"{'N':>6} {'ours env-steps/s':>17} {'MJ rollout':>11} {'MJ py loop':>11} {'ours/MJ':>8} "
           f"{'bytes/world':>12} {'contacts':>8} finite")

@@ -3,8 +3,9 @@
 Every kernel runs one thread per articulation and walks its joints in tree order (parents before
 children, which the model guarantees). Quantities are in world axes about the articulation's reference
 point r (see :mod:`.spatial`). After :func:`factor_and_solve`, ``qacc_smooth`` holds the acceleration
-without constraint forces, M_hat^-1 (qfrc_applied - bias), with M_hat = M + armature + implicit terms. Host functions take
-``span`` = (first, count), the articulations to process (all, or one group of worlds: :mod:`.partition`).
+without constraint forces, M_hat^-1 (qfrc_applied - bias), with M_hat = M + armature + implicit terms.
+Host functions take ``span`` = (first, count), the articulations to process (all, or one group of worlds:
+:mod:`.partition`).
 """
 
 from __future__ import annotations
@@ -294,8 +295,8 @@ def _rne_kernel(
 def compute_bias(model, tree, data, state_body_q, body_f, joint_qd, dt, span, gyro_midpoint=True):
     """Bias forces C(q, qd) including gravity (per world) and minus external body wrenches body_f."""
     wp.launch(_rne_kernel, dim=span[1], device=model.device, inputs=[
-        span[0], model.articulation_start, model.joint_type, model.joint_parent, model.joint_child, model.joint_qd_start,
-        model.body_mass, model.body_com, model.body_inertia, tree["body_art"], tree["art_dof_start"],
+        span[0], model.articulation_start, model.joint_type, model.joint_parent, model.joint_child,
+        model.joint_qd_start, model.body_mass, model.body_com, model.body_inertia, tree["body_art"], tree["art_dof_start"],
         tree["art_island"], model.gravity, int(gyro_midpoint), float(dt), state_body_q, body_f, joint_qd,
         data.art_ref, data.body_cvel, data.body_h, data.body_rot_inertia, data.cdof, data.cdof_dot], outputs=[
         data.body_cacc, data.body_cfrc, data.qfrc_bias])
