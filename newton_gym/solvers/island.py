@@ -59,25 +59,30 @@ def _island_kernel(
     r0 = rm.island_start[w]
     r1 = rm.island_start[w + 1]
     k = int(0)
-    for i in range(r0, r1):
+    i = r0
+    while i < r1:
         kind = rm.kind[i]
         on = int(0)
         if kind == CONTACT:
             slot = rm.owner[i]
-            if cm.active[slot] == 0:
-                rd.active[i] = 0
-                rd.force[i] = 0.0
+            if rm.sub[i] == 0 and cm.active[slot] == 0:  # a slot's rows are consecutive: clear them at once
+                nr = rm.slot_nrows[slot]
+                for e in range(nr):
+                    rd.active[i + e] = 0
+                    rd.force[i + e] = 0.0
+                i += nr
                 continue
-            if rm.slot_nrows[slot] == 4:
-                if rm.sub[i] == 0:  # the whole pyramid at its first row
-                    contact_pyramid(i, r0 + k, w, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
-                    k += 4
+            if rm.slot_nrows[slot] == 4:  # the whole pyramid at its first row
+                contact_pyramid(i, r0 + k, w, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
+                k += 4
+                i += 4
                 continue
             on = contact_row(i, rm, rd, cm, tm, art_ref, cdof)
         elif kind == LIMIT or kind == FRICTION:
             if dof_row(i, r0 + k, kind, dt, rm, rd, tm, joint_q, joint_qd, chol, qacc_smooth) != 0:
                 rd.act_list[r0 + k] = i
                 k += 1
+            i += 1
             continue
         else:
             on = rd.active[i]  # equality rows: filled by constraint.make_rows
@@ -85,6 +90,7 @@ def _island_kernel(
             rd.act_list[r0 + k] = i
             finish_row(i, r0 + k, dt, rm, rd, tm, chol, qacc_smooth, joint_qd)
             k += 1
+        i += 1
     if k == 0:
         return
     dense = int(0)
