@@ -19,6 +19,7 @@ import warp as wp
 from ..sim.types import GeoType
 from .collision_primitive import (CAPSULE, CYLINDER, MESH, PLANE, SPHERE, feature_count, point_distance,
                                   segment_closest, shape_feature)
+from .constraint import vec5
 from .contact_params import combine_pair_params
 from .layout import island_of
 
@@ -190,7 +191,7 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
     npair = max(c.pair_count, 1)
     for name, dtype in (("pair_mu", wp.float32), ("pair_margin", wp.float32), ("pair_gap", wp.float32),
                         ("pair_bound", wp.float32), ("pair_solref", wp.vec2),
-                        ("pair_solimp", wp.types.vector(5, wp.float32))):
+                        ("pair_solimp", vec5)):
         setattr(c, name, wp.zeros(npair, dtype=dtype, device=dev))
     combine_pair_params(model, c)
     c.slot_pair = arr(np.repeat(np.arange(len(pa)), slots).astype(np.int32), wp.int32)

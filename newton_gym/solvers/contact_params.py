@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import warp as wp
 
+from .constraint import vec5
+
 __all__ = ["combine_pair_params", "set_world_friction"]
 
 wp.set_module_options({"enable_backward": False})
-
-_vec5 = wp.types.vector(5, wp.float32)
 
 
 @wp.kernel
@@ -24,10 +24,10 @@ def _pair_params_kernel(
     # Model:
     pair_shape: wp.array(dtype=wp.vec2i), pair_radius: wp.array(dtype=float),
     shape_mu: wp.array(dtype=float), shape_margin: wp.array(dtype=float), shape_gap: wp.array(dtype=float),
-    shape_solref: wp.array(dtype=wp.vec2), shape_solimp: wp.array(dtype=_vec5),
+    shape_solref: wp.array(dtype=wp.vec2), shape_solimp: wp.array(dtype=vec5),
     # Data out:
     mu_out: wp.array(dtype=float), margin_out: wp.array(dtype=float), gap_out: wp.array(dtype=float),
-    bound_out: wp.array(dtype=float), solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=_vec5),
+    bound_out: wp.array(dtype=float), solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=vec5),
 ):
     p = wp.tid()
     s = pair_shape[p]

@@ -48,6 +48,11 @@ def _has_globals(start: np.ndarray) -> bool:
     return int(start[0]) != 0 or int(start[-1]) != int(start[-2])
 
 
+def _actuator_world(model, actuator_dof: np.ndarray) -> np.ndarray:
+    """World of each actuator: the world of the DOF it drives."""
+    return np.searchsorted(model.joint_dof_world_start.numpy()[1:-1], actuator_dof, side="right")
+
+
 def split_reason(model, contacts, actuator_dof: np.ndarray) -> str | None:
     """Why the model cannot be split by world (None when it can)."""
     if model.world_count < 2:
@@ -58,8 +63,7 @@ def split_reason(model, contacts, actuator_dof: np.ndarray) -> str | None:
     if np.any(np.diff(contacts.pair_island_host) < 0):
         return "contact pairs are not ordered by world"
     if len(actuator_dof):
-        world = np.searchsorted(model.joint_dof_world_start.numpy()[1:-1], actuator_dof, side="right")
-        if np.any(np.diff(world) < 0):
+        if np.any(np.diff(_actuator_world(model, actuator_dof)) < 0):
             return "actuators are not ordered by world"
     return None
 
@@ -79,8 +83,7 @@ def split_spans(model, contacts, rows, actuator_dof: np.ndarray, parts: int) -> 
     pair_start = np.searchsorted(contacts.pair_island_host, np.arange(nw + 1), side="left")
     slot_start = np.asarray(contacts.pair_slot_start_host, dtype=np.int64)
     row_start = rows.island_start.numpy()[: nw + 1].astype(np.int64) if rows.count else np.zeros(nw + 1, np.int64)
-    act_world = np.searchsorted(model.joint_dof_world_start.numpy()[1:-1], actuator_dof, side="right")
-    act_start = np.searchsorted(act_world, np.arange(nw + 1), side="left")
+    act_start = np.searchsorted(_actuator_world(model, actuator_dof), np.arange(nw + 1), side="left")
 
     def rng(start, w0, w1):
         return int(start[w0]), int(start[w1] - start[w0])
