@@ -1,10 +1,13 @@
 """Integration of the generalized state, per-world health flags and per-world resets.
 
-Semi-implicit Euler (MuJoCo's Euler integrator): qd' = qd + dt qacc, then q' = q + dt qd'. Rotations
-of free and ball joints are integrated on the group: ball joints right-multiply exp(dt w') in the child
-joint frame; free joints rotate by the Cayley map (float64) of dt times the mean of the old and new angular
-velocities, which together with the midpoint gyroscopic term (:mod:`.smooth`) conserves a torque-free
-body's energy and angular momentum.
+Semi-implicit Euler as MuJoCo's implicitfast integrator: the acceleration is corrected for the
+velocity-implicit terms, qacc = M_hat^-1 (M qacc) with M_hat = M + dt D (M qacc = qfrc_smooth +
+J^T f, the constraint forces solved with M as MuJoCo does), then qd' = qd + dt qacc and q' = q + dt qd'.
+Rotations of free and ball joints are integrated on the group: ball joints right-multiply exp(dt w') in
+the child joint frame; free joints rotate by exp(dt w') (``midpoint`` 0, MuJoCo's rule) or by the Cayley
+map of dt times the mean of the old and new angular velocities (``midpoint`` 1), which together with the
+midpoint gyroscopic term (:mod:`.smooth`) conserves a torque-free body's energy and angular momentum.
+Free-joint rotations are composed in float64.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import warp as wp
 
 from ..sim.wpmath import JOINT_BALL, JOINT_D6, JOINT_DISTANCE, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
-from .spatial import quat_exp
+from .spatial import ltl_solve, ltl_solve_t, quat_exp
 
 __all__ = ["integrate", "copy_joint_state", "compute_health", "reset_joint_state"]
 
@@ -23,8 +26,8 @@ def _to_d(v: wp.vec3):
 
 
 @wp.func
-def _integrate_free(qs: int, ds: int, dt: float, x_wpj: wp.transform, x_wc: wp.transform, com_local: wp.vec3,
-                    x_c: wp.transform, acc_lin: wp.vec3, acc_ang: wp.vec3,
+def _integrate_free(qs: int, ds: int, dt: float, midpoint: int, x_wpj: wp.transform, x_wc: wp.transform,
+                    com_local: wp.vec3, x_c: wp.transform, acc_lin: wp.vec3, acc_ang: wp.vec3,
                     joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
     # Rotation update in float64: float32 quaternion products drift the energy of a spinning body.
     v = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2]) + dt * acc_lin
@@ -32,8 +35,16 @@ def _integrate_free(qs: int, ds: int, dt: float, x_wpj: wp.transform, x_wc: wp.t
     w_old = wp.vec3d(wp.float64(joint_qd[ds + 3]), wp.float64(joint_qd[ds + 4]), wp.float64(joint_qd[ds + 5]))
     w_naive = w_old + h * _to_d(acc_ang)
     # The world-frame angular velocity rotates with the body over the step (see module docstring).
-    half = wp.float64(0.5) * h * wp.float64(0.5) * (w_old + w_naive)
-    rot_step = wp.normalize(wp.quatd(half[0], half[1], half[2], wp.float64(1.0)))
+    rot_step = wp.quatd(wp.float64(0.0), wp.float64(0.0), wp.float64(0.0), wp.float64(1.0))
+    if midpoint != 0:
+        half = wp.float64(0.5) * h * wp.float64(0.5) * (w_old + w_naive)
+        rot_step = wp.normalize(wp.quatd(half[0], half[1], half[2], wp.float64(1.0)))
+    else:
+        angle = wp.length(w_naive) * h
+        if angle > wp.float64(1.0e-15):
+            axis = w_naive / wp.length(w_naive)
+            sh = wp.sin(wp.float64(0.5) * angle)
+            rot_step = wp.quatd(axis[0] * sh, axis[1] * sh, axis[2] * sh, wp.cos(wp.float64(0.5) * angle))
     w_new = wp.quat_rotate(rot_step, w_naive)
     r0 = wp.transform_get_rotation(x_wc)
     rot_d = wp.normalize(rot_step * wp.quatd(wp.float64(r0[0]), wp.float64(r0[1]), wp.float64(r0[2]),
@@ -52,6 +63,30 @@ def _integrate_free(qs: int, ds: int, dt: float, x_wpj: wp.transform, x_wc: wp.t
         joint_q[qs + 3 + k] = r[k]
 
 
+@wp.func
+def _implicit_correction(off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
+                         joint_armature: wp.array(dtype=float), mass_matrix: wp.array(dtype=float),
+                         chol_implicit: wp.array(dtype=float), qacc: wp.array(dtype=float),
+                         scratch: wp.array(dtype=float)):
+    """qacc <- M_hat^-1 (M qacc) for one articulation (MuJoCo's implicitfast step). M qacc is a tree-sparse
+    product over the ancestor entries of ``mass_matrix`` (the only non-zero ones, stored symmetrically)
+    plus the armature, formed in ``scratch``."""
+    for k in range(n):
+        scratch[d0 + k] = (mass_matrix[off + k * n + k] + joint_armature[d0 + k]) * qacc[d0 + k]
+    for k in range(n):
+        row = off + k * n - d0
+        i = dof_parent[d0 + k]
+        while i >= 0:
+            m = mass_matrix[row + i]
+            scratch[d0 + k] = scratch[d0 + k] + m * qacc[i]
+            scratch[i] = scratch[i] + m * qacc[d0 + k]
+            i = dof_parent[i]
+    ltl_solve_t(chol_implicit, off, n, d0, dof_parent, scratch, d0)
+    ltl_solve(chol_implicit, off, n, d0, dof_parent, scratch, d0)
+    for k in range(n):
+        qacc[d0 + k] = scratch[d0 + k]
+
+
 @wp.kernel
 def _integrate_kernel(
     # Model:
@@ -60,13 +95,23 @@ def _integrate_kernel(
     joint_child: wp.array(dtype=int), joint_X_p: wp.array(dtype=wp.transform),
     joint_X_c: wp.array(dtype=wp.transform), joint_q_start: wp.array(dtype=int),
     joint_qd_start: wp.array(dtype=int), body_com: wp.array(dtype=wp.vec3), art_dof_start: wp.array(dtype=int),
-    dt: float,
+    art_mat_start: wp.array(dtype=int), dof_parent: wp.array(dtype=int), joint_armature: wp.array(dtype=float),
+    dt: float, midpoint: int,
     # Data in:
     body_q: wp.array(dtype=wp.transform), qacc_smooth: wp.array(dtype=float), qacc_constraint: wp.array(dtype=float),
+    mass_matrix: wp.array(dtype=float), chol_implicit: wp.array(dtype=float), art_implicit: wp.array(dtype=int),
     # Data out (updated in place):
-    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
+    qacc: wp.array(dtype=float), scratch: wp.array(dtype=float), joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
 ):
     a = wp.tid() + first
+    d0 = art_dof_start[a]
+    n = art_dof_start[a + 1] - d0
+    for d in range(d0, d0 + n):
+        qacc[d] = qacc_smooth[d] + qacc_constraint[d]
+    if art_implicit[a] != 0:
+        _implicit_correction(art_mat_start[a], n, d0, dof_parent, joint_armature, mass_matrix, chol_implicit, qacc,
+                             scratch)
     j1 = articulation_start[a + 1]
     for j in range(articulation_start[a], j1):
         jt = joint_type[j]
@@ -79,18 +124,18 @@ def _integrate_kernel(
             acc_l = wp.vec3(0.0)
             acc_a = wp.vec3(0.0)
             for k in range(3):
-                acc_l[k] = qacc_smooth[ds + k] + qacc_constraint[ds + k]
-                acc_a[k] = qacc_smooth[ds + 3 + k] + qacc_constraint[ds + 3 + k]
+                acc_l[k] = qacc[ds + k]
+                acc_a[k] = qacc[ds + 3 + k]
             p = joint_parent[j]
             x_wp = wp.transform_identity()
             if p >= 0:
                 x_wp = body_q[p]
             c = joint_child[j]
-            _integrate_free(qs, ds, dt, x_wp * joint_X_p[j], body_q[c], body_com[c], joint_X_c[j], acc_l, acc_a,
-                            joint_q, joint_qd)
+            _integrate_free(qs, ds, dt, midpoint, x_wp * joint_X_p[j], body_q[c], body_com[c], joint_X_c[j], acc_l,
+                            acc_a, joint_q, joint_qd)
         else:
             for d in range(ds, de):
-                joint_qd[d] = joint_qd[d] + dt * (qacc_smooth[d] + qacc_constraint[d])
+                joint_qd[d] = joint_qd[d] + dt * qacc[d]
             if jt == JOINT_BALL:
                 r = wp.quat(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2], joint_q[qs + 3])
                 w = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
@@ -102,13 +147,16 @@ def _integrate_kernel(
                     joint_q[qs + d - ds] = joint_q[qs + d - ds] + dt * joint_qd[d]
 
 
-def integrate(model, tree, data, body_q, joint_q, joint_qd, dt, span):
-    """Advance joint_q / joint_qd in place by dt with qacc = qacc_smooth + qacc_constraint, for the
-    articulations in ``span`` = (first, count)."""
+def integrate(model, tree, data, body_q, joint_q, joint_qd, dt, span, midpoint=False):
+    """Advance joint_q / joint_qd in place by dt with qacc = qacc_smooth + qacc_constraint, corrected for
+    the velocity-implicit terms (module docstring; the result is left in ``data.qacc``), for the
+    articulations in ``span`` = (first, count). ``midpoint``: the energy-conserving free-joint rotation."""
     wp.launch(_integrate_kernel, dim=span[1], device=model.device, inputs=[
         span[0], model.articulation_start, model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p,
         model.joint_X_c, model.joint_q_start, model.joint_qd_start, model.body_com, tree["art_dof_start"],
-        float(dt), body_q, data.qacc_smooth, data.qacc_constraint], outputs=[joint_q, joint_qd])
+        tree["art_mat_start"], tree["dof_parent"], model.joint_armature, float(dt), int(bool(midpoint)), body_q,
+        data.qacc_smooth, data.qacc_constraint, data.mass_matrix, data.chol_implicit, data.art_implicit],
+        outputs=[data.qacc, data.qfrc_implicit, joint_q, joint_qd])
 
 
 @wp.kernel

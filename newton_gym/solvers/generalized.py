@@ -49,7 +49,11 @@ class _Data:
         self.qacc_constraint = z(nd, float)
         nmat = int(tree.art_mat_start[-1])
         self.mass_matrix = z(nmat, float)            # per-articulation dense blocks
-        self.chol = z(nmat, float)
+        self.chol = z(nmat, float)                   # L of M = L^T L (mass matrix with armature)
+        self.chol_implicit = z(nmat, float)          # L of M_hat = M + dt D (velocity-implicit terms)
+        self.art_implicit = z(model.articulation_count, int)  # 1 where chol_implicit is current
+        self.qacc = z(nd, float)                     # (joint_dof_count,) integrated acceleration [m/s^2, rad/s^2]
+        self.qfrc_implicit = z(nd, float)            # scratch of the implicit correction: M qacc
 
 
 class SolverGeneralized(SolverBase):
@@ -69,7 +73,10 @@ class SolverGeneralized(SolverBase):
         cone: "pyramidal" (MuJoCo's default) or "elliptic" friction cones.
         actuators: optional :class:`Actuators` (MuJoCo motors); their controls are read from
             ``control.ctrl`` when the control has that attribute, else from :attr:`ctrl`.
-        gyroscopic_midpoint: implicit-midpoint gyroscopic torque for free bodies (energy conserving).
+        integrator: "implicitfast" (MuJoCo's: explicit gyroscopic torque, free joints rotate by exp(dt w'),
+            damping and drive gains velocity-implicit after the constraint solve) or "midpoint" (the same,
+            but free bodies take the implicit-midpoint gyroscopic torque and rotation, which conserve a
+            torque-free body's energy and angular momentum).
         max_speed: DOF speed [m/s, rad/s] above which a world is flagged unhealthy.
         friction_rest_speed: DOF speed [m/s, rad/s] below which joint friction uses its static effort.
         limit_solref, limit_solimp, friction_solref, friction_solimp: MuJoCo solref / solimp of joint
@@ -91,7 +98,7 @@ class SolverGeneralized(SolverBase):
     """
 
     def __init__(self, model, substeps: int = 1, iterations: int = 30, cone: str = "pyramidal",
-                 actuators: Actuators | None = None, gyroscopic_midpoint: bool = True, max_speed: float = 1.0e3,
+                 actuators: Actuators | None = None, integrator: str = "implicitfast", max_speed: float = 1.0e3,
                  friction_rest_speed: float = 1.0e-2, limit_solref=(0.02, 1.0),
                  limit_solimp=(0.9, 0.95, 0.001, 0.5, 2.0), friction_solref=(0.02, 1.0),
                  friction_solimp=(0.9, 0.95, 0.001, 0.5, 2.0), pgs_tolerance: float = 1.0e-6,
@@ -104,7 +111,9 @@ class SolverGeneralized(SolverBase):
         self.substeps = int(substeps)
         self.iterations = int(iterations)
         self.cone = cone
-        self.gyroscopic_midpoint = bool(gyroscopic_midpoint)
+        if integrator not in ("implicitfast", "midpoint"):
+            raise ValueError(f"integrator must be 'implicitfast' or 'midpoint', got {integrator!r}")
+        self.integrator = integrator
         self.max_speed = float(max_speed)
         layout = build_tree_layout(model)
         self.layout = layout
@@ -202,7 +211,7 @@ class SolverGeneralized(SolverBase):
         smooth.compute_subspaces(model, data, data.body_q, data.body_qd, state.joint_q, state.joint_qd, arts)
         smooth.compute_mass_matrix(model, tree, data, arts)
         smooth.compute_bias(model, tree, data, data.body_q, body_f, state.joint_qd, dt, arts,
-                            self.gyroscopic_midpoint)
+                            self.integrator == "midpoint")
         passive.compute_passive(model, tree, data, state.joint_q, state.joint_qd, control, dt, span.dofs)
         passive.apply_actuators(model, self._act, ctrl, data, span.actuators)
         smooth.factor_and_solve(model, tree, data, arts)
@@ -212,7 +221,8 @@ class SolverGeneralized(SolverBase):
         if last:  # the outputs describe the last substep's contacts
             pgs.contact_outputs(model, data, self.contacts, self.rows, self.body_contact_wrench,
                                 self.body_contact_count, self.world_contact_count, span)
-        forward.integrate(model, tree, data, data.body_q, state.joint_q, state.joint_qd, dt, arts)
+        forward.integrate(model, tree, data, data.body_q, state.joint_q, state.joint_qd, dt, arts,
+                          self.integrator == "midpoint")
 
     # ------------------------------------------------------------------ capture
     def capture(self, state_in, state_out, control, dt: float, steps: int = 1):

@@ -3,7 +3,7 @@
 Every kernel runs one thread per articulation and walks its joints in tree order (parents before
 children, which the model guarantees). Quantities are in world axes about the articulation's reference
 point r (see :mod:`.spatial`). After :func:`factor_and_solve`, ``qacc_smooth`` holds the acceleration
-without constraint forces, M_hat^-1 (qfrc_applied - bias), with M_hat = M + armature + implicit terms.
+without constraint forces, M^-1 (qfrc_applied - bias) with M including armature (MuJoCo's qacc_smooth).
 Host functions take ``span`` = (first, count), the articulations to process (all, or one group of worlds:
 :mod:`.partition`).
 """
@@ -302,38 +302,58 @@ def compute_bias(model, tree, data, state_body_q, body_f, joint_qd, dt, span, gy
         data.body_cacc, data.body_cfrc, data.qfrc_bias])
 
 
+@wp.func
+def _copy_ancestors(src: wp.array(dtype=float), dst: wp.array(dtype=float), off: int, n: int, d0: int,
+                    dof_parent: wp.array(dtype=int), diag: wp.array(dtype=float)):
+    """dst = src + diag(diag) on the ancestor entries and the diagonal of each row (the only entries
+    :func:`.spatial.ltl_factor` reads and writes)."""
+    for k in range(n):
+        row = off + k * n - d0
+        dst[row + d0 + k] = src[row + d0 + k] + diag[d0 + k]
+        i = dof_parent[d0 + k]
+        while i >= 0:
+            dst[row + i] = src[row + i]
+            i = dof_parent[i]
+
+
 @wp.kernel
 def _factor_kernel(
     # Model:
     first: int,
     art_dof_start: wp.array(dtype=int), art_mat_start: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
+    joint_armature: wp.array(dtype=float),
     # Data in:
     mass_matrix: wp.array(dtype=float), dof_diag: wp.array(dtype=float), qfrc: wp.array(dtype=float),
     qfrc_bias: wp.array(dtype=float),
     # Data out:
-    chol_out: wp.array(dtype=float), qacc_smooth_out: wp.array(dtype=float),
+    chol_out: wp.array(dtype=float), chol_implicit_out: wp.array(dtype=float), art_implicit_out: wp.array(dtype=int),
+    qacc_smooth_out: wp.array(dtype=float),
 ):
     a = wp.tid() + first
     d0 = art_dof_start[a]
     n = art_dof_start[a + 1] - d0
     off = art_mat_start[a]
-    # The factor reads and writes only row k's ancestor entries (and the diagonal): copy just those.
+    _copy_ancestors(mass_matrix, chol_out, off, n, d0, dof_parent, joint_armature)
+    implicit = int(0)
     for k in range(n):
-        row = off + k * n - d0
-        chol_out[row + d0 + k] = mass_matrix[row + d0 + k] + dof_diag[d0 + k]
-        i = dof_parent[d0 + k]
-        while i >= 0:
-            chol_out[row + i] = mass_matrix[row + i]
-            i = dof_parent[i]
         qacc_smooth_out[d0 + k] = qfrc[d0 + k] - qfrc_bias[d0 + k]
+        if dof_diag[d0 + k] != joint_armature[d0 + k]:
+            implicit = 1
     ltl_factor(chol_out, off, n, d0, dof_parent)
     ltl_solve_t(chol_out, off, n, d0, dof_parent, qacc_smooth_out, d0)
     ltl_solve(chol_out, off, n, d0, dof_parent, qacc_smooth_out, d0)
+    art_implicit_out[a] = implicit
+    if implicit != 0:
+        _copy_ancestors(mass_matrix, chol_implicit_out, off, n, d0, dof_parent, dof_diag)
+        ltl_factor(chol_implicit_out, off, n, d0, dof_parent)
 
 
 def factor_and_solve(model, tree, data, span):
-    """Factor M_hat = M + diag (armature, implicit damping and stiffness) = L^T L per articulation
-    (tree-sparse, :func:`.spatial.ltl_factor`) and solve for the unconstrained acceleration."""
+    """Factor M = L^T L (mass matrix with armature) per articulation (tree-sparse,
+    :func:`.spatial.ltl_factor`) and solve for the unconstrained acceleration M^-1 (qfrc - bias), as
+    MuJoCo's qacc_smooth; where a DOF has implicit terms (damping, drive gains: ``dof_diag`` beyond the
+    armature) also factor M_hat = M + dt D for the velocity-implicit correction of :mod:`.forward`."""
     wp.launch(_factor_kernel, dim=span[1], device=model.device, inputs=[
-        span[0], tree["art_dof_start"], tree["art_mat_start"], tree["dof_parent"], data.mass_matrix, data.dof_diag,
-        data.qfrc, data.qfrc_bias], outputs=[data.chol, data.qacc_smooth])
+        span[0], tree["art_dof_start"], tree["art_mat_start"], tree["dof_parent"], model.joint_armature,
+        data.mass_matrix, data.dof_diag, data.qfrc, data.qfrc_bias], outputs=[
+        data.chol, data.chol_implicit, data.art_implicit, data.qacc_smooth])
