@@ -11,7 +11,7 @@ import warp as wp
 
 from ..sim.kinematics import eval_fk
 from . import collision_driver, constraint, contact_params, forward, partition, passive, smooth
-from .island import IslandSolver
+from .island import IslandSolver, world_dof_start
 from . import solver as pgs
 from .base import SolverBase, SolverNotifyFlags
 from .layout import build_tree_layout
@@ -69,7 +69,13 @@ class SolverGeneralized(SolverBase):
     Args:
         model: the Model.
         substeps: substeps per :meth:`step` (each of dt / substeps).
-        iterations: PGS sweeps per substep.
+        solver: constraint solver, "newton" (MuJoCo's default: primal Newton with exact line search,
+            :mod:`.island_newton`) or "pgs" (projected Gauss-Seidel on the dual, :mod:`.island_pgs`).
+            Newton needs pyramidal cones and each world's DOFs in one contiguous range (what
+            ``replicate`` / ``add_world`` build); otherwise PGS runs, with a warning.
+        iterations: most Newton iterations, or PGS sweeps, per substep.
+        tolerance: Newton stops once an iteration lowers the cost by at most this fraction.
+        ls_iterations: most 1-D Newton steps of one Newton line search.
         cone: "pyramidal" (MuJoCo's default) or "elliptic" friction cones.
         actuators: optional :class:`Actuators` (MuJoCo motors); their controls are read from
             ``control.ctrl`` when the control has that attribute, else from :attr:`ctrl`.
@@ -97,7 +103,8 @@ class SolverGeneralized(SolverBase):
         world_contact_count: (max(world_count, 1),) int32 active contacts per world.
     """
 
-    def __init__(self, model, substeps: int = 1, iterations: int = 30, cone: str = "pyramidal",
+    def __init__(self, model, substeps: int = 1, iterations: int = 30, cone: str = "pyramidal", solver: str = "newton",
+                 tolerance: float = 1.0e-8, ls_iterations: int = 50,
                  actuators: Actuators | None = None, integrator: str = "implicitfast", max_speed: float = 1.0e3,
                  friction_rest_speed: float = 1.0e-2, limit_solref=(0.02, 1.0),
                  limit_solimp=(0.9, 0.95, 0.001, 0.5, 2.0), friction_solref=(0.02, 1.0),
@@ -106,6 +113,8 @@ class SolverGeneralized(SolverBase):
         super().__init__(model)
         if cone not in ("pyramidal", "elliptic"):
             raise ValueError(f"cone must be 'pyramidal' or 'elliptic', got {cone!r}")
+        if solver not in ("newton", "pgs"):
+            raise ValueError(f"solver must be 'newton' or 'pgs', got {solver!r}")
         if int(threads) < 1:
             raise ValueError(f"SolverGeneralized: threads must be >= 1, got {threads}")
         self.substeps = int(substeps)
@@ -130,8 +139,9 @@ class SolverGeneralized(SolverBase):
         self.rows = constraint.build_rows(model, layout, self.contacts, cone, dict(
             limit_solref=limit_solref, limit_solimp=limit_solimp, friction_solref=friction_solref,
             friction_solimp=friction_solimp, friction_rest_speed=friction_rest_speed))
+        self.solver = self._constraint_solver(solver, layout)
         self._islands = IslandSolver(model, layout, self.tree, self.contacts, self.rows, pgs_tolerance,
-                                     pgs_subspace)
+                                     pgs_subspace, self.solver == "newton", tolerance, ls_iterations)
         self.body_contact_wrench = wp.zeros(max(model.body_count, 1), dtype=wp.spatial_vector, device=self.device)
         self.body_contact_count = wp.zeros(max(model.body_count, 1), dtype=wp.int32, device=self.device)
         self.world_contact_count = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)
@@ -140,6 +150,23 @@ class SolverGeneralized(SolverBase):
         self._warm = False
         self._graphs = None
         self._init_invweights()
+
+    def _constraint_solver(self, solver: str, layout) -> str:
+        """``solver``, or "pgs" (with a warning) where the Newton solve does not apply."""
+        if solver != "newton":
+            return solver
+        reason = None
+        if self.cone != "pyramidal":
+            reason = "elliptic cones are solved by PGS"
+        else:
+            try:
+                world_dof_start(layout)
+            except ValueError as err:
+                reason = str(err)
+        if reason is None:
+            return solver
+        warnings.warn(f"SolverGeneralized(solver='newton') uses PGS: {reason}", stacklevel=3)
+        return "pgs"
 
     def _split(self, threads) -> list:
         """One :class:`.partition.Span` per thread (a single span covering everything when not split)."""

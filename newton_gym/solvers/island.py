@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
+from .island_newton import newton_solve
 from .island_pgs import dense_block, pgs_dense_box, residual, row_axpy, row_mu, set_force
 from .island_rows import contact_pyramid, contact_row, dof_row, finish_row
 from .island_tables import CONTACT, FRICTION, LIMIT, ContactTables, RowData, RowModel, TreeTables, vec8
@@ -93,15 +94,20 @@ def _island_kernel(
         i += 1
     if k == 0:
         return
+    if rm.newton != 0:
+        newton_solve(k, r0, w, iterations, tolerance, rm, rd, tm, qacc_c)
+        iterations = 0
     dense = int(0)
     moff = rm.dense_start[w]
-    if k <= rm.dense_cap[w]:
+    if rm.newton != 0:
+        dense = 2  # u = L (qacc - qacc_smooth) is already in qacc_c
+    elif k <= rm.dense_cap[w]:
         dense = 1
         dense_block(k, r0, moff, rm, rd, tm)
     else:
         for c in range(k):  # warm start of the matrix-free form
             row_axpy(rd.act_list[r0 + c], rd.cforce[r0 + c], rm, rd, tm, qacc_c)
-    if dense != 0 and rm.cone_rows != 3:
+    if dense == 1 and rm.cone_rows != 3:
         pgs_dense_box(k, r0, moff, iterations, tolerance, rd.dense, rd.bias, rd.reg, rd.inv, rd.act_list, rd.lo,
                       rd.hi, rd.cforce, rm.subspace, rd.free, rd.step, rd.scratch)
         iterations = 0
@@ -135,12 +141,13 @@ def _island_kernel(
             c += 1
         if change <= tolerance * scale:
             break
-    for c in range(k):
-        i = rd.act_list[r0 + c]
-        f = rd.cforce[r0 + c]
-        rd.force[i] = f
-        if dense != 0 and f != 0.0:
-            row_axpy(i, f, rm, rd, tm, qacc_c)
+    if dense != 2:
+        for c in range(k):
+            i = rd.act_list[r0 + c]
+            f = rd.cforce[r0 + c]
+            rd.force[i] = f
+            if dense != 0 and f != 0.0:
+                row_axpy(i, f, rm, rd, tm, qacc_c)
     # qacc_constraint = M^-1 J^T f = L^-1 (Y f).
     for ia in range(rm.island_art_start[w], rm.island_art_start[w + 1]):
         a = rm.island_arts[ia]
@@ -148,21 +155,47 @@ def _island_kernel(
         ltl_solve(chol, tm.art_mat_start[a], tm.art_dof_start[a + 1] - d0, d0, tm.dof_parent, qacc_c, d0)
 
 
+def world_dof_start(layout, arts=None, art_start=None) -> np.ndarray:
+    """(islands + 1,) first DOF of each world when every world's articulations hold one contiguous DOF
+    range in world order (what the Newton solve needs); raises ValueError naming the first world whose
+    DOFs are not contiguous."""
+    islands = layout.island_count
+    if arts is None:
+        arts = np.argsort(layout.art_island, kind="stable")
+        art_start = np.searchsorted(layout.art_island[arts], np.arange(islands + 1))
+    out = np.zeros(islands + 1, np.int64)
+    pos = 0
+    for w in range(islands):
+        out[w] = pos
+        for a in arts[art_start[w]:art_start[w + 1]]:
+            if layout.art_dof_start[a] != pos:
+                raise ValueError(f"world {w}: its articulations' DOFs are not one contiguous range")
+            pos = int(layout.art_dof_start[a + 1])
+    out[islands] = pos
+    return out
+
+
 class IslandSolver:
     """Host side of the fused island kernel: builds the structs once, launches per substep."""
 
-    def __init__(self, model, layout, tree, contacts, rows, tolerance: float, subspace: bool):
+    def __init__(self, model, layout, tree, contacts, rows, tolerance: float, subspace: bool, newton: bool = False,
+                 newton_tolerance: float = 1.0e-8, ls_iterations: int = 50):
         dev = model.device
         self.model = model
-        self.tolerance = float(tolerance)
+        self.newton = bool(newton)
+        self.tolerance = float(newton_tolerance if newton else tolerance)
         islands = rows.island_count
         starts = rows.island_start.numpy()[: islands + 1] if rows.count else np.zeros(islands + 1, np.int32)
         per = np.diff(starts) if rows.count else np.zeros(islands, np.int64)
-        cap = np.minimum(per, DENSE_CAP)
+        cap = np.minimum(per, DENSE_CAP) if not newton else np.zeros(islands, np.int64)
         dense_start = np.concatenate([[0], np.cumsum(cap * cap)])
         arts = np.argsort(layout.art_island, kind="stable").astype(np.int32)
         art_start = np.searchsorted(layout.art_island[arts], np.arange(islands + 1)).astype(np.int32)
         n = max(rows.count, 1)
+        dof_start = world_dof_start(layout, arts, art_start) if newton else np.zeros(islands + 1, np.int64)
+        wn = np.diff(dof_start)
+        ydense_start = np.concatenate([[0], np.cumsum(per * wn)])
+        hess_start = np.concatenate([[0], np.cumsum(wn * wn)])
 
         def arr(x, dtype):
             x = np.ascontiguousarray(x)
@@ -182,6 +215,11 @@ class IslandSolver:
         rm.rest_speed = rows.friction_rest_speed
         rm.subspace = int(bool(subspace))
         rm.body_invweight, rm.dof_invweight = rows.body_invweight, rows.dof_invweight
+        rm.newton = int(self.newton)
+        rm.ls_iterations = int(ls_iterations)
+        rm.island_dof_start = arr(dof_start.astype(np.int32), wp.int32)
+        rm.ydense_start = arr(ydense_start[:-1].astype(np.int32), wp.int32)
+        rm.hess_start = arr(hess_start[:-1].astype(np.int32), wp.int32)
         rd = RowData()
         rd.minv8 = wp.array(ptr=rows.minv_jac.ptr, dtype=vec8, shape=(rows.minv_jac.shape[0] // 8,), device=dev)
         for name in ("active", "jac", "minv_jac", "pos", "solref", "solimp", "lo", "hi", "force", "diag_approx"):
@@ -196,6 +234,13 @@ class IslandSolver:
         rows.basis = wp.zeros(max(islands * 6 * rows.width, 1), dtype=wp.float32, device=dev)
         for name in ("act_list", "bias", "reg", "inv", "cforce", "dense", "free", "step", "scratch", "basis"):
             setattr(rd, name, getattr(rows, name))
+        nd = max(model.joint_dof_count, 1)
+        rd.ydense = wp.zeros(max(int(ydense_start[-1]), 1), dtype=wp.float32, device=dev)
+        rd.hess = wp.zeros(max(int(hess_start[-1]), 1), dtype=wp.float32, device=dev)
+        rd.jar = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)
+        rd.jv = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)
+        rd.grad = wp.zeros(nd if newton else 1, dtype=wp.float32, device=dev)
+        rd.search = wp.zeros(nd if newton else 1, dtype=wp.float32, device=dev)
         cm = ContactTables()
         for name in ("slot_pair", "pair_body", "pair_mu", "pair_margin", "pair_gap", "pair_condim", "pair_solref",
                      "pair_solimp", "active", "point", "normal", "dist", "tangent"):

@@ -41,6 +41,11 @@ class RowModel:
     subspace: int                            # 1: PGS with subspace minimization on dense blocks
     body_invweight: wp.array(dtype=wp.vec2)
     dof_invweight: wp.array(dtype=float)
+    newton: int                              # 1: primal Newton solve (:mod:`.island_newton`), 0: PGS
+    ls_iterations: int                       # most 1-D Newton steps of one line search
+    island_dof_start: wp.array(dtype=int)   # (islands + 1,) first DOF of each world (contiguous per world)
+    ydense_start: wp.array(dtype=int)       # (islands,) offset of each world's (rows, DOFs) Y block
+    hess_start: wp.array(dtype=int)         # (islands,) offset of each world's (DOFs, DOFs) Hessian
 
 
 @wp.struct
@@ -68,6 +73,12 @@ class RowData:
     step: wp.array(dtype=float)             # compact: its Newton step
     scratch: wp.array(dtype=float)          # like dense: its Cholesky factor
     basis: wp.array(dtype=float)            # (islands * 3 * 2 * width,) Y of one contact's n, t1, t2
+    ydense: wp.array(dtype=float)           # Newton: per world (rows, DOFs) Y of its active rows
+    hess: wp.array(dtype=float)             # Newton: per world (DOFs, DOFs) Hessian, then its Cholesky factor
+    jar: wp.array(dtype=float)              # Newton, compact: J qacc - aref of each active row
+    jv: wp.array(dtype=float)               # Newton, compact: Y . p along the search direction
+    grad: wp.array(dtype=float)             # Newton, per DOF: gradient (then -gradient)
+    search: wp.array(dtype=float)           # Newton, per DOF: search direction p
 
 
 @wp.struct
