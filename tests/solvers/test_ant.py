@@ -1,52 +1,70 @@
-"""gymnasium's ant.xml, built from MuJoCo's compiled model, against MuJoCo C (RK4, 0.01 s)."""
+"""gymnasium's ant.xml, built from MuJoCo's compiled model, against MuJoCo C with the same integrator
+(implicitfast) and time step (0.01 s, one solver step per MuJoCo step).
+
+The 2 s gates use a full-range control: under a mild control (|ctrl| <= 0.3) a grazing foot contact
+near 1.4 s makes MuJoCo itself diverge by 20-140 mm at 2 s when its start height is moved by 1e-7 m,
+so no float32 engine can be held to centimetres there. Under the full-range control MuJoCo moves by
+0.06 mm for the same nudge.
+"""
 
 import mujoco
 import numpy as np
+import pytest
 
 import newton_gym as ng
 from newton_gym.solvers import SolverGeneralized
 
 from solver_helpers import ant_control, ant_path, model_from_xml, pendulum_xml, run
 
-SUBSTEPS = 5  # 0.002 s substeps per MuJoCo 0.01 s step
+SUBSTEPS = 1
 DT = 0.01
 
 
 def _mujoco_torso(m, ctrl):
+    m.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
     d = mujoco.MjData(m)
     out = []
     for u in ctrl:
         d.ctrl[:] = u
         mujoco.mj_step(m, d)
         out.append(d.qpos[:3].copy())
-    return np.array(out)
+    return np.array(out), d
 
 
-def _ours(model, act, ctrl, steps):
-    solver = SolverGeneralized(model, substeps=SUBSTEPS, iterations=50, actuators=act)
+def _ours(model, act, ctrl, steps, **kwargs):
+    solver = SolverGeneralized(model, substeps=SUBSTEPS, iterations=50, actuators=act, **kwargs)
     _, torso = run(model, solver, steps, DT, ctrl=ctrl, record=lambda s: s.joint_q.numpy()[:3].copy())
     return np.array(torso), solver
 
 
-def test_ant_drop_rest_height(device):
+def _gate(ours, ref):
+    err = np.linalg.norm(ours - ref, axis=1)
+    assert np.isfinite(ours).all()
+    assert err[:100].max() < 0.005, err[:100].max()   # 5 mm over the first second
+    assert err.max() < 0.03, err.max()                # 3 cm at 2 s
+
+
+@pytest.mark.parametrize("solver", ["newton", "pgs"])
+def test_ant_drop_tracks_mujoco_implicitfast(solver, device):
     m = mujoco.MjModel.from_xml_path(ant_path())
     model, act, _ = model_from_xml(m, device=device)
     ctrl = np.zeros((200, 8))
-    ours, solver = _ours(model, act, ctrl, 200)
-    ref = _mujoco_torso(m, ctrl)
-    assert abs(ours[-1, 2] - ref[-1, 2]) < 0.01
-    assert np.isfinite(ours).all() and solver.world_unhealthy.numpy()[0] == 0
-    assert solver.world_contact_count.numpy()[0] == 4  # four feet, as MuJoCo
+    ours, sim = _ours(model, act, ctrl, 200, solver=solver)
+    ref, d = _mujoco_torso(m, ctrl)
+    _gate(ours, ref)
+    assert ref[0, 2] - ref[-1, 2] > 0.1  # it really falls onto its feet
+    assert sim.world_unhealthy.numpy()[0] == 0
+    assert sim.world_contact_count.numpy()[0] == d.ncon == 4  # four feet, as MuJoCo
 
 
-def test_ant_sinusoidal_control_tracks_mujoco():
+def test_ant_sine_control_tracks_mujoco_implicitfast():
     m = mujoco.MjModel.from_xml_path(ant_path())
     model, act, _ = model_from_xml(m)
-    ctrl = ant_control(200)
+    ctrl = 10.0 * ant_control(200)  # amplitude 1: the whole control range
     ours, _ = _ours(model, act, ctrl, 200)
-    ref = _mujoco_torso(m, ctrl)
-    assert np.isfinite(ours).all()
-    assert np.linalg.norm(ours - ref, axis=1).max() < 0.10
+    ref, _ = _mujoco_torso(m, ctrl)
+    _gate(ours, ref)
+    assert np.ptp(ref[:, :2], axis=0).max() > 0.05  # the torso really moves
 
 
 def test_pendulum_and_ant_worlds_match_their_single_world_runs(device):

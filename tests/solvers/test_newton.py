@@ -1,0 +1,141 @@
+"""The constraint stage and one whole step against MuJoCo C (Newton solver, pyramidal cones,
+implicitfast, dt 0.01) on gymnasium's Ant in random states with its feet pressed into the floor, and the
+primal Newton solve against the PGS solve of the same problem.
+
+The Ant's free root has its centre of mass at the body origin (asserted), so MuJoCo's free-joint
+velocity (origin velocity in world axes, angular velocity in body axes) maps to ours (COM twist in world
+axes) by rotating the angular part: qvel_mj = diag(I, R^T, I) qd_ours, and the same map takes
+accelerations (w x w = 0 drops the frame's own rotation).
+"""
+
+import mujoco
+import numpy as np
+import pytest
+
+from newton_gym.sim.hostmath import quat_to_matrix
+from newton_gym.solvers import SolverGeneralized
+from newton_gym.solvers.mjcf import mujoco_qpos_to_joint_q
+
+from solver_helpers import ant_path, model_from_xml
+
+DT = 0.01
+
+
+def _ant():
+    m = mujoco.MjModel.from_xml_path(ant_path())
+    m.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    m.opt.timestep = DT
+    assert np.allclose(m.body_ipos[1], 0.0)
+    return m
+
+
+def _random_contact_state(m, rng):
+    """qpos, qvel, ctrl with the lowest foot 0-8 mm inside the floor and random joint angles / speeds."""
+    d = mujoco.MjData(m)
+    qpos = m.qpos0.copy()
+    axis = rng.normal(size=3)
+    angle = rng.uniform(0.0, 0.3)
+    quat = np.zeros(4)
+    mujoco.mju_axisAngle2Quat(quat, axis / np.linalg.norm(axis), angle)
+    qpos[3:7] = quat
+    for j in range(1, m.njnt):
+        lo, hi = m.jnt_range[j]
+        qpos[m.jnt_qposadr[j]] = rng.uniform(lo, hi) if m.jnt_limited[j] else rng.uniform(-0.5, 0.5)
+    return _press(m, qpos, rng), rng.normal(scale=0.3, size=m.nv), rng.uniform(-1.0, 1.0, size=m.nu)
+
+
+def _press(m, qpos, rng):
+    """qpos moved down so that the robot's lowest point lies 0-8 mm inside the floor."""
+    d = mujoco.MjData(m)
+    d.qpos[:] = qpos
+    mujoco.mj_kinematics(m, d)
+    # Lowest point of the robot's spheres and capsules (capsule axis = the geom's local z).
+    lowest = min(d.geom_xpos[g][2] - abs(d.geom_xmat[g][8]) * m.geom_size[g][1] * (m.geom_type[g] == 3)
+                 - m.geom_size[g][0] for g in range(m.ngeom) if m.geom_bodyid[g] > 0)
+    out = qpos.copy()
+    out[2] -= lowest + rng.uniform(0.0, 0.008)
+    return out
+
+
+def _set_ours(model, state, m, qpos, qvel):
+    q = mujoco_qpos_to_joint_q(m, qpos)
+    rot = quat_to_matrix(q[3:7].astype(np.float64))
+    qd = qvel.copy()
+    qd[3:6] = rot @ qvel[3:6]
+    state.joint_q.assign(q.astype(np.float32))
+    state.joint_qd.assign(qd.astype(np.float32))
+    return rot
+
+
+def _to_mujoco_vel(rot, qd):
+    out = np.asarray(qd, np.float64).copy()
+    out[3:6] = rot.T @ out[3:6]
+    return out
+
+
+def _close(ours, ref, tol):
+    scale = max(np.abs(ref).max(), 1.0)
+    err = np.abs(ours - ref).max() / scale
+    assert err < tol, (err, ours, ref)
+
+
+def _rollout_state(m, rng):
+    """A pose MuJoCo reaches 1-1.5 s after the drop under a weak random control, pressed into the floor,
+    with its speeds perturbed."""
+    d = mujoco.MjData(m)
+    for _ in range(rng.integers(100, 150)):
+        d.ctrl[:] = rng.uniform(-0.2, 0.2, size=m.nu)
+        mujoco.mj_step(m, d)
+    return _press(m, d.qpos, rng), d.qvel + rng.normal(scale=0.3, size=m.nv), rng.uniform(-1.0, 1.0, size=m.nu)
+
+
+def _step_both(m, seed, solver_name="newton", **kwargs):
+    rng = np.random.default_rng(seed)
+    qpos, qvel, ctrl = (_random_contact_state if seed % 2 == 0 else _rollout_state)(m, rng)
+    d = mujoco.MjData(m)
+    d.qpos[:], d.qvel[:], d.ctrl[:] = qpos, qvel, ctrl
+    mujoco.mj_forward(m, d)
+    model, act, _ = model_from_xml(m)
+    solver = SolverGeneralized(model, iterations=100, actuators=act, solver=solver_name, **kwargs)
+    s0, s1 = model.state(), model.state()
+    rot = _set_ours(model, s0, m, qpos, qvel)
+    solver.ctrl.assign(ctrl.astype(np.float32))
+    solver.data.qacc_constraint.fill_(float("nan"))
+    s1.joint_qd.fill_(float("nan"))
+    solver.step(s0, s1, None, DT)
+    return d, solver, s1, rot
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_constrained_acceleration_and_one_step_match_mujoco(seed):
+    m = _ant()
+    d, solver, s1, rot = _step_both(m, seed)
+    assert d.ncon >= 1 and solver.world_contact_count.numpy()[0] == d.ncon
+    qacc = solver.data.qacc_smooth.numpy() + solver.data.qacc_constraint.numpy()
+    _close(_to_mujoco_vel(rot, qacc), d.qacc, 1e-3)
+    mujoco.mj_step(m, d)
+    q1 = s1.joint_q.numpy().astype(np.float64)
+    rot1 = quat_to_matrix(q1[3:7])
+    _close(_to_mujoco_vel(rot1, s1.joint_qd.numpy()), d.qvel, 1e-3)
+    _close(mujoco_qpos_to_joint_q(m, d.qpos)[[0, 1, 2] + list(range(7, m.nq))],
+           q1[[0, 1, 2] + list(range(7, m.nq))], 1e-3)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_newton_and_pgs_solve_the_same_problem(seed):
+    m = _ant()
+    _, newton, _, _ = _step_both(m, seed)
+    _, pgs, _, _ = _step_both(m, seed, "pgs", pgs_tolerance=0.0)
+    a = newton.data.qacc_constraint.numpy()
+    b = pgs.data.qacc_constraint.numpy()
+    assert np.abs(a).max() > 1.0  # the contacts push
+    _close(a, b, 1e-3)
+    np.testing.assert_allclose(newton.rows.force.numpy(), pgs.rows.force.numpy(),
+                               atol=1e-3 * np.abs(pgs.rows.force.numpy()).max())
+
+
+def test_elliptic_cone_falls_back_to_pgs_with_a_warning():
+    model, _, _ = model_from_xml(_ant())
+    with pytest.warns(UserWarning, match="PGS"):
+        solver = SolverGeneralized(model, cone="elliptic")
+    assert solver.solver == "pgs"
