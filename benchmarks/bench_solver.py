@@ -1,120 +1,136 @@
-"""Ant physics throughput: SolverGeneralized vs MuJoCo C on the same ant.xml, same run.
+"""Physics throughput: SolverGeneralized vs MuJoCo C on the same MJCF, same integrator (implicitfast),
+same time step and the same number of threads, in one run.
 
-Control dt 0.05 s. Ours: substeps of 0.002 s (25 per control step, what the Ant tests need), one
-captured graph per control step, timed after ``--settle`` seconds so the ants stand on their feet (an
-RL Ant spends its episodes in contact; timing the initial drop would mostly time free flight).
-MuJoCo: its own RK4 at 0.01 s (5 steps per control step), through ``mujoco.rollout`` single-threaded
-(from its initial state, so its figure includes the cheaper free fall) and a plain Python loop.
-Figures are printed, not asserted.
+Both start from a state MuJoCo reaches after ``--settle`` seconds of weak random control (so the
+robots stand on the floor: an RL episode is spent in contact), then step ``--steps`` physics steps of
+every world under random controls. Ours: every world at once, the steps captured as one graph and
+replayed (Newton, and PGS for comparison). MuJoCo: ``mujoco.rollout`` over the same worlds (one MjData per
+thread). Figures are world physics steps per second, the median of ``--repeats`` timings; the ratio
+ours / MuJoCo is taken within the same repeat. Bytes of solver scratch + state per world are printed.
 
-    python benchmarks/bench_solver.py [--worlds 1 64 256 1024] [--control-steps 20] [--settle 1.0]
-    python benchmarks/bench_solver.py --device cuda:0 --worlds 1024 4096 16384      (on a GPU)
+    python benchmarks/bench_solver.py [--robots ant humanoid] [--worlds 1 64 256] [--threads 1]
+    python benchmarks/bench_solver.py --device cuda:0 --worlds 1024 4096      (on a GPU)
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import time
 
 import numpy as np
 import warp as wp
 
 
-def ours(n, control_steps, substeps, iterations, tolerance, settle, device, threads):
-    import mujoco
-
-    import newton_gym as ng
-    from newton_gym.solvers import Actuators, SolverGeneralized
-    from newton_gym.solvers.mjcf import builder_from_mujoco
-
+def _mjcf(robot: str) -> str:
     import gymnasium
 
-    m = mujoco.MjModel.from_xml_path(os.path.join(os.path.dirname(gymnasium.__file__), "envs/mujoco/assets/ant.xml"))
+    return os.path.join(os.path.dirname(gymnasium.__file__), "envs", "mujoco", "assets", f"{robot}.xml")
+
+
+def _mujoco_model(robot: str):
+    import mujoco
+
+    m = mujoco.MjModel.from_xml_path(_mjcf(robot))
+    m.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    m.opt.solver = mujoco.mjtSolver.mjSOL_NEWTON
+    return m
+
+
+def _settled_state(m, settle: float):
+    import mujoco
+
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(1)
+    for _ in range(int(round(settle / m.opt.timestep))):
+        d.ctrl[:] = rng.uniform(-0.1, 0.1, m.nu)
+        mujoco.mj_step(m, d)
+    return d
+
+
+def _ours(m, d0, n, steps, repeats, solver_name, device, threads):
+    import newton_gym as ng
+    from newton_gym.sim.hostmath import quat_to_matrix
+    from newton_gym.solvers import Actuators, SolverGeneralized
+    from newton_gym.solvers.mjcf import builder_from_mujoco, mujoco_qpos_to_joint_q
+
     sub, act, _ = builder_from_mujoco(m)
-    scene = ng.ModelBuilder()
+    scene = ng.ModelBuilder(gravity=float(m.opt.gravity[2]))
     scene.replicate(sub, world_count=n)
     model = scene.finalize(device)
     dofs = np.concatenate([act.dof + w * sub.joint_dof_count for w in range(n)])
     acts = Actuators(dofs, np.tile(act.gear, n), np.tile(act.ctrl_range, (n, 1)), np.tile(act.force_range, (n, 1)))
-    solver = SolverGeneralized(model, substeps=substeps, iterations=iterations, actuators=acts,
-                               pgs_tolerance=tolerance, threads=threads)
-    s0 = model.state()
+    solver = SolverGeneralized(model, iterations=100 if solver_name == "newton" else 50, actuators=acts,
+                               solver=solver_name, threads=threads)
+    state = model.state()
+    q = mujoco_qpos_to_joint_q(m, d0.qpos)
+    qd = d0.qvel.copy()
+    qd[3:6] = quat_to_matrix(q[3:7].astype(np.float64)) @ qd[3:6]  # root COM = body origin (asserted)
+    state.joint_q.assign(np.tile(q, n).astype(np.float32))
+    state.joint_qd.assign(np.tile(qd, n).astype(np.float32))
     rng = np.random.default_rng(0)
-    solver.ctrl.assign(rng.uniform(-0.1, 0.1, 8 * n).astype(np.float32))
-    solver.capture(s0, s0, None, 0.05)  # one control step in place (loads the kernels first)
-    for _ in range(int(round(settle / 0.05))):
+    solver.ctrl.assign(rng.uniform(-0.1, 0.1, m.nu * n).astype(np.float32))
+    solver.capture(state, state, None, m.opt.timestep, steps=steps)
+    times = []
+    for _ in range(repeats):
+        wp.synchronize()
+        t = time.perf_counter()
         solver.replay()
-    wp.synchronize()
-    contacts = solver.world_contact_count.numpy()[:n].mean()
-    t = time.perf_counter()
-    for _ in range(control_steps):
-        solver.replay()
-    wp.synchronize()
-    elapsed = time.perf_counter() - t
-    arrays = [v for v in vars(solver.data).values() if isinstance(v, wp.array)]
-    arrays += [v for v in vars(solver.rows).values() if isinstance(v, wp.array)]
-    arrays += [v for v in vars(solver.contacts).values() if isinstance(v, wp.array)]
-    scratch = sum(a.capacity for a in arrays)
-    finite = bool(np.isfinite(s0.joint_q.numpy()).all())
-    return n * control_steps / elapsed, scratch / n, finite, contacts
+        wp.synchronize()
+        times.append(time.perf_counter() - t)
+    arrays = [v for obj in (solver.data, solver.rows, solver.contacts, state) for v in vars(obj).values()
+              if isinstance(v, wp.array)]
+    finite = bool(np.isfinite(state.joint_q.numpy()).all())
+    return [n * steps / t for t in times], sum(a.capacity for a in arrays) / n, finite
 
 
-def mujoco_rates(n, control_steps):
+def _mujoco(m, d0, n, steps, repeats, threads):
     import mujoco
     from mujoco import rollout
 
-    import gymnasium
-
-    m = mujoco.MjModel.from_xml_path(os.path.join(os.path.dirname(gymnasium.__file__), "envs/mujoco/assets/ant.xml"))
-    per = int(round(0.05 / m.opt.timestep))
-    d = mujoco.MjData(m)
     state0 = np.zeros(mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_FULLPHYSICS))
-    mujoco.mj_getState(m, d, state0, mujoco.mjtState.mjSTATE_FULLPHYSICS)
-    nstep = control_steps * per
+    mujoco.mj_getState(m, d0, state0, mujoco.mjtState.mjSTATE_FULLPHYSICS)
     states = np.tile(state0, (n, 1))
-    ctrl = np.random.default_rng(0).uniform(-0.1, 0.1, (n, nstep, m.nu))
-    t = time.perf_counter()
-    rollout.rollout(m, d, states, ctrl)
-    roll = n * control_steps / (time.perf_counter() - t)
-    k = min(n, 8)
-    datas = [mujoco.MjData(m) for _ in range(k)]
-    t = time.perf_counter()
-    for s in range(nstep):
-        for i, dd in enumerate(datas):
-            dd.ctrl[:] = ctrl[i, s]
-            mujoco.mj_step(m, dd)
-    loop = k * control_steps / (time.perf_counter() - t)
-    return roll, loop
+    ctrl = np.random.default_rng(0).uniform(-0.1, 0.1, (n, steps, m.nu))
+    datas = [mujoco.MjData(m) for _ in range(threads)]
+    rates = []
+    with rollout.Rollout(nthread=threads) as pool:
+        for _ in range(repeats):
+            t = time.perf_counter()
+            pool.rollout(m, datas, states, ctrl)
+            rates.append(n * steps / (time.perf_counter() - t))
+    return rates
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--worlds", type=int, nargs="+", default=[1, 64, 256, 1024])
-    p.add_argument("--control-steps", type=int, default=10)
-    p.add_argument("--substeps", type=int, default=25)
-    p.add_argument("--iterations", type=int, default=50)
-    p.add_argument("--tolerance", type=float, default=1.0e-6, help="SolverGeneralized pgs_tolerance")
+    p.add_argument("--robots", nargs="+", default=["ant"])
+    p.add_argument("--worlds", type=int, nargs="+", default=[1, 64, 256])
+    p.add_argument("--steps", type=int, default=50, help="physics steps per timing")
+    p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--settle", type=float, default=1.0, help="simulated seconds before timing")
-    p.add_argument("--device", default="cpu",
-                   help="Warp device of our solver (cpu, cuda:0); MuJoCo stays on the CPU")
-    p.add_argument("--threads", type=int, default=1,
-                   help="CPU threads of our solver (1: the per-core figure the MuJoCo ratio compares)")
+    p.add_argument("--device", default="cpu", help="Warp device of our solver; MuJoCo stays on the CPU")
+    p.add_argument("--threads", type=int, default=1, help="CPU threads, ours and MuJoCo's alike")
     a = p.parse_args()
     wp.config.quiet = True
     wp.init()
-    print(f"Ant, control dt 0.05 s; ours: {a.substeps} substeps of {0.05 / a.substeps:.4f} s, PGS {a.iterations} "
-          f"sweeps (tolerance {a.tolerance:g}) on {wp.get_device(a.device)}, {a.threads} thread(s), "
-          f"timed after {a.settle} s; "
-          f"MuJoCo: RK4 0.01 s, single thread")
-    print(f"{'N':>6} {'ours env-steps/s':>17} {'MJ rollout':>11} {'MJ py loop':>11} {'ours/MJ':>8} "
-          f"{'bytes/world':>12} {'contacts':>8} finite")
-    for n in a.worlds:
-        rate, mem, finite, contacts = ours(n, a.control_steps, a.substeps, a.iterations, a.tolerance, a.settle,
-                                           a.device, a.threads)
-        roll, loop = mujoco_rates(n, max(2, a.control_steps // 2))
-        print(f"{n:>6} {rate:>17.1f} {roll:>11.1f} {loop:>11.1f} {rate / roll:>8.2f} {mem:>12.0f} "
-              f"{contacts:>8.1f} {finite}")
+    print(f"implicitfast, MuJoCo's own dt, {a.threads} thread(s) each, ours on {wp.get_device(a.device)}; "
+          f"world physics steps/s, median of {a.repeats}")
+    print(f"{'robot':>9} {'N':>6} {'ours Newton':>12} {'ours PGS':>10} {'MuJoCo':>10} {'Newton/MJ':>10} "
+          f"{'PGS/MJ':>8} {'bytes/world':>12} finite")
+    for robot in a.robots:
+        m = _mujoco_model(robot)
+        d0 = _settled_state(m, a.settle)
+        for n in a.worlds:
+            newton, mem, finite = _ours(m, d0, n, a.steps, a.repeats, "newton", a.device, a.threads)
+            pgs, _, finite_pgs = _ours(m, d0, n, a.steps, a.repeats, "pgs", a.device, a.threads)
+            ref = _mujoco(m, d0, n, a.steps, a.repeats, a.threads)
+            ratio_n = statistics.median(x / y for x, y in zip(newton, ref))
+            ratio_p = statistics.median(x / y for x, y in zip(pgs, ref))
+            print(f"{robot:>9} {n:>6} {statistics.median(newton):>12.0f} {statistics.median(pgs):>10.0f} "
+                  f"{statistics.median(ref):>10.0f} {ratio_n:>10.2f} {ratio_p:>8.2f} {mem:>12.0f} "
+                  f"{finite and finite_pgs}")
 
 
 if __name__ == "__main__":

@@ -236,6 +236,8 @@ class IslandSolver:
             setattr(rd, name, getattr(rows, name))
         nd = max(model.joint_dof_count, 1)
         rd.ydense = wp.zeros(max(int(ydense_start[-1]), 1), dtype=wp.float32, device=dev)
+        rd.ynz = wp.zeros(max(int(ydense_start[-1]), 1), dtype=wp.int32, device=dev)
+        rd.ynz_count = wp.zeros(n if newton else 1, dtype=wp.int32, device=dev)
         rd.hess = wp.zeros(max(int(hess_start[-1]), 1), dtype=wp.float32, device=dev)
         rd.jar = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)
         rd.jv = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)

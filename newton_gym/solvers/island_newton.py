@@ -17,8 +17,10 @@ forces f_c at the optimum are the dual solution (u = sum_c f_c Y_c); they are st
 the next solve, which starts from the cheaper of u = sum_c f_c Y_c and u = 0.
 
 Per world the active rows' Y are gathered into a dense (k, n) block over the world's n DOFs (``ydense``),
-so every loop below is a dense loop over rows or DOFs: each is written as a strided loop over a lane index
-(one lane today) so that a block of lanes can share a world.
+with the ascending list of its non-zero columns (``ynz``; a row's Y is non-zero only on the DOF paths of
+its bodies), so row products and the Hessian's rank-one updates touch only those. Loops over rows or
+DOFs are written as strided loops over a lane index (one lane today) so that a block of lanes can share
+a world.
 """
 
 from __future__ import annotations
@@ -63,13 +65,21 @@ def _gather(k: int, r0: int, yoff: int, wd0: int, wn: int, rm: RowModel, rd: Row
                 dst = row + d0 - wd0
                 for kk in range(tm.art_dof_start[ai + 1] - d0):
                     rd.ydense[dst + kk] = rd.ydense[dst + kk] + rd.minv_jac[src + kk]
+        count = int(0)
+        for a in range(wn):
+            if rd.ydense[row + a] != 0.0:
+                rd.ynz[row + count] = a
+                count += 1
+        rd.ynz_count[r0 + c] = count
 
 
 @wp.func
-def _dot_row(row: int, wn: int, ydense: wp.array(dtype=float), x: wp.array(dtype=float), xoff: int):
+def _dot_row(row: int, count: int, rd: RowData, x: wp.array(dtype=float), xoff: int):
+    """Y_c . x over the row's non-zero columns."""
     s = float(0.0)
-    for a in range(wn):
-        s += ydense[row + a] * x[xoff + a]
+    for t in range(count):
+        a = rd.ynz[row + t]
+        s += rd.ydense[row + a] * x[xoff + a]
     return s
 
 
@@ -81,7 +91,7 @@ def _cost(k: int, r0: int, yoff: int, wd0: int, wn: int, rm: RowModel, rd: RowDa
         total += 0.5 * u[wd0 + a] * u[wd0 + a]
     for c in range(_LANE, k, _LANES):
         i = rd.act_list[r0 + c]
-        x = rd.bias[r0 + c] + _dot_row(yoff + c * wn, wn, rd.ydense, u, wd0)
+        x = rd.bias[r0 + c] + _dot_row(yoff + c * wn, rd.ynz_count[r0 + c], rd, u, wd0)
         rd.jar[r0 + c] = x
         total += _row_zone(x, rd.reg[r0 + c], rd.lo[i], rd.hi[i])[0]
     return total
@@ -103,17 +113,21 @@ def _hessian_and_gradient(k: int, r0: int, yoff: int, hoff: int, wd0: int, wn: i
         i = rd.act_list[r0 + c]
         zone = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])
         row = yoff + c * wn
+        count = rd.ynz_count[r0 + c]
         f = zone[1]
         if f != 0.0:
-            for a in range(_LANE, wn, _LANES):
+            for t in range(_LANE, count, _LANES):
+                a = rd.ynz[row + t]
                 rd.grad[wd0 + a] = rd.grad[wd0 + a] - f * rd.ydense[row + a]
         dc = zone[2]
         if dc > 0.0:
-            for a in range(_LANE, wn, _LANES):
+            for t in range(_LANE, count, _LANES):
+                a = rd.ynz[row + t]
                 ya = dc * rd.ydense[row + a]
-                if ya != 0.0:
-                    for b in range(a + 1):
-                        rd.hess[hoff + a * wn + b] = rd.hess[hoff + a * wn + b] + ya * rd.ydense[row + b]
+                ha = hoff + a * wn
+                for t2 in range(t + 1):  # ynz ascends: columns b <= a
+                    b = rd.ynz[row + t2]
+                    rd.hess[ha + b] = rd.hess[ha + b] + ya * rd.ydense[row + b]
 
 
 @wp.func
@@ -174,7 +188,7 @@ def _line_search(k: int, r0: int, yoff: int, wd0: int, wn: int, ls_iterations: i
         up += u[wd0 + a] * rd.search[wd0 + a]
         pp += rd.search[wd0 + a] * rd.search[wd0 + a]
     for c in range(_LANE, k, _LANES):
-        rd.jv[r0 + c] = _dot_row(yoff + c * wn, wn, rd.ydense, rd.search, wd0)
+        rd.jv[r0 + c] = _dot_row(yoff + c * wn, rd.ynz_count[r0 + c], rd, rd.search, wd0)
     s = _slope(0.0, up, pp, k, r0, rm, rd)
     if s[0] >= 0.0:
         return 0.0
@@ -213,8 +227,10 @@ def newton_solve(k: int, r0: int, w: int, iterations: int, tolerance: float, rm:
     for c in range(k):
         f = rd.cforce[r0 + c]
         if f != 0.0:
-            for a in range(_LANE, wn, _LANES):
-                u[wd0 + a] = u[wd0 + a] + f * rd.ydense[yoff + c * wn + a]
+            row = yoff + c * wn
+            for t in range(_LANE, rd.ynz_count[r0 + c], _LANES):
+                a = rd.ynz[row + t]
+                u[wd0 + a] = u[wd0 + a] + f * rd.ydense[row + a]
     cost = _cost(k, r0, yoff, wd0, wn, rm, rd, u)
     if cost > cold:
         for a in range(_LANE, wn, _LANES):

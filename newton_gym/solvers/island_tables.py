@@ -74,6 +74,8 @@ class RowData:
     scratch: wp.array(dtype=float)          # like dense: its Cholesky factor
     basis: wp.array(dtype=float)            # (islands * 3 * 2 * width,) Y of one contact's n, t1, t2
     ydense: wp.array(dtype=float)           # Newton: per world (rows, DOFs) Y of its active rows
+    ynz: wp.array(dtype=int)                # Newton: like ydense, each row's non-zero columns (ascending)
+    ynz_count: wp.array(dtype=int)          # Newton, compact: number of non-zero columns of each row
     hess: wp.array(dtype=float)             # Newton: per world (DOFs, DOFs) Hessian, then its Cholesky factor
     jar: wp.array(dtype=float)              # Newton, compact: J qacc - aref of each active row
     jv: wp.array(dtype=float)               # Newton, compact: Y . p along the search direction
