@@ -71,8 +71,8 @@ class SolverGeneralized(SolverBase):
         substeps: substeps per :meth:`step` (each of dt / substeps).
         solver: constraint solver, "newton" (MuJoCo's default: primal Newton with exact line search,
             :mod:`.island_newton`) or "pgs" (projected Gauss-Seidel on the dual, :mod:`.island_pgs`).
-            Newton needs pyramidal cones and each world's DOFs in one contiguous range (what
-            ``replicate`` / ``add_world`` build); otherwise PGS runs, with a warning.
+            Newton needs each world's DOFs in one contiguous range (what ``replicate`` / ``add_world``
+            build); otherwise PGS runs, with a warning.
         iterations: most Newton iterations, or PGS sweeps, per substep.
         tolerance: Newton stops once an iteration lowers the cost by at most this fraction.
         ls_iterations: most 1-D Newton steps of one Newton line search.
@@ -155,16 +155,11 @@ class SolverGeneralized(SolverBase):
         """``solver``, or "pgs" (with a warning) where the Newton solve does not apply."""
         if solver != "newton":
             return solver
-        reason = None
-        if self.cone != "pyramidal":
-            reason = "elliptic cones are solved by PGS"
-        else:
-            try:
-                world_dof_start(layout)
-            except ValueError as err:
-                reason = str(err)
-        if reason is None:
+        try:
+            world_dof_start(layout)
             return solver
+        except ValueError as err:
+            reason = str(err)
         warnings.warn(f"SolverGeneralized(solver='newton') uses PGS: {reason}", stacklevel=3)
         return "pgs"
 

@@ -89,13 +89,16 @@ def _island_kernel(
             on = rd.active[i]  # equality rows: filled by constraint.make_rows
         if on != 0:
             rd.act_list[r0 + k] = i
-            finish_row(i, r0 + k, dt, rm, rd, tm, chol, qacc_smooth, joint_qd)
+            stiff = 1.0
+            if kind == CONTACT and rd.lo[i] < -1.0e29:
+                stiff = 0.0
+            finish_row(i, r0 + k, dt, stiff, rm, rd, tm, chol, qacc_smooth, joint_qd)
             k += 1
         i += 1
     if k == 0:
         return
     if rm.newton != 0:
-        newton_solve(k, r0, w, iterations, tolerance, rm, rd, tm, qacc_c)
+        newton_solve(k, r0, w, iterations, tolerance, rm, rd, tm, cm.pair_mu, cm.slot_pair, qacc_c)
         iterations = 0
     dense = int(0)
     moff = rm.dense_start[w]
@@ -241,6 +244,8 @@ class IslandSolver:
         rd.hess = wp.zeros(max(int(hess_start[-1]), 1), dtype=wp.float32, device=dev)
         rd.jar = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)
         rd.jv = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)
+        rd.cone = wp.zeros(n if newton else 1, dtype=wp.int32, device=dev)
+        rd.cone_mu = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)
         rd.grad = wp.zeros(nd if newton else 1, dtype=wp.float32, device=dev)
         rd.search = wp.zeros(nd if newton else 1, dtype=wp.float32, device=dev)
         cm = ContactTables()

@@ -9,9 +9,12 @@ solver", primal formulation) reads
 with b_c = a0_c - aref_c the row's bias (see :mod:`.island_rows`) and, for a row with regularizer R_c and
 force bounds [lo_c, hi_c] (contacts and limits [0, inf), joint friction [-F, F], equalities free;
 pyramidal contacts are four edge rows), s_c(x) = max over f in [lo_c, hi_c] of (-f x - R_c f^2 / 2):
-quadratic x^2 / (2 R_c) while f = -x / R_c lies inside the bounds, linear beyond. Its gradient is
-u - sum_c f_c Y_c and its Hessian H = I + sum_c D_c Y_c Y_c^T over the rows in their quadratic zone
-(D_c = 1 / R_c). Each iteration solves H p = -g by a dense Cholesky of the world's DOF block, then finds
+quadratic x^2 / (2 R_c) while f = -x / R_c lies inside the bounds, linear beyond. An elliptic contact's
+three rows (normal, two tangents; friction mu) share one cost of their jar = (x_n, x_1, x_2) with
+MuJoCo's three zones, N = mu x_n, T = mu |(x_1, x_2)|: zero where N >= mu T (separating), the rows'
+quadratics where mu N + T <= 0, else Dm (N - mu T)^2 / 2 with Dm = D_n / (mu^2 (1 + mu^2)) (:func:`_cone`).
+The gradient is u - sum_c f_c Y_c and the Hessian H = I + sum Y^T H_local Y over the rows' local
+Hessians (D_c = 1 / R_c on a quadratic row, the 3 x 3 cone Hessian on a contact in the middle zone). Each iteration solves H p = -g by a dense Cholesky of the world's DOF block, then finds
 the exact minimum of the convex piecewise quadratic cost along p by a bracketed 1-D Newton search. The
 forces f_c at the optimum are the dual solution (u = sum_c f_c Y_c); they are stored per row and warm-start
 the next solve, which starts from the cheaper of u = sum_c f_c Y_c and u = 0.
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from .island_tables import RowData, RowModel, TreeTables
+from .island_tables import CONTACT, RowData, RowModel, TreeTables
 
 __all__ = ["newton_solve"]
 
@@ -49,8 +52,34 @@ def _row_zone(x: float, r: float, lo: float, hi: float):
 
 
 @wp.func
+def _cone(x: wp.vec3, mu: float, d: wp.vec3):
+    """(cost, force, local Hessian d^2 s / d jar^2) of an elliptic contact (condim 3, friction mu on both
+    tangents) at jar = x, with its rows' D = 1 / R in ``d`` (MuJoCo computation: "elliptic cones")."""
+    n = mu * x[0]
+    u = wp.vec2(mu * x[1], mu * x[2])
+    t = wp.length(u)
+    if n >= mu * t or (t <= 0.0 and n >= 0.0):
+        return 0.0, wp.vec3(0.0), wp.mat33(0.0)
+    if mu * n + t <= 0.0 or (t <= 0.0 and n < 0.0):
+        cost = 0.5 * (d[0] * x[0] * x[0] + d[1] * x[1] * x[1] + d[2] * x[2] * x[2])
+        return cost, wp.vec3(-d[0] * x[0], -d[1] * x[1], -d[2] * x[2]), wp.diag(d)
+    dm = d[0] / (mu * mu * (1.0 + mu * mu))
+    nmt = n - mu * t
+    f0 = -dm * nmt * mu
+    force = wp.vec3(f0, -f0 / t * u[0] * mu, -f0 / t * u[1] * mu)
+    # d^2 / dU^2 of (N - mu T)^2 / 2, then scaled by dU / djar = mu on every axis and by Dm.
+    a = mu * n / (t * t * t)
+    b = mu * mu - mu * n / t
+    h = wp.mat33(1.0, -mu / t * u[0], -mu / t * u[1],
+                 -mu / t * u[0], a * u[0] * u[0] + b, a * u[0] * u[1],
+                 -mu / t * u[1], a * u[0] * u[1], a * u[1] * u[1] + b)
+    return 0.5 * dm * nmt * nmt, force, h * (dm * mu * mu)
+
+
+@wp.func
 def _gather(k: int, r0: int, yoff: int, wd0: int, wn: int, rm: RowModel, rd: RowData, tm: TreeTables):
-    """ydense[c, :] = Y of compact row c over the world's DOFs (zero off the row's articulations)."""
+    """ydense[c, :] = Y of compact row c over the world's DOFs (zero off the row's articulations), and
+    its non-zero columns in ``ynz``."""
     for c in range(_LANE, k, _LANES):
         row = yoff + c * wn
         for a in range(wn):
@@ -84,24 +113,76 @@ def _dot_row(row: int, count: int, rd: RowData, x: wp.array(dtype=float), xoff: 
 
 
 @wp.func
-def _cost(k: int, r0: int, yoff: int, wd0: int, wn: int, rm: RowModel, rd: RowData, u: wp.array(dtype=float)):
+def _triple(v: wp.array(dtype=float), r: int):
+    return wp.vec3(v[r], v[r + 1], v[r + 2])
+
+
+@wp.func
+def _dvec(rd: RowData, r: int):
+    """D = 1 / R of compact rows r .. r + 2."""
+    return wp.vec3(1.0 / rd.reg[r], 1.0 / rd.reg[r + 1], 1.0 / rd.reg[r + 2])
+
+
+@wp.func
+def _cost(k: int, r0: int, yoff: int, wd0: int, wn: int, mu: wp.array(dtype=float), rm: RowModel, rd: RowData,
+          u: wp.array(dtype=float)):
     """Cost at u; also refreshes jar of every row."""
     total = float(0.0)
     for a in range(wn):
         total += 0.5 * u[wd0 + a] * u[wd0 + a]
     for c in range(_LANE, k, _LANES):
+        rd.jar[r0 + c] = rd.bias[r0 + c] + _dot_row(yoff + c * wn, rd.ynz_count[r0 + c], rd, u, wd0)
+    c = int(0)
+    while c < k:
         i = rd.act_list[r0 + c]
-        x = rd.bias[r0 + c] + _dot_row(yoff + c * wn, rd.ynz_count[r0 + c], rd, u, wd0)
-        rd.jar[r0 + c] = x
-        total += _row_zone(x, rd.reg[r0 + c], rd.lo[i], rd.hi[i])[0]
+        if rd.cone[r0 + c] != 0:
+            cost, _f, _h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
+            total += cost
+            c += 3
+        else:
+            total += _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])[0]
+            c += 1
     return total
 
 
 @wp.func
-def _hessian_and_gradient(k: int, r0: int, yoff: int, hoff: int, wd0: int, wn: int, rd: RowData,
-                          u: wp.array(dtype=float)):
-    """Lower triangle of H = I + sum D_c Y_c Y_c^T (rows in their quadratic zone) at ``hess`` and the
-    gradient g = u - sum f_c Y_c at ``grad``, from the current jar."""
+def _rank_one(row: int, count: int, hoff: int, wn: int, scale: float, rd: RowData):
+    """H += scale Y_c Y_c^T (lower triangle) over the row's non-zero columns."""
+    for t in range(_LANE, count, _LANES):
+        a = rd.ynz[row + t]
+        ya = scale * rd.ydense[row + a]
+        ha = hoff + a * wn
+        for t2 in range(t + 1):  # ynz ascends: columns b <= a
+            b = rd.ynz[row + t2]
+            rd.hess[ha + b] = rd.hess[ha + b] + ya * rd.ydense[row + b]
+
+
+@wp.func
+def _cone_block(row: int, hoff: int, wn: int, h: wp.mat33, rd: RowData):
+    """H += Y^T h Y (lower triangle) for the three rows of an elliptic contact starting at ydense ``row``."""
+    for a in range(_LANE, wn, _LANES):
+        ya = wp.vec3(rd.ydense[row + a], rd.ydense[row + wn + a], rd.ydense[row + 2 * wn + a])
+        if wp.length_sq(ya) > 0.0:
+            ha = h * ya
+            for b in range(a + 1):
+                yb = wp.vec3(rd.ydense[row + b], rd.ydense[row + wn + b], rd.ydense[row + 2 * wn + b])
+                rd.hess[hoff + a * wn + b] = rd.hess[hoff + a * wn + b] + wp.dot(ha, yb)
+
+
+@wp.func
+def _sub_force(row: int, count: int, f: float, wd0: int, rd: RowData):
+    """grad -= f Y_c."""
+    if f != 0.0:
+        for t in range(_LANE, count, _LANES):
+            a = rd.ynz[row + t]
+            rd.grad[wd0 + a] = rd.grad[wd0 + a] - f * rd.ydense[row + a]
+
+
+@wp.func
+def _hessian_and_gradient(k: int, r0: int, yoff: int, hoff: int, wd0: int, wn: int, mu: wp.array(dtype=float),
+                          rd: RowData, u: wp.array(dtype=float)):
+    """Lower triangle of the Hessian at ``hess`` and the gradient u - sum f_c Y_c at ``grad``, from the
+    current jar."""
     for a in range(_LANE, wn, _LANES):
         rd.grad[wd0 + a] = u[wd0 + a]
         for b in range(a + 1):
@@ -109,25 +190,24 @@ def _hessian_and_gradient(k: int, r0: int, yoff: int, hoff: int, wd0: int, wn: i
             if a == b:
                 v = 1.0
             rd.hess[hoff + a * wn + b] = v
-    for c in range(k):
+    c = int(0)
+    while c < k:
         i = rd.act_list[r0 + c]
-        zone = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])
         row = yoff + c * wn
+        if rd.cone[r0 + c] != 0:
+            _cost_c, f, h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
+            for e in range(3):
+                _sub_force(row + e * wn, rd.ynz_count[r0 + c + e], f[e], wd0, rd)
+            if h[0, 0] > 0.0:
+                _cone_block(row, hoff, wn, h, rd)
+            c += 3
+            continue
+        zone = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])
         count = rd.ynz_count[r0 + c]
-        f = zone[1]
-        if f != 0.0:
-            for t in range(_LANE, count, _LANES):
-                a = rd.ynz[row + t]
-                rd.grad[wd0 + a] = rd.grad[wd0 + a] - f * rd.ydense[row + a]
-        dc = zone[2]
-        if dc > 0.0:
-            for t in range(_LANE, count, _LANES):
-                a = rd.ynz[row + t]
-                ya = dc * rd.ydense[row + a]
-                ha = hoff + a * wn
-                for t2 in range(t + 1):  # ynz ascends: columns b <= a
-                    b = rd.ynz[row + t2]
-                    rd.hess[ha + b] = rd.hess[ha + b] + ya * rd.ydense[row + b]
+        _sub_force(row, count, zone[1], wd0, rd)
+        if zone[2] > 0.0:
+            _rank_one(row, count, hoff, wn, zone[2], rd)
+        c += 1
 
 
 @wp.func
@@ -163,25 +243,36 @@ def _cholesky_solve(hoff: int, wn: int, wd0: int, hess: wp.array(dtype=float), r
 
 
 @wp.func
-def _slope(alpha: float, up: float, pp: float, k: int, r0: int, rm: RowModel, rd: RowData):
+def _slope(alpha: float, up: float, pp: float, k: int, r0: int, mu: wp.array(dtype=float), rm: RowModel,
+           rd: RowData):
     """(phi'(alpha), phi''(alpha)) of the cost along the search direction."""
     d1 = up + alpha * pp
     d2 = pp
-    for c in range(k):
+    c = int(0)
+    while c < k:
         i = rd.act_list[r0 + c]
-        jv = rd.jv[r0 + c]
-        if jv != 0.0:
-            zone = _row_zone(rd.jar[r0 + c] + alpha * jv, rd.reg[r0 + c], rd.lo[i], rd.hi[i])
-            d1 -= zone[1] * jv
-            d2 += zone[2] * jv * jv
+        if rd.cone[r0 + c] != 0:
+            jv = _triple(rd.jv, r0 + c)
+            if wp.length_sq(jv) > 0.0:
+                _cost_c, f, h = _cone(_triple(rd.jar, r0 + c) + alpha * jv, mu[r0 + c], _dvec(rd, r0 + c))
+                d1 -= wp.dot(f, jv)
+                d2 += wp.dot(jv, h * jv)
+            c += 3
+            continue
+        jv1 = rd.jv[r0 + c]
+        if jv1 != 0.0:
+            zone = _row_zone(rd.jar[r0 + c] + alpha * jv1, rd.reg[r0 + c], rd.lo[i], rd.hi[i])
+            d1 -= zone[1] * jv1
+            d2 += zone[2] * jv1 * jv1
+        c += 1
     return wp.vec2(d1, d2)
 
 
 @wp.func
-def _line_search(k: int, r0: int, yoff: int, wd0: int, wn: int, ls_iterations: int, rm: RowModel, rd: RowData,
-                 u: wp.array(dtype=float)):
-    """Exact minimum along p = ``search`` of the convex piecewise quadratic cost: 1-D Newton steps kept
-    inside a bracket [lo, hi] of the slope's sign change, until the slope is 1 % of its start."""
+def _line_search(k: int, r0: int, yoff: int, wd0: int, wn: int, ls_iterations: int, mu: wp.array(dtype=float),
+                 rm: RowModel, rd: RowData, u: wp.array(dtype=float)):
+    """Exact minimum along p = ``search`` of the convex cost: 1-D Newton steps kept inside a bracket
+    [lo, hi] of the slope's sign change, until the slope is 1 % of its start."""
     up = float(0.0)
     pp = float(0.0)
     for a in range(wn):
@@ -189,7 +280,7 @@ def _line_search(k: int, r0: int, yoff: int, wd0: int, wn: int, ls_iterations: i
         pp += rd.search[wd0 + a] * rd.search[wd0 + a]
     for c in range(_LANE, k, _LANES):
         rd.jv[r0 + c] = _dot_row(yoff + c * wn, rd.ynz_count[r0 + c], rd, rd.search, wd0)
-    s = _slope(0.0, up, pp, k, r0, rm, rd)
+    s = _slope(0.0, up, pp, k, r0, mu, rm, rd)
     if s[0] >= 0.0:
         return 0.0
     target = 0.01 * wp.abs(s[0])
@@ -201,7 +292,7 @@ def _line_search(k: int, r0: int, yoff: int, wd0: int, wn: int, ls_iterations: i
         if nxt <= lo or nxt >= hi:
             nxt = 0.5 * (lo + hi)
         alpha = nxt
-        s = _slope(alpha, up, pp, k, r0, rm, rd)
+        s = _slope(alpha, up, pp, k, r0, mu, rm, rd)
         if s[0] < 0.0:
             lo = alpha
         else:
@@ -212,8 +303,23 @@ def _line_search(k: int, r0: int, yoff: int, wd0: int, wn: int, ls_iterations: i
 
 
 @wp.func
+def _mark_cones(k: int, r0: int, rm: RowModel, rd: RowData, pair_mu: wp.array(dtype=float),
+                slot_pair: wp.array(dtype=int)):
+    """rd.cone[c] = 1 on the normal row of each elliptic contact, with its friction in rd.cone_mu[c]."""
+    for c in range(_LANE, k, _LANES):
+        i = rd.act_list[r0 + c]
+        cone = int(0)
+        if rm.kind[i] == CONTACT:
+            if rm.slot_nrows[rm.owner[i]] == 3 and rm.sub[i] == 0:
+                cone = 1
+                rd.cone_mu[r0 + c] = wp.max(pair_mu[slot_pair[rm.owner[i]]], 1.0e-5)
+        rd.cone[r0 + c] = cone
+
+
+@wp.func
 def newton_solve(k: int, r0: int, w: int, iterations: int, tolerance: float, rm: RowModel, rd: RowData,
-                 tm: TreeTables, u: wp.array(dtype=float)):
+                 tm: TreeTables, pair_mu: wp.array(dtype=float), slot_pair: wp.array(dtype=int),
+                 u: wp.array(dtype=float)):
     """Primal Newton solve of world w's k active rows (compact r0 .. r0 + k - 1, their Y, bias, reg and
     warm-start forces filled). Leaves u = L (qacc - qacc_smooth) in ``u`` at the world's DOFs (zero on
     entry) and each row's force in ``rd.force``."""
@@ -221,36 +327,46 @@ def newton_solve(k: int, r0: int, w: int, iterations: int, tolerance: float, rm:
     wn = rm.island_dof_start[w + 1] - wd0
     yoff = rm.ydense_start[w]
     hoff = rm.hess_start[w]
+    mu = rd.cone_mu
     _gather(k, r0, yoff, wd0, wn, rm, rd, tm)
-    cold = _cost(k, r0, yoff, wd0, wn, rm, rd, u)
+    _mark_cones(k, r0, rm, rd, pair_mu, slot_pair)
+    cold = _cost(k, r0, yoff, wd0, wn, mu, rm, rd, u)
     # Warm start: u = sum f_c Y_c of the previous step's forces, kept only when it costs less than u = 0.
     for c in range(k):
-        f = rd.cforce[r0 + c]
-        if f != 0.0:
+        fw = rd.cforce[r0 + c]
+        if fw != 0.0:
             row = yoff + c * wn
             for t in range(_LANE, rd.ynz_count[r0 + c], _LANES):
                 a = rd.ynz[row + t]
-                u[wd0 + a] = u[wd0 + a] + f * rd.ydense[row + a]
-    cost = _cost(k, r0, yoff, wd0, wn, rm, rd, u)
+                u[wd0 + a] = u[wd0 + a] + fw * rd.ydense[row + a]
+    cost = _cost(k, r0, yoff, wd0, wn, mu, rm, rd, u)
     if cost > cold:
         for a in range(_LANE, wn, _LANES):
             u[wd0 + a] = 0.0
-        cost = _cost(k, r0, yoff, wd0, wn, rm, rd, u)
+        cost = _cost(k, r0, yoff, wd0, wn, mu, rm, rd, u)
     for _it in range(iterations):
-        _hessian_and_gradient(k, r0, yoff, hoff, wd0, wn, rd, u)
+        _hessian_and_gradient(k, r0, yoff, hoff, wd0, wn, mu, rd, u)
         for a in range(_LANE, wn, _LANES):
             rd.grad[wd0 + a] = -rd.grad[wd0 + a]
         _cholesky_solve(hoff, wn, wd0, rd.hess, rd.grad, rd.search)
-        alpha = _line_search(k, r0, yoff, wd0, wn, rm.ls_iterations, rm, rd, u)
+        alpha = _line_search(k, r0, yoff, wd0, wn, rm.ls_iterations, mu, rm, rd, u)
         if alpha == 0.0:
             break
         for a in range(_LANE, wn, _LANES):
             u[wd0 + a] = u[wd0 + a] + alpha * rd.search[wd0 + a]
-        new_cost = _cost(k, r0, yoff, wd0, wn, rm, rd, u)
+        new_cost = _cost(k, r0, yoff, wd0, wn, mu, rm, rd, u)
         improvement = cost - new_cost
         cost = new_cost
         if improvement <= tolerance * wp.max(cost, 1.0e-30):
             break
-    for c in range(_LANE, k, _LANES):
+    c = int(0)
+    while c < k:
         i = rd.act_list[r0 + c]
-        rd.force[i] = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])[1]
+        if rd.cone[r0 + c] != 0:
+            _cost_c, fc, _h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
+            for e in range(3):
+                rd.force[rd.act_list[r0 + c + e]] = fc[e]
+            c += 3
+        else:
+            rd.force[i] = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])[1]
+            c += 1

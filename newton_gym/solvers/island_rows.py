@@ -48,14 +48,10 @@ def contact_row(i: int, rm: RowModel, rd: RowData, cm: ContactTables, tm: TreeTa
                        art_ref, cdof, base, width, rd.jac)
             tran += rm.body_invweight[b][0]
     pos = cm.dist[slot] - (cm.pair_margin[p] - cm.pair_gap[p])
-    # MuJoCo's diagApprox from the bodies' inverse weights at the initial pose; pyramid edges 2 (1 + mu^2)x.
-    if nrows == 4:
-        mu = cm.pair_mu[p]
-        tran = tran * 2.0 * (1.0 + mu * mu)
+    # MuJoCo's diagApprox from the bodies' inverse weights at the initial pose (pyramid edges: contact_pyramid).
     lo = float(0.0)
     if nrows == 3 and s > 0:
-        pos = 0.0
-        lo = -1.0e30
+        lo = -1.0e30  # an elliptic tangent: the normal's impedance, no position term (finish_row)
     rd.diag_approx[i] = tran
     rd.active[i] = 1
     rd.pos[i] = pos
@@ -118,7 +114,7 @@ def dof_row(i: int, ci: int, kind: int, dt: float, rm: RowModel, rd: RowData, tm
     for kk in range(d - d0 + 1):
         y = rd.minv_jac[off + kk]
         diag += y * y
-    _finish_soft(i, ci, diag, sign * qacc_smooth[d], sign * joint_qd[d], dt, rd)
+    _finish_soft(i, ci, diag, sign * qacc_smooth[d], sign * joint_qd[d], dt, 1.0, rd)
     return 1
 
 
@@ -140,11 +136,12 @@ def _soft(sr: wp.vec2, si: vec5, pos: float, dt: float):
 
 
 @wp.func
-def finish_row(i: int, ci: int, dt: float, rm: RowModel, rd: RowData, tm: TreeTables, chol: wp.array(dtype=float),
-               qacc_smooth: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
+def finish_row(i: int, ci: int, dt: float, stiff: float, rm: RowModel, rd: RowData, tm: TreeTables,
+               chol: wp.array(dtype=float), qacc_smooth: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
     """Y = L^-T J^T (into ``minv_jac``; M = L^T L, so A = Y^T Y), A_ii, a0 = J qacc_smooth, v = J qd and
     the soft-constraint terms of active row i, stored at compact index ci (MuJoCo computation: "Soft
-    constraints"; solref "refsafe" clamp tc >= 2 dt)."""
+    constraints"; solref "refsafe" clamp tc >= 2 dt). ``stiff`` 0 drops the position term of aref (the
+    tangents of an elliptic contact, which share the normal's position and impedance)."""
     width = rm.width
     base = i * 2 * width
     a = rm.art[i]
@@ -166,11 +163,11 @@ def finish_row(i: int, ci: int, dt: float, rm: RowModel, rd: RowData, tm: TreeTa
                 diag += y * y
                 a0 += j * qacc_smooth[d0 + kk]
                 vel += j * joint_qd[d0 + kk]
-    _finish_soft(i, ci, diag, a0, vel, dt, rd)
+    _finish_soft(i, ci, diag, a0, vel, dt, stiff, rd)
 
 
 @wp.func
-def _finish_soft(i: int, ci: int, diag: float, a0: float, vel: float, dt: float, rd: RowData):
+def _finish_soft(i: int, ci: int, diag: float, a0: float, vel: float, dt: float, stiff: float, rd: RowData):
     """Soft-constraint terms of row i at compact index ci from A_ii, a0 = J qacc_smooth and v = J qd."""
     pos = rd.pos[i]
     soft = _soft(rd.solref[i], rd.solimp[i], pos, dt)
@@ -180,7 +177,7 @@ def _finish_soft(i: int, ci: int, diag: float, a0: float, vel: float, dt: float,
     if approx <= 0.0:
         approx = diag
     reg = wp.max((1.0 - imp) / imp * approx, 1.0e-9)
-    rd.bias[ci] = a0 + soft[1] * vel + soft[2] * pos
+    rd.bias[ci] = a0 + soft[1] * vel + stiff * soft[2] * pos
     rd.reg[ci] = reg
     rd.inv[ci] = 1.0 / (diag + reg)
     rd.cforce[ci] = rd.force[i]
@@ -257,7 +254,8 @@ def contact_pyramid(i: int, ci: int, w: int, dt: float, rm: RowModel, rd: RowDat
     pos = cm.dist[slot] - (cm.pair_margin[p] - cm.pair_gap[p])
     soft = _soft(cm.pair_solref[p], cm.pair_solimp[p], pos, dt)
     imp = soft[0]
-    approx = tran * 2.0 * (1.0 + mu * mu)
+    # MuJoCo's pyramid R: 2 mu^2 times the R of a row with diagApprox (1 + mu^2) tran.
+    approx = tran * 2.0 * mu * mu * (1.0 + mu * mu)
     for e in range(4):
         t = 1 + e / 2
         c = mu

@@ -79,6 +79,8 @@ class RowData:
     hess: wp.array(dtype=float)             # Newton: per world (DOFs, DOFs) Hessian, then its Cholesky factor
     jar: wp.array(dtype=float)              # Newton, compact: J qacc - aref of each active row
     jv: wp.array(dtype=float)               # Newton, compact: Y . p along the search direction
+    cone: wp.array(dtype=int)               # Newton, compact: 1 on the normal row of an elliptic contact
+    cone_mu: wp.array(dtype=float)          # Newton, compact: that contact's friction coefficient
     grad: wp.array(dtype=float)             # Newton, per DOF: gradient (then -gradient)
     search: wp.array(dtype=float)           # Newton, per DOF: search direction p
 
