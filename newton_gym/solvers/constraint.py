@@ -136,6 +136,7 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     _equality_anchors(model, rows, dev)
     rows.body_invweight = wp.zeros(max(model.body_count, 1), dtype=wp.vec2, device=dev)
     rows.dof_invweight = wp.zeros(max(model.joint_dof_count, 1), dtype=wp.float32, device=dev)
+    rows.world_scale = wp.ones(islands, dtype=wp.float32, device=dev)
     return rows
 
 
@@ -153,6 +154,7 @@ def set_invweights(model, layout, data, rows):
 
     body_w = np.zeros((max(model.body_count, 1), 2))
     dof_w = np.zeros(max(model.joint_dof_count, 1))
+    dof_m = np.zeros(max(model.joint_dof_count, 1))
     for a in range(len(layout.art_dof_start) - 1):
         d0, d1 = int(layout.art_dof_start[a]), int(layout.art_dof_start[a + 1])
         n = d1 - d0
@@ -162,6 +164,7 @@ def set_invweights(model, layout, data, rows):
         m = mass[off:off + n * n].reshape(n, n) + np.diag(armature[d0:d1])
         minv = np.linalg.inv(m)
         dof_w[d0:d1] = np.diag(minv)
+        dof_m[d0:d1] = np.diag(m)
         for b in np.nonzero(layout.body_art == a)[0]:
             lever = transform_point(body_q[b], com_local[b]) - ref[a]
             jl, ja = np.zeros((3, n)), np.zeros((3, n))
@@ -174,6 +177,12 @@ def set_invweights(model, layout, data, rows):
             body_w[b] = [np.trace(jl @ minv @ jl.T) / 3.0, np.trace(ja @ minv @ ja.T) / 3.0]
     rows.body_invweight.assign(body_w.astype(np.float32))
     rows.dof_invweight.assign(dof_w.astype(np.float32))
+    # Newton's convergence scale, MuJoCo's 1 / (meaninertia max(1, nv)), per world.
+    world = layout.art_island[layout.dof_art] if model.joint_dof_count else np.zeros(0, np.int64)
+    count = np.bincount(world, minlength=rows.island_count)[: rows.island_count]
+    total = np.bincount(world, weights=dof_m[: len(world)], minlength=rows.island_count)[: rows.island_count]
+    mean = np.where(count > 0, total / np.maximum(count, 1), 1.0)
+    rows.world_scale.assign((1.0 / (np.maximum(mean, 1e-10) * np.maximum(count, 1))).astype(np.float32))
 
 
 def _pair_articulations(model, layout, contacts):

@@ -74,7 +74,8 @@ class SolverGeneralized(SolverBase):
             Newton needs each world's DOFs in one contiguous range (what ``replicate`` / ``add_world``
             build); otherwise PGS runs, with a warning.
         iterations: most Newton iterations, or PGS sweeps, per substep.
-        tolerance: Newton stops once an iteration lowers the cost by at most this fraction.
+        tolerance: Newton stops once its improvement or gradient, scaled by 1 / (mean inertia * DOFs) of the
+            world, falls below this (MuJoCo's opt.tolerance), or the cost stops changing in float32.
         ls_iterations: most 1-D Newton steps of one Newton line search.
         cone: "pyramidal" (MuJoCo's default) or "elliptic" friction cones.
         actuators: optional :class:`Actuators` (MuJoCo motors); their controls are read from
@@ -101,6 +102,7 @@ class SolverGeneralized(SolverBase):
             world frame, force first (like MuJoCo's cfrc_ext) [N, N m].
         body_contact_count: (body_count,) int32 active contacts touching each body.
         world_contact_count: (max(world_count, 1),) int32 active contacts per world.
+        newton_iterations: (max(world_count, 1),) int32 Newton iterations of each world's last solve.
     """
 
     def __init__(self, model, substeps: int = 1, iterations: int = 30, cone: str = "pyramidal", solver: str = "newton",
@@ -142,6 +144,7 @@ class SolverGeneralized(SolverBase):
         self.solver = self._constraint_solver(solver, layout)
         self._islands = IslandSolver(model, layout, self.tree, self.contacts, self.rows, pgs_tolerance,
                                      pgs_subspace, self.solver == "newton", tolerance, ls_iterations)
+        self.newton_iterations = self.rows.newton_iterations if self.solver == "newton" else None
         self.body_contact_wrench = wp.zeros(max(model.body_count, 1), dtype=wp.spatial_vector, device=self.device)
         self.body_contact_count = wp.zeros(max(model.body_count, 1), dtype=wp.int32, device=self.device)
         self.world_contact_count = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)

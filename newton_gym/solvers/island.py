@@ -96,6 +96,8 @@ def _island_kernel(
             k += 1
         i += 1
     if k == 0:
+        if rm.newton != 0:
+            rd.niter[w] = 0
         return
     if rm.newton != 0:
         newton_solve(k, r0, w, iterations, tolerance, rm, rd, tm, cm.pair_mu, cm.slot_pair, qacc_c)
@@ -218,6 +220,7 @@ class IslandSolver:
         rm.rest_speed = rows.friction_rest_speed
         rm.subspace = int(bool(subspace))
         rm.body_invweight, rm.dof_invweight = rows.body_invweight, rows.dof_invweight
+        rm.world_scale = rows.world_scale
         rm.newton = int(self.newton)
         rm.ls_iterations = int(ls_iterations)
         rm.island_dof_start = arr(dof_start.astype(np.int32), wp.int32)
@@ -246,6 +249,8 @@ class IslandSolver:
         rd.jv = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)
         rd.cone = wp.zeros(n if newton else 1, dtype=wp.int32, device=dev)
         rd.cone_mu = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)
+        rows.newton_iterations = wp.zeros(islands, dtype=wp.int32, device=dev)
+        rd.niter = rows.newton_iterations
         rd.grad = wp.zeros(nd if newton else 1, dtype=wp.float32, device=dev)
         rd.search = wp.zeros(nd if newton else 1, dtype=wp.float32, device=dev)
         cm = ContactTables()

@@ -127,11 +127,18 @@ def _dvec(rd: RowData, r: int):
 def _cost(k: int, r0: int, yoff: int, wd0: int, wn: int, mu: wp.array(dtype=float), rm: RowModel, rd: RowData,
           u: wp.array(dtype=float)):
     """Cost at u; also refreshes jar of every row."""
+    for c in range(_LANE, k, _LANES):
+        rd.jar[r0 + c] = rd.bias[r0 + c] + _dot_row(yoff + c * wn, rd.ynz_count[r0 + c], rd, u, wd0)
+    return _cost_at_jar(k, r0, wd0, wn, mu, rm, rd, u)
+
+
+@wp.func
+def _cost_at_jar(k: int, r0: int, wd0: int, wn: int, mu: wp.array(dtype=float), rm: RowModel, rd: RowData,
+                 u: wp.array(dtype=float)):
+    """Cost at u with jar already current."""
     total = float(0.0)
     for a in range(wn):
         total += 0.5 * u[wd0 + a] * u[wd0 + a]
-    for c in range(_LANE, k, _LANES):
-        rd.jar[r0 + c] = rd.bias[r0 + c] + _dot_row(yoff + c * wn, rd.ynz_count[r0 + c], rd, u, wd0)
     c = int(0)
     while c < k:
         i = rd.act_list[r0 + c]
@@ -344,21 +351,32 @@ def newton_solve(k: int, r0: int, w: int, iterations: int, tolerance: float, rm:
         for a in range(_LANE, wn, _LANES):
             u[wd0 + a] = 0.0
         cost = _cost(k, r0, yoff, wd0, wn, mu, rm, rd, u)
+    scale = rm.world_scale[w]
+    done = int(0)
     for _it in range(iterations):
         _hessian_and_gradient(k, r0, yoff, hoff, wd0, wn, mu, rd, u)
+        gnorm = float(0.0)
         for a in range(_LANE, wn, _LANES):
             rd.grad[wd0 + a] = -rd.grad[wd0 + a]
+            gnorm += rd.grad[wd0 + a] * rd.grad[wd0 + a]
+        if scale * wp.sqrt(gnorm) < tolerance:
+            break
+        done += 1
         _cholesky_solve(hoff, wn, wd0, rd.hess, rd.grad, rd.search)
         alpha = _line_search(k, r0, yoff, wd0, wn, rm.ls_iterations, mu, rm, rd, u)
         if alpha == 0.0:
             break
         for a in range(_LANE, wn, _LANES):
             u[wd0 + a] = u[wd0 + a] + alpha * rd.search[wd0 + a]
-        new_cost = _cost(k, r0, yoff, wd0, wn, mu, rm, rd, u)
+        for c in range(_LANE, k, _LANES):  # jar is linear in u: step it along jv = Y . p
+            rd.jar[r0 + c] = rd.jar[r0 + c] + alpha * rd.jv[r0 + c]
+        new_cost = _cost_at_jar(k, r0, wd0, wn, mu, rm, rd, u)
         improvement = cost - new_cost
         cost = new_cost
-        if improvement <= tolerance * wp.max(cost, 1.0e-30):
+        # MuJoCo's test (scaled improvement), or no change float32 can resolve.
+        if scale * improvement < tolerance or improvement <= 1.0e-6 * cost:
             break
+    rd.niter[w] = done
     c = int(0)
     while c < k:
         i = rd.act_list[r0 + c]

@@ -46,6 +46,7 @@ class RowModel:
     island_dof_start: wp.array(dtype=int)   # (islands + 1,) first DOF of each world (contiguous per world)
     ydense_start: wp.array(dtype=int)       # (islands,) offset of each world's (rows, DOFs) Y block
     hess_start: wp.array(dtype=int)         # (islands,) offset of each world's (DOFs, DOFs) Hessian
+    world_scale: wp.array(dtype=float)      # (islands,) 1 / (mean diag(M) DOFs) [1/kg]: Newton's stop scale
 
 
 @wp.struct
@@ -81,6 +82,7 @@ class RowData:
     jv: wp.array(dtype=float)               # Newton, compact: Y . p along the search direction
     cone: wp.array(dtype=int)               # Newton, compact: 1 on the normal row of an elliptic contact
     cone_mu: wp.array(dtype=float)          # Newton, compact: that contact's friction coefficient
+    niter: wp.array(dtype=int)              # Newton, (islands,): iterations of the last solve
     grad: wp.array(dtype=float)             # Newton, per DOF: gradient (then -gradient)
     search: wp.array(dtype=float)           # Newton, per DOF: search direction p
 
