@@ -152,6 +152,7 @@ class SolverGeneralized(SolverBase):
         self._pool = ThreadPoolExecutor(len(self.spans), "newton_gym-step") if len(self.spans) > 1 else None
         self._warm = False
         self._graphs = None
+        self._checked_dt = None
         self._init_invweights()
 
     def _constraint_solver(self, solver: str, layout) -> str:
@@ -199,7 +200,36 @@ class SolverGeneralized(SolverBase):
         constraint.set_invweights(model, self.layout, self.data, self.rows)
 
     # ------------------------------------------------------------------ stepping
+    def _check_timestep(self, dt: float):
+        """Warn once per time step when a constraint's solref time constant is below 2 dt: the solver then
+        softens it to 2 dt (MuJoCo's refsafe rule), so the authored stiffness cannot be held at this step."""
+        self._checked_dt = dt
+        h = dt / self.substeps
+        consts = []
+        kinds = set(np.unique(self.rows.kind_host).tolist()) if self.rows.count else set()
+        if constraint.ROW_LIMIT in kinds:
+            consts.append(("joint limits", float(self.rows.limit_solref[0])))
+        if constraint.ROW_FRICTION in kinds:
+            consts.append(("joint friction", float(self.rows.friction_solref[0])))
+        if self.contacts.pair_count:
+            ref = self.contacts.pair_solref.numpy()[: self.contacts.pair_count, 0]
+            ref = ref[ref > 0.0]
+            if len(ref):
+                consts.append(("contacts", float(ref.min())))
+        if self.model.equality_constraint_count:
+            ref = self.model.equality_constraint_solref.numpy()[:, 0]
+            ref = ref[ref > 0.0]
+            if len(ref):
+                consts.append(("equality constraints", float(ref.min())))
+        soft = [f"{name} {tc:g} s" for name, tc in consts if 0.0 < tc < 2.0 * h * (1.0 - 1.0e-5)]
+        if soft:
+            warnings.warn(f"SolverGeneralized: time step {h:g} s (dt {dt:g} s / {self.substeps} substeps) is too "
+                          f"large for the constraint time constants ({', '.join(soft)}): they are softened to "
+                          f"{2.0 * h:g} s; use a smaller dt or more substeps to keep them", stacklevel=3)
+
     def step(self, state_in, state_out, control, dt: float):
+        if dt != self._checked_dt and not self.device.is_capturing:
+            self._check_timestep(float(dt))
         args = self._step_args(state_in, state_out, control, dt)
         # The first step loads the kernels, and a capture records this thread's launches: both run here.
         if self._pool is None or not self._warm or self.device.is_capturing:
@@ -258,6 +288,8 @@ class SolverGeneralized(SolverBase):
         if steps < 1 or (steps > 1 and state_in is not state_out):
             raise ValueError("SolverGeneralized.capture: steps must be >= 1, and steps > 1 needs state_in is "
                              "state_out")
+        if dt != self._checked_dt:
+            self._check_timestep(float(dt))
         args = self._step_args(state_in, state_out, control, dt)
         graphs = []
         for span in self.spans:  # recorded one after another, replayed side by side
@@ -293,6 +325,7 @@ class SolverGeneralized(SolverBase):
         flags = SolverNotifyFlags(int(flags))
         if flags & SolverNotifyFlags.SHAPE_PROPERTIES:
             contact_params.combine_pair_params(self.model, self.contacts)
+            self._checked_dt = None
         if flags & (SolverNotifyFlags.BODY_INERTIAL_PROPERTIES | SolverNotifyFlags.JOINT_DOF_PROPERTIES):
             self._init_invweights()
 

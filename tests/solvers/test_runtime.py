@@ -74,3 +74,25 @@ def test_captured_step_matches_eager_step(device):
         wp.capture_launch(cap.graph)
     np.testing.assert_allclose(a.joint_q.numpy(), s0.joint_q.numpy(), atol=1e-6)
     np.testing.assert_allclose(a.body_q.numpy(), s0.body_q.numpy(), atol=1e-6)
+
+
+def test_time_step_too_large_for_contact_stiffness_warns_once():
+    import warnings
+
+    import pytest
+
+    model = _worlds(2)
+    solver = SolverGeneralized(model)  # default contact solref time constant 0.02 s
+    s0, s1 = model.state(), model.state()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        solver.step(s0, s1, None, 0.01)  # 2 dt = 0.02 s: held
+    with pytest.warns(UserWarning, match=r"time step 0\.05 s.*contacts 0\.02 s"):
+        solver.step(s1, s0, None, 0.05)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        solver.step(s0, s1, None, 0.05)  # said once per time step
+    sub = SolverGeneralized(model, substeps=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sub.step(s0, s1, None, 0.05)  # 5 substeps of 0.01 s hold it
