@@ -15,6 +15,10 @@ Mapping of the kinematic tree:
   links named ``<body>__<j1>`` .. ``<body>__<j(n-1)>``, posed like the body: ``j1`` joins the parent to
   ``<body>__<j1>``, ..., ``jn`` joins ``<body>__<j(n-1)>`` to the body. The body then records its real
   parent as a filtered pair, as MuJoCo excludes parent-child contacts.
+* MuJoCo's parent filter works on weld groups (a body without joints belongs to its parent's group):
+  bodies of one group, or of a group and its parent group, never collide. Such pairs that are not
+  parent and child in the written tree (e.g. a jointless foot and the thigh above its shin) become
+  filtered pairs too, unless the model disables ``filterparent``.
 * Joint frames put the joint axis on X. The parent-side frame is offset by ``-ref`` so the USD joint
   coordinate equals MuJoCo's ``qpos`` (ranges, springref and ref keep their MuJoCo values).
 """
@@ -105,6 +109,7 @@ def describe_model(model, name: str, options: ExtractOptions | None = None) -> R
     for body_id in range(1, model.nbody):
         tree.add_body(body_id)
     tree.add_excluded_pairs()
+    tree.add_weld_filters()
     robot.world_geoms = _describe_geoms(model, 0, options)
     robot.actuators = _describe_actuators(model, tree.joint_of, options)
     robot.scene = _describe_scene(model, options.import_scene)
@@ -154,6 +159,25 @@ class _TreeBuilder:
             previous = child
         if len(joint_ids) > 1 and parent is not None:
             body.filtered.append(parent)
+
+    def add_weld_filters(self) -> None:
+        """Filtered pairs for MuJoCo's weld-group parent filter (module docstring), between bodies with
+        geoms that are not already parent and child."""
+        import mujoco
+
+        m = self.model
+        same_group_only = bool(m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_FILTERPARENT)
+        weld, parent = m.body_weldid, m.body_parentid
+        bodies = [b for b in self.index_of if m.body_geomnum[b] > 0]
+        for x, b1 in enumerate(bodies):
+            for b2 in bodies[x + 1:]:
+                if parent[b1] == b2 or parent[b2] == b1:
+                    continue
+                w1, w2 = int(weld[b1]), int(weld[b2])
+                related = w1 == w2 or (not same_group_only and w1 != 0 and w2 != 0
+                                       and (w1 == weld[parent[w2]] or w2 == weld[parent[w1]]))
+                if related:
+                    self.robot.bodies[self.index_of[b2]].filtered.append(self.index_of[b1])
 
     def add_excluded_pairs(self) -> None:
         """MJCF ``<contact><exclude>`` pairs become filtered pairs on the second body."""

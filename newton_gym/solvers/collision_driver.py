@@ -228,9 +228,9 @@ def _feature_vs(pw: wp.vec3, rad: float, tb: int, xb: wp.transform, size_b: wp.v
 def _emit(slot: int, d: float, n: wp.vec3, p: wp.vec3, margin: float, hint: wp.vec3, active: wp.array(dtype=int),
           point: wp.array(dtype=wp.vec3), normal: wp.array(dtype=wp.vec3), dist: wp.array(dtype=float),
           tangent: wp.array(dtype=wp.vec3)):
-    """Store a contact when closer than the margin. The first friction direction is ``hint`` (a shape
-    axis) projected on the contact plane, so pyramid edges line up with the shapes rather than with the
-    world axes (a capsule's friction along its axis then reaches the full mu)."""
+    """Store a contact when closer than the margin. The first friction direction (which orients a
+    pyramidal cone) follows MuJoCo's contact frame: ``hint`` projected on the contact plane where the
+    collider gives one (a capsule's axis on a plane), else world y, or world z for a normal near y."""
     if d < margin:
         active[slot] = 1
         point[slot] = p
@@ -238,9 +238,9 @@ def _emit(slot: int, d: float, n: wp.vec3, p: wp.vec3, margin: float, hint: wp.v
         dist[slot] = d
         t = hint - wp.dot(hint, n) * n
         if wp.length(t) < 1.0e-3:
-            t = wp.vec3(1.0, 0.0, 0.0)
-            if wp.abs(n[0]) > 0.9:
-                t = wp.vec3(0.0, 1.0, 0.0)
+            t = wp.vec3(0.0, 1.0, 0.0)
+            if wp.abs(n[1]) >= 0.5:
+                t = wp.vec3(0.0, 0.0, 1.0)
             t = t - wp.dot(t, n) * n
         tangent[slot] = wp.normalize(t)
 
@@ -299,9 +299,9 @@ def _collide_kernel(
     margin = pair_margin[p]
     size_a = shape_scale[s[0]]
     size_b = shape_scale[s[1]]
-    # Friction frame hint: B's local x axis (its z axis for capsules and cylinders).
-    hint = wp.transform_vector(xb, wp.vec3(1.0, 0.0, 0.0))
-    if tb == CAPSULE or tb == CYLINDER:
+    # Friction frame hint (MuJoCo's): a capsule's axis on a plane; none (the default frame) otherwise.
+    hint = wp.vec3(0.0)
+    if ta == PLANE and tb == CAPSULE:
         hint = wp.transform_vector(xb, wp.vec3(0.0, 0.0, 1.0))
     if ta == PLANE:
         n = wp.transform_vector(xa, wp.vec3(0.0, 0.0, 1.0))

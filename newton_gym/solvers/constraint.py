@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from ..sim.types import EqType
+from ..sim.types import EqType, JointType
 from .spatial import point_jacobian
 
 __all__ = ["Rows", "build_rows", "make_rows", "reset_warmstart", "ROW_CONTACT", "ROW_LIMIT", "ROW_FRICTION",
@@ -175,6 +175,7 @@ def set_invweights(model, layout, data, rows):
                 ja[:, k - d0] = s[3:]
                 k = int(layout.dof_parent[k])
             body_w[b] = [np.trace(jl @ minv @ jl.T) / 3.0, np.trace(ja @ minv @ ja.T) / 3.0]
+    _joint_block_invweights(model, layout, mass, armature, body_q, com_local, dof_w)
     rows.body_invweight.assign(body_w.astype(np.float32))
     rows.dof_invweight.assign(dof_w.astype(np.float32))
     # Newton's convergence scale, MuJoCo's 1 / (meaninertia max(1, nv)), per world.
@@ -183,6 +184,33 @@ def set_invweights(model, layout, data, rows):
     total = np.bincount(world, weights=dof_m[: len(world)], minlength=rows.island_count)[: rows.island_count]
     mean = np.where(count > 0, total / np.maximum(count, 1), 1.0)
     rows.world_scale.assign((1.0 / (np.maximum(mean, 1e-10) * np.maximum(count, 1))).astype(np.float32))
+
+
+def _joint_block_invweights(model, layout, mass, armature, body_q, com_local, dof_w):
+    """MuJoCo's dof_invweight0 of free and ball joints: the mean diagonal of J M^-1 J^T over each 3-DOF
+    block, with a free joint's linear block taken as MuJoCo's body-origin velocity v_com - w x (R c)."""
+    from ..sim.hostmath import transform_point
+
+    jtype = model.joint_type.numpy()
+    qd_start = model.joint_qd_start.numpy()
+    child = model.joint_child.numpy()
+    for j in np.nonzero((jtype == JointType.FREE) | (jtype == JointType.BALL))[0]:
+        d = int(qd_start[j])
+        a = int(layout.dof_art[d])
+        d0, d1 = int(layout.art_dof_start[a]), int(layout.art_dof_start[a + 1])
+        n, off = d1 - d0, int(layout.art_mat_start[a])
+        minv = np.linalg.inv(mass[off:off + n * n].reshape(n, n) + np.diag(armature[d0:d1]))
+        k = d - d0
+        if jtype[j] == JointType.BALL:
+            dof_w[d:d + 3] = np.trace(minv[k:k + 3, k:k + 3]) / 3.0
+            continue
+        c = int(child[j])
+        lever = transform_point(body_q[c], com_local[c]) - body_q[c][:3]
+        jac = np.zeros((3, n))
+        jac[:, k:k + 3] = np.eye(3)
+        jac[:, k + 3:k + 6] = np.array([[0, -lever[2], lever[1]], [lever[2], 0, -lever[0]], [-lever[1], lever[0], 0]])
+        dof_w[d:d + 3] = np.trace(jac @ minv @ jac.T) / 3.0
+        dof_w[d + 3:d + 6] = np.trace(minv[k + 3:k + 6, k + 3:k + 6]) / 3.0
 
 
 def _pair_articulations(model, layout, contacts):

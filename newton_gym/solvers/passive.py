@@ -1,8 +1,10 @@
 """Joint-space applied forces: user joint_f, springs, damping, PD drives and MuJoCo motor actuators.
 
-Stiff terms are integrated implicitly by adding their derivative to the mass-matrix diagonal, as
-MuJoCo's implicit integrators do for damping (MuJoCo computation: "implicit" integrator): a term
--kd qd - ke q evaluated at the end of the step contributes dt*kd + dt^2*ke to M_hat's diagonal.
+Velocity terms are integrated implicitly by adding their derivative to the mass-matrix diagonal, as
+MuJoCo's implicitfast integrator does (MuJoCo computation: "implicit" integrators): damping -kd qd
+contributes dt*kd to M_hat's diagonal. Joint springs (MJCF stiffness) are explicit, as in MuJoCo. PD drives
+(USD / PhysX drive semantics) are evaluated at the end of the step, ke (target - q - dt qd) + kd (target_vel -
+qd), so even very stiff drives are stable: dt*kd + dt^2*ke on the diagonal.
 """
 
 from __future__ import annotations
@@ -74,9 +76,7 @@ def _passive_kernel(
     ci = dof_coord[d]
     if ci >= 0:
         q = joint_q[ci]
-        ks = joint_spring_ke[d]
-        f += -ks * (q - joint_spring_ref[d] + dt * qd)
-        diag += dt * dt * ks
+        f += -joint_spring_ke[d] * (q - joint_spring_ref[d])
         ke = joint_target_ke[d]
         kd = joint_target_kd[d]
         if ke != 0.0 or kd != 0.0:
