@@ -11,7 +11,7 @@ schema resolvers and replicated into N worlds.
 | termination | non-finite state, or torso z outside [0.2, 1.0] |
 | truncation | 1000 steps |
 | reset | qpos = init + U(-0.1, 0.1), qvel = init + 0.1 N(0, 1) |
-| control dt | 0.05 s (5 solver steps of 0.01 s, each of 5 substeps) |
+| control dt | 0.05 s (5 solver steps of 0.01 s: Ant-v5's timestep and frame_skip) |
 
 Contact cost: MuJoCo's cfrc_ext holds each body's contact wrench about its subtree COM; ours is about
 the body COM (the solver's body_contact_wrench). With the clip at +-1 both saturate on any real contact.
@@ -38,8 +38,7 @@ class AntCfg(TaskCfg):
     healthy_z_range: tuple = (0.2, 1.0)
     contact_force_range: tuple = (-1.0, 1.0)
     reset_noise_scale: float = 0.1
-    # 5 solver substeps of 0.002 s per 0.01 s step: the solver's Ant rest height then matches MuJoCo's.
-    sim: SimCfg = field(default_factory=lambda: SimCfg(sim_dt=0.01, frame_skip=5, substeps=5))
+    sim: SimCfg = field(default_factory=lambda: SimCfg(sim_dt=0.01, frame_skip=5))
 
 
 class AntTask(Task):

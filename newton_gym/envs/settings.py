@@ -14,8 +14,9 @@ class SimCfg:
     Attributes:
         sim_dt: solver step [s] (MuJoCo's timestep of the reference model).
         frame_skip: solver steps per environment step (control dt = sim_dt * frame_skip).
-        substeps: solver substeps per solver step.
-        iterations: constraint solver sweeps per substep.
+        substeps: solver substeps per solver step (1: MuJoCo's own step, what the physics is checked at).
+        solver: constraint solver, "newton" (MuJoCo's default) or "pgs".
+        iterations: most Newton iterations (PGS sweeps) per substep.
         capture: record the frame_skip solver steps as one Warp graph and replay it each env step.
         threads: CPU threads stepping groups of worlds at once (bitwise the same results); 0 picks one per
             CPU core available to the process, at most one per 32 worlds. Ignored on CUDA.
@@ -24,6 +25,7 @@ class SimCfg:
     sim_dt: float = 0.01
     frame_skip: int = 5
     substeps: int = 1
+    solver: str = "newton"
     iterations: int = 30
     capture: bool = True
     threads: int = 0

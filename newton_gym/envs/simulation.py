@@ -78,8 +78,11 @@ class Simulation:
         self.device = self.model.device
         self.torch_device = wp.device_to_torch(self.device)
         self.dofs_per_world = robot.joint_dof_count
+        if cfg.solver not in ("newton", "pgs"):
+            raise ConfigError(f"sim.solver must be 'newton' or 'pgs', got {cfg.solver!r}")
         self.solver = SolverGeneralized(self.model, substeps=cfg.substeps, iterations=cfg.iterations,
-                                        actuators=self._actuators(actuators), threads=_threads(cfg.threads, num_envs))
+                                        solver=cfg.solver, actuators=self._actuators(actuators),
+                                        threads=_threads(cfg.threads, num_envs))
         self.actuator_count = len(actuators)
         self.state = self.model.state()
         self.control = self.model.control()
