@@ -337,7 +337,9 @@ def newton_solve(k: int, r0: int, w: int, iterations: int, tolerance: float, rm:
     mu = rd.cone_mu
     _gather(k, r0, yoff, wd0, wn, rm, rd, tm)
     _mark_cones(k, r0, rm, rd, pair_mu, slot_pair)
-    cold = _cost(k, r0, yoff, wd0, wn, mu, rm, rd, u)
+    for c in range(_LANE, k, _LANES):  # at u = 0, jar is the bias
+        rd.jar[r0 + c] = rd.bias[r0 + c]
+    cold = _cost_at_jar(k, r0, wd0, wn, mu, rm, rd, u)
     # Warm start: u = sum f_c Y_c of the previous step's forces, kept only when it costs less than u = 0.
     for c in range(k):
         fw = rd.cforce[r0 + c]
@@ -350,7 +352,9 @@ def newton_solve(k: int, r0: int, w: int, iterations: int, tolerance: float, rm:
     if cost > cold:
         for a in range(_LANE, wn, _LANES):
             u[wd0 + a] = 0.0
-        cost = _cost(k, r0, yoff, wd0, wn, mu, rm, rd, u)
+        for c in range(_LANE, k, _LANES):
+            rd.jar[r0 + c] = rd.bias[r0 + c]
+        cost = cold
     scale = rm.world_scale[w]
     done = int(0)
     for _it in range(iterations):
