@@ -39,7 +39,12 @@ def make_vector(task: str, num_envs: int = 1, **kwargs):
 
 
 def register_envs():
-    """Register every task (idempotent). Called by ``import newton_gym``."""
+    """Register every task, and the MuJoCo reference tasks ``MuJoCo/Ant-v5`` / ``MuJoCo/Humanoid-v5``
+    (:mod:`newton_gym.interop.mujoco_reference`), idempotently. Called by ``import newton_gym``."""
+    for task in ("Ant-v5", "Humanoid-v5"):
+        if f"MuJoCo/{task}" not in gym.registry:
+            gym.register(id=f"MuJoCo/{task}", vector_entry_point="newton_gym.interop.mujoco_reference:make_vector",
+                         kwargs={"task": task})
     for env_id, (_, _, steps) in TASKS.items():
         if env_id in gym.registry:
             continue
