@@ -1,77 +1,65 @@
-"""Sim-to-sim: run a policy trained on Newton/Ant-v0 in Gymnasium's MuJoCo Ant-v5 and in Newton/Ant-v0.
+"""Sim-to-sim: run checkpoints in newton_gym and in gymnasium's MuJoCo task of the same name.
 
-Both environments share the observation (27 values, ``include_cfrc_ext_in_observation=False``), action
-and reward definitions, so the checkpoint runs unchanged in both; the script prints both mean returns
-over K episodes of deterministic (mean) actions.
+A checkpoint trained on ``Newton/Ant-v0`` runs in Newton/Ant-v0 and in gymnasium's Ant-v5 (MuJoCo C);
+one trained on ``MuJoCo/Ant-v5`` (gymnasium's task, ``newton-gym train --config
+configs/train_ant_mujoco.toml``) runs in both as well. Observation, action and reward definitions are
+shared (``include_cfrc_ext_in_observation=False``), so the checkpoint runs unchanged. The script prints
+mean returns of deterministic (mean) actions over K episodes and the fraction kept in the other simulator.
 
-    python scripts/sim2sim.py --checkpoint runs/ant/checkpoints/final.pt --episodes 10
+    python scripts/sim2sim.py                                   # the shipped Ant checkpoints, both ways
+    python scripts/sim2sim.py --checkpoint runs/ant-v0_<time>/checkpoints/final.pt --episodes 10
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 
 import numpy as np
-import torch
 import warp as wp
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 wp.config.log_level = wp.LOG_WARNING  # keep Warp's module-load lines out of the report
 
-
-def run_mujoco(policy, episodes: int, seed: int, max_steps: int) -> list[float]:
-    """Returns of ``episodes`` episodes in gymnasium's Ant-v5 (MuJoCo)."""
-    import gymnasium as gym
-
-    env = gym.make("Ant-v5", include_cfrc_ext_in_observation=False, max_episode_steps=max_steps)
-    returns = []
-    for k in range(episodes):
-        obs, _ = env.reset(seed=seed + k)
-        total, done = 0.0, False
-        while not done:
-            obs, reward, terminated, truncated, _ = env.step(policy.act_numpy(obs).astype(np.float64))
-            total += float(reward)
-            done = terminated or truncated
-        returns.append(total)
-    env.close()
-    return returns
+SHIPPED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "newton_gym", "assets",
+                       "policies")
 
 
-def run_newton(policy, episodes: int, seed: int, max_steps: int) -> list[float]:
-    """Returns of the first episode of each of ``episodes`` worlds of Newton/Ant-v0 stepped together."""
-    import gymnasium as gym
+def compare(path: str, episodes: int, seed: int, max_steps: int) -> dict:
+    """Evaluate one checkpoint in both simulators; prints and returns {simulator: mean return}."""
+    from newton_gym.train.checkpoint import load_policy
+    from newton_gym.train.evaluate import evaluate
 
-    import newton_gym  # noqa: F401
-
-    env = gym.make_vec("Newton/Ant-v0", num_envs=episodes, device="cpu", seed=seed, max_episode_steps=max_steps)
-    obs, _ = env.reset(seed=seed)
-    returns = torch.full((episodes,), float("nan"), dtype=torch.float64)
-    while torch.isnan(returns).any():
-        obs, _, _, _, info = env.step(policy(obs))
-        if "episode" in info:
-            first = info["episode"]["_r"] & torch.isnan(returns)
-            returns[first] = info["episode"]["r"][first].double()
-    env.close()
-    return returns.tolist()
+    policy = load_policy(path)
+    task = policy.meta["task"]
+    t0 = time.perf_counter()
+    results = evaluate(policy, task, episodes, seed, max_steps)
+    if not results:
+        print(f"{path}: task {task} has no MuJoCo twin")
+        return {}
+    means = {name: float(np.mean(r)) for name, r in results.items()}
+    trained_in = task if task.startswith("Newton/") else next(n for n in means if "(MuJoCo)" in n)
+    print(f"{os.path.basename(path)} (trained in {task}, {time.perf_counter() - t0:.0f} s)")
+    for name, returns in results.items():
+        kept = means[name] / means[trained_in] if means[trained_in] else float("nan")
+        print(f"  {name:26s} mean return {means[name]:8.1f} +- {np.std(returns):6.1f} over {len(returns)} episodes"
+              f"   {100 * kept:5.1f} % of the training simulator's")
+    return means
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoint", required=True, help="newton_gym checkpoint trained on Newton/Ant-v0")
+    parser.add_argument("--checkpoint", nargs="+", default=None,
+                        help="checkpoints (default: the shipped ones in newton_gym/assets/policies)")
     parser.add_argument("--episodes", type=int, default=10, help="episodes per simulator (default 10)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-steps", type=int, default=1000, help="episode length (Ant-v5: 1000)")
     args = parser.parse_args(argv)
-    from newton_gym.train.checkpoint import load_policy
-
-    policy = load_policy(args.checkpoint)
-    if policy.meta["task"] != "Newton/Ant-v0":
-        print(f"warning: the checkpoint was trained on {policy.meta['task']}, not Newton/Ant-v0")
-    for name, fn in (("Newton/Ant-v0", run_newton), ("gymnasium Ant-v5 (MuJoCo)", run_mujoco)):
-        t0 = time.perf_counter()
-        returns = fn(policy, args.episodes, args.seed, args.max_steps)
-        print(f"{name:28s} mean return {np.mean(returns):8.1f} +- {np.std(returns):6.1f} over {len(returns)} "
-              f"episodes ({time.perf_counter() - t0:.0f} s)   [{', '.join(f'{r:.0f}' for r in returns)}]")
+    paths = args.checkpoint or sorted(os.path.join(SHIPPED, f) for f in os.listdir(SHIPPED) if f.endswith(".pt"))
+    for path in paths:
+        compare(path, args.episodes, args.seed, args.max_steps)
     return 0
 
 
