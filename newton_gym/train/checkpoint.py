@@ -22,7 +22,7 @@ import torch
 
 from .networks import mlp
 
-__all__ = ["save_checkpoint", "load_checkpoint", "load_policy", "DeterministicPolicy"]
+__all__ = ["save_checkpoint", "load_checkpoint", "load_policy", "save_policy_checkpoint", "DeterministicPolicy"]
 
 
 def save_checkpoint(path: str, agent, meta: dict) -> str:
@@ -35,6 +35,16 @@ def save_checkpoint(path: str, agent, meta: dict) -> str:
     torch.save(data, tmp)
     os.replace(tmp, path)  # a reader never sees a half-written checkpoint
     return path
+
+
+def save_policy_checkpoint(src: str, dst: str) -> str:
+    """Copy of checkpoint ``src`` with only what :func:`load_policy` reads (policy, observation
+    normaliser, metadata): about 80 KB for the Ant policy, small enough to ship."""
+    data = load_checkpoint(src)
+    slim = {key: data[key] for key in ("policy", "observation_preprocessor", "newton_gym") if key in data}
+    os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
+    torch.save(slim, dst)
+    return dst
 
 
 def load_checkpoint(path: str, device="cpu") -> dict:
