@@ -1,7 +1,9 @@
-"""Each smooth stage of SolverGeneralized against MuJoCo C on the shipped Ant and Humanoid (the USD the
+"""Each stage of SolverGeneralized against MuJoCo C on the shipped Ant and Humanoid (the USD the
 environments load, converted from gymnasium's MJCF) in random states: joint-space mass matrix vs
 mj_fullM, bias forces vs qfrc_bias, passive forces vs qfrc_passive, unconstrained acceleration vs
-qacc_smooth, and contacts (count, positions, normals, depths, frames) vs d.contact.
+qacc_smooth, contacts (count, positions, normals, depths, frames) vs d.contact (tolerance 1e-5
+relative), and the constrained acceleration vs qacc (MuJoCo's Newton solver, pyramidal cones) and one
+whole implicitfast step vs mj_step (1e-3 relative).
 
 States: root tilted at random, joints uniform in their ranges, speeds N(0, 1), controls uniform, the
 robot lowered until its lowest point is 0-8 mm inside the floor. Our outputs are filled with NaN before
@@ -86,13 +88,14 @@ class _Case:
                          torch.tensor([True]))
         sim.ctrl[:] = torch.tensor(ctrl[None], dtype=torch.float32)
         self.solver = solver = sim.solver
-        for name in ("mass_matrix", "qfrc_bias", "qfrc", "qacc_smooth"):
+        for name in ("mass_matrix", "qfrc_bias", "qfrc", "qacc_smooth", "qacc_constraint"):
             getattr(solver.data, name).fill_(float("nan"))
         for name in ("point", "normal", "dist", "tangent"):
             getattr(solver.contacts, name).fill_(float("nan"))
         self.qd = sim.state.joint_qd.numpy().astype(np.float64)
         solver.step(sim.state, sim.state, sim.control, dt)
         self.sim = sim
+        self.layout = layout
         self._root_map(layout)
 
     def _root_map(self, layout):
@@ -127,10 +130,10 @@ def case(request):
     c.close()
 
 
-def _assert_close(ours, ref, what):
+def _assert_close(ours, ref, what, rtol=RTOL):
     err = np.abs(ours - ref).max() / max(np.abs(ref).max(), 1e-9)
     assert np.isfinite(ours).all(), f"{what}: unwritten (NaN) entries"
-    assert err < RTOL, f"{what}: relative error {err:.2e}"
+    assert err < rtol, f"{what}: relative error {err:.2e}"
 
 
 def test_mass_matrix(case):
@@ -185,3 +188,16 @@ def test_contacts(case):
             np.testing.assert_allclose(c.dist.numpy()[s], con.dist, atol=2e-5)
             np.testing.assert_allclose(sign * c.normal.numpy()[s], con.frame[:3], atol=1e-5)
             np.testing.assert_allclose(sign * c.tangent.numpy()[s], con.frame[3:6], atol=1e-5)
+
+
+def test_constrained_acceleration(case):
+    data = case.solver.data
+    ours = (data.qacc_smooth.numpy() + data.qacc_constraint.numpy())[: case.m.nv]
+    assert case.d.nefc >= 1  # contact (and limit) rows are in the problem
+    _assert_close(ours, np.linalg.solve(case.T, case.d.qacc - case.tdot_qd), "qacc", 1e-3)
+
+
+def test_one_implicitfast_step(case):
+    mujoco.mj_step(case.m, case.d)  # from the state mj_forward saw; ours stepped in _Case
+    _assert_close(case.layout.qvel()[0].numpy().astype(np.float64), case.d.qvel, "qvel after one step", 1e-3)
+    _assert_close(case.layout.qpos()[0].numpy().astype(np.float64), case.d.qpos, "qpos after one step", 1e-3)
