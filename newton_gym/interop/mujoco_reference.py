@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
-__all__ = ["MujocoVectorEnv", "REFERENCE_TASKS", "make_vector"]
+__all__ = ["MujocoVectorEnv", "REFERENCE_TASKS", "make_vector", "set_integrator"]
 
 # gymnasium id -> make() options that give newton_gym's observation layout.
 REFERENCE_TASKS = {
@@ -45,16 +45,20 @@ class MujocoVectorEnv(gym.vector.VectorEnv):
         seed: seed of the first ``reset()`` (env i gets seed + i).
         max_episode_steps: episode length (gymnasium's registered one by default).
         threads: groups of environments stepped side by side (0: one per available CPU core).
+        integrator: None keeps the task file's (Ant-v5 and Humanoid-v5: RK4); "implicitfast" or "euler"
+            sets MuJoCo's integrator, e.g. to train with newton_gym's integrator.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, task: str, num_envs: int = 1, device="cpu", seed: int | None = None,
-                 max_episode_steps: int | None = None, threads: int = 0):
+                 max_episode_steps: int | None = None, threads: int = 0, integrator: str | None = None):
         if task not in REFERENCE_TASKS:
             raise ValueError(f"MujocoVectorEnv: task must be one of {sorted(REFERENCE_TASKS)}, got {task!r}")
         self.envs = [gym.make(task, max_episode_steps=max_episode_steps, **REFERENCE_TASKS[task])
                      for _ in range(int(num_envs))]
+        if integrator is not None:
+            set_integrator(self.envs, integrator)
         self.num_envs = int(num_envs)
         self.device = torch.device(device)
         self.seed = seed
@@ -125,12 +129,25 @@ class MujocoVectorEnv(gym.vector.VectorEnv):
             env.close()
 
 
+def set_integrator(envs, integrator: str):
+    """Set MuJoCo's integrator ("euler", "implicitfast", "implicit", "rk4") of gymnasium MuJoCo envs."""
+    import mujoco
+
+    names = {"euler": mujoco.mjtIntegrator.mjINT_EULER, "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
+             "implicit": mujoco.mjtIntegrator.mjINT_IMPLICIT, "rk4": mujoco.mjtIntegrator.mjINT_RK4}
+    if integrator not in names:
+        raise ValueError(f"integrator must be one of {sorted(names)}, got {integrator!r}")
+    for env in envs:
+        env.unwrapped.model.opt.integrator = names[integrator]
+
+
 def make_vector(task: str, num_envs: int = 1, device="cpu", seed: int | None = None,
-                max_episode_steps: int | None = None, threads: int = 0, **options):
+                max_episode_steps: int | None = None, threads: int = 0, integrator: str | None = None,
+                **options):
     """Vector entry point of the ``MuJoCo/<task>`` ids (registered by :mod:`newton_gym.envs.registration`).
     Options meant for newton_gym's tasks (``sim``, ``randomization``, ...) do not apply and are reported."""
     if options:
         warnings.warn(f"MuJoCo/{task}: options {sorted(options)} apply to newton_gym tasks only; ignored",
                       stacklevel=3)
     return MujocoVectorEnv(task, num_envs=num_envs, device=device or "cpu", seed=seed,
-                           max_episode_steps=max_episode_steps, threads=threads)
+                           max_episode_steps=max_episode_steps, threads=threads, integrator=integrator)

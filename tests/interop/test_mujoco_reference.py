@@ -43,3 +43,13 @@ def test_matches_gymnasium_and_autoresets_in_the_same_step(threads):
 def test_newton_options_are_reported_not_silently_dropped():
     with pytest.warns(UserWarning, match="sim"):
         gym.make_vec("MuJoCo/Ant-v5", num_envs=1, sim={"substeps": 1}).close()
+
+
+def test_integrator_option_sets_mujocos_integrator():
+    import mujoco
+
+    env = gym.make_vec("MuJoCo/Ant-v5", num_envs=2, integrator="implicitfast")
+    assert all(e.unwrapped.model.opt.integrator == mujoco.mjtIntegrator.mjINT_IMPLICITFAST for e in env.envs)
+    env.close()
+    with pytest.raises(ValueError, match="integrator"):
+        gym.make_vec("MuJoCo/Ant-v5", num_envs=1, integrator="verlet")
