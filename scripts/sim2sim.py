@@ -40,7 +40,7 @@ def compare(path: str, episodes: int, seed: int, max_steps: int) -> dict:
         print(f"{path}: task {task} has no MuJoCo twin")
         return {}
     means = {name: float(np.mean(r)) for name, r in results.items()}
-    trained_in = task if task.startswith("Newton/") else next(n for n in means if "(MuJoCo)" in n)
+    trained_in = task if task.startswith("Newton/") else next(n for n in means if "(MuJoCo" in n)
     print(f"{os.path.basename(path)} (trained in {task}, {time.perf_counter() - t0:.0f} s)")
     for name, returns in results.items():
         kept = means[name] / means[trained_in] if means[trained_in] else float("nan")

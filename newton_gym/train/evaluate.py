@@ -44,14 +44,17 @@ def run_newton(policy, task: str, episodes: int, seed: int = 0, max_steps: int =
     return returns.tolist()
 
 
-def run_mujoco(policy, task: str, episodes: int, seed: int = 0, max_steps: int = 1000) -> list[float]:
+def run_mujoco(policy, task: str, episodes: int, seed: int = 0, max_steps: int = 1000,
+               integrator: str | None = None) -> list[float]:
     """Returns of ``episodes`` episodes of gymnasium's MuJoCo ``task`` (e.g. "Ant-v5") with newton_gym's
-    observation options."""
+    observation options, under the task file's integrator or ``integrator``."""
     import gymnasium as gym
 
-    from ..interop.mujoco_reference import REFERENCE_TASKS
+    from ..interop.mujoco_reference import REFERENCE_TASKS, set_integrator
 
     env = gym.make(task, max_episode_steps=max_steps, **REFERENCE_TASKS[task])
+    if integrator is not None:
+        set_integrator([env], integrator)
     returns = []
     for k in range(episodes):
         obs, _ = env.reset(seed=seed + k)
@@ -66,11 +69,22 @@ def run_mujoco(policy, task: str, episodes: int, seed: int = 0, max_steps: int =
 
 
 def evaluate(policy, task: str, episodes: int = 8, seed: int = 0, max_steps: int = 1000) -> dict:
-    """{"<newton task>": returns, "<mujoco task> (MuJoCo)": returns} of the deterministic ``policy``
-    trained on ``task`` (a newton_gym id or its ``MuJoCo/<id>`` twin); ``{}`` when the task has no twin."""
+    """{"<newton task>": returns, "<mujoco task> (MuJoCo <integrator>)": returns, ...} of the
+    deterministic ``policy`` trained on ``task`` (a newton_gym id or its ``MuJoCo/<id>`` twin); ``{}`` when
+    the task has no twin. A policy trained in MuJoCo runs there under its training integrator; one trained
+    in newton_gym runs under the task file's (RK4 for Ant-v5 and Humanoid-v5) and under implicitfast,
+    newton_gym's."""
     newton = NEWTON_TWIN.get(task, task)
     if newton not in MUJOCO_TWIN:
         return {}
     mujoco_task = MUJOCO_TWIN[newton]
-    return {newton: run_newton(policy, newton, episodes, seed, max_steps),
-            f"{mujoco_task} (MuJoCo)": run_mujoco(policy, mujoco_task, episodes, seed, max_steps)}
+    if task in NEWTON_TWIN:
+        trained = (policy.meta.get("train_config", {}).get("env", {}) or {}).get("integrator")
+        integrators = [trained or "rk4"]
+    else:
+        integrators = ["rk4", "implicitfast"]
+    out = {newton: run_newton(policy, newton, episodes, seed, max_steps)}
+    for integrator in integrators:
+        out[f"{mujoco_task} (MuJoCo {integrator})"] = run_mujoco(policy, mujoco_task, episodes, seed, max_steps,
+                                                                  integrator)
+    return out

@@ -1,4 +1,5 @@
-"""scripts/sim2sim.py runs one policy in Newton/Ant-v0 and in gymnasium's MuJoCo Ant-v5."""
+"""scripts/sim2sim.py runs a policy in Newton/Ant-v0 and in gymnasium's MuJoCo Ant-v5; the shipped
+policies (one trained in each simulator) keep >= 90 % of their return in the other one."""
 
 import importlib.util
 import os
@@ -29,4 +30,25 @@ def test_one_checkpoint_runs_in_both_simulators(tmp_path, capsys):
     torch.save({"policy": {f"net.{k}": v for k, v in net.state_dict().items()}, "newton_gym": meta}, path)
     assert _script().main(["--checkpoint", str(path), "--episodes", "2", "--max-steps", "15"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if "mean return" in line]
-    assert len(lines) == 2 and "Newton/Ant-v0" in lines[0] and "Ant-v5" in lines[1]
+    assert len(lines) == 3 and "Newton/Ant-v0" in lines[0] and "Ant-v5 (MuJoCo rk4)" in lines[1]
+    assert "Ant-v5 (MuJoCo implicitfast)" in lines[2]
+
+
+@pytest.mark.parametrize("name", ["ant_newton.pt", "ant_mujoco.pt"])
+def test_shipped_policies_transfer_both_ways(name):
+    """A short version of ``python scripts/sim2sim.py``: 2 episodes of 400 steps per simulator."""
+    import numpy as np
+
+    from newton_gym.train.checkpoint import load_policy
+    from newton_gym.train.evaluate import evaluate
+
+    policy = load_policy(os.path.join(ROOT, "newton_gym", "assets", "policies", name))
+    results = {k: float(np.mean(v)) for k, v in evaluate(policy, policy.meta["task"], 2, 0, 400).items()}
+    newton = results.pop("Newton/Ant-v0")
+    if policy.meta["task"].startswith("Newton/"):
+        trained, others = newton, list(results.values())
+    else:
+        (trained,), others = results.values(), [newton]
+    assert trained > 800.0  # 400 steps of a policy that walks (about 2.5 per step when trained)
+    for other in others:
+        assert other >= 0.9 * trained, (name, trained, results, newton)
