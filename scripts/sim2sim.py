@@ -27,7 +27,7 @@ SHIPPED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
                        "policies")
 
 
-def compare(path: str, episodes: int, seed: int, max_steps: int) -> dict:
+def compare(path: str, episodes: int, seed: int, max_steps: int, noise: float | None) -> dict:
     """Evaluate one checkpoint in both simulators; prints and returns {simulator: mean return}."""
     from newton_gym.train.checkpoint import load_policy
     from newton_gym.train.evaluate import evaluate
@@ -35,13 +35,14 @@ def compare(path: str, episodes: int, seed: int, max_steps: int) -> dict:
     policy = load_policy(path)
     task = policy.meta["task"]
     t0 = time.perf_counter()
-    results = evaluate(policy, task, episodes, seed, max_steps)
+    results = evaluate(policy, task, episodes, seed, max_steps, noise)
     if not results:
         print(f"{path}: task {task} has no MuJoCo twin")
         return {}
     means = {name: float(np.mean(r)) for name, r in results.items()}
     trained_in = task if task.startswith("Newton/") else next(n for n in means if "(MuJoCo" in n)
-    print(f"{os.path.basename(path)} (trained in {task}, {time.perf_counter() - t0:.0f} s)")
+    start = "the task's reset noise" if noise is None else f"reset noise {noise:g}"
+    print(f"{os.path.basename(path)} (trained in {task}; {start}; {time.perf_counter() - t0:.0f} s)")
     for name, returns in results.items():
         kept = means[name] / means[trained_in] if means[trained_in] else float("nan")
         print(f"  {name:26s} mean return {means[name]:8.1f} +- {np.std(returns):6.1f} over {len(returns)} episodes"
@@ -56,10 +57,12 @@ def main(argv=None) -> int:
     parser.add_argument("--episodes", type=int, default=10, help="episodes per simulator (default 10)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-steps", type=int, default=1000, help="episode length (Ant-v5: 1000)")
+    parser.add_argument("--reset-noise", type=float, default=None,
+                        help="reset noise scale (default: the task's; 0: every episode from the same state)")
     args = parser.parse_args(argv)
     paths = args.checkpoint or sorted(os.path.join(SHIPPED, f) for f in os.listdir(SHIPPED) if f.endswith(".pt"))
     for path in paths:
-        compare(path, args.episodes, args.seed, args.max_steps)
+        compare(path, args.episodes, args.seed, args.max_steps, args.reset_noise)
     return 0
 
 

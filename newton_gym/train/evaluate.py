@@ -25,13 +25,16 @@ MUJOCO_TWIN = {"Newton/Ant-v0": "Ant-v5", "Newton/Humanoid-v0": "Humanoid-v5"}
 NEWTON_TWIN = {f"MuJoCo/{v}": k for k, v in MUJOCO_TWIN.items()}
 
 
-def run_newton(policy, task: str, episodes: int, seed: int = 0, max_steps: int = 1000) -> list[float]:
-    """Returns of the first episode of each of ``episodes`` worlds of newton_gym's ``task``."""
+def run_newton(policy, task: str, episodes: int, seed: int = 0, max_steps: int = 1000,
+               reset_noise_scale: float | None = None) -> list[float]:
+    """Returns of the first episode of each of ``episodes`` worlds of newton_gym's ``task`` (reset noise
+    as the task defines it, or ``reset_noise_scale``)."""
     import gymnasium as gym
 
     import newton_gym  # noqa: F401
 
-    env = gym.make_vec(task, num_envs=episodes, device="cpu", seed=seed, max_episode_steps=max_steps)
+    noise = {} if reset_noise_scale is None else {"reset_noise_scale": float(reset_noise_scale)}
+    env = gym.make_vec(task, num_envs=episodes, device="cpu", seed=seed, max_episode_steps=max_steps, **noise)
     obs, _ = env.reset(seed=seed)
     returns = torch.full((episodes,), float("nan"), dtype=torch.float64)
     with torch.no_grad():
@@ -45,14 +48,15 @@ def run_newton(policy, task: str, episodes: int, seed: int = 0, max_steps: int =
 
 
 def run_mujoco(policy, task: str, episodes: int, seed: int = 0, max_steps: int = 1000,
-               integrator: str | None = None) -> list[float]:
+               integrator: str | None = None, reset_noise_scale: float | None = None) -> list[float]:
     """Returns of ``episodes`` episodes of gymnasium's MuJoCo ``task`` (e.g. "Ant-v5") with newton_gym's
     observation options, under the task file's integrator or ``integrator``."""
     import gymnasium as gym
 
     from ..interop.mujoco_reference import REFERENCE_TASKS, set_integrator
 
-    env = gym.make(task, max_episode_steps=max_steps, **REFERENCE_TASKS[task])
+    noise = {} if reset_noise_scale is None else {"reset_noise_scale": float(reset_noise_scale)}
+    env = gym.make(task, max_episode_steps=max_steps, **REFERENCE_TASKS[task], **noise)
     if integrator is not None:
         set_integrator([env], integrator)
     returns = []
@@ -68,12 +72,13 @@ def run_mujoco(policy, task: str, episodes: int, seed: int = 0, max_steps: int =
     return returns
 
 
-def evaluate(policy, task: str, episodes: int = 8, seed: int = 0, max_steps: int = 1000) -> dict:
+def evaluate(policy, task: str, episodes: int = 8, seed: int = 0, max_steps: int = 1000,
+             reset_noise_scale: float | None = None) -> dict:
     """{"<newton task>": returns, "<mujoco task> (MuJoCo <integrator>)": returns, ...} of the
     deterministic ``policy`` trained on ``task`` (a newton_gym id or its ``MuJoCo/<id>`` twin); ``{}`` when
     the task has no twin. A policy trained in MuJoCo runs there under its training integrator; one trained
     in newton_gym runs under the task file's (RK4 for Ant-v5 and Humanoid-v5) and under implicitfast,
-    newton_gym's."""
+    newton_gym's. ``reset_noise_scale`` 0 starts every episode from the same state in both simulators."""
     newton = NEWTON_TWIN.get(task, task)
     if newton not in MUJOCO_TWIN:
         return {}
@@ -83,8 +88,8 @@ def evaluate(policy, task: str, episodes: int = 8, seed: int = 0, max_steps: int
         integrators = [trained or "rk4"]
     else:
         integrators = ["rk4", "implicitfast"]
-    out = {newton: run_newton(policy, newton, episodes, seed, max_steps)}
+    out = {newton: run_newton(policy, newton, episodes, seed, max_steps, reset_noise_scale)}
     for integrator in integrators:
         out[f"{mujoco_task} (MuJoCo {integrator})"] = run_mujoco(policy, mujoco_task, episodes, seed, max_steps,
-                                                                  integrator)
+                                                                  integrator, reset_noise_scale)
     return out
