@@ -31,6 +31,7 @@ from __future__ import annotations
 import warp as wp
 
 from .island_tables import CONTACT, RowData, RowModel, TreeTables
+from .spatial import dense_cholesky_solve
 
 __all__ = ["newton_solve"]
 
@@ -218,38 +219,6 @@ def _hessian_and_gradient(k: int, r0: int, yoff: int, hoff: int, wd0: int, wn: i
 
 
 @wp.func
-def _cholesky_solve(hoff: int, wn: int, wd0: int, hess: wp.array(dtype=float), rhs: wp.array(dtype=float),
-                    x: wp.array(dtype=float)):
-    """Factor the lower triangle at ``hess`` in place (H = C C^T) and solve H x = rhs (world DOF
-    offsets wd0 in ``rhs`` and ``x``). H >= I, so every pivot is at least 1."""
-    for j in range(wn):
-        rj = hoff + j * wn
-        s = hess[rj + j]
-        for t in range(j):
-            s -= hess[rj + t] * hess[rj + t]
-        d = wp.sqrt(wp.max(s, 1.0e-12))
-        hess[rj + j] = d
-        for i in range(j + 1, wn):
-            ri = hoff + i * wn
-            v = hess[ri + j]
-            for t in range(j):
-                v -= hess[ri + t] * hess[rj + t]
-            hess[ri + j] = v / d
-    for i in range(wn):
-        ri = hoff + i * wn
-        v = rhs[wd0 + i]
-        for t in range(i):
-            v -= hess[ri + t] * x[wd0 + t]
-        x[wd0 + i] = v / hess[ri + i]
-    for ii in range(wn):
-        i = wn - 1 - ii
-        v = x[wd0 + i]
-        for t in range(i + 1, wn):
-            v -= hess[hoff + t * wn + i] * x[wd0 + t]
-        x[wd0 + i] = v / hess[hoff + i * wn + i]
-
-
-@wp.func
 def _slope(alpha: float, up: float, pp: float, k: int, r0: int, mu: wp.array(dtype=float), rm: RowModel,
            rd: RowData):
     """(phi'(alpha), phi''(alpha)) of the cost along the search direction."""
@@ -366,7 +335,7 @@ def newton_solve(k: int, r0: int, w: int, iterations: int, tolerance: float, rm:
         if scale * wp.sqrt(gnorm) < tolerance:
             break
         done += 1
-        _cholesky_solve(hoff, wn, wd0, rd.hess, rd.grad, rd.search)
+        dense_cholesky_solve(rd.hess, hoff, wn, rd.grad, wd0, rd.search, wd0)  # H >= I: pivots >= 1
         alpha = _line_search(k, r0, yoff, wd0, wn, rm.ls_iterations, mu, rm, rd, u)
         if alpha == 0.0:
             break

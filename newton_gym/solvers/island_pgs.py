@@ -7,6 +7,7 @@ from __future__ import annotations
 import warp as wp
 
 from .island_tables import ContactTables, RowData, RowModel, TreeTables, vec8
+from .spatial import dense_cholesky_solve
 
 __all__ = ["dense_block", "row_axpy", "residual", "set_force", "pgs_dense_box", "row_mu"]
 
@@ -154,29 +155,7 @@ def _subspace_step(k: int, r0: int, moff: int, mat: wp.array(dtype=float), bias:
             if q == p:
                 v += reg[r0 + cp]
             scratch[moff + p * m + q] = v
-    # In-place dense Cholesky S = L L^T (lower, row-major m x m), then the two triangular solves.
-    for j in range(m):
-        sj = scratch[moff + j * m + j]
-        for t in range(j):
-            sj -= scratch[moff + j * m + t] * scratch[moff + j * m + t]
-        d = wp.sqrt(wp.max(sj, 1.0e-20))
-        scratch[moff + j * m + j] = d
-        for i in range(j + 1, m):
-            v = scratch[moff + i * m + j]
-            for t in range(j):
-                v -= scratch[moff + i * m + t] * scratch[moff + j * m + t]
-            scratch[moff + i * m + j] = v / d
-    for i in range(m):
-        v = step[r0 + i]
-        for t in range(i):
-            v -= scratch[moff + i * m + t] * step[r0 + t]
-        step[r0 + i] = v / scratch[moff + i * m + i]
-    for ii in range(m):
-        i = m - 1 - ii
-        v = step[r0 + i]
-        for t in range(i + 1, m):
-            v -= scratch[moff + t * m + i] * step[r0 + t]
-        step[r0 + i] = v / scratch[moff + i * m + i]
+    dense_cholesky_solve(scratch, moff, m, step, r0, step, r0)
     for p in range(m):
         c = free[r0 + p]
         i = act_list[r0 + c]

@@ -120,6 +120,39 @@ def ltl_solve(l: wp.array(dtype=float), off: int, n: int, d0: int, dof_parent: w
 
 
 @wp.func
+def dense_cholesky_solve(a: wp.array(dtype=float), off: int, n: int, b: wp.array(dtype=float), b_off: int,
+                         x: wp.array(dtype=float), x_off: int):
+    """Factor the symmetric positive definite n x n matrix whose lower triangle is stored row-major at
+    ``off`` in ``a`` in place (A = C C^T; squared pivots clamped at 1e-20, so a degenerate block gives no NaN), then
+    solve A x = b (``b`` and ``x`` may be the same array and offset)."""
+    for j in range(n):
+        rj = off + j * n
+        s = a[rj + j]
+        for t in range(j):
+            s -= a[rj + t] * a[rj + t]
+        d = wp.sqrt(wp.max(s, 1.0e-20))
+        a[rj + j] = d
+        for i in range(j + 1, n):
+            ri = off + i * n
+            v = a[ri + j]
+            for t in range(j):
+                v -= a[ri + t] * a[rj + t]
+            a[ri + j] = v / d
+    for i in range(n):
+        ri = off + i * n
+        v = b[b_off + i]
+        for t in range(i):
+            v -= a[ri + t] * x[x_off + t]
+        x[x_off + i] = v / a[ri + i]
+    for ii in range(n):
+        i = n - 1 - ii
+        v = x[x_off + i]
+        for t in range(i + 1, n):
+            v -= a[off + t * n + i] * x[x_off + t]
+        x[x_off + i] = v / a[off + i * n + i]
+
+
+@wp.func
 def quat_exp(v: wp.vec3):
     """Rotation by angle |v| about v / |v| (the exponential map) as a quaternion (x, y, z, w)."""
     angle = wp.length(v)
