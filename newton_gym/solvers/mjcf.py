@@ -3,9 +3,16 @@
 Reads MuJoCo's compiled values (body_pos / quat, body_mass / inertia / ipos / iquat, jnt_axis / range,
 geom type / size / pos / quat, actuator gear / ctrlrange), so the solver can be compared with MuJoCo on
 exactly the same model. It is not the package's MJCF importer: it supports the subset the solver tests
-use (hinge, slide, ball and free joints, at most one joint per body; plane, sphere, capsule, box and
-cylinder geoms; motor actuators on joints) and reproduces MuJoCo's contype / conaffinity rule with
-explicit filter pairs.
+use (hinge, slide, ball and free joints; plane, sphere, capsule, box and cylinder geoms; motor
+actuators on joints) and reproduces MuJoCo's collision filter (contype / conaffinity, same weld group,
+parent-child weld groups, <exclude>) with explicit filter pairs.
+
+A body with joints j1 .. jn (n > 1, e.g. gymnasium's humanoid hips and shoulders) hangs from its
+parent through n - 1 massless links posed like the body (as newton_gym's own MJCF importer does,
+:mod:`newton_gym.assets.mujoco_extract`): j1 joins the parent to the first link, ..., jn joins the
+last link to the body. Each joint keeps its own anchor (jnt_pos) in the body frame, so the links
+compose exactly as MuJoCo's mj_kinematics applies a body's joints one after another, and joint and
+DOF order stay MuJoCo's.
 """
 
 from __future__ import annotations
@@ -34,24 +41,59 @@ def _quat_mat(q_wxyz):
     return r.reshape(3, 3)
 
 
-def _add_joint(b, m, body, link, parent_link, world_pose):
-    """The body's joint (or a fixed joint) to its parent; returns the joint index."""
+def _quat_mul(a_wxyz, b_wxyz):
     import mujoco
 
-    pos = m.body_pos[body]
-    quat = m.body_quat[body]
-    jn = int(m.body_jntnum[body])
-    if jn > 1:
-        raise ValueError(f"body {body}: {jn} joints on one body are not supported by this test utility")
+    out = np.zeros(4)
+    mujoco.mju_mulQuat(out, np.asarray(a_wxyz, dtype=np.float64), np.asarray(b_wxyz, dtype=np.float64))
+    return out
+
+
+def _add_body(b, m, body, parent_link, pose):
+    """The body's link and its joints to its parent (a fixed joint when it has none), through n - 1
+    massless links, added first, for n > 1 joints (module docstring). Returns (link, joint indices in
+    MuJoCo's order)."""
+    import mujoco
+
+    pos, quat = m.body_pos[body], m.body_quat[body]
+    jn, ja = int(m.body_jntnum[body]), int(m.body_jntadr[body])
+    if jn > 1 and mujoco.mjtJoint.mjJNT_FREE in [int(t) for t in m.jnt_type[ja:ja + jn]]:
+        raise ValueError(f"body {body}: a free joint among several joints is not supported by this test utility")
+    chain = [b.add_link(xform=pose, mass=0.0, com=np.zeros(3), inertia=np.zeros((3, 3))) for _ in range(jn - 1)]
+    r = _quat_mat(m.body_iquat[body])
+    link = b.add_link(xform=pose, mass=float(m.body_mass[body]), com=m.body_ipos[body],
+                      inertia=r @ np.diag(m.body_inertia[body]) @ r.T)
     if jn == 0:
-        return b.add_joint_fixed(parent_link, link, parent_xform=np.concatenate([pos, _wxyz_to_xyzw(quat)]))
-    j = int(m.body_jntadr[body])
+        return link, [b.add_joint_fixed(parent_link, link, parent_xform=np.concatenate([pos, _wxyz_to_xyzw(quat)]))]
+    joints, parent = [], parent_link
+    for k, child in enumerate(chain + [link]):
+        # The first joint hangs from the parent at the body's offset; the next ones from a link posed like the body.
+        offset = (pos, quat) if k == 0 else (np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0]))
+        joints.append(_add_joint(b, m, ja + k, child, parent, *offset))
+        parent = child
+    return link, joints
+
+
+def _add_joint(b, m, j, link, parent_link, pos, quat):
+    """MuJoCo joint j between parent_link and link, whose frames differ by (pos, quat wxyz) at qpos0."""
+    import mujoco
+
     jtype = int(m.jnt_type[j])
     if jtype == mujoco.mjtJoint.mjJNT_FREE:
         return b.add_joint_free(link, parent=parent_link)
     anchor = m.jnt_pos[j]
+    axis = m.jnt_axis[j]
+    # MuJoCo moves a hinge / slide by qpos - ref (ref = qpos0): offset the parent frame by -ref so that
+    # our joint coordinate is MuJoCo's qpos.
+    ref = float(m.qpos0[m.jnt_qposadr[j]]) if jtype != mujoco.mjtJoint.mjJNT_BALL else 0.0
+    if jtype == mujoco.mjtJoint.mjJNT_HINGE and ref != 0.0:
+        rot = np.zeros(4)
+        mujoco.mju_axisAngle2Quat(rot, axis, -ref)
+        quat = _quat_mul(quat, rot)
+    elif jtype == mujoco.mjtJoint.mjJNT_SLIDE:
+        anchor = anchor - ref * axis
     p_xf = np.concatenate([pos + _quat_mat(quat) @ anchor, _wxyz_to_xyzw(quat)])
-    c_xf = np.concatenate([anchor, [0, 0, 0, 1.0]])
+    c_xf = np.concatenate([m.jnt_pos[j], [0, 0, 0, 1.0]])
     d = int(m.jnt_dofadr[j])
     dof = dict(armature=float(m.dof_armature[d]), damping=float(m.dof_damping[d]),
                friction_static=float(m.dof_frictionloss[d]), friction_dynamic=float(m.dof_frictionloss[d]),
@@ -98,36 +140,47 @@ def builder_from_mujoco(m, builder: ModelBuilder | None = None):
     data = mujoco.MjData(m)
     mujoco.mj_kinematics(m, data)
     dof_base, coord_base = b.joint_dof_count, b.joint_coord_count
-    links, joints, geom_shape = {-1: -1, 0: -1}, [], {}
+    links, joints, geom_shape = {-1: -1, 0: -1}, {}, {}
     geom_shape.update(_add_geoms(b, m, 0, -1))
     for body in range(1, m.nbody):
         pose = np.concatenate([data.xpos[body], _wxyz_to_xyzw(data.xquat[body])])
-        r = _quat_mat(m.body_iquat[body])
-        link = b.add_link(xform=pose, mass=float(m.body_mass[body]), com=m.body_ipos[body],
-                          inertia=r @ np.diag(m.body_inertia[body]) @ r.T)
-        links[body] = link
-        joints.append(_add_joint(b, m, body, link, links[int(m.body_parentid[body])], pose))
-        geom_shape.update(_add_geoms(b, m, body, link))
+        links[body], joints[body] = _add_body(b, m, body, links[int(m.body_parentid[body])], pose)
+        geom_shape.update(_add_geoms(b, m, body, links[body]))
     _add_articulations(b, m, joints)
-    _filter_contype(b, m, geom_shape)
+    _filter_like_mujoco(b, m, geom_shape)
     return b, _actuators(m, dof_base), _joint_q(m, b, coord_base)
 
 
 def _add_articulations(b, m, joints):
-    """One articulation per tree hanging from the world."""
-    start = 0
-    for body in range(2, m.nbody + 1):
-        if body == m.nbody or int(m.body_parentid[body]) == 0:
-            b.add_articulation(joints[start:body - 1], enable_self_collisions=True)
-            start = body - 1
+    """One articulation per tree hanging from the world (``joints``: MuJoCo body -> its joint indices)."""
+    tree = []
+    for body in range(1, m.nbody + 1):
+        if tree and (body == m.nbody or int(m.body_parentid[body]) == 0):
+            b.add_articulation(tree, enable_self_collisions=True)
+            tree = []
+        if body < m.nbody:
+            tree += joints[body]
 
 
-def _filter_contype(b, m, geom_shape):
-    """Filter every geom pair that MuJoCo's contype / conaffinity rule would not collide."""
+def _filter_like_mujoco(b, m, geom_shape):
+    """Filter every geom pair that MuJoCo would not collide: contype / conaffinity, one weld group
+    (bodies welded together), weld groups that are parent and child (unless filterparent is disabled),
+    and <exclude> body pairs. Massless links make a multi-joint body's real parent no joint parent, so
+    the parent rule cannot be left to the builder's joint parent / child filter."""
+    import mujoco
+
+    filterparent = not (m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_FILTERPARENT)
+    weld, parent = m.body_weldid, m.body_parentid
+    excluded = {(int(s) >> 16, int(s) & 0xFFFF) for s in m.exclude_signature}
     geoms = sorted(geom_shape)
     for i, g1 in enumerate(geoms):
         for g2 in geoms[i + 1:]:
+            b1, b2 = int(m.geom_bodyid[g1]), int(m.geom_bodyid[g2])
+            w1, w2 = int(weld[b1]), int(weld[b2])
             ok = (m.geom_contype[g1] & m.geom_conaffinity[g2]) or (m.geom_contype[g2] & m.geom_conaffinity[g1])
+            ok = ok and w1 != w2 and (b1, b2) not in excluded and (b2, b1) not in excluded
+            if filterparent and w1 != 0 and w2 != 0 and (w1 == weld[parent[w2]] or w2 == weld[parent[w1]]):
+                ok = False
             if not ok:
                 b.add_shape_collision_filter_pair(geom_shape[g1], geom_shape[g2])
 
