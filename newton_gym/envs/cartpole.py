@@ -43,6 +43,9 @@ class CartpoleTask(Task):
         return torch.cat([self.layout.qpos(), self.layout.qvel()], dim=1)
 
     def _bad(self):
+        return self.layout.memo("bad", self._compute_bad)  # reward and termination ask within one step
+
+    def _compute_bad(self):
         qpos, qvel = self.layout.qpos(), self.layout.qvel()
         finite = torch.isfinite(qpos).all(dim=1) & torch.isfinite(qvel).all(dim=1)
         return ~finite | (qpos[:, 1].abs() > self.cfg.max_angle)

@@ -8,6 +8,8 @@ COM twist in world frame (seed 002), so this module converts with :mod:`newton_g
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import torch
 
@@ -42,6 +44,27 @@ class MujocoLayout:
         self.sim = sim
         com = sim.model.body_com.numpy()[sim.model.body_world_start.numpy()[0] + self.root_body]
         self.root_com = torch.as_tensor(com, dtype=torch.float32, device=dev)
+        self._memo = None
+
+    @contextlib.contextmanager
+    def cached(self):
+        """Inside the block, :meth:`qpos`, :meth:`qvel` and :meth:`memo` compute each value once: the
+        observation, reward and termination of one step read the same state several times. The state
+        must not change inside the block (no step, no reset); the cached tensors must not be written."""
+        self._memo = {}
+        try:
+            yield self
+        finally:
+            self._memo = None
+
+    def memo(self, key, compute):
+        """``compute()``, computed once per :meth:`cached` block (every call outside one)."""
+        if self._memo is None:
+            return compute()
+        value = self._memo.get(key)
+        if value is None:
+            value = self._memo[key] = compute()
+        return value
 
     def root_pose(self) -> torch.Tensor:
         """(N, 7) root body-origin pose (p, quat xyzw)."""
@@ -49,6 +72,13 @@ class MujocoLayout:
 
     def qpos(self) -> torch.Tensor:
         """(N, nq) MuJoCo qpos."""
+        return self.memo("qpos", self._qpos)
+
+    def qvel(self) -> torch.Tensor:
+        """(N, nv) MuJoCo qvel."""
+        return self.memo("qvel", self._qvel)
+
+    def _qpos(self) -> torch.Tensor:
         jq = self.sim.views.joint_q
         parts = []
         if self.has_free_root:
@@ -57,8 +87,7 @@ class MujocoLayout:
         parts.append(jq[:, self.coord_index])
         return torch.cat(parts, dim=1)
 
-    def qvel(self) -> torch.Tensor:
-        """(N, nv) MuJoCo qvel."""
+    def _qvel(self) -> torch.Tensor:
         jqd = self.sim.views.joint_qd
         parts = []
         if self.has_free_root:

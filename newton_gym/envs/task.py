@@ -105,11 +105,15 @@ class Task:
     def finite_and_root_height_in(self, z_range, inclusive: bool) -> torch.Tensor:
         """(N,) bool: qpos and qvel finite and the root height inside ``z_range`` (Ant-v5 includes the
         bounds, Humanoid-v5 excludes them)."""
-        z = self.layout.root_pose()[:, 2]
-        lo, hi = z_range
-        inside = (z >= lo) & (z <= hi) if inclusive else (z > lo) & (z < hi)
-        finite = torch.isfinite(self.layout.qpos()).all(dim=1) & torch.isfinite(self.layout.qvel()).all(dim=1)
-        return finite & inside
+        def compute():
+            z = self.layout.root_pose()[:, 2]
+            lo, hi = z_range
+            inside = (z >= lo) & (z <= hi) if inclusive else (z > lo) & (z < hi)
+            finite = torch.isfinite(self.layout.qpos()).all(dim=1) & torch.isfinite(self.layout.qvel()).all(dim=1)
+            return finite & inside
+
+        # reward (healthy term) and termination both ask within one step: computed once there
+        return self.layout.memo(("healthy", tuple(z_range), inclusive), compute)
 
     def _uniform(self, gen, shape, scale, device):
         return ((torch.rand(shape, generator=gen) * 2.0 - 1.0) * scale).to(device)

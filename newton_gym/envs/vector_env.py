@@ -98,11 +98,13 @@ class NewtonVectorEnv(VectorEnv):
         self.sim.ctrl.copy_(action)
         pre = self.task.pre_step(self.sim)
         self.sim.step()
-        obs = self.task.observe(self.sim).float()
-        terms = self.task.reward_terms(self.sim, action, pre)
+        with self.task.layout.cached():  # qpos / qvel / health computed once for obs, reward and termination
+            obs = self.task.observe(self.sim).float()
+            terms = self.task.reward_terms(self.sim, action, pre)
+            terminated = self.task.terminated(self.sim)
         reward = torch.stack(list(terms.values())).sum(dim=0).float()
         unhealthy = self.sim.unhealthy != 0
-        terminated = self.task.terminated(self.sim) | unhealthy
+        terminated = terminated | unhealthy
         self.episode_length += 1
         self.episode_return += reward
         truncated = (self.episode_length >= self.cfg.max_episode_steps) & ~terminated
@@ -155,5 +157,5 @@ class NewtonVectorEnv(VectorEnv):
         self.sim.reset_worlds(mask)
         self.randomizer.apply(mask)
         self.task.reset_state(self.sim, mask, self.generator)
-        self.episode_length[mask] = 0
-        self.episode_return[mask] = 0.0
+        self.episode_length.masked_fill_(mask, 0)  # no index list, no host sync
+        self.episode_return.masked_fill_(mask, 0.0)
