@@ -13,7 +13,25 @@ from skrl.memories.torch import RandomMemory  # noqa: E402
 from skrl.resources.preprocessors.torch import RunningStandardScaler  # noqa: E402
 from skrl.resources.schedulers.torch import KLAdaptiveLR  # noqa: E402
 
-__all__ = ["build_models", "build_agent"]
+__all__ = ["build_models", "build_agent", "LeanPPO"]
+
+
+class LeanPPO(PPO):
+    """skrl's PPO without the base Agent's per-step reward statistics.
+
+    With TensorBoard on, skrl's ``Agent.record_transition`` reads the reward's max / min / mean and the
+    finished episodes' returns back to the host at every vector step (``.item()`` x3, ``nonzero``,
+    ``tolist``, numpy copies). :class:`~newton_gym.train.episode_log.EpisodeLog` keeps the same figures
+    on the device and logs them once per iteration, so this agent skips that bookkeeping; the PPO
+    transition, truncation bootstrap, update and loss logging are skrl's, unchanged.
+    """
+
+    def record_transition(self, **kwargs) -> None:
+        interval, self.write_interval = self.write_interval, 0  # the base class tracks only when > 0
+        try:
+            super().record_transition(**kwargs)
+        finally:
+            self.write_interval = interval
 
 
 def build_models(cfg, observation_space, action_space, device) -> dict:
@@ -62,6 +80,10 @@ def build_agent(cfg, observation_space, action_space, num_envs: int, device, log
     """
     models = build_models(cfg, observation_space, action_space, device)
     memory = RandomMemory(memory_size=cfg.ppo.rollouts, num_envs=num_envs, device=device)
-    agent = PPO(models=models, memory=memory, observation_space=observation_space, action_space=action_space,
-                device=device, cfg=_ppo_cfg(cfg, observation_space, device, log_dir))
+    agent = LeanPPO(models=models, memory=memory, observation_space=observation_space, action_space=action_space,
+                    device=device, cfg=_ppo_cfg(cfg, observation_space, device, log_dir))
+    # Fused Adam (one kernel over all parameters) instead of torch's CPU default of a loop of operators
+    # per parameter tensor: the same Adam step, about 6x less time per mini-batch step on the CPU.
+    for group in [agent.optimizer.defaults, *agent.optimizer.param_groups]:
+        group.update(fused=True, foreach=None)
     return agent

@@ -37,14 +37,26 @@ class EpisodeLog:
         self.first_returns: list[float] = []
         self.episodes = 0
         self.curve: list[tuple[int, float, int]] = []
-        self._terms: dict[str, torch.Tensor] = {}
+        self._terms: dict[str, float] = {}
+        self._term_names: tuple = ()
+        self._term_sums: torch.Tensor | None = None  # (terms,) on the device, summed over the iteration
+        self._reward_sum: torch.Tensor | None = None
         self._term_steps = 0
 
-    def on_step(self, info: dict) -> None:
-        """Record one vector step's info."""
-        for name, value in info.get("reward_terms", {}).items():
-            total = value.detach().sum()
-            self._terms[name] = self._terms[name] + total if name in self._terms else total
+    def on_step(self, info: dict, reward: torch.Tensor | None = None) -> None:
+        """Record one vector step's info (and its (N,) or (N, 1) reward, for the mean step reward)."""
+        terms = info.get("reward_terms")
+        if terms:
+            names = tuple(terms)
+            sums = torch.stack([t.detach() for t in terms.values()]).sum(dim=1)  # one op for all terms
+            if names != self._term_names or self._term_sums is None:
+                self._flush_terms()
+                self._term_names, self._term_sums = names, sums
+            else:
+                self._term_sums += sums
+        if reward is not None:
+            total = reward.detach().sum()
+            self._reward_sum = total if self._reward_sum is None else self._reward_sum + total
         self._term_steps += self.num_envs
         episode = info.get("episode")
         if episode is None:
@@ -58,6 +70,13 @@ class EpisodeLog:
         room = self.num_envs - len(self.first_returns)
         if room > 0:
             self.first_returns.extend(returns[:room])
+
+    def _flush_terms(self) -> None:
+        """Move the device sums into ``_terms`` (one host transfer)."""
+        if self._term_sums is not None:
+            for name, value in zip(self._term_names, self._term_sums.tolist()):
+                self._terms[name] = self._terms.get(name, 0.0) + value
+        self._term_names, self._term_sums = (), None
 
     @property
     def mean_return(self) -> float:
@@ -76,8 +95,12 @@ class EpisodeLog:
     def end_iteration(self, env_steps: int) -> dict[str, float]:
         """Close an iteration: append a curve point; returns the scalars to log (reward terms are per
         env step)."""
-        scalars = {f"Reward terms / {k}": float(v) / max(self._term_steps, 1) for k, v in self._terms.items()}
-        self._terms, self._term_steps = {}, 0
+        self._flush_terms()
+        steps = max(self._term_steps, 1)
+        scalars = {f"Reward terms / {k}": v / steps for k, v in self._terms.items()}
+        if self._reward_sum is not None:
+            scalars["Reward / Instantaneous reward (mean)"] = float(self._reward_sum) / steps
+        self._terms, self._term_steps, self._reward_sum = {}, 0, None
         if self.recent:
             self.curve.append((int(env_steps), self.mean_return, self.episodes))
             scalars["Episode / mean return"] = self.mean_return

@@ -125,7 +125,7 @@ class PPORunner:
             with torch.no_grad():
                 actions, _ = agent.act(obs, None, timestep=timestep, timesteps=timesteps)
                 next_obs, reward, terminated, truncated, info = env.step(actions)
-                self.episodes.on_step(info)
+                self.episodes.on_step(info, reward)
                 agent.record_transition(observations=obs, states=None, actions=actions, rewards=reward,
                                         next_observations=info["bootstrap_obs"], next_states=None,
                                         terminated=terminated, truncated=truncated, infos=info,

@@ -56,10 +56,12 @@ class ActionScaler:
         self.enabled = bool(enabled)
         self.center = (high + low) / 2.0
         self.half = (high - low) / 2.0
+        # a [-1, 1] task box (Ant) needs no arithmetic per step
+        self.identity = not self.enabled or bool((self.center == 0).all() and (self.half == 1).all())
 
     def to_env(self, actions: torch.Tensor) -> torch.Tensor:
         """Policy actions (N, A) -> task actions (N, A)."""
-        return self.center + self.half * actions if self.enabled else actions
+        return actions if self.identity else self.center + self.half * actions
 
     def policy_space(self, env_space: gym.spaces.Box) -> gym.spaces.Box:
         """The action space the policy sees."""
