@@ -1,5 +1,6 @@
 """scripts/sim2sim.py runs a policy in Newton/Ant-v0 and in gymnasium's MuJoCo Ant-v5; the shipped
-policies (one trained in each simulator) keep >= 90 % of their return in the other one."""
+policies (one trained in each simulator) keep >= 90 % (Ant) / 80 % (Humanoid) of their return in the
+other one."""
 
 import importlib.util
 import os
@@ -34,8 +35,10 @@ def test_one_checkpoint_runs_in_both_simulators(tmp_path, capsys):
     assert "Ant-v5 (MuJoCo implicitfast)" in lines[2]
 
 
-@pytest.mark.parametrize("name", ["ant_newton.pt", "ant_mujoco.pt"])
-def test_shipped_policies_transfer_both_ways(name):
+@pytest.mark.parametrize("name, keep, floor", [("ant_newton.pt", 0.9, 800.0), ("ant_mujoco.pt", 0.9, 800.0),
+                                               ("humanoid_newton.pt", 0.8, 500.0),
+                                               ("humanoid_mujoco.pt", 0.8, 500.0)])
+def test_shipped_policies_transfer_both_ways(name, keep, floor):
     """A short version of ``python scripts/sim2sim.py``: 400 steps from the same (noise-free) start in
     each simulator; the MuJoCo-trained policy is compared under its training integrator (implicitfast),
     the newton_gym-trained one under Ant-v5's RK4 and under implicitfast."""
@@ -46,11 +49,11 @@ def test_shipped_policies_transfer_both_ways(name):
 
     policy = load_policy(os.path.join(ROOT, "newton_gym", "assets", "policies", name))
     results = {k: float(np.mean(v)) for k, v in evaluate(policy, policy.meta["task"], 1, 0, 400, 0.0).items()}
-    newton = results.pop("Newton/Ant-v0")
+    newton = results.pop(next(k for k in results if k.startswith("Newton/")))
     if policy.meta["task"].startswith("Newton/"):
         trained, others = newton, list(results.values())
     else:
         (trained,), others = results.values(), [newton]
-    assert trained > 800.0  # 400 steps of a policy that walks (about 2.5 per step when trained)
+    assert trained > floor  # the policy does its task in its own simulator (Ant: walks; Humanoid: stays up)
     for other in others:
-        assert other >= 0.9 * trained, (name, trained, results, newton)
+        assert other >= keep * trained, (name, trained, results, newton)
