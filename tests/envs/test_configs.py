@@ -26,3 +26,24 @@ def test_types_are_checked():
     with pytest.raises(ConfigError, match="does not exist"):
         config_from(AntCfg, "no/such/file.toml")
     assert config_from(AntCfg, {"ctrl_cost_weight": 1}).ctrl_cost_weight == 1.0
+
+
+@pytest.mark.parametrize("cls, robot, reference", [(AntCfg, "ant", "Ant-v5"), (HumanoidCfg, "humanoid", "Humanoid-v5"),
+                                                   (CartpoleCfg, "inverted_pendulum", "InvertedPendulum-v5")])
+def test_tasks_step_at_their_references_time_step(cls, robot, reference):
+    """Each task steps its solver at the shipped MJCF's <option timestep>, frame_skip times per env step, as
+    gymnasium's MuJoCo task does, with no substeps (what the physics is checked against MuJoCo at)."""
+    import xml.etree.ElementTree as ET
+
+    from newton_gym.assets import robot_path
+
+    xml = os.path.splitext(robot_path(robot))[0] + ".xml"
+    timestep = float(ET.parse(xml).getroot().find("option").get("timestep"))
+    sim = cls().sim
+    assert (sim.sim_dt, sim.substeps) == (timestep, 1)
+    pytest.importorskip("mujoco")
+    import gymnasium as gym
+
+    env = gym.make(reference).unwrapped
+    assert (sim.frame_skip, sim.sim_dt) == (env.frame_skip, env.model.opt.timestep)
+    env.close()
