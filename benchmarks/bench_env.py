@@ -3,9 +3,14 @@ MuJoCo task, in one run, on the CPU.
 
 Random actions in [-1, 1] times the task's action bound. References: EnvPool 1.2.5 (``envpool``, the
 ``benchmark`` extra) ``<Task>-v5`` with the same number of environments and the same number of threads,
-and gymnasium's ``<Task>-v5`` as one env (single-threaded by nature). Each figure is the median of
-``--repeats`` timings of ``--steps`` vector steps; the ratio ours / EnvPool is taken within the same
-repeat and its median printed. Bytes of model + state per world come from the solver's arrays.
+and gymnasium's ``<Task>-v5`` as one env (single-threaded by nature); both as shipped (their
+observations also hold cfrc_ext and, for Humanoid, cinert / cvel / actuator forces, which ours leave
+out). The three are built once and timed in turn within each of ``--repeats`` repeats, so a ratio
+(ours / EnvPool, ours / gymnasium) pairs timings taken seconds apart; the medians of the rates and of
+the per-repeat ratios are printed. Each timing is ``--steps`` vector steps (4x as many single-env steps
+for gymnasium). Bytes per world: ours, every Warp array of the model, state, control and solver (one
+level into the solver's member objects) over N; MuJoCo's, one mjModel + mjData buffer + the part of
+mjData's arena used so far (EnvPool keeps a model and a data per env). The load average is printed first: a busy machine moves every figure.
 
     python benchmarks/bench_env.py [--tasks Ant Humanoid] [--worlds 256] [--threads 1 2]
 """
@@ -13,6 +18,7 @@ repeat and its median printed. Bytes of model + state per world come from the so
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
@@ -31,7 +37,8 @@ def _timed(step_fn, n_envs, steps):
     return n_envs * steps / (time.perf_counter() - t0)
 
 
-def _gymnasium(task, steps, repeats):
+def _gymnasium(task):
+    """One gymnasium env: (step function, MuJoCo bytes per env, close)."""
     env = gym.make(f"{task}-v5")
     env.reset(seed=0)
     rng = np.random.default_rng(0)
@@ -42,10 +49,12 @@ def _gymnasium(task, steps, repeats):
         if term or trunc:
             env.reset()
 
-    return [_timed(one, 1, steps) for _ in range(repeats)]
+    model, data = env.unwrapped.model, env.unwrapped.data
+    return one, (model, data), env.close
 
 
-def _envpool(task, n, threads, steps, repeats):
+def _envpool(task, n, threads):
+    """EnvPool with n envs on ``threads`` threads: step function and close, or None without envpool."""
     try:
         import envpool
     except ImportError:
@@ -58,13 +67,27 @@ def _envpool(task, n, threads, steps, repeats):
     def one():
         env.step(rng.uniform(-bound, bound, (n, _ACTIONS[task])))  # autoresets by itself
 
-    one()
-    return [_timed(one, n, steps) for _ in range(repeats)]
+    return one, env.close
 
 
-def _ours(task, n, threads, steps, repeats, device):
+def _warp_bytes(sim) -> int:
+    """Bytes of every distinct Warp array of the model, state, control and solver (and of the solver's
+    member objects: its data, kinematics, contact and constraint-row buffers)."""
     import warp as wp
 
+    seen, total = set(), 0
+    objects = [sim.model, sim.state, sim.control, sim.solver]
+    objects += [v for v in vars(sim.solver).values() if hasattr(v, "__dict__") and not isinstance(v, wp.array)]
+    for obj in objects:
+        for v in vars(obj).values():
+            if isinstance(v, wp.array) and v.ptr is not None and v.ptr not in seen:
+                seen.add(v.ptr)
+                total += v.capacity
+    return total
+
+
+def _ours(task, n, threads, device):
+    """gym.make_vec Newton/<task>-v0: (step function, bytes per world, close)."""
     import newton_gym  # noqa: F401
 
     env = gym.make_vec(f"Newton/{task}-v0", num_envs=n, device=device, sim={"threads": threads})
@@ -76,13 +99,33 @@ def _ours(task, n, threads, steps, repeats, device):
     def one():
         env.step(((torch.rand(n, _ACTIONS[task], generator=gen) * 2 - 1) * bound).to(dev))
 
-    one()  # warm-up (the graph is captured at construction)
-    rates = [_timed(one, n, steps) for _ in range(repeats)]
-    sim = env.unwrapped.sim
-    arrays = [v for obj in (sim.model, sim.state, sim.solver.data, sim.solver.rows, sim.solver.contacts)
-              for v in vars(obj).values() if isinstance(v, wp.array)]
-    env.close()
-    return rates, sum(a.capacity for a in arrays) / n
+    return one, _warp_bytes(env.unwrapped.sim) / n, env.close
+
+
+def _row(task, n, threads, steps, repeats, device):
+    ours, ours_bytes, ours_close = _ours(task, n, threads, device)
+    pool = _envpool(task, n, threads)
+    single, mj_bytes, single_close = _gymnasium(task)
+    for _ in range(10):  # warm-up (our graph is captured at construction)
+        for fn in (ours, single) + ((pool[0],) if pool else ()):
+            fn()
+    model, data = mj_bytes  # the arena counted as far as it was used (its reserve is 14 MB of untouched pages)
+    mj_bytes = model.nbuffer + data.nbuffer + data.maxuse_arena
+    rates = {"ours": [], "pool": [], "single": []}
+    for _ in range(repeats):  # interleaved: the ratios of a repeat come from timings seconds apart
+        rates["ours"].append(_timed(ours, n, steps))
+        if pool:
+            rates["pool"].append(_timed(pool[0], n, steps))
+        rates["single"].append(_timed(single, 1, 4 * steps))
+    ours_close()
+    single_close()
+    if pool:
+        pool[1]()
+    med = {k: statistics.median(v) if v else float("nan") for k, v in rates.items()}
+    vs_pool = statistics.median(a / b for a, b in zip(rates["ours"], rates["pool"])) if pool else float("nan")
+    vs_single = statistics.median(a / b for a, b in zip(rates["ours"], rates["single"]))
+    print(f"{task:>9} {n:>5} {threads:>4} {med['ours']:>11,.0f} {med['pool']:>9,.0f} {med['single']:>10,.0f} "
+          f"{vs_pool:>9.2f} {vs_single:>11.2f} {ours_bytes:>12,.0f} {mj_bytes:>12,.0f}", flush=True)
 
 
 def main():
@@ -98,20 +141,15 @@ def main():
 
     wp.config.log_level = wp.LOG_WARNING
     torch.set_num_threads(1)
-    print(f"env-steps/s, median of {args.repeats}; ratios within the same repeat")
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(f"env-steps/s, median of {args.repeats}; ratios within each repeat; {os.cpu_count()} CPUs, "
+          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(f"{'task':>9} {'N':>5} {'thr':>4} {'newton_gym':>11} {'EnvPool':>9} {'gymnasium':>10} {'/EnvPool':>9} "
-          f"{'/gymnasium':>11} {'bytes/world':>12}")
+          f"{'/gymnasium':>11} {'bytes/world':>12} {'MuJoCo B/env':>12}")
     for task in args.tasks:
-        single = _gymnasium(task, args.steps * 4, args.repeats)
         for n in args.worlds:
             for threads in args.threads:
-                ours, mem = _ours(task, n, threads, args.steps, args.repeats, args.device)
-                pool = _envpool(task, n, threads, args.steps, args.repeats)
-                ratio = statistics.median(a / b for a, b in zip(ours, pool)) if pool else float("nan")
-                pool_med = statistics.median(pool) if pool else float("nan")
-                print(f"{task:>9} {n:>5} {threads:>4} {statistics.median(ours):>11,.0f} {pool_med:>9,.0f} "
-                      f"{statistics.median(single):>10,.0f} {ratio:>9.2f} "
-                      f"{statistics.median(ours) / statistics.median(single):>11.2f} {mem:>12,.0f}")
+                _row(task, n, threads, args.steps, args.repeats, args.device)
 
 
 if __name__ == "__main__":
