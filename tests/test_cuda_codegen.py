@@ -40,7 +40,7 @@ def _kernel_modules():
 def test_every_kernel_module_compiles_for_cuda(tmp_path):
     names = _kernel_modules()
     # The solver, kinematics and renderer kernels at least (guards against the walk finding nothing).
-    for expected in ("newton_gym.solvers.island", "newton_gym.solvers.smooth", "newton_gym.sim.kinematics",
+    for expected in ("newton_gym.solvers.world_solve", "newton_gym.solvers.smooth", "newton_gym.sim.kinematics",
                      "newton_gym.render.raycaster"):
         assert expected in names
     failures = {}

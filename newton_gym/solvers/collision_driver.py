@@ -21,7 +21,7 @@ from .collision_primitive import (CAPSULE, CYLINDER, MESH, PLANE, SPHERE, featur
                                   segment_closest, shape_feature)
 from .constraint import vec5
 from .contact_params import combine_pair_params
-from .layout import island_of
+from .layout import world_of
 
 __all__ = ["Contacts", "build_contacts", "collide"]
 
@@ -33,7 +33,7 @@ class Contacts:
         pair_count, slot_count: numbers of candidate pairs and contact slots.
         pair_shape, pair_body: (pair_count,) vec2i shapes / bodies (A, B), type A <= type B.
         pair_slot_start: (pair_count + 1,) first slot of each pair.
-        pair_island: (pair_count,) world (island) of each pair.
+        pair_world: (pair_count,) world of each pair.
         pair_mu, pair_margin, pair_gap: (pair_count,) combined friction (max), margin [m] and gap [m] (sums;
             MuJoCo's margin, i.e. our margin + gap), filled by :func:`.contact_params.combine_pair_params`.
         pair_radius, pair_bound: (pair_count,) sum of the two bounding radii [m]; that plus the margin [m].
@@ -84,7 +84,7 @@ def _mesh_tables(model, shape_mesh, scale, stype):
 
 
 def _world_candidates(model):
-    """All candidate (a, b, island) triples, world by world (no cross-world pairs)."""
+    """All candidate (a, b, world) triples, world by world (no cross-world pairs)."""
     sws = model.shape_world_start.numpy() if model.world_count > 0 else None
     n = model.shape_count
     out = []
@@ -170,7 +170,7 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
     slot_start = np.concatenate([[0], np.cumsum(slots)])
     c.slot_count = int(slot_start[-1])
     c.pair_slots_host = slots
-    c.pair_island_host = island_of(pw, model.world_count)
+    c.pair_world_host = world_of(pw, model.world_count)
     c.pair_slot_start_host = slot_start
     condim = model.shape_condim.numpy()
     c.pair_condim_host = np.maximum(condim[pa], condim[pb]) if len(pa) else np.zeros(0, np.int64)
@@ -185,7 +185,7 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
     c.pair_shape = arr(np.stack([pa, pb], 1).astype(np.int32).reshape(-1, 2), wp.vec2i)
     c.pair_body = arr(np.stack([sbody[pa], sbody[pb]], 1).astype(np.int32).reshape(-1, 2), wp.vec2i)
     c.pair_slot_start = arr(slot_start.astype(np.int32), wp.int32)
-    c.pair_island = arr(c.pair_island_host.astype(np.int32), wp.int32)
+    c.pair_world = arr(c.pair_world_host.astype(np.int32), wp.int32)
     c.pair_radius = arr((radius[pa] + radius[pb]).astype(np.float32), wp.float32)
     c.pair_condim = arr(c.pair_condim_host.astype(np.int32), wp.int32)
     npair = max(c.pair_count, 1)

@@ -1,12 +1,12 @@
 """Constraint rows: contacts, joint limits, joint friction and equality constraints as MuJoCo soft
 constraints (MuJoCo computation: "Soft constraints").
 
-Rows are laid out once per world (island): [contact rows][limit rows][friction rows][equality rows];
+Rows are laid out once per world: [contact rows][limit rows][friction rows][equality rows];
 each row has a static owner (contact slot, DOF or equality) and is switched on per substep. A row's
 Jacobian is stored densely per side: side 0 and side 1 each hold one articulation's DOF block
 (max_art_dofs wide), so rows coupling two articulations of a world need no global matrix.
 
-Per row and substep (in :mod:`.island`) we compute J, Y = L^-T J^T (M = L^T L), A_ii = Y^T Y,
+Per row and substep (in :mod:`.world_solve`) we compute J, Y = L^-T J^T (M = L^T L), A_ii = Y^T Y,
 the unconstrained acceleration a0 = J qacc_smooth, the velocity v = J qd and position error r, and from solref / solimp
 the impedance d(r), R = (1 - d) / d * A_ii and a_ref = -b v - k r with b = 2 / (d_max tc),
 k = d(r) / (d_max^2 tc^2 zeta^2), tc >= 2 dt (MuJoCo computation: "Soft constraints"; solref
@@ -44,15 +44,15 @@ class Rows:
     Attributes:
         count: total rows; width: floats per side (max_art_dofs rounded up to a multiple of 8; the padding
             stays zero).
-        island_start: (island_count + 1,) first row of each world.
+        world_row_start: (world_count + 1,) first row of each world.
         kind, owner, sub: (count,) int static row kind, owner index and sub-row index.
         art: (count,) vec2i articulation of side 0 / side 1 (-1: none).
         active: (count,) int 1 where the row takes part in this substep's solve.
         jac, minv_jac: (count * 2 * width,) J and Y = L^-T J^T per side (M = L^T L, A = Y^T Y).
         pos, solref, solimp, diag_approx, lo, hi: (count,) position error, soft-constraint parameters,
             MuJoCo's diagApprox and force bounds.
-        act_list, bias, reg, inv, cforce: (count,) compact per-island buffers of :mod:`.island`.
-        dense: dense Delassus blocks of :mod:`.island`.
+        act_list, bias, reg, inv, cforce: (count,) compact per-world buffers of :mod:`.world_solve`.
+        dense: dense Delassus blocks of :mod:`.world_solve`.
         force: (count,) row forces (kept as the next substep's warm start).
     """
 
@@ -65,36 +65,36 @@ def _contact_rows(condim: int, cone: str) -> int:
 
 def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     """Lay out every row once (host)."""
-    islands = layout.island_count
-    per_island = [[] for _ in range(islands)]   # lists of (kind, owner, sub, art0, art1)
+    worlds = layout.world_count
+    per_world = [[] for _ in range(worlds)]   # lists of (kind, owner, sub, art0, art1)
     slot_start = contacts.pair_slot_start_host
     pair_art = _pair_articulations(model, layout, contacts)
     for p in range(contacts.pair_count):
         nr = _contact_rows(int(contacts.pair_condim_host[p]), cone)
-        isl = int(contacts.pair_island_host[p])
+        w = int(contacts.pair_world_host[p])
         for slot in range(int(slot_start[p]), int(slot_start[p + 1])):
             for k in range(nr):
-                per_island[isl].append((ROW_CONTACT, slot, k, *pair_art[p]))
+                per_world[w].append((ROW_CONTACT, slot, k, *pair_art[p]))
     lower = model.joint_limit_lower.numpy()
     upper = model.joint_limit_upper.numpy()
     fric = np.maximum(model.joint_friction.numpy(), model.joint_friction_dynamic.numpy())
     for d in range(model.joint_dof_count):
         a = int(layout.dof_art[d])
-        isl = int(layout.art_island[a])
+        w = int(layout.art_world[a])
         if layout.dof_coord[d] >= 0 and (lower[d] > -1e9 or upper[d] < 1e9):
-            per_island[isl].append((ROW_LIMIT, d, 0, a, -1))
+            per_world[w].append((ROW_LIMIT, d, 0, a, -1))
     for d in range(model.joint_dof_count):
         if fric[d] > 0.0:
             a = int(layout.dof_art[d])
-            per_island[int(layout.art_island[a])].append((ROW_FRICTION, d, 0, a, -1))
-    _equality_rows(model, layout, per_island)
+            per_world[int(layout.art_world[a])].append((ROW_FRICTION, d, 0, a, -1))
+    _equality_rows(model, layout, per_world)
     rows = Rows()
-    flat = [r for lst in per_island for r in lst]
+    flat = [r for lst in per_world for r in lst]
     rows.count = len(flat)
-    rows.width = -(-max(layout.max_art_dofs, 1) // 8) * 8  # whole vec8 chunks per side (see island)
+    rows.width = -(-max(layout.max_art_dofs, 1) // 8) * 8  # whole vec8 chunks per side (see world_pgs)
     rows.cone = cone
-    rows.island_count = islands
-    starts = np.concatenate([[0], np.cumsum([len(lst) for lst in per_island])]).astype(np.int32)
+    rows.world_count = worlds
+    starts = np.concatenate([[0], np.cumsum([len(lst) for lst in per_world])]).astype(np.int32)
     table = np.asarray(flat, dtype=np.int32).reshape(-1, 5)
     rows.kind_host = table[:, 0]
     dev = model.device
@@ -106,12 +106,12 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
             x = np.zeros((1,) + x.shape[1:], dtype=x.dtype)
         return wp.array(x, dtype=dtype, device=dev)
 
-    rows.island_start = arr(starts, wp.int32)
+    rows.world_row_start = arr(starts, wp.int32)
     rows.kind = arr(table[:, 0], wp.int32)
     rows.owner = arr(table[:, 1], wp.int32)
     rows.sub = arr(table[:, 2], wp.int32)
     rows.art = arr(table[:, 3:5].reshape(-1, 2), wp.vec2i)
-    rows.island = arr(np.repeat(np.arange(islands), np.diff(starts)).astype(np.int32), wp.int32)
+    rows.row_world = arr(np.repeat(np.arange(worlds), np.diff(starts)).astype(np.int32), wp.int32)
     for name in ("active",):
         setattr(rows, name, wp.zeros(n, dtype=wp.int32, device=dev))
     for name in ("lo", "hi", "force", "pos", "diag_approx"):
@@ -136,7 +136,7 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     _equality_anchors(model, rows, dev)
     rows.body_invweight = wp.zeros(max(model.body_count, 1), dtype=wp.vec2, device=dev)
     rows.dof_invweight = wp.zeros(max(model.joint_dof_count, 1), dtype=wp.float32, device=dev)
-    rows.world_scale = wp.ones(islands, dtype=wp.float32, device=dev)
+    rows.world_scale = wp.ones(worlds, dtype=wp.float32, device=dev)
     return rows
 
 
@@ -179,9 +179,9 @@ def set_invweights(model, layout, data, rows):
     rows.body_invweight.assign(body_w.astype(np.float32))
     rows.dof_invweight.assign(dof_w.astype(np.float32))
     # Newton's convergence scale, MuJoCo's 1 / (meaninertia max(1, nv)), per world.
-    world = layout.art_island[layout.dof_art] if model.joint_dof_count else np.zeros(0, np.int64)
-    count = np.bincount(world, minlength=rows.island_count)[: rows.island_count]
-    total = np.bincount(world, weights=dof_m[: len(world)], minlength=rows.island_count)[: rows.island_count]
+    world = layout.art_world[layout.dof_art] if model.joint_dof_count else np.zeros(0, np.int64)
+    count = np.bincount(world, minlength=rows.world_count)[: rows.world_count]
+    total = np.bincount(world, weights=dof_m[: len(world)], minlength=rows.world_count)[: rows.world_count]
     mean = np.where(count > 0, total / np.maximum(count, 1), 1.0)
     rows.world_scale.assign((1.0 / (np.maximum(mean, 1e-10) * np.maximum(count, 1))).astype(np.float32))
 
@@ -222,7 +222,7 @@ def _pair_articulations(model, layout, contacts):
     return art
 
 
-def _equality_rows(model, layout, per_island):
+def _equality_rows(model, layout, per_world):
     if model.equality_constraint_count == 0:
         return
     etype = model.equality_constraint_type.numpy()
@@ -235,7 +235,7 @@ def _equality_rows(model, layout, per_island):
     body_art = np.append(layout.body_art, -1)
     dof_art = np.append(layout.dof_art, -1)
     for e in range(model.equality_constraint_count):
-        isl = int(max(world[e], 0))
+        w = int(max(world[e], 0))
         if etype[e] == EqType.JOINT:
             a0 = dof_art[qd_start[j1[e]]] if j1[e] >= 0 else -1
             a1 = dof_art[qd_start[j2[e]]] if j2[e] >= 0 else -1
@@ -246,7 +246,7 @@ def _equality_rows(model, layout, per_island):
         if a1 == a0:
             a1 = -1
         for k in range(n):
-            per_island[isl].append((ROW_EQUALITY, e, k, int(a0), int(a1)))
+            per_world[w].append((ROW_EQUALITY, e, k, int(a0), int(a1)))
 
 
 def _equality_anchors(model, rows, dev):
@@ -485,7 +485,7 @@ def _joint_equality_row(e: int, eq_joint1: wp.array(dtype=int), eq_joint2: wp.ar
 
 def make_rows(model, tree, data, rows, joint_q, span):
     """Fill the equality rows (Jacobian, bounds, solref / solimp) among the rows in ``span`` = (first, count)
-    for this substep; contact, limit and friction rows are filled inside the island kernel (:mod:`.island`)."""
+    for this substep; contact, limit and friction rows are filled inside the world kernel (:mod:`.world_solve`)."""
     if span[1] == 0 or model.equality_constraint_count == 0:
         return
     outs = [rows.active, rows.jac, rows.pos, rows.solref, rows.solimp, rows.lo, rows.hi, rows.force,
@@ -501,15 +501,15 @@ def make_rows(model, tree, data, rows, joint_q, span):
 
 
 @wp.kernel
-def _reset_rows_kernel(row_island: wp.array(dtype=int), world_mask: wp.array(dtype=bool),
+def _reset_rows_kernel(row_world: wp.array(dtype=int), world_mask: wp.array(dtype=bool),
                        force: wp.array(dtype=float)):
     i = wp.tid()
-    if world_mask[row_island[i]]:
+    if world_mask[row_world[i]]:
         force[i] = 0.0
 
 
 def reset_warmstart(model, rows, world_mask):
     """Forget the warm-start forces of the masked worlds."""
     if rows.count:
-        wp.launch(_reset_rows_kernel, dim=rows.count, device=model.device, inputs=[rows.island, world_mask],
+        wp.launch(_reset_rows_kernel, dim=rows.count, device=model.device, inputs=[rows.row_world, world_mask],
                   outputs=[rows.force])

@@ -80,4 +80,4 @@ def set_world_friction(model, contacts, world_mu, world_mask):
     if contacts.pair_count == 0:
         return
     wp.launch(_world_friction_kernel, dim=contacts.pair_count, device=model.device,
-              inputs=[contacts.pair_island, world_mu, world_mask], outputs=[contacts.pair_mu])
+              inputs=[contacts.pair_world, world_mu, world_mask], outputs=[contacts.pair_mu])

@@ -11,7 +11,7 @@ import warp as wp
 
 from ..sim.kinematics import eval_fk
 from . import collision_driver, constraint, contact_params, forward, partition, passive, smooth
-from .island import IslandSolver, world_dof_start
+from .world_solve import WorldSolver, world_dof_start
 from . import solver as pgs
 from .base import SolverBase, SolverNotifyFlags
 from .layout import build_tree_layout
@@ -70,7 +70,7 @@ class SolverGeneralized(SolverBase):
         model: the Model.
         substeps: substeps per :meth:`step` (each of dt / substeps).
         solver: constraint solver, "newton" (MuJoCo's default: primal Newton with exact line search,
-            :mod:`.island_newton`) or "pgs" (projected Gauss-Seidel on the dual, :mod:`.island_pgs`).
+            :mod:`.world_newton`) or "pgs" (projected Gauss-Seidel on the dual, :mod:`.world_pgs`).
             Newton needs each world's DOFs in one contiguous range (what ``replicate`` / ``add_world``
             build); otherwise PGS runs, with a warning.
         iterations: most Newton iterations, or PGS sweeps, per substep.
@@ -142,7 +142,7 @@ class SolverGeneralized(SolverBase):
             limit_solref=limit_solref, limit_solimp=limit_solimp, friction_solref=friction_solref,
             friction_solimp=friction_solimp, friction_rest_speed=friction_rest_speed))
         self.solver = self._constraint_solver(solver, layout)
-        self._islands = IslandSolver(model, layout, self.tree, self.contacts, self.rows, pgs_tolerance,
+        self._world_solver = WorldSolver(model, layout, self.tree, self.contacts, self.rows, pgs_tolerance,
                                      pgs_subspace, self.solver == "newton", tolerance, ls_iterations)
         self.newton_iterations = self.rows.newton_iterations if self.solver == "newton" else None
         self.body_contact_wrench = wp.zeros(max(model.body_count, 1), dtype=wp.spatial_vector, device=self.device)
@@ -271,7 +271,7 @@ class SolverGeneralized(SolverBase):
         passive.apply_actuators(model, self._act, ctrl, data, span.actuators)
         smooth.factor_and_solve(model, tree, data, arts)
         collision_driver.collide(model, self.contacts, data.body_q, span.pairs)
-        pgs.solve(model, tree, data, self.rows, self._islands, state.joint_q, state.joint_qd, dt, self.iterations,
+        pgs.solve(model, tree, data, self.rows, self._world_solver, state.joint_q, state.joint_qd, dt, self.iterations,
                   span)
         if last:  # the outputs describe the last substep's contacts
             pgs.contact_outputs(model, data, self.contacts, self.rows, self.body_contact_wrench,

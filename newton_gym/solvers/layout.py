@@ -13,12 +13,12 @@ import warp as wp
 
 from ..sim.types import JointType
 
-__all__ = ["TreeLayout", "build_tree_layout", "island_of"]
+__all__ = ["TreeLayout", "build_tree_layout", "world_of"]
 
 
-def island_of(world: np.ndarray, world_count: int) -> np.ndarray:
-    """Constraint island (the unit a PGS thread solves) of entities in ``world``: its world, or 0 for
-    global (-1) entities. A model without worlds is one island."""
+def world_of(world: np.ndarray, world_count: int) -> np.ndarray:
+    """World index (the unit one constraint-solve thread handles) of entities in ``world``: their world,
+    or 0 for global (-1) entities. A model without worlds is one world."""
     del world_count
     return np.maximum(np.asarray(world, dtype=np.int64), 0)
 
@@ -32,33 +32,33 @@ class TreeLayout:
         art_mat_start: (articulation_count + 1,) offset of each articulation's dense n x n block.
         art_coord_start: (articulation_count + 1,) first coordinate of each articulation.
         all_art_range: (2,) [0, articulation_count], the articulation range of a model without worlds.
-        art_island: (articulation_count,) island (world) of each articulation.
+        art_world: (articulation_count,) world of each articulation.
         max_art_dofs: largest DOF count of one articulation.
         dof_parent: (joint_dof_count,) previous DOF on the path to the root, -1 at the root.
         dof_art: (joint_dof_count,) articulation of each DOF.
         dof_coord: (joint_dof_count,) coordinate of a scalar DOF (revolute, prismatic, D6), else -1.
         body_dof_last: (body_count,) last DOF moving the body (-1: static).
         body_art: (body_count,) articulation of a body (-1: none).
-        island_count: number of constraint islands (max(1, world_count)).
+        world_count: number of worlds the constraint solve runs (max(1, model.world_count)).
     """
 
     art_dof_start: np.ndarray
     art_mat_start: np.ndarray
     art_coord_start: np.ndarray
     all_art_range: np.ndarray
-    art_island: np.ndarray
+    art_world: np.ndarray
     max_art_dofs: int
     dof_parent: np.ndarray
     dof_art: np.ndarray
     dof_coord: np.ndarray
     body_dof_last: np.ndarray
     body_art: np.ndarray
-    island_count: int
+    world_count: int
 
     def upload(self, device) -> dict:
         """Warp int32 copies of the arrays, keyed by field name."""
         out = {}
-        for name in ("art_dof_start", "art_mat_start", "art_coord_start", "all_art_range", "art_island",
+        for name in ("art_dof_start", "art_mat_start", "art_coord_start", "all_art_range", "art_world",
                      "dof_parent", "dof_art", "dof_coord", "body_dof_last", "body_art"):
             out[name] = wp.array(np.ascontiguousarray(getattr(self, name), dtype=np.int32), dtype=wp.int32,
                                  device=device)
@@ -105,7 +105,8 @@ def build_tree_layout(model) -> TreeLayout:
                     dof_coord[d] = q_start[j] + (d - d0)
             body_dof_last[c] = d1 - 1 if d1 > d0 else up
             body_art[c] = a
-    art_island = island_of(art_world, model.world_count)
-    island_count = max(1, model.world_count)
-    return TreeLayout(art_dof_start, art_mat_start, art_coord_start, np.array([0, art_count]), art_island, int(sizes.max()) if art_count else 0,
-                      dof_parent, dof_art, dof_coord, body_dof_last, body_art, island_count)
+    art_world = world_of(art_world, model.world_count)
+    world_count = max(1, model.world_count)
+    return TreeLayout(art_dof_start, art_mat_start, art_coord_start, np.array([0, art_count]), art_world,
+                      int(sizes.max()) if art_count else 0, dof_parent, dof_art, dof_coord, body_dof_last, body_art,
+                      world_count)

@@ -60,7 +60,7 @@ def split_reason(model, contacts, actuator_dof: np.ndarray) -> str | None:
     for kind in ("body", "joint", "articulation", "equality_constraint"):
         if _has_globals(getattr(model, f"{kind}_world_start").numpy()):
             return f"the model has global (world -1) {kind.replace('_', ' ')} entities"
-    if np.any(np.diff(contacts.pair_island_host) < 0):
+    if np.any(np.diff(contacts.pair_world_host) < 0):
         return "contact pairs are not ordered by world"
     if len(actuator_dof):
         if np.any(np.diff(_actuator_world(model, actuator_dof)) < 0):
@@ -80,9 +80,9 @@ def split_spans(model, contacts, rows, actuator_dof: np.ndarray, parts: int) -> 
     bounds = np.array([0] + cuts + [nw], dtype=np.int64)
     starts = {kind: getattr(model, f"{kind}_world_start").numpy()[: nw + 1].astype(np.int64)
               for kind in ("articulation", "joint_dof", "joint_coord", "body")}
-    pair_start = np.searchsorted(contacts.pair_island_host, np.arange(nw + 1), side="left")
+    pair_start = np.searchsorted(contacts.pair_world_host, np.arange(nw + 1), side="left")
     slot_start = np.asarray(contacts.pair_slot_start_host, dtype=np.int64)
-    row_start = rows.island_start.numpy()[: nw + 1].astype(np.int64) if rows.count else np.zeros(nw + 1, np.int64)
+    row_start = rows.world_row_start.numpy()[: nw + 1].astype(np.int64) if rows.count else np.zeros(nw + 1, np.int64)
     act_start = np.searchsorted(_actuator_world(model, actuator_dof), np.arange(nw + 1), side="left")
 
     def rng(start, w0, w1):

@@ -226,7 +226,7 @@ def _rne_kernel(
     articulation_start: wp.array(dtype=int), joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int),
     joint_child: wp.array(dtype=int), joint_qd_start: wp.array(dtype=int), body_mass: wp.array(dtype=float),
     body_com: wp.array(dtype=wp.vec3), body_inertia: wp.array(dtype=wp.mat33), body_art: wp.array(dtype=int),
-    art_dof_start: wp.array(dtype=int), art_island: wp.array(dtype=int), gravity: wp.array(dtype=wp.vec3),
+    art_dof_start: wp.array(dtype=int), art_world: wp.array(dtype=int), gravity: wp.array(dtype=wp.vec3),
     gyro_midpoint: int, dt: float,
     # Data in:
     body_q: wp.array(dtype=wp.transform), body_f: wp.array(dtype=wp.spatial_vector), joint_qd: wp.array(dtype=float),
@@ -243,7 +243,7 @@ def _rne_kernel(
     if j0 == j1:
         return
     r = art_ref[a]
-    g = gravity[art_island[a]]
+    g = gravity[art_world[a]]
     # Recursive Newton-Euler with qdd = 0; gravity enters as a base acceleration -g (RBDA sec. 5.3).
     for j in range(j0, j1):
         c = joint_child[j]
@@ -297,7 +297,7 @@ def compute_bias(model, tree, data, state_body_q, body_f, joint_qd, dt, span, gy
     wp.launch(_rne_kernel, dim=span[1], device=model.device, inputs=[
         span[0], model.articulation_start, model.joint_type, model.joint_parent, model.joint_child,
         model.joint_qd_start, model.body_mass, model.body_com, model.body_inertia, tree["body_art"], tree["art_dof_start"],
-        tree["art_island"], model.gravity, int(gyro_midpoint), float(dt), state_body_q, body_f, joint_qd,
+        tree["art_world"], model.gravity, int(gyro_midpoint), float(dt), state_body_q, body_f, joint_qd,
         data.art_ref, data.body_cvel, data.body_h, data.body_rot_inertia, data.cdof, data.cdof_dot], outputs=[
         data.body_cacc, data.body_cfrc, data.qfrc_bias])
 

@@ -4,7 +4,7 @@ For rows i of a world, the forces f minimise 1/2 f^T (A + R) f + f^T (a0 - a_ref
 bounds (contacts f >= 0 per pyramid edge, limits f >= 0, joint friction |f| <= F, equalities free;
 elliptic cones project (f_t1, f_t2) onto the disc of radius mu f_n), with A = J M^-1 J^T
 (MuJoCo computation: "Constraint model" and "PGS solver"). Projected Gauss-Seidel runs one thread per
-world in :mod:`.island`, on the dense A of the active rows (matrix-free for islands with more active
+world in :mod:`.world_solve`, on the dense A of the active rows (matrix-free for worlds with more active
 rows than a dense block holds). Forces persist per row between substeps as warm starts.
 """
 
@@ -21,7 +21,7 @@ __all__ = ["solve", "contact_outputs"]
 def _contact_output_kernel(
     # Model:
     first: int,
-    slot_pair: wp.array(dtype=int), pair_body: wp.array(dtype=wp.vec2i), pair_island: wp.array(dtype=int),
+    slot_pair: wp.array(dtype=int), pair_body: wp.array(dtype=wp.vec2i), pair_world: wp.array(dtype=int),
     pair_mu: wp.array(dtype=float), slot_row: wp.array(dtype=int), slot_nrows: wp.array(dtype=int),
     body_q: wp.array(dtype=wp.transform), body_com: wp.array(dtype=wp.vec3),
     # Data in:
@@ -49,7 +49,7 @@ def _contact_output_kernel(
     elif nr == 3:
         f = f + t1 * row_force[r + 1] + t2 * row_force[r + 2]
     force_out[s] = f
-    wp.atomic_add(world_count_out, pair_island[p], 1)
+    wp.atomic_add(world_count_out, pair_world[p], 1)
     bodies = pair_body[p]
     pt = point[s]
     for side in range(2):
@@ -76,11 +76,11 @@ def _clear_counts_kernel(first: int, counts: wp.array(dtype=int)):
     counts[wp.tid() + first] = 0
 
 
-def solve(model, tree, data, rows, island_solver, joint_q, joint_qd, dt, iterations, span):
+def solve(model, tree, data, rows, world_solver, joint_q, joint_qd, dt, iterations, span):
     """Fill the rows and solve the constraint forces of the worlds in ``span`` (a :class:`.partition.Span`);
     writes their ``data.qacc_constraint``."""
     constraint.make_rows(model, tree, data, rows, joint_q, span.rows)
-    island_solver.solve(data, joint_q, joint_qd, dt, iterations, span.worlds)
+    world_solver.solve(data, joint_q, joint_qd, dt, iterations, span.worlds)
 
 
 def contact_outputs(model, data, contacts, rows, body_wrench, body_count, world_count, span):
@@ -94,6 +94,6 @@ def contact_outputs(model, data, contacts, rows, body_wrench, body_count, world_
         wp.launch(_clear_counts_kernel, dim=worlds[1], device=dev, inputs=[worlds[0], world_count])
     if slots[1]:
         wp.launch(_contact_output_kernel, dim=slots[1], device=dev, inputs=[
-            slots[0], contacts.slot_pair, contacts.pair_body, contacts.pair_island, contacts.pair_mu, rows.slot_row,
+            slots[0], contacts.slot_pair, contacts.pair_body, contacts.pair_world, contacts.pair_mu, rows.slot_row,
             rows.slot_nrows, data.body_q, model.body_com, contacts.active, contacts.point, contacts.normal,
             contacts.tangent, rows.force], outputs=[contacts.force, body_wrench, body_count, world_count])

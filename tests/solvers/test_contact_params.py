@@ -74,7 +74,7 @@ def test_world_friction_changes_only_the_masked_worlds():
     solver = SolverGeneralized(model)
     solver.set_world_friction(wp.array([0.8, 0.1], dtype=float), wp.array([True, False], dtype=bool))
     c = solver.contacts
-    world = c.pair_island.numpy()[: c.pair_count]
+    world = c.pair_world.numpy()[: c.pair_count]
     mu = c.pair_mu.numpy()[: c.pair_count]
     np.testing.assert_allclose(mu[world == 0], 0.8)
     np.testing.assert_allclose(mu[world == 1], 0.5)  # unmasked: keeps its shapes' value

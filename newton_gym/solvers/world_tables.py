@@ -1,5 +1,5 @@
-"""Warp tables of the island solve (:mod:`.island`): the row model and per-substep row buffers, the contact
-and DOF-tree tables the kernel reads, and the constants the island modules share."""
+"""Warp tables of the world solve (:mod:`.world_solve`): the row model and per-substep row buffers, the contact
+and DOF-tree tables the kernel reads, and the constants the world modules share."""
 
 from __future__ import annotations
 
@@ -19,13 +19,13 @@ FRICTION = wp.constant(ROW_FRICTION)
 
 @wp.struct
 class RowModel:
-    """Static row tables (see :class:`.constraint.Rows`) and per-island ranges."""
+    """Static row tables (see :class:`.constraint.Rows`) and per-world ranges."""
 
-    island_start: wp.array(dtype=int)
-    island_art_start: wp.array(dtype=int)   # (islands + 1,) CSR into island_arts
-    island_arts: wp.array(dtype=int)        # articulations of each island
-    dense_start: wp.array(dtype=int)        # (islands,) offset of each island's dense block
-    dense_cap: wp.array(dtype=int)          # (islands,) most active rows its block holds
+    world_row_start: wp.array(dtype=int)
+    world_art_start: wp.array(dtype=int)   # (worlds + 1,) CSR into world_arts
+    world_arts: wp.array(dtype=int)        # articulations of each world
+    dense_start: wp.array(dtype=int)        # (worlds,) offset of each world's dense block
+    dense_cap: wp.array(dtype=int)          # (worlds,) most active rows its block holds
     kind: wp.array(dtype=int)
     owner: wp.array(dtype=int)
     sub: wp.array(dtype=int)
@@ -41,12 +41,12 @@ class RowModel:
     subspace: int                            # 1: PGS with subspace minimization on dense blocks
     body_invweight: wp.array(dtype=wp.vec2)
     dof_invweight: wp.array(dtype=float)
-    newton: int                              # 1: primal Newton solve (:mod:`.island_newton`), 0: PGS
+    newton: int                              # 1: primal Newton solve (:mod:`.world_newton`), 0: PGS
     ls_iterations: int                       # most 1-D Newton steps of one line search
-    island_dof_start: wp.array(dtype=int)   # (islands + 1,) first DOF of each world (contiguous per world)
-    ydense_start: wp.array(dtype=int)       # (islands,) offset of each world's (rows, DOFs) Y block
-    hess_start: wp.array(dtype=int)         # (islands,) offset of each world's (DOFs, DOFs) Hessian
-    world_scale: wp.array(dtype=float)      # (islands,) 1 / (mean diag(M) DOFs) [1/kg]: Newton's stop scale
+    world_dof_start: wp.array(dtype=int)   # (worlds + 1,) first DOF of each world (contiguous per world)
+    ydense_start: wp.array(dtype=int)       # (worlds,) offset of each world's (rows, DOFs) Y block
+    hess_start: wp.array(dtype=int)         # (worlds,) offset of each world's (DOFs, DOFs) Hessian
+    world_scale: wp.array(dtype=float)      # (worlds,) 1 / (mean diag(M) DOFs) [1/kg]: Newton's stop scale
 
 
 @wp.struct
@@ -73,7 +73,7 @@ class RowData:
     free: wp.array(dtype=int)               # compact: free rows of a subspace step
     step: wp.array(dtype=float)             # compact: its Newton step
     scratch: wp.array(dtype=float)          # like dense: its Cholesky factor
-    basis: wp.array(dtype=float)            # (islands * 3 * 2 * width,) Y of one contact's n, t1, t2
+    basis: wp.array(dtype=float)            # (worlds * 3 * 2 * width,) Y of one contact's n, t1, t2
     ydense: wp.array(dtype=float)           # Newton: per world (rows, DOFs) Y of its active rows
     ynz: wp.array(dtype=int)                # Newton: like ydense, each row's non-zero columns (ascending)
     ynz_count: wp.array(dtype=int)          # Newton, compact: number of non-zero columns of each row
@@ -82,7 +82,7 @@ class RowData:
     jv: wp.array(dtype=float)               # Newton, compact: Y . p along the search direction
     cone: wp.array(dtype=int)               # Newton, compact: 1 on the normal row of an elliptic contact
     cone_mu: wp.array(dtype=float)          # Newton, compact: that contact's friction coefficient
-    niter: wp.array(dtype=int)              # Newton, (islands,): iterations of the last solve
+    niter: wp.array(dtype=int)              # Newton, (worlds,): iterations of the last solve
     grad: wp.array(dtype=float)             # Newton, per DOF: gradient (then -gradient)
     search: wp.array(dtype=float)           # Newton, per DOF: search direction p
 

@@ -1,4 +1,4 @@
-"""Per-row assembly of the island solve (:mod:`.island`, steps 1 and 3): switch a contact, joint-limit or
+"""Per-row assembly of the world solve (:mod:`.world_solve`, steps 1 and 3): switch a contact, joint-limit or
 joint-friction row on or off, fill its Jacobian, Y = L^-T J^T and its soft-constraint terms at its compact
 index."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import warp as wp
 
 from .constraint import _point_row, contact_direction, impedance, vec5
-from .island_tables import LIMIT, ContactTables, RowData, RowModel, TreeTables
+from .world_tables import LIMIT, ContactTables, RowData, RowModel, TreeTables
 from .spatial import ltl_solve_t
 
 __all__ = ["contact_row", "dof_row", "finish_row", "contact_pyramid"]
@@ -189,7 +189,7 @@ def contact_pyramid(i: int, ci: int, w: int, dt: float, rm: RowModel, rd: RowDat
                     chol: wp.array(dtype=float), qacc_smooth: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
     """Rows i .. i + 3 (compact ci .. ci + 3) of an active pyramidal contact, the edges n +- mu t1, n +- mu t2,
     formed from the basis rows J_n, J_t1, J_t2: one walk up each body's DOF path gives the three basis
-    Jacobians, three L^-T solves give their Y (in the island's ``basis`` scratch) and the edges' Y, a0 and
+    Jacobians, three L^-T solves give their Y (in the world's ``basis`` scratch) and the edges' Y, a0 and
     v are combinations of the basis ones (all linear in the direction). The edges share pos, impedance and
     R (MuJoCo's diagApprox is the same for the four edges). Edge rows keep only what the solve reads."""
     slot = rm.owner[i]

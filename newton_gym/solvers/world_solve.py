@@ -1,23 +1,23 @@
-"""Per-island constraint assembly and solve, one thread per island (world) in a single launch.
+"""Per-world constraint assembly and solve, one thread per world in a single launch.
 
-For its island a thread (1) switches every row on or off and fills its Jacobian and soft-constraint
+For its world a thread (1) switches every row on or off and fills its Jacobian and soft-constraint
 terms (contacts, joint limits and joint friction here; equality rows come pre-filled from
 :mod:`.constraint`; a pyramidal contact's four edges come from its n, t1, t2 basis rows), (2) lists the
 active rows compactly, (3) computes Y = L^-T J^T (M = L^T L), the bias a0 - a_ref,
 the regularizer R and 1 / (A_ii + R) of each active row, (4) builds the dense Delassus matrix
-A = J M^-1 J^T of the active rows when it fits the island's block (else it keeps the matrix-free form),
+A = J M^-1 J^T of the active rows when it fits the world's block (else it keeps the matrix-free form),
 (5) runs projected Gauss-Seidel on MuJoCo's constraint dual (see :mod:`.solver` for the problem) and
-(6) writes qacc_constraint = M^-1 J^T f = L^-1 (Y f) of the island's DOFs. Keeping all of it in one
-thread keeps an island's rows in that core's cache and avoids per-row launches, whose per-thread cost
+(6) writes qacc_constraint = M^-1 J^T f = L^-1 (Y f) of the world's DOFs. Keeping all of it in one
+thread keeps an world's rows in that core's cache and avoids per-row launches, whose per-thread cost
 dominated on CPU.
 
-Compact buffers (``act_list``, ``bias``, ``reg``, ``inv``, ``cforce``) use the island's row range
-[r0, r1): compact row c of island w lives at r0 + c. Row forces persist per row (``force``) as the
+Compact buffers (``act_list``, ``bias``, ``reg``, ``inv``, ``cforce``) use the world's row range
+[r0, r1): compact row c of world w lives at r0 + c. Row forces persist per row (``force``) as the
 next substep's warm start.
 
-The parts: :mod:`.island_tables` (the Warp structs the kernel reads and writes), :mod:`.island_rows`
-(per-row assembly, steps 1 and 3), :mod:`.island_pgs` (dense block and PGS, steps 4 and 5). This module
-holds the kernel that runs steps 1-6 in order and :class:`IslandSolver`, its host side.
+The parts: :mod:`.world_tables` (the Warp structs the kernel reads and writes), :mod:`.world_rows`
+(per-row assembly, steps 1 and 3), :mod:`.world_pgs` (dense block and PGS, steps 4 and 5). This module
+holds the kernel that runs steps 1-6 in order and :class:`WorldSolver`, its host side.
 """
 
 from __future__ import annotations
@@ -25,21 +25,21 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from .island_newton import newton_solve
-from .island_pgs import dense_block, pgs_dense_box, residual, row_axpy, row_mu, set_force
-from .island_rows import contact_pyramid, contact_row, dof_row, finish_row
-from .island_tables import CONTACT, FRICTION, LIMIT, ContactTables, RowData, RowModel, TreeTables, vec8
+from .world_newton import newton_solve
+from .world_pgs import dense_block, pgs_dense_box, residual, row_axpy, row_mu, set_force
+from .world_rows import contact_pyramid, contact_row, dof_row, finish_row
+from .world_tables import CONTACT, FRICTION, LIMIT, ContactTables, RowData, RowModel, TreeTables, vec8
 from .spatial import ltl_solve
 
-__all__ = ["IslandSolver", "DENSE_CAP"]
+__all__ = ["WorldSolver", "DENSE_CAP"]
 
 wp.set_module_options({"enable_backward": False})
 
-DENSE_CAP = 48  # most active rows of one island kept as a dense Delassus block (48^2 floats)
+DENSE_CAP = 48  # most active rows of one world kept as a dense Delassus block (48^2 floats)
 
 
 @wp.kernel
-def _island_kernel(
+def _world_kernel(
     # Model:
     first: int,
     rm: RowModel, cm: ContactTables, tm: TreeTables, dt: float, iterations: int, tolerance: float,
@@ -49,16 +49,16 @@ def _island_kernel(
     # Data out:
     rd: RowData, qacc_c: wp.array(dtype=float),
 ):
-    """One thread per island w: fill and list its active rows, build its dense Delassus block (or keep
+    """One thread per world w: fill and list its active rows, build its dense Delassus block (or keep
     the matrix-free form), solve by PGS (with subspace minimization on dense pyramidal blocks) and
     write qacc_constraint of its articulations (steps 1-6 of the module docstring)."""
     w = wp.tid() + first
-    for ia in range(rm.island_art_start[w], rm.island_art_start[w + 1]):
-        a = rm.island_arts[ia]
+    for ia in range(rm.world_art_start[w], rm.world_art_start[w + 1]):
+        a = rm.world_arts[ia]
         for d in range(tm.art_dof_start[a], tm.art_dof_start[a + 1]):
             qacc_c[d] = 0.0
-    r0 = rm.island_start[w]
-    r1 = rm.island_start[w + 1]
+    r0 = rm.world_row_start[w]
+    r1 = rm.world_row_start[w + 1]
     k = int(0)
     i = r0
     while i < r1:
@@ -154,34 +154,34 @@ def _island_kernel(
             if dense != 0 and f != 0.0:
                 row_axpy(i, f, rm, rd, tm, qacc_c)
     # qacc_constraint = M^-1 J^T f = L^-1 (Y f).
-    for ia in range(rm.island_art_start[w], rm.island_art_start[w + 1]):
-        a = rm.island_arts[ia]
+    for ia in range(rm.world_art_start[w], rm.world_art_start[w + 1]):
+        a = rm.world_arts[ia]
         d0 = tm.art_dof_start[a]
         ltl_solve(chol, tm.art_mat_start[a], tm.art_dof_start[a + 1] - d0, d0, tm.dof_parent, qacc_c, d0)
 
 
 def world_dof_start(layout, arts=None, art_start=None) -> np.ndarray:
-    """(islands + 1,) first DOF of each world when every world's articulations hold one contiguous DOF
+    """(worlds + 1,) first DOF of each world when every world's articulations hold one contiguous DOF
     range in world order (what the Newton solve needs); raises ValueError naming the first world whose
     DOFs are not contiguous."""
-    islands = layout.island_count
+    worlds = layout.world_count
     if arts is None:
-        arts = np.argsort(layout.art_island, kind="stable")
-        art_start = np.searchsorted(layout.art_island[arts], np.arange(islands + 1))
-    out = np.zeros(islands + 1, np.int64)
+        arts = np.argsort(layout.art_world, kind="stable")
+        art_start = np.searchsorted(layout.art_world[arts], np.arange(worlds + 1))
+    out = np.zeros(worlds + 1, np.int64)
     pos = 0
-    for w in range(islands):
+    for w in range(worlds):
         out[w] = pos
         for a in arts[art_start[w]:art_start[w + 1]]:
             if layout.art_dof_start[a] != pos:
                 raise ValueError(f"world {w}: its articulations' DOFs are not one contiguous range")
             pos = int(layout.art_dof_start[a + 1])
-    out[islands] = pos
+    out[worlds] = pos
     return out
 
 
-class IslandSolver:
-    """Host side of the fused island kernel: builds the structs once, launches per substep."""
+class WorldSolver:
+    """Host side of the fused world kernel: builds the structs once, launches per substep."""
 
     def __init__(self, model, layout, tree, contacts, rows, tolerance: float, subspace: bool, newton: bool = False,
                  newton_tolerance: float = 1.0e-8, ls_iterations: int = 50):
@@ -189,15 +189,15 @@ class IslandSolver:
         self.model = model
         self.newton = bool(newton)
         self.tolerance = float(newton_tolerance if newton else tolerance)
-        islands = rows.island_count
-        starts = rows.island_start.numpy()[: islands + 1] if rows.count else np.zeros(islands + 1, np.int32)
-        per = np.diff(starts) if rows.count else np.zeros(islands, np.int64)
-        cap = np.minimum(per, DENSE_CAP) if not newton else np.zeros(islands, np.int64)
+        worlds = rows.world_count
+        starts = rows.world_row_start.numpy()[: worlds + 1] if rows.count else np.zeros(worlds + 1, np.int32)
+        per = np.diff(starts) if rows.count else np.zeros(worlds, np.int64)
+        cap = np.minimum(per, DENSE_CAP) if not newton else np.zeros(worlds, np.int64)
         dense_start = np.concatenate([[0], np.cumsum(cap * cap)])
-        arts = np.argsort(layout.art_island, kind="stable").astype(np.int32)
-        art_start = np.searchsorted(layout.art_island[arts], np.arange(islands + 1)).astype(np.int32)
+        arts = np.argsort(layout.art_world, kind="stable").astype(np.int32)
+        art_start = np.searchsorted(layout.art_world[arts], np.arange(worlds + 1)).astype(np.int32)
         n = max(rows.count, 1)
-        dof_start = world_dof_start(layout, arts, art_start) if newton else np.zeros(islands + 1, np.int64)
+        dof_start = world_dof_start(layout, arts, art_start) if newton else np.zeros(worlds + 1, np.int64)
         wn = np.diff(dof_start)
         ydense_start = np.concatenate([[0], np.cumsum(per * wn)])
         hess_start = np.concatenate([[0], np.cumsum(wn * wn)])
@@ -207,9 +207,9 @@ class IslandSolver:
             return wp.array(x if len(x) else np.zeros(1, x.dtype), dtype=dtype, device=dev)
 
         rm = RowModel()
-        rm.island_start = rows.island_start
-        rm.island_art_start = arr(art_start, wp.int32)
-        rm.island_arts = arr(arts, wp.int32)
+        rm.world_row_start = rows.world_row_start
+        rm.world_art_start = arr(art_start, wp.int32)
+        rm.world_arts = arr(arts, wp.int32)
         rm.dense_start = arr(dense_start[:-1].astype(np.int32), wp.int32)
         rm.dense_cap = arr(cap.astype(np.int32), wp.int32)
         rm.kind, rm.owner, rm.sub, rm.art, rm.slot_nrows = rows.kind, rows.owner, rows.sub, rows.art, rows.slot_nrows
@@ -223,7 +223,7 @@ class IslandSolver:
         rm.world_scale = rows.world_scale
         rm.newton = int(self.newton)
         rm.ls_iterations = int(ls_iterations)
-        rm.island_dof_start = arr(dof_start.astype(np.int32), wp.int32)
+        rm.world_dof_start = arr(dof_start.astype(np.int32), wp.int32)
         rm.ydense_start = arr(ydense_start[:-1].astype(np.int32), wp.int32)
         rm.hess_start = arr(hess_start[:-1].astype(np.int32), wp.int32)
         rd = RowData()
@@ -237,7 +237,7 @@ class IslandSolver:
         rows.free = wp.zeros(n, dtype=wp.int32, device=dev)
         rows.step = wp.zeros(n, dtype=wp.float32, device=dev)
         rows.scratch = wp.zeros(max(int(dense_start[-1]), 1) if subspace else 1, dtype=wp.float32, device=dev)
-        rows.basis = wp.zeros(max(islands * 6 * rows.width, 1), dtype=wp.float32, device=dev)
+        rows.basis = wp.zeros(max(worlds * 6 * rows.width, 1), dtype=wp.float32, device=dev)
         for name in ("act_list", "bias", "reg", "inv", "cforce", "dense", "free", "step", "scratch", "basis"):
             setattr(rd, name, getattr(rows, name))
         nd = max(model.joint_dof_count, 1)
@@ -249,7 +249,7 @@ class IslandSolver:
         rd.jv = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)
         rd.cone = wp.zeros(n if newton else 1, dtype=wp.int32, device=dev)
         rd.cone_mu = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)
-        rows.newton_iterations = wp.zeros(islands, dtype=wp.int32, device=dev)
+        rows.newton_iterations = wp.zeros(worlds, dtype=wp.int32, device=dev)
         rd.niter = rows.newton_iterations
         rd.grad = wp.zeros(nd if newton else 1, dtype=wp.float32, device=dev)
         rd.search = wp.zeros(nd if newton else 1, dtype=wp.float32, device=dev)
@@ -265,13 +265,13 @@ class IslandSolver:
         tm.friction_static, tm.friction_dynamic = model.joint_friction, model.joint_friction_dynamic
         self.rm, self.rd, self.cm, self.tm = rm, rd, cm, tm
         self.count = rows.count
-        self.islands = islands
+        self.worlds = worlds
 
     def solve(self, data, joint_q, joint_qd, dt, iterations, span):
-        """Assemble and solve the islands (worlds) in ``span`` = (first, count); writes their
+        """Assemble and solve the worlds in ``span`` = (first, count); writes their
         ``data.qacc_constraint``."""
         if self.count == 0 or span[1] == 0:
             return
-        wp.launch(_island_kernel, dim=span[1], device=self.model.device, inputs=[
+        wp.launch(_world_kernel, dim=span[1], device=self.model.device, inputs=[
             span[0], self.rm, self.cm, self.tm, float(dt), int(iterations), self.tolerance, data.art_ref, data.cdof,
             data.chol, data.qacc_smooth, joint_q, joint_qd], outputs=[self.rd, data.qacc_constraint])

@@ -1,4 +1,4 @@
-"""Dense Delassus block and projected Gauss-Seidel of the island solve (:mod:`.island`, steps 4 and 5): row
+"""Dense Delassus block and projected Gauss-Seidel of the world solve (:mod:`.world_solve`, steps 4 and 5): row
 products A_ij = Y_i . Y_j, the dense block, the dual's residual in dense and matrix-free form, and PGS with
 subspace minimization on dense box-bounded blocks."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from .island_tables import ContactTables, RowData, RowModel, TreeTables, vec8
+from .world_tables import ContactTables, RowData, RowModel, TreeTables, vec8
 from .spatial import dense_cholesky_solve
 
 __all__ = ["dense_block", "row_axpy", "residual", "set_force", "pgs_dense_box", "row_mu"]
@@ -44,7 +44,7 @@ def _side_dot(i: int, j: int, rm: RowModel, rd: RowData, tm: TreeTables):
 
 @wp.func
 def dense_block(k: int, r0: int, moff: int, rm: RowModel, rd: RowData, tm: TreeTables):
-    """Dense Delassus block A = Y^T Y of the island's k active rows (compact r0 .. r0 + k - 1), row-major
+    """Dense Delassus block A = Y^T Y of the world's k active rows (compact r0 .. r0 + k - 1), row-major
     k x k at ``moff`` in ``rd.dense``; A is symmetric, so each pair is computed once."""
     for c in range(k):
         i = rd.act_list[r0 + c]
@@ -99,7 +99,7 @@ def residual(c: int, r0: int, k: int, dense: int, moff: int, rm: RowModel, rd: R
 @wp.func
 def set_force(c: int, r0: int, f: float, dense: int, rm: RowModel, rd: RowData, tm: TreeTables,
               qacc_c: wp.array(dtype=float)):
-    """Store the new force of compact row c; returns |change|. Matrix-free islands update z = Y f."""
+    """Store the new force of compact row c; returns |change|. Matrix-free worlds update z = Y f."""
     df = f - rd.cforce[r0 + c]
     rd.cforce[r0 + c] = f
     if dense == 0 and df != 0.0:

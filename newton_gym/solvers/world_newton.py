@@ -1,4 +1,4 @@
-"""Primal Newton solve of one world's constraint rows (the island kernel's step 5 when the solver is
+"""Primal Newton solve of one world's constraint rows (the world kernel's step 5 when the solver is
 "newton"), MuJoCo's default method.
 
 With M = L^T L and u = L (qacc - qacc_smooth), MuJoCo's primal problem (MuJoCo computation: "Constraint
@@ -6,7 +6,7 @@ solver", primal formulation) reads
 
     min_u  1/2 |u|^2 + sum_c s_c(jar_c),   jar_c = Y_c . u + b_c,   Y_c = L^-T J_c^T,
 
-with b_c = a0_c - aref_c the row's bias (see :mod:`.island_rows`) and, for a row with regularizer R_c and
+with b_c = a0_c - aref_c the row's bias (see :mod:`.world_rows`) and, for a row with regularizer R_c and
 force bounds [lo_c, hi_c] (contacts and limits [0, inf), joint friction [-F, F], equalities free;
 pyramidal contacts are four edge rows), s_c(x) = max over f in [lo_c, hi_c] of (-f x - R_c f^2 / 2):
 quadratic x^2 / (2 R_c) while f = -x / R_c lies inside the bounds, linear beyond. An elliptic contact's
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from .island_tables import CONTACT, RowData, RowModel, TreeTables
+from .world_tables import CONTACT, RowData, RowModel, TreeTables
 from .spatial import dense_cholesky_solve
 
 __all__ = ["newton_solve"]
@@ -299,8 +299,8 @@ def newton_solve(k: int, r0: int, w: int, iterations: int, tolerance: float, rm:
     """Primal Newton solve of world w's k active rows (compact r0 .. r0 + k - 1, their Y, bias, reg and
     warm-start forces filled). Leaves u = L (qacc - qacc_smooth) in ``u`` at the world's DOFs (zero on
     entry) and each row's force in ``rd.force``."""
-    wd0 = rm.island_dof_start[w]
-    wn = rm.island_dof_start[w + 1] - wd0
+    wd0 = rm.world_dof_start[w]
+    wn = rm.world_dof_start[w + 1] - wd0
     yoff = rm.ydense_start[w]
     hoff = rm.hess_start[w]
     mu = rd.cone_mu
