@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
+from ..errors import ModelBuildError
 from ..sim.types import EqType, JointType
 from .spatial import point_jacobian
 
@@ -28,6 +29,8 @@ ROW_CONTACT = 0
 ROW_LIMIT = 1
 ROW_FRICTION = 2
 ROW_EQUALITY = 3
+# Kernels index a row's Jacobian as row * 2 * width + k in int32 (and Warp arrays hold at most this many).
+MAX_ROW_FLOATS = 2**31 - 1
 _CONTACT = wp.constant(ROW_CONTACT)
 _LIMIT = wp.constant(ROW_LIMIT)
 _FRICTION = wp.constant(ROW_FRICTION)
@@ -94,6 +97,14 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     rows.width = -(-max(layout.max_art_dofs, 1) // 8) * 8  # whole vec8 chunks per side (see world_pgs)
     rows.cone = cone
     rows.world_count = worlds
+    need = rows.count * 2 * rows.width
+    if need > MAX_ROW_FLOATS:
+        raise ModelBuildError(
+            f"SolverGeneralized: {rows.count} constraint rows ({contacts.pair_count} candidate contact pairs) x 2 "
+            f"sides x {rows.width} DOFs (the largest articulation's, padded to 8) = {need} Jacobian floats, above "
+            f"the limit of 2^31 - 1 (int32 indexing); rows grow with the square of the colliding links and "
+            f"their width with the articulation's DOFs: disable self-collisions (add_articulation("
+            f"enable_self_collisions=False)) or filter shape pairs")
     starts = np.concatenate([[0], np.cumsum([len(lst) for lst in per_world])]).astype(np.int32)
     table = np.asarray(flat, dtype=np.int32).reshape(-1, 5)
     rows.kind_host = table[:, 0]

@@ -65,26 +65,26 @@ def _integrate_free(qs: int, ds: int, dt: float, midpoint: int, x_wpj: wp.transf
 
 @wp.func
 def _implicit_correction(off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
-                         joint_armature: wp.array(dtype=float), mass_matrix: wp.array(dtype=float),
-                         chol_implicit: wp.array(dtype=float), qacc: wp.array(dtype=float),
-                         scratch: wp.array(dtype=float)):
+                         joint_armature: wp.array(dtype=float), mass_matrix: wp.array(dtype=wp.float64),
+                         chol_implicit: wp.array(dtype=wp.float64), qacc: wp.array(dtype=float),
+                         scratch: wp.array(dtype=wp.float64)):
     """qacc <- M_hat^-1 (M qacc) for one articulation (MuJoCo's implicitfast step). M qacc is a tree-sparse
     product over the ancestor entries of ``mass_matrix`` (the only non-zero ones, stored symmetrically)
     plus the armature, formed in ``scratch``."""
     for k in range(n):
-        scratch[d0 + k] = (mass_matrix[off + k * n + k] + joint_armature[d0 + k]) * qacc[d0 + k]
+        scratch[d0 + k] = (mass_matrix[off + k * n + k] + wp.float64(joint_armature[d0 + k])) * wp.float64(qacc[d0 + k])
     for k in range(n):
         row = off + k * n - d0
         i = dof_parent[d0 + k]
         while i >= 0:
             m = mass_matrix[row + i]
-            scratch[d0 + k] = scratch[d0 + k] + m * qacc[i]
-            scratch[i] = scratch[i] + m * qacc[d0 + k]
+            scratch[d0 + k] = scratch[d0 + k] + m * wp.float64(qacc[i])
+            scratch[i] = scratch[i] + m * wp.float64(qacc[d0 + k])
             i = dof_parent[i]
     ltl_solve_t(chol_implicit, off, n, d0, dof_parent, scratch, d0)
     ltl_solve(chol_implicit, off, n, d0, dof_parent, scratch, d0)
     for k in range(n):
-        qacc[d0 + k] = scratch[d0 + k]
+        qacc[d0 + k] = wp.float32(scratch[d0 + k])
 
 
 @wp.kernel
@@ -99,9 +99,10 @@ def _integrate_kernel(
     dt: float, midpoint: int,
     # Data in:
     body_q: wp.array(dtype=wp.transform), qacc_smooth: wp.array(dtype=float), qacc_constraint: wp.array(dtype=float),
-    mass_matrix: wp.array(dtype=float), chol_implicit: wp.array(dtype=float), art_implicit: wp.array(dtype=int),
+    mass_matrix: wp.array(dtype=wp.float64), chol_implicit: wp.array(dtype=wp.float64),
+    art_implicit: wp.array(dtype=int),
     # Data out (updated in place):
-    qacc: wp.array(dtype=float), scratch: wp.array(dtype=float), joint_q: wp.array(dtype=float),
+    qacc: wp.array(dtype=float), scratch: wp.array(dtype=wp.float64), joint_q: wp.array(dtype=float),
     joint_qd: wp.array(dtype=float),
 ):
     a = wp.tid() + first
@@ -156,7 +157,7 @@ def integrate(model, tree, data, body_q, joint_q, joint_qd, dt, span, midpoint=F
         model.joint_X_c, model.joint_q_start, model.joint_qd_start, model.body_com, tree["art_dof_start"],
         tree["art_mat_start"], tree["dof_parent"], model.joint_armature, float(dt), int(bool(midpoint)), body_q,
         data.qacc_smooth, data.qacc_constraint, data.mass_matrix, data.chol_implicit, data.art_implicit],
-        outputs=[data.qacc, data.qfrc_implicit, joint_q, joint_qd])
+        outputs=[data.qacc, data.dof_scratch, joint_q, joint_qd])
 
 
 @wp.kernel

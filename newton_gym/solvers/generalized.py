@@ -35,9 +35,9 @@ class _Data:
         self.body_cvel = z(nb, wp.spatial_vector)    # (body_count,) twist about r
         self.body_h = z(nb, wp.vec3)                 # (body_count,) m (c - r)
         self.body_rot_inertia = z(nb, wp.mat33)      # (body_count,) inertia about r, world axes
-        self.crb_m = z(nb, float)
-        self.crb_h = z(nb, wp.vec3)
-        self.crb_i = z(nb, wp.mat33)
+        self.crb_m = z(nb, wp.float64)               # (body_count,) composite mass [kg]
+        self.crb_h = z(nb, wp.vec3d)                 # (body_count,) composite first moment about r [kg m]
+        self.crb_i = z(nb, wp.mat33d)                # (body_count,) composite rotational inertia about r [kg m^2]
         self.body_cacc = z(nb, wp.spatial_vector)
         self.body_cfrc = z(nb, wp.spatial_vector)
         self.cdof = z(nd, wp.spatial_vector)         # (joint_dof_count,) motion subspaces about r
@@ -48,12 +48,13 @@ class _Data:
         self.qacc_smooth = z(nd, float)
         self.qacc_constraint = z(nd, float)
         nmat = int(tree.art_mat_start[-1])
-        self.mass_matrix = z(nmat, float)            # per-articulation dense blocks
-        self.chol = z(nmat, float)                   # L of M = L^T L (mass matrix with armature)
-        self.chol_implicit = z(nmat, float)          # L of M_hat = M + dt D (velocity-implicit terms)
+        # float64 from here to the factors: see spatial.ltl_factor (long chains).
+        self.mass_matrix = z(nmat, wp.float64)       # per-articulation dense blocks
+        self.chol = z(nmat, wp.float64)              # L of M = L^T L (mass matrix with armature)
+        self.chol_implicit = z(nmat, wp.float64)     # L of M_hat = M + dt D (velocity-implicit terms)
         self.art_implicit = z(model.articulation_count, int)  # 1 where chol_implicit is current
         self.qacc = z(nd, float)                     # (joint_dof_count,) integrated acceleration [m/s^2, rad/s^2]
-        self.qfrc_implicit = z(nd, float)            # scratch of the implicit correction: M qacc
+        self.dof_scratch = z(nd, wp.float64)         # (joint_dof_count,) float64 right-hand sides of the M solves
 
 
 class SolverGeneralized(SolverBase):

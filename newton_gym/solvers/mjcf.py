@@ -115,7 +115,8 @@ def _add_geoms(b, m, body, link):
             raise ValueError(f"geom {g}: MuJoCo geom type {gt} is not supported by this test utility")
         cfg = ShapeConfig(density=0.0, mu=float(m.geom_friction[g, 0]), mu_torsional=float(m.geom_friction[g, 1]),
                           mu_rolling=float(m.geom_friction[g, 2]), solref=tuple(m.geom_solref[g]),
-                          solimp=tuple(m.geom_solimp[g]), margin=float(m.geom_margin[g] - m.geom_gap[g]), gap=float(m.geom_gap[g]),
+                          solimp=tuple(m.geom_solimp[g]), margin=float(m.geom_margin[g] - m.geom_gap[g]),
+                          gap=float(m.geom_gap[g]),
                           condim=int(m.geom_condim[g]))
         xf = np.concatenate([m.geom_pos[g], _wxyz_to_xyzw(m.geom_quat[g])])
         size = m.geom_size[g]

@@ -147,29 +147,48 @@ def compute_subspaces(model, data, body_q, body_qd, joint_q, joint_qd, span):
         data.art_ref, data.body_cvel, data.body_h, data.body_rot_inertia, data.cdof, data.cdof_dot])
 
 
+@wp.func
+def _inertia_about_ref64(m: float, com_body: wp.vec3, inertia_body: wp.mat33, x_wc: wp.transform, r: wp.vec3d):
+    """(h, I) of a body about r in float64 (the float32 ``body_h`` / ``body_rot_inertia`` of the bias pass
+    round m |c - r|^2, which reaches 250 kg m^2 at the tip of a 50 m chain, by more than a small link's own
+    inertia, and M stops being positive definite)."""
+    rot = wp.mat33d(wp.quat_to_matrix(wp.transform_get_rotation(x_wc)))
+    d = wp.vec3d(wp.transform_point(x_wc, com_body)) - r
+    md = wp.float64(m)
+    inertia = rot * wp.mat33d(inertia_body) * wp.transpose(rot)
+    inertia = inertia + md * (wp.dot(d, d) * wp.identity(3, dtype=wp.float64) - wp.outer(d, d))
+    return md * d, inertia
+
+
 @wp.kernel
 def _crb_kernel(
     # Model:
     first: int,
     articulation_start: wp.array(dtype=int), joint_parent: wp.array(dtype=int), joint_child: wp.array(dtype=int),
-    joint_qd_start: wp.array(dtype=int), body_mass: wp.array(dtype=float), body_art: wp.array(dtype=int),
-    art_dof_start: wp.array(dtype=int), art_mat_start: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
+    joint_qd_start: wp.array(dtype=int), body_mass: wp.array(dtype=float), body_com: wp.array(dtype=wp.vec3),
+    body_inertia: wp.array(dtype=wp.mat33), body_art: wp.array(dtype=int), art_dof_start: wp.array(dtype=int),
+    art_mat_start: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
     # Data in:
-    body_h: wp.array(dtype=wp.vec3), body_rot_inertia: wp.array(dtype=wp.mat33),
-    cdof: wp.array(dtype=wp.spatial_vector),
+    body_q: wp.array(dtype=wp.transform), art_ref: wp.array(dtype=wp.vec3), cdof: wp.array(dtype=wp.spatial_vector),
     # Data out:
-    crb_m_out: wp.array(dtype=float), crb_h_out: wp.array(dtype=wp.vec3), crb_i_out: wp.array(dtype=wp.mat33),
-    mass_matrix_out: wp.array(dtype=float),
+    crb_m_out: wp.array(dtype=wp.float64), crb_h_out: wp.array(dtype=wp.vec3d), crb_i_out: wp.array(dtype=wp.mat33d),
+    mass_matrix_out: wp.array(dtype=wp.float64),
 ):
     a = wp.tid() + first
     j0 = articulation_start[a]
     j1 = articulation_start[a + 1]
+    if j0 == j1:
+        return
+    r = wp.vec3d(art_ref[a])
     for j in range(j0, j1):
         c = joint_child[j]
-        crb_m_out[c] = body_mass[c]
-        crb_h_out[c] = body_h[c]
-        crb_i_out[c] = body_rot_inertia[c]
-    # Composite inertias, leaves to root (Featherstone RBDA sec. 6.2, CRBA).
+        crb_m_out[c] = wp.float64(body_mass[c])
+        h, inertia = _inertia_about_ref64(body_mass[c], body_com[c], body_inertia[c], body_q[c], r)
+        crb_h_out[c] = h
+        crb_i_out[c] = inertia
+    # Composite inertias, leaves to root (Featherstone RBDA sec. 6.2, CRBA), and M in float64: summed over a
+    # long chain (about a reference point metres away) they are large, and M's small eigenvalues (the
+    # distal links' inertias) are lost to float32 rounding (see :func:`.spatial.ltl_factor`).
     for jj in range(j1 - j0):
         j = j1 - 1 - jj
         c = joint_child[j]
@@ -190,10 +209,10 @@ def _crb_kernel(
         if j + 1 < j1:
             de = joint_qd_start[j + 1]
         for i in range(joint_qd_start[j], de):
-            f = inertia_mul(crb_m_out[c], crb_h_out[c], crb_i_out[c], cdof[i])
+            f = inertia_mul(crb_m_out[c], crb_h_out[c], crb_i_out[c], wp.spatial_vectord(cdof[i]))
             k = i
             while k >= 0:
-                val = wp.dot(cdof[k], f)
+                val = wp.dot(wp.spatial_vectord(cdof[k]), f)
                 mass_matrix_out[off + (i - d0) * n + (k - d0)] = val
                 mass_matrix_out[off + (k - d0) * n + (i - d0)] = val
                 k = dof_parent[k]
@@ -203,8 +222,9 @@ def compute_mass_matrix(model, tree, data, span):
     """Composite rigid-body inertias and each articulation's dense joint-space mass matrix."""
     wp.launch(_crb_kernel, dim=span[1], device=model.device, inputs=[
         span[0], model.articulation_start, model.joint_parent, model.joint_child, model.joint_qd_start, model.body_mass,
-        tree["body_art"], tree["art_dof_start"], tree["art_mat_start"], tree["dof_parent"], data.body_h,
-        data.body_rot_inertia, data.cdof], outputs=[data.crb_m, data.crb_h, data.crb_i, data.mass_matrix])
+        model.body_com, model.body_inertia, tree["body_art"], tree["art_dof_start"], tree["art_mat_start"],
+        tree["dof_parent"], data.body_q, data.art_ref, data.cdof], outputs=[
+        data.crb_m, data.crb_h, data.crb_i, data.mass_matrix])
 
 
 @wp.func
@@ -296,20 +316,21 @@ def compute_bias(model, tree, data, state_body_q, body_f, joint_qd, dt, span, gy
     """Bias forces C(q, qd) including gravity (per world) and minus external body wrenches body_f."""
     wp.launch(_rne_kernel, dim=span[1], device=model.device, inputs=[
         span[0], model.articulation_start, model.joint_type, model.joint_parent, model.joint_child,
-        model.joint_qd_start, model.body_mass, model.body_com, model.body_inertia, tree["body_art"], tree["art_dof_start"],
+        model.joint_qd_start, model.body_mass, model.body_com, model.body_inertia, tree["body_art"],
+        tree["art_dof_start"],
         tree["art_world"], model.gravity, int(gyro_midpoint), float(dt), state_body_q, body_f, joint_qd,
         data.art_ref, data.body_cvel, data.body_h, data.body_rot_inertia, data.cdof, data.cdof_dot], outputs=[
         data.body_cacc, data.body_cfrc, data.qfrc_bias])
 
 
 @wp.func
-def _copy_ancestors(src: wp.array(dtype=float), dst: wp.array(dtype=float), off: int, n: int, d0: int,
+def _copy_ancestors(src: wp.array(dtype=wp.float64), dst: wp.array(dtype=wp.float64), off: int, n: int, d0: int,
                     dof_parent: wp.array(dtype=int), diag: wp.array(dtype=float)):
     """dst = src + diag(diag) on the ancestor entries and the diagonal of each row (the only entries
     :func:`.spatial.ltl_factor` reads and writes)."""
     for k in range(n):
         row = off + k * n - d0
-        dst[row + d0 + k] = src[row + d0 + k] + diag[d0 + k]
+        dst[row + d0 + k] = src[row + d0 + k] + wp.float64(diag[d0 + k])
         i = dof_parent[d0 + k]
         while i >= 0:
             dst[row + i] = src[row + i]
@@ -323,11 +344,11 @@ def _factor_kernel(
     art_dof_start: wp.array(dtype=int), art_mat_start: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
     joint_armature: wp.array(dtype=float),
     # Data in:
-    mass_matrix: wp.array(dtype=float), dof_diag: wp.array(dtype=float), qfrc: wp.array(dtype=float),
+    mass_matrix: wp.array(dtype=wp.float64), dof_diag: wp.array(dtype=float), qfrc: wp.array(dtype=float),
     qfrc_bias: wp.array(dtype=float),
     # Data out:
-    chol_out: wp.array(dtype=float), chol_implicit_out: wp.array(dtype=float), art_implicit_out: wp.array(dtype=int),
-    qacc_smooth_out: wp.array(dtype=float),
+    chol_out: wp.array(dtype=wp.float64), chol_implicit_out: wp.array(dtype=wp.float64),
+    art_implicit_out: wp.array(dtype=int), qacc_smooth_out: wp.array(dtype=float), scratch: wp.array(dtype=wp.float64),
 ):
     a = wp.tid() + first
     d0 = art_dof_start[a]
@@ -336,12 +357,14 @@ def _factor_kernel(
     _copy_ancestors(mass_matrix, chol_out, off, n, d0, dof_parent, joint_armature)
     implicit = int(0)
     for k in range(n):
-        qacc_smooth_out[d0 + k] = qfrc[d0 + k] - qfrc_bias[d0 + k]
+        scratch[d0 + k] = wp.float64(qfrc[d0 + k]) - wp.float64(qfrc_bias[d0 + k])
         if dof_diag[d0 + k] != joint_armature[d0 + k]:
             implicit = 1
     ltl_factor(chol_out, off, n, d0, dof_parent)
-    ltl_solve_t(chol_out, off, n, d0, dof_parent, qacc_smooth_out, d0)
-    ltl_solve(chol_out, off, n, d0, dof_parent, qacc_smooth_out, d0)
+    ltl_solve_t(chol_out, off, n, d0, dof_parent, scratch, d0)
+    ltl_solve(chol_out, off, n, d0, dof_parent, scratch, d0)
+    for k in range(n):
+        qacc_smooth_out[d0 + k] = wp.float32(scratch[d0 + k])
     art_implicit_out[a] = implicit
     if implicit != 0:
         _copy_ancestors(mass_matrix, chol_implicit_out, off, n, d0, dof_parent, dof_diag)
@@ -356,4 +379,4 @@ def factor_and_solve(model, tree, data, span):
     wp.launch(_factor_kernel, dim=span[1], device=model.device, inputs=[
         span[0], tree["art_dof_start"], tree["art_mat_start"], tree["dof_parent"], model.joint_armature,
         data.mass_matrix, data.dof_diag, data.qfrc, data.qfrc_bias], outputs=[
-        data.chol, data.chol_implicit, data.art_implicit, data.qacc_smooth])
+        data.chol, data.chol_implicit, data.art_implicit, data.qacc_smooth, data.dof_scratch])

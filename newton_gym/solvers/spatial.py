@@ -26,6 +26,16 @@ def inertia_mul(m: float, h: wp.vec3, inertia: wp.mat33, v: wp.spatial_vector):
 
 
 @wp.func
+def inertia_mul(m: wp.float64, h: wp.vec3d, inertia: wp.mat33d, v: wp.spatial_vectord):
+    """:func:`inertia_mul` in float64 (the composite inertias of the mass matrix)."""
+    lin = wp.spatial_top(v)
+    ang = wp.spatial_bottom(v)
+    top = m * lin + wp.cross(ang, h)
+    bottom = inertia * ang + wp.cross(h, lin)
+    return wp.spatial_vectord(top[0], top[1], top[2], bottom[0], bottom[1], bottom[2])
+
+
+@wp.func
 def cross_motion(v: wp.spatial_vector, s: wp.spatial_vector):
     """Motion cross product v x s, linear first (Featherstone RBDA eq. 2.31, reordered)."""
     vl = wp.spatial_top(v)
@@ -59,18 +69,22 @@ def point_jacobian(s: wp.spatial_vector, lever: wp.vec3, direction: wp.vec3):
 
 
 @wp.func
-def ltl_factor(l: wp.array(dtype=float), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int)):
+def ltl_factor(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int)):
     """In-place tree-sparse factorization M = L^T L of an articulation's mass matrix (row-major n x n at
     ``off``, DOFs d0 .. d0 + n - 1 numbered parents first), Featherstone RBDA sec. 6.5 (LTL): L is
     lower triangular and L_ki is non-zero only where DOF i is an ancestor of DOF k, so there is no
     fill-in and only those entries (and the diagonal) are read or written. Non-positive pivots are
-    clamped so a degenerate articulation cannot produce NaNs."""
+    clamped so a degenerate articulation cannot produce NaNs.
+
+    float64: a long chain's M is ill-conditioned (a horizontal chain of 90 hinged links: cond(M) ~ 1.5e8,
+    200 links: ~4e9), and its pivots near the root are small differences of large sums that float32
+    cannot resolve (the root pivot turned negative and was clamped, giving inf)."""
     for kk in range(n):
         k = n - 1 - kk
         row_k = off + k * n
-        d = wp.sqrt(wp.max(l[row_k + k], 1.0e-12))
+        d = wp.sqrt(wp.max(l[row_k + k], wp.float64(1.0e-12)))
         l[row_k + k] = d
-        inv_d = 1.0 / d
+        inv_d = wp.float64(1.0) / d
         i = dof_parent[d0 + k]
         while i >= 0:
             l[row_k + i - d0] = l[row_k + i - d0] * inv_d
@@ -87,14 +101,14 @@ def ltl_factor(l: wp.array(dtype=float), off: int, n: int, d0: int, dof_parent: 
 
 
 @wp.func
-def ltl_solve_t(l: wp.array(dtype=float), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
-                x: wp.array(dtype=float), x_off: int):
+def ltl_solve_t(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
+                x: wp.array(dtype=wp.float64), x_off: int):
     """Solve L^T z = b in place (b given in x[x_off : x_off + n]) for the factor of :func:`ltl_factor`.
     z keeps b's sparsity pattern closed under ancestors (a Jacobian row's path stays its path)."""
     for kk in range(n):
         k = n - 1 - kk
         zk = x[x_off + k]
-        if zk != 0.0:
+        if zk != wp.float64(0.0):
             row_k = off + k * n
             zk = zk / l[row_k + k]
             x[x_off + k] = zk
@@ -105,8 +119,26 @@ def ltl_solve_t(l: wp.array(dtype=float), off: int, n: int, d0: int, dof_parent:
 
 
 @wp.func
-def ltl_solve(l: wp.array(dtype=float), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
-              x: wp.array(dtype=float), x_off: int):
+def ltl_solve_t(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
+                x: wp.array(dtype=wp.float32), x_off: int):
+    """:func:`ltl_solve_t` on a float32 right-hand side (constraint Jacobian rows): products in float64,
+    each update stored in float32."""
+    for kk in range(n):
+        k = n - 1 - kk
+        zk = wp.float64(x[x_off + k])
+        if zk != wp.float64(0.0):
+            row_k = off + k * n
+            zk = zk / l[row_k + k]
+            x[x_off + k] = wp.float32(zk)
+            i = dof_parent[d0 + k]
+            while i >= 0:
+                x[x_off + i - d0] = wp.float32(wp.float64(x[x_off + i - d0]) - l[row_k + i - d0] * zk)
+                i = dof_parent[i]
+
+
+@wp.func
+def ltl_solve(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
+              x: wp.array(dtype=wp.float64), x_off: int):
     """Solve L x = z in place (z given in x[x_off : x_off + n]); after :func:`ltl_solve_t` this gives
     M^-1 b."""
     for k in range(n):
@@ -117,6 +149,20 @@ def ltl_solve(l: wp.array(dtype=float), off: int, n: int, d0: int, dof_parent: w
             s -= l[row_k + i - d0] * x[x_off + i - d0]
             i = dof_parent[i]
         x[x_off + k] = s / l[row_k + k]
+
+
+@wp.func
+def ltl_solve(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
+              x: wp.array(dtype=wp.float32), x_off: int):
+    """:func:`ltl_solve` on a float32 array: each entry's sum in float64, stored once in float32."""
+    for k in range(n):
+        row_k = off + k * n
+        s = wp.float64(x[x_off + k])
+        i = dof_parent[d0 + k]
+        while i >= 0:
+            s -= l[row_k + i - d0] * wp.float64(x[x_off + i - d0])
+            i = dof_parent[i]
+        x[x_off + k] = wp.float32(s / l[row_k + k])
 
 
 @wp.func

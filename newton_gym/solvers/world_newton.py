@@ -14,7 +14,8 @@ three rows (normal, two tangents; friction mu) share one cost of their jar = (x_
 MuJoCo's three zones, N = mu x_n, T = mu |(x_1, x_2)|: zero where N >= mu T (separating), the rows'
 quadratics where mu N + T <= 0, else Dm (N - mu T)^2 / 2 with Dm = D_n / (mu^2 (1 + mu^2)) (:func:`_cone`).
 The gradient is u - sum_c f_c Y_c and the Hessian H = I + sum Y^T H_local Y over the rows' local
-Hessians (D_c = 1 / R_c on a quadratic row, the 3 x 3 cone Hessian on a contact in the middle zone). Each iteration solves H p = -g by a dense Cholesky of the world's DOF block, then finds
+Hessians (D_c = 1 / R_c on a quadratic row, the 3 x 3 cone Hessian on a contact in the middle zone).
+Each iteration solves H p = -g by a dense Cholesky of the world's DOF block, then finds
 the exact minimum of the convex piecewise quadratic cost along p by a bracketed 1-D Newton search. The
 forces f_c at the optimum are the dual solution (u = sum_c f_c Y_c); they are stored per row and warm-start
 the next solve, which starts from the cheaper of u = sum_c f_c Y_c and u = 0.

@@ -64,7 +64,7 @@ def contact_row(i: int, rm: RowModel, rd: RowData, cm: ContactTables, tm: TreeTa
 
 @wp.func
 def dof_row(i: int, ci: int, kind: int, dt: float, rm: RowModel, rd: RowData, tm: TreeTables,
-            joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float), chol: wp.array(dtype=float),
+            joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float), chol: wp.array(dtype=wp.float64),
             qacc_smooth: wp.array(dtype=float)):
     """Fill and finish joint-limit or joint-friction row i (seed 001 friction) at compact index ci; returns 1
     when active. J = sign e_d, so Y = sign L^-T e_d is nonzero only on d's path, a0 and v are entries."""
@@ -137,7 +137,7 @@ def _soft(sr: wp.vec2, si: vec5, pos: float, dt: float):
 
 @wp.func
 def finish_row(i: int, ci: int, dt: float, stiff: float, rm: RowModel, rd: RowData, tm: TreeTables,
-               chol: wp.array(dtype=float), qacc_smooth: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
+               chol: wp.array(dtype=wp.float64), qacc_smooth: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
     """Y = L^-T J^T (into ``minv_jac``; M = L^T L, so A = Y^T Y), A_ii, a0 = J qacc_smooth, v = J qd and
     the soft-constraint terms of active row i, stored at compact index ci (MuJoCo computation: "Soft
     constraints"; solref "refsafe" clamp tc >= 2 dt). ``stiff`` 0 drops the position term of aref (the
@@ -186,7 +186,8 @@ def _finish_soft(i: int, ci: int, diag: float, a0: float, vel: float, dt: float,
 @wp.func
 def contact_pyramid(i: int, ci: int, w: int, dt: float, rm: RowModel, rd: RowData, cm: ContactTables,
                     tm: TreeTables, art_ref: wp.array(dtype=wp.vec3), cdof: wp.array(dtype=wp.spatial_vector),
-                    chol: wp.array(dtype=float), qacc_smooth: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
+                    chol: wp.array(dtype=wp.float64), qacc_smooth: wp.array(dtype=float),
+                    joint_qd: wp.array(dtype=float)):
     """Rows i .. i + 3 (compact ci .. ci + 3) of an active pyramidal contact, the edges n +- mu t1, n +- mu t2,
     formed from the basis rows J_n, J_t1, J_t2: one walk up each body's DOF path gives the three basis
     Jacobians, three L^-T solves give their Y (in the world's ``basis`` scratch) and the edges' Y, a0 and

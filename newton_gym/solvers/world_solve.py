@@ -44,7 +44,7 @@ def _world_kernel(
     first: int,
     rm: RowModel, cm: ContactTables, tm: TreeTables, dt: float, iterations: int, tolerance: float,
     # Data in:
-    art_ref: wp.array(dtype=wp.vec3), cdof: wp.array(dtype=wp.spatial_vector), chol: wp.array(dtype=float),
+    art_ref: wp.array(dtype=wp.vec3), cdof: wp.array(dtype=wp.spatial_vector), chol: wp.array(dtype=wp.float64),
     qacc_smooth: wp.array(dtype=float), joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
     # Data out:
     rd: RowData, qacc_c: wp.array(dtype=float),
@@ -127,8 +127,10 @@ def _world_kernel(
                 fn = wp.max(rd.cforce[r0 + c] - residual(c, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[r0 + c],
                             0.0)
                 change += set_force(c, r0, fn, dense, rm, rd, tm, qacc_c)
-                f1 = rd.cforce[r0 + c + 1] - residual(c + 1, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[r0 + c + 1]
-                f2 = rd.cforce[r0 + c + 2] - residual(c + 2, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[r0 + c + 2]
+                f1 = rd.cforce[r0 + c + 1] - residual(c + 1, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[
+                    r0 + c + 1]
+                f2 = rd.cforce[r0 + c + 2] - residual(c + 2, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[
+                    r0 + c + 2]
                 norm = wp.sqrt(f1 * f1 + f2 * f2)
                 limit = row_mu(cm, rm, i) * fn
                 if norm > limit:
