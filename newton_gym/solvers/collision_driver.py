@@ -12,6 +12,7 @@ maximum contact count), so contacts of a world are contiguous, need no atomics a
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import warp as wp
@@ -26,26 +27,43 @@ from .layout import world_of
 __all__ = ["Contacts", "build_contacts", "collide"]
 
 
+@dataclass(eq=False, slots=True)
 class Contacts:
-    """Static pair table and per-slot contact outputs.
+    """Static pair table and per-slot contact outputs, laid out once by :func:`build_contacts`; the only
+    place their fields are declared (slots: no attribute can be added elsewhere). Warp arrays hold at
+    least one element, so a model without pairs still launches."""
 
-    Attributes:
-        pair_count, slot_count: numbers of candidate pairs and contact slots.
-        pair_shape, pair_body: (pair_count,) vec2i shapes / bodies (A, B), type A <= type B.
-        pair_slot_start: (pair_count + 1,) first slot of each pair.
-        pair_world: (pair_count,) world of each pair.
-        pair_mu, pair_margin, pair_gap: (pair_count,) combined friction (max), margin [m] and gap [m] (sums;
-            MuJoCo's margin, i.e. our margin + gap), filled by :func:`.contact_params.combine_pair_params`.
-        pair_radius, pair_bound: (pair_count,) sum of the two bounding radii [m]; that plus the margin [m].
-        pair_condim: (pair_count,) combined contact dimensionality (max rule; fixed once built).
-        pair_solref, pair_solimp: (pair_count,) mean of the two shapes' solref (vec2) / solimp (5).
-        slot_pair: (slot_count,) pair of each slot.
-        active: (slot_count,) int32 1 where the slot holds a contact (distance below the margin).
-        point, normal: (slot_count,) vec3 world contact point [m] and unit normal from A to B.
-        dist: (slot_count,) signed distance [m] (negative: penetration).
-        tangent: (slot_count,) vec3 first friction direction (unit, orthogonal to the normal).
-        force: (slot_count,) vec3 contact force on B in world frame [N] (after the solve).
-    """
+    # Layout (host).
+    pair_count: int = 0                    # candidate shape pairs
+    slot_count: int = 0                    # contact slots (each pair owns its maximum contact count)
+    pair_slots_host: np.ndarray = None     # (pair_count,) int64 slots of each pair
+    pair_slot_start_host: np.ndarray = None  # (pair_count + 1,) int64 first slot of each pair
+    pair_world_host: np.ndarray = None     # (pair_count,) int64 world of each pair (ascending)
+    pair_condim_host: np.ndarray = None    # (pair_count,) int64 NumPy copy of ``pair_condim``
+    # Static pair tables (Warp; fixed once built unless noted).
+    pair_shape: wp.array = None            # (pair_count,) vec2i shapes (A, B), type A <= type B
+    pair_body: wp.array = None             # (pair_count,) vec2i bodies of A and B (-1: static)
+    pair_slot_start: wp.array = None       # (pair_count + 1,) int32 first slot of each pair
+    pair_world: wp.array = None            # (pair_count,) int32 world of each pair
+    pair_radius: wp.array = None           # (pair_count,) float32 sum of the two bounding radii [m]
+    pair_condim: wp.array = None           # (pair_count,) int32 contact dimensionality (max of the two shapes)
+    slot_pair: wp.array = None             # (slot_count,) int32 pair of each slot
+    mesh_start: wp.array = None            # (mesh_count + 1,) int32 first convex-hull vertex of each mesh
+    mesh_verts: wp.array = None            # (hull vertices,) vec3 mesh convex-hull vertices, mesh frame [m]
+    # Pair parameters (:func:`.contact_params.combine_pair_params`; edited by set_world_friction).
+    pair_mu: wp.array = None               # (pair_count,) float32 friction coefficient (max of the two) [-]
+    pair_margin: wp.array = None           # (pair_count,) float32 MuJoCo margin (sum of margins + gaps) [m]
+    pair_gap: wp.array = None              # (pair_count,) float32 sum of gaps [m]
+    pair_bound: wp.array = None            # (pair_count,) float32 pair_radius + margin [m]
+    pair_solref: wp.array = None           # (pair_count,) vec2 mean solref (time constant [s], damping ratio [-])
+    pair_solimp: wp.array = None           # (pair_count,) vec5 mean solimp
+    # Per step, per slot.
+    active: wp.array = None                # (slot_count,) int32 1 where the slot holds a contact
+    point: wp.array = None                 # (slot_count,) vec3 world contact point [m]
+    normal: wp.array = None                # (slot_count,) vec3 unit normal from A to B
+    dist: wp.array = None                  # (slot_count,) float32 signed distance [m] (negative: penetration)
+    tangent: wp.array = None               # (slot_count,) vec3 first friction direction (unit, normal to n)
+    force: wp.array = None                 # (slot_count,) vec3 contact force on B, world frame [N]
 
 
 def _shape_radius(stype, scale, mesh_radius):
@@ -189,10 +207,12 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
     c.pair_radius = arr((radius[pa] + radius[pb]).astype(np.float32), wp.float32)
     c.pair_condim = arr(c.pair_condim_host.astype(np.int32), wp.int32)
     npair = max(c.pair_count, 1)
-    for name, dtype in (("pair_mu", wp.float32), ("pair_margin", wp.float32), ("pair_gap", wp.float32),
-                        ("pair_bound", wp.float32), ("pair_solref", wp.vec2),
-                        ("pair_solimp", vec5)):
-        setattr(c, name, wp.zeros(npair, dtype=dtype, device=dev))
+    c.pair_mu = wp.zeros(npair, dtype=wp.float32, device=dev)
+    c.pair_margin = wp.zeros(npair, dtype=wp.float32, device=dev)
+    c.pair_gap = wp.zeros(npair, dtype=wp.float32, device=dev)
+    c.pair_bound = wp.zeros(npair, dtype=wp.float32, device=dev)
+    c.pair_solref = wp.zeros(npair, dtype=wp.vec2, device=dev)
+    c.pair_solimp = wp.zeros(npair, dtype=vec5, device=dev)
     combine_pair_params(model, c)
     c.slot_pair = arr(np.repeat(np.arange(len(pa)), slots).astype(np.int32), wp.int32)
     c.mesh_start = arr(mesh_start, wp.int32)

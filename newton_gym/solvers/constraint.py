@@ -15,6 +15,8 @@ k = d(r) / (d_max^2 tc^2 zeta^2), tc >= 2 dt (MuJoCo computation: "Soft constrai
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import warp as wp
 
@@ -41,23 +43,55 @@ _JOINT = wp.constant(int(EqType.JOINT))
 vec5 = wp.types.vector(5, wp.float32)
 
 
+@dataclass(eq=False, slots=True)
 class Rows:
-    """Constraint rows of all worlds (see module docstring).
+    """Constraint rows of all worlds (see module docstring), laid out once by :func:`build_rows`; the only
+    place their fields are declared (slots: no attribute can be added elsewhere). Warp arrays of a row
+    count hold at least one element, so a model without rows still launches.
 
-    Attributes:
-        count: total rows; width: floats per side (max_art_dofs rounded up to a multiple of 8; the padding
-            stays zero).
-        world_row_start: (world_count + 1,) first row of each world.
-        kind, owner, sub: (count,) int static row kind, owner index and sub-row index.
-        art: (count,) vec2i articulation of side 0 / side 1 (-1: none).
-        active: (count,) int 1 where the row takes part in this substep's solve.
-        jac, minv_jac: (count * 2 * width,) J and Y = L^-T J^T per side (M = L^T L, A = Y^T Y).
-        pos, solref, solimp, diag_approx, lo, hi: (count,) position error, soft-constraint parameters,
-            MuJoCo's diagApprox and force bounds.
-        act_list, bias, reg, inv, cforce: (count,) compact per-world buffers of :mod:`.world_solve`.
-        dense: dense Delassus blocks of :mod:`.world_solve`.
-        force: (count,) row forces (kept as the next substep's warm start).
+    Units: a row's force f is [N] for contact and connect rows, [N m] or [N] (the DOF's generalized force)
+    for limit, friction and joint-equality rows; J maps generalized velocities to the row's velocity.
     """
+
+    # Layout (host).
+    count: int = 0                  # total rows over all worlds
+    width: int = 8                  # floats per Jacobian side: max_art_dofs rounded up to 8 (padding stays 0)
+    cone: str = "pyramidal"         # "pyramidal" (4 edge rows per contact) or "elliptic" (normal + 2 tangents)
+    world_count: int = 1            # worlds of the solve (max(1, model.world_count))
+    kind_host: np.ndarray = None    # (count,) int32 NumPy copy of ``kind``
+    # Static row tables (Warp int32 unless noted).
+    world_row_start: wp.array = None  # (world_count + 1,) first row of each world
+    kind: wp.array = None           # (count,) ROW_CONTACT / ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY
+    owner: wp.array = None          # (count,) contact slot, DOF or equality constraint of the row
+    sub: wp.array = None            # (count,) sub-row: pyramid edge / tangent, equality component
+    art: wp.array = None            # (count,) vec2i articulation of side 0 / side 1 (-1: none)
+    row_world: wp.array = None      # (count,) world of each row
+    slot_row: wp.array = None       # (slot_count,) first row of each contact slot
+    slot_nrows: wp.array = None     # (slot_count,) rows of each contact slot (1, 3 or 4)
+    # Per substep (float32 unless noted).
+    active: wp.array = None         # (count,) int32 1 where the row takes part in this substep's solve
+    jac: wp.array = None            # (count * 2 * width,) J per side [m/rad, - or 1/m per DOF unit]
+    minv_jac: wp.array = None       # (count * 2 * width,) Y = L^-T J^T per side (M = L^T L, so A = Y^T Y)
+    pos: wp.array = None            # (count,) position error r [m or rad] (negative: violated)
+    solref: wp.array = None         # (count,) vec2 MuJoCo solref (time constant [s], damping ratio [-])
+    solimp: wp.array = None         # (count,) vec5 MuJoCo solimp (dmin, dmax [-], width [m or rad], mid, power)
+    diag_approx: wp.array = None    # (count,) MuJoCo's diagApprox of A_ii [1/kg or 1/(kg m^2)]
+    lo: wp.array = None             # (count,) lower force bound [N or N m]
+    hi: wp.array = None             # (count,) upper force bound [N or N m]
+    force: wp.array = None          # (count,) last solved force [N or N m], the next substep's warm start
+    # Parameters of the rows the solver creates itself (joint limits and joint friction).
+    limit_solref: wp.vec2 = None    # joint-limit solref ([s], [-])
+    limit_solimp: vec5 = None       # joint-limit solimp
+    friction_solref: wp.vec2 = None  # joint-friction solref ([s], [-])
+    friction_solimp: vec5 = None    # joint-friction solimp
+    friction_rest_speed: float = 0.0  # [m/s or rad/s] below it a DOF's static friction applies
+    # Equality constraints.
+    eq_anchor2: wp.array = None     # (equality_count,) vec3 anchor in body2's frame [m]
+    eq_rel: wp.array = None         # (equality_count,) transform of body1 relative to body2 (weld target)
+    # MuJoCo's inverse weights at the initial state (:func:`set_invweights`).
+    body_invweight: wp.array = None  # (body_count,) vec2 translation [1/kg] and rotation [1/(kg m^2)]
+    dof_invweight: wp.array = None  # (joint_dof_count,) diag(M^-1) [1/kg or 1/(kg m^2)]
+    world_scale: wp.array = None    # (world_count,) 1 / (mean diag(M) * DOFs) [1/kg]: Newton's stop scale
 
 
 def _contact_rows(condim: int, cone: str) -> int:
@@ -123,10 +157,12 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     rows.sub = arr(table[:, 2], wp.int32)
     rows.art = arr(table[:, 3:5].reshape(-1, 2), wp.vec2i)
     rows.row_world = arr(np.repeat(np.arange(worlds), np.diff(starts)).astype(np.int32), wp.int32)
-    for name in ("active",):
-        setattr(rows, name, wp.zeros(n, dtype=wp.int32, device=dev))
-    for name in ("lo", "hi", "force", "pos", "diag_approx"):
-        setattr(rows, name, wp.zeros(n, dtype=wp.float32, device=dev))
+    rows.active = wp.zeros(n, dtype=wp.int32, device=dev)
+    rows.lo = wp.zeros(n, dtype=wp.float32, device=dev)
+    rows.hi = wp.zeros(n, dtype=wp.float32, device=dev)
+    rows.force = wp.zeros(n, dtype=wp.float32, device=dev)
+    rows.pos = wp.zeros(n, dtype=wp.float32, device=dev)
+    rows.diag_approx = wp.zeros(n, dtype=wp.float32, device=dev)
     rows.solref = wp.zeros(n, dtype=wp.vec2, device=dev)
     rows.solimp = wp.zeros(n, dtype=vec5, device=dev)
     slot_row = np.zeros(max(contacts.slot_count, 1), np.int32)

@@ -145,7 +145,7 @@ class SolverGeneralized(SolverBase):
         self.solver = self._constraint_solver(solver, layout)
         self._world_solver = WorldSolver(model, layout, self.tree, self.contacts, self.rows, pgs_tolerance,
                                      pgs_subspace, self.solver == "newton", tolerance, ls_iterations)
-        self.newton_iterations = self.rows.newton_iterations if self.solver == "newton" else None
+        self.newton_iterations = self._world_solver.rd.niter if self.solver == "newton" else None
         self.body_contact_wrench = wp.zeros(max(model.body_count, 1), dtype=wp.spatial_vector, device=self.device)
         self.body_contact_count = wp.zeros(max(model.body_count, 1), dtype=wp.int32, device=self.device)
         self.world_contact_count = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)

@@ -25,11 +25,13 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
+from ..errors import ModelBuildError
+from .constraint import MAX_ROW_FLOATS
+from .spatial import ltl_solve
 from .world_newton import newton_solve
 from .world_pgs import dense_block, pgs_dense_box, residual, row_axpy, row_mu, set_force
 from .world_rows import contact_pyramid, contact_row, dof_row, finish_row
 from .world_tables import CONTACT, FRICTION, LIMIT, ContactTables, RowData, RowModel, TreeTables, vec8
-from .spatial import ltl_solve
 
 __all__ = ["WorldSolver", "DENSE_CAP"]
 
@@ -203,6 +205,11 @@ class WorldSolver:
         wn = np.diff(dof_start)
         ydense_start = np.concatenate([[0], np.cumsum(per * wn)])
         hess_start = np.concatenate([[0], np.cumsum(wn * wn)])
+        if max(ydense_start[-1], hess_start[-1], dense_start[-1]) > MAX_ROW_FLOATS:
+            raise ModelBuildError(
+                f"SolverGeneralized: the per-world constraint blocks need {int(ydense_start[-1])} (rows x DOFs), "
+                f"{int(hess_start[-1])} (DOFs^2) and {int(dense_start[-1])} (dense Delassus) floats, above the "
+                f"limit of 2^31 - 1 (int32 indexing); reduce the contact pairs (self-collisions, filters) or DOFs")
 
         def arr(x, dtype):
             x = np.ascontiguousarray(x)
@@ -230,39 +237,36 @@ class WorldSolver:
         rm.hess_start = arr(hess_start[:-1].astype(np.int32), wp.int32)
         rd = RowData()
         rd.minv8 = wp.array(ptr=rows.minv_jac.ptr, dtype=vec8, shape=(rows.minv_jac.shape[0] // 8,), device=dev)
-        for name in ("active", "jac", "minv_jac", "pos", "solref", "solimp", "lo", "hi", "force", "diag_approx"):
-            setattr(rd, name, getattr(rows, name))
-        rows.act_list = wp.zeros(n, dtype=wp.int32, device=dev)
-        for name in ("bias", "reg", "inv", "cforce"):
-            setattr(rows, name, wp.zeros(n, dtype=wp.float32, device=dev))
-        rows.dense = wp.zeros(max(int(dense_start[-1]), 1), dtype=wp.float32, device=dev)
-        rows.free = wp.zeros(n, dtype=wp.int32, device=dev)
-        rows.step = wp.zeros(n, dtype=wp.float32, device=dev)
-        rows.scratch = wp.zeros(max(int(dense_start[-1]), 1) if subspace else 1, dtype=wp.float32, device=dev)
-        rows.basis = wp.zeros(max(worlds * 6 * rows.width, 1), dtype=wp.float32, device=dev)
-        for name in ("act_list", "bias", "reg", "inv", "cforce", "dense", "free", "step", "scratch", "basis"):
-            setattr(rd, name, getattr(rows, name))
-        nd = max(model.joint_dof_count, 1)
-        rd.ydense = wp.zeros(max(int(ydense_start[-1]), 1), dtype=wp.float32, device=dev)
-        rd.ynz = wp.zeros(max(int(ydense_start[-1]), 1), dtype=wp.int32, device=dev)
-        rd.ynz_count = wp.zeros(n if newton else 1, dtype=wp.int32, device=dev)
-        rd.hess = wp.zeros(max(int(hess_start[-1]), 1), dtype=wp.float32, device=dev)
-        rd.jar = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)
-        rd.jv = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)
-        rd.cone = wp.zeros(n if newton else 1, dtype=wp.int32, device=dev)
-        rd.cone_mu = wp.zeros(n if newton else 1, dtype=wp.float32, device=dev)
-        rows.newton_iterations = wp.zeros(worlds, dtype=wp.int32, device=dev)
-        rd.niter = rows.newton_iterations
-        rd.grad = wp.zeros(nd if newton else 1, dtype=wp.float32, device=dev)
-        rd.search = wp.zeros(nd if newton else 1, dtype=wp.float32, device=dev)
+        rd.active, rd.jac, rd.minv_jac, rd.pos = rows.active, rows.jac, rows.minv_jac, rows.pos
+        rd.solref, rd.solimp, rd.lo, rd.hi = rows.solref, rows.solimp, rows.lo, rows.hi
+        rd.force, rd.diag_approx = rows.force, rows.diag_approx
+
+        def zeros(count, dtype=wp.float32):
+            return wp.zeros(max(int(count), 1), dtype=dtype, device=dev)
+
+        nd = model.joint_dof_count
+        rd.act_list, rd.free = zeros(n, wp.int32), zeros(n, wp.int32)
+        rd.bias, rd.reg, rd.inv, rd.cforce, rd.step = zeros(n), zeros(n), zeros(n), zeros(n), zeros(n)
+        rd.dense = zeros(dense_start[-1])
+        rd.scratch = zeros(dense_start[-1] if subspace else 1)
+        rd.basis = zeros(worlds * 6 * rows.width)
+        rd.ydense = zeros(ydense_start[-1])
+        rd.ynz = zeros(ydense_start[-1], wp.int32)
+        rd.hess = zeros(hess_start[-1])
+        rd.ynz_count, rd.cone = zeros(n if newton else 1, wp.int32), zeros(n if newton else 1, wp.int32)
+        rd.jar, rd.jv, rd.cone_mu = zeros(n if newton else 1), zeros(n if newton else 1), zeros(n if newton else 1)
+        rd.niter = zeros(worlds, wp.int32)
+        rd.grad, rd.search = zeros(nd if newton else 1), zeros(nd if newton else 1)
         cm = ContactTables()
-        for name in ("slot_pair", "pair_body", "pair_mu", "pair_margin", "pair_gap", "pair_condim", "pair_solref",
-                     "pair_solimp", "active", "point", "normal", "dist", "tangent"):
-            setattr(cm, name, getattr(contacts, name))
+        cm.slot_pair, cm.pair_body, cm.pair_mu = contacts.slot_pair, contacts.pair_body, contacts.pair_mu
+        cm.pair_margin, cm.pair_gap, cm.pair_condim = contacts.pair_margin, contacts.pair_gap, contacts.pair_condim
+        cm.pair_solref, cm.pair_solimp = contacts.pair_solref, contacts.pair_solimp
+        cm.active, cm.point, cm.normal = contacts.active, contacts.point, contacts.normal
+        cm.dist, cm.tangent = contacts.dist, contacts.tangent
         tm = TreeTables()
-        for name in ("body_art", "body_dof_last", "dof_parent", "dof_art", "dof_coord", "art_dof_start",
-                     "art_mat_start"):
-            setattr(tm, name, tree[name])
+        tm.body_art, tm.body_dof_last, tm.dof_parent = tree["body_art"], tree["body_dof_last"], tree["dof_parent"]
+        tm.dof_art, tm.dof_coord = tree["dof_art"], tree["dof_coord"]
+        tm.art_dof_start, tm.art_mat_start = tree["art_dof_start"], tree["art_mat_start"]
         tm.limit_lower, tm.limit_upper = model.joint_limit_lower, model.joint_limit_upper
         tm.friction_static, tm.friction_dynamic = model.joint_friction, model.joint_friction_dynamic
         self.rm, self.rd, self.cm, self.tm = rm, rd, cm, tm

@@ -21,26 +21,26 @@ FRICTION = wp.constant(ROW_FRICTION)
 class RowModel:
     """Static row tables (see :class:`.constraint.Rows`) and per-world ranges."""
 
-    world_row_start: wp.array(dtype=int)
+    world_row_start: wp.array(dtype=int)   # (worlds + 1,) first row of each world (Rows.world_row_start)
     world_art_start: wp.array(dtype=int)   # (worlds + 1,) CSR into world_arts
     world_arts: wp.array(dtype=int)        # articulations of each world
     dense_start: wp.array(dtype=int)        # (worlds,) offset of each world's dense block
     dense_cap: wp.array(dtype=int)          # (worlds,) most active rows its block holds
-    kind: wp.array(dtype=int)
+    kind: wp.array(dtype=int)               # (rows,) Rows.kind, and the next four likewise
     owner: wp.array(dtype=int)
     sub: wp.array(dtype=int)
     art: wp.array(dtype=wp.vec2i)
     slot_nrows: wp.array(dtype=int)
-    width: int
-    cone_rows: int
-    limit_solref: wp.vec2
+    width: int                               # floats per Jacobian side (Rows.width)
+    cone_rows: int                           # rows of a condim-3 contact: 4 pyramidal, 3 elliptic
+    limit_solref: wp.vec2                    # ([s], [-])
     limit_solimp: vec5
-    friction_solref: wp.vec2
+    friction_solref: wp.vec2                 # ([s], [-])
     friction_solimp: vec5
-    rest_speed: float
+    rest_speed: float                        # [m/s or rad/s] Rows.friction_rest_speed
     subspace: int                            # 1: PGS with subspace minimization on dense blocks
-    body_invweight: wp.array(dtype=wp.vec2)
-    dof_invweight: wp.array(dtype=float)
+    body_invweight: wp.array(dtype=wp.vec2)  # (bodies,) [1/kg], [1/(kg m^2)]
+    dof_invweight: wp.array(dtype=float)     # (DOFs,) [1/kg or 1/(kg m^2)]
     newton: int                              # 1: primal Newton solve (:mod:`.world_newton`), 0: PGS
     ls_iterations: int                       # most 1-D Newton steps of one line search
     world_dof_start: wp.array(dtype=int)   # (worlds + 1,) first DOF of each world (contiguous per world)
@@ -51,7 +51,8 @@ class RowModel:
 
 @wp.struct
 class RowData:
-    """Per-substep row buffers: per row (indexed by row) and compact (indexed by r0 + c)."""
+    """Per-substep row buffers: per row (indexed by row; the :class:`.constraint.Rows` arrays of the same
+    names and units) and compact (indexed by r0 + c). Float32 unless noted."""
 
     active: wp.array(dtype=int)
     jac: wp.array(dtype=float)
@@ -64,12 +65,12 @@ class RowData:
     hi: wp.array(dtype=float)
     force: wp.array(dtype=float)
     diag_approx: wp.array(dtype=float)
-    act_list: wp.array(dtype=int)
-    bias: wp.array(dtype=float)
-    reg: wp.array(dtype=float)
-    inv: wp.array(dtype=float)
-    cforce: wp.array(dtype=float)
-    dense: wp.array(dtype=float)
+    act_list: wp.array(dtype=int)           # compact: row index of each active row
+    bias: wp.array(dtype=float)             # compact: a0 - a_ref [m/s^2 or rad/s^2]
+    reg: wp.array(dtype=float)              # compact: regularizer R [1/kg or 1/(kg m^2)]
+    inv: wp.array(dtype=float)              # compact: 1 / (A_ii + R)
+    cforce: wp.array(dtype=float)           # compact: force [N or N m]
+    dense: wp.array(dtype=float)            # per world: k x k Delassus block A of its active rows
     free: wp.array(dtype=int)               # compact: free rows of a subspace step
     step: wp.array(dtype=float)             # compact: its Newton step
     scratch: wp.array(dtype=float)          # like dense: its Cholesky factor
