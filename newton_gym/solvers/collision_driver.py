@@ -132,9 +132,8 @@ def _keep_mask(a, b, sh, filter_codes, n):
     return keep
 
 
-def build_contacts(model, layout, cone: str) -> Contacts:
+def build_contacts(model, layout) -> Contacts:
     """Enumerate candidate pairs per world and lay out their contact slots (host, once)."""
-    del cone
     dev = model.device
     stype = model.shape_type.numpy()
     scale = model.shape_scale.numpy().astype(np.float64)
@@ -188,7 +187,7 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
     slot_start = np.concatenate([[0], np.cumsum(slots)])
     c.slot_count = int(slot_start[-1])
     c.pair_slots_host = slots
-    c.pair_world_host = world_of(pw, model.world_count)
+    c.pair_world_host = world_of(pw)
     c.pair_slot_start_host = slot_start
     condim = model.shape_condim.numpy()
     c.pair_condim_host = np.maximum(condim[pa], condim[pb]) if len(pa) else np.zeros(0, np.int64)

@@ -47,15 +47,6 @@ SUPPORTED = "plane-{sphere, capsule, box, cylinder, cone, mesh hull}, sphere-{sp
 
 
 @wp.func
-def _perpendicular(a: wp.vec3):
-    """A unit vector perpendicular to unit vector a."""
-    t = wp.vec3(1.0, 0.0, 0.0)
-    if wp.abs(a[0]) > 0.9:
-        t = wp.vec3(0.0, 1.0, 0.0)
-    return wp.normalize(t - wp.dot(t, a) * a)
-
-
-@wp.func
 def point_distance(stype: int, size: wp.vec3, p: wp.vec3):
     """Signed distance of local point p to a shape centred at the origin, the outward normal and the
     closest surface point (all in the shape frame). Sphere, capsule, box and cylinder."""

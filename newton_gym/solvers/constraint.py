@@ -33,12 +33,7 @@ ROW_FRICTION = 2
 ROW_EQUALITY = 3
 # Kernels index a row's Jacobian as row * 2 * width + k in int32 (and Warp arrays hold at most this many).
 MAX_ROW_FLOATS = 2**31 - 1
-_CONTACT = wp.constant(ROW_CONTACT)
-_LIMIT = wp.constant(ROW_LIMIT)
-_FRICTION = wp.constant(ROW_FRICTION)
 _EQUALITY = wp.constant(ROW_EQUALITY)
-_CONNECT = wp.constant(int(EqType.CONNECT))
-_WELD = wp.constant(int(EqType.WELD))
 _JOINT = wp.constant(int(EqType.JOINT))
 vec5 = wp.types.vector(5, wp.float32)
 

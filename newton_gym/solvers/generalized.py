@@ -138,7 +138,7 @@ class SolverGeneralized(SolverBase):
         self._zero_control = model.control()
         self.world_count = max(model.world_count, 1)
         self.world_unhealthy = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)
-        self.contacts = collision_driver.build_contacts(model, layout, cone)
+        self.contacts = collision_driver.build_contacts(model, layout)
         self.rows = constraint.build_rows(model, layout, self.contacts, cone, dict(
             limit_solref=limit_solref, limit_solimp=limit_solimp, friction_solref=friction_solref,
             friction_solimp=friction_solimp, friction_rest_speed=friction_rest_speed))

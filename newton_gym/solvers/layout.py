@@ -16,10 +16,9 @@ from ..sim.types import JointType
 __all__ = ["TreeLayout", "build_tree_layout", "world_of"]
 
 
-def world_of(world: np.ndarray, world_count: int) -> np.ndarray:
+def world_of(world: np.ndarray) -> np.ndarray:
     """World index (the unit one constraint-solve thread handles) of entities in ``world``: their world,
     or 0 for global (-1) entities. A model without worlds is one world."""
-    del world_count
     return np.maximum(np.asarray(world, dtype=np.int64), 0)
 
 
@@ -105,7 +104,7 @@ def build_tree_layout(model) -> TreeLayout:
                     dof_coord[d] = q_start[j] + (d - d0)
             body_dof_last[c] = d1 - 1 if d1 > d0 else up
             body_art[c] = a
-    art_world = world_of(art_world, model.world_count)
+    art_world = world_of(art_world)
     world_count = max(1, model.world_count)
     return TreeLayout(art_dof_start, art_mat_start, art_coord_start, np.array([0, art_count]), art_world,
                       int(sizes.max()) if art_count else 0, dof_parent, dof_art, dof_coord, body_dof_last, body_art,

@@ -140,7 +140,7 @@ def builder_from_mujoco(m, builder: ModelBuilder | None = None):
     b = builder if builder is not None else ModelBuilder(gravity=float(m.opt.gravity[2]))
     data = mujoco.MjData(m)
     mujoco.mj_kinematics(m, data)
-    dof_base, coord_base = b.joint_dof_count, b.joint_coord_count
+    dof_base = b.joint_dof_count
     links, joints, geom_shape = {-1: -1, 0: -1}, {}, {}
     geom_shape.update(_add_geoms(b, m, 0, -1))
     for body in range(1, m.nbody):
@@ -149,7 +149,7 @@ def builder_from_mujoco(m, builder: ModelBuilder | None = None):
         geom_shape.update(_add_geoms(b, m, body, links[body]))
     _add_articulations(b, m, joints)
     _filter_like_mujoco(b, m, geom_shape)
-    return b, _actuators(m, dof_base), _joint_q(m, b, coord_base)
+    return b, _actuators(m, dof_base), mujoco_qpos_to_joint_q(m, m.qpos0)
 
 
 def _add_articulations(b, m, joints):
@@ -213,8 +213,3 @@ def mujoco_qpos_to_joint_q(m, qpos):
         elif m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
             q[a:a + 4] = _wxyz_to_xyzw(qpos[a:a + 4])
     return q.astype(np.float32)
-
-
-def _joint_q(m, b, coord_base):
-    del b, coord_base
-    return mujoco_qpos_to_joint_q(m, m.qpos0)

@@ -25,8 +25,8 @@ def inertia_mul(m: float, h: wp.vec3, inertia: wp.mat33, v: wp.spatial_vector):
     return wp.spatial_vector(m * lin + wp.cross(ang, h), inertia * ang + wp.cross(h, lin))
 
 
-@wp.func
-def inertia_mul(m: wp.float64, h: wp.vec3d, inertia: wp.mat33d, v: wp.spatial_vectord):
+@wp.func  # Warp overload: chosen by argument types
+def inertia_mul(m: wp.float64, h: wp.vec3d, inertia: wp.mat33d, v: wp.spatial_vectord):  # noqa: F811
     """:func:`inertia_mul` in float64 (the composite inertias of the mass matrix)."""
     lin = wp.spatial_top(v)
     ang = wp.spatial_bottom(v)
@@ -118,9 +118,10 @@ def ltl_solve_t(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_pa
                 i = dof_parent[i]
 
 
-@wp.func
-def ltl_solve_t(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
-                x: wp.array(dtype=wp.float32), x_off: int):
+@wp.func  # Warp overload: chosen by argument types
+def ltl_solve_t(  # noqa: F811
+        l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
+        x: wp.array(dtype=wp.float32), x_off: int):
     """:func:`ltl_solve_t` on a float32 right-hand side (constraint Jacobian rows): products in float64,
     each update stored in float32."""
     for kk in range(n):
@@ -151,9 +152,10 @@ def ltl_solve(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_pare
         x[x_off + k] = s / l[row_k + k]
 
 
-@wp.func
-def ltl_solve(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
-              x: wp.array(dtype=wp.float32), x_off: int):
+@wp.func  # Warp overload: chosen by argument types
+def ltl_solve(  # noqa: F811
+        l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
+        x: wp.array(dtype=wp.float32), x_off: int):
     """:func:`ltl_solve` on a float32 array: each entry's sum in float64, stored once in float32."""
     for k in range(n):
         row_k = off + k * n

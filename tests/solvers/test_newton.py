@@ -34,7 +34,6 @@ def _ant(cone="pyramidal", friction=None):
 
 def _random_contact_state(m, rng):
     """qpos, qvel, ctrl with the lowest foot 0-8 mm inside the floor and random joint angles / speeds."""
-    d = mujoco.MjData(m)
     qpos = m.qpos0.copy()
     axis = rng.normal(size=3)
     angle = rng.uniform(0.0, 0.3)
