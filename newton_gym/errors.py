@@ -53,3 +53,17 @@ class RenderError(NewtonGymError, ValueError):
     Derives from :class:`ValueError` so callers may catch either; the message names the argument at
     fault and says what would be valid.
     """
+
+
+class SolverError(NewtonGymError, ValueError):
+    """A solver was given an invalid argument; the message names the argument and the valid values.
+
+    Derives from :class:`ValueError` so callers may catch either.
+    """
+
+
+class SolverStateError(NewtonGymError, RuntimeError):
+    """A solver method was called before what it needs (e.g. ``replay()`` before ``capture()``)."""
+
+
+__all__ += ["SolverError", "SolverStateError"]
