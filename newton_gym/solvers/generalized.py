@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import warp as wp
 
+from ..errors import ModelBuildError, SolverError, SolverStateError
 from ..sim.kinematics import eval_fk
 from . import collision_driver, constraint, contact_params, forward, partition, passive, smooth
 from .world_solve import WorldSolver, world_dof_start
@@ -115,16 +116,20 @@ class SolverGeneralized(SolverBase):
                  pgs_subspace: bool = True, threads: int = 1):
         super().__init__(model)
         if cone not in ("pyramidal", "elliptic"):
-            raise ValueError(f"cone must be 'pyramidal' or 'elliptic', got {cone!r}")
+            raise SolverError(f"SolverGeneralized: cone must be 'pyramidal' or 'elliptic', got {cone!r}")
         if solver not in ("newton", "pgs"):
-            raise ValueError(f"solver must be 'newton' or 'pgs', got {solver!r}")
+            raise SolverError(f"SolverGeneralized: solver must be 'newton' or 'pgs', got {solver!r}")
         if int(threads) < 1:
-            raise ValueError(f"SolverGeneralized: threads must be >= 1, got {threads}")
+            raise SolverError(f"SolverGeneralized: threads must be >= 1, got {threads}")
+        if int(substeps) < 1:
+            raise SolverError(f"SolverGeneralized: substeps must be >= 1, got {substeps}")
+        if int(iterations) < 0:
+            raise SolverError(f"SolverGeneralized: iterations must be >= 0, got {iterations}")
         self.substeps = int(substeps)
         self.iterations = int(iterations)
         self.cone = cone
         if integrator not in ("implicitfast", "midpoint"):
-            raise ValueError(f"integrator must be 'implicitfast' or 'midpoint', got {integrator!r}")
+            raise SolverError(f"SolverGeneralized: integrator must be 'implicitfast' or 'midpoint', got {integrator!r}")
         self.integrator = integrator
         self.max_speed = float(max_speed)
         layout = build_tree_layout(model)
@@ -163,7 +168,7 @@ class SolverGeneralized(SolverBase):
         try:
             world_dof_start(layout)
             return solver
-        except ValueError as err:
+        except ModelBuildError as err:
             reason = str(err)
         warnings.warn(f"SolverGeneralized(solver='newton') uses PGS: {reason}", stacklevel=3)
         return "pgs"
@@ -287,8 +292,8 @@ class SolverGeneralized(SolverBase):
         steps need ``state_in is state_out`` (stepping in place). Returns the list of graphs."""
         steps = int(steps)
         if steps < 1 or (steps > 1 and state_in is not state_out):
-            raise ValueError("SolverGeneralized.capture: steps must be >= 1, and steps > 1 needs state_in is "
-                             "state_out")
+            raise SolverError(f"SolverGeneralized.capture: steps must be >= 1, and steps > 1 needs state_in is "
+                              f"state_out (got steps={steps}, state_in is state_out: {state_in is state_out})")
         if dt != self._checked_dt:
             self._check_timestep(float(dt))
         args = self._step_args(state_in, state_out, control, dt)
@@ -305,7 +310,7 @@ class SolverGeneralized(SolverBase):
     def replay(self):
         """Launch the graphs recorded by :meth:`capture` (each thread replays its group's graph)."""
         if self._graphs is None:
-            raise RuntimeError("SolverGeneralized.replay: call capture() first")
+            raise SolverStateError("SolverGeneralized.replay: no graphs recorded; call capture() first")
         if self._pool is None:
             wp.capture_launch(self._graphs[0])
         else:

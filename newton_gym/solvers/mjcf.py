@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ImportFailedError
 from ..sim.builder import ModelBuilder
 from ..sim.shape_config import ShapeConfig
 from ..sim.types import GeoType
@@ -58,7 +59,8 @@ def _add_body(b, m, body, parent_link, pose):
     pos, quat = m.body_pos[body], m.body_quat[body]
     jn, ja = int(m.body_jntnum[body]), int(m.body_jntadr[body])
     if jn > 1 and mujoco.mjtJoint.mjJNT_FREE in [int(t) for t in m.jnt_type[ja:ja + jn]]:
-        raise ValueError(f"body {body}: a free joint among several joints is not supported by this test utility")
+        raise ImportFailedError(f"MjModel body {body} ({mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, body)}): a free "
+                                f"joint among several joints is not supported by this test utility")
     chain = [b.add_link(xform=pose, mass=0.0, com=np.zeros(3), inertia=np.zeros((3, 3))) for _ in range(jn - 1)]
     r = _quat_mat(m.body_iquat[body])
     link = b.add_link(xform=pose, mass=float(m.body_mass[body]), com=m.body_ipos[body],
@@ -112,7 +114,8 @@ def _add_geoms(b, m, body, link):
     for g in range(int(m.body_geomadr[body]), int(m.body_geomadr[body] + m.body_geomnum[body])):
         gt = int(m.geom_type[g])
         if gt not in _GEOM:
-            raise ValueError(f"geom {g}: MuJoCo geom type {gt} is not supported by this test utility")
+            raise ImportFailedError(f"MjModel geom {g}: geom type {gt} is not supported by this test utility "
+                                    f"(supported: {sorted(_GEOM)})")
         cfg = ShapeConfig(density=0.0, mu=float(m.geom_friction[g, 0]), mu_torsional=float(m.geom_friction[g, 1]),
                           mu_rolling=float(m.geom_friction[g, 2]), solref=tuple(m.geom_solref[g]),
                           solimp=tuple(m.geom_solimp[g]), margin=float(m.geom_margin[g] - m.geom_gap[g]),
@@ -192,7 +195,8 @@ def _actuators(m, dof_base):
     dofs, gear, ctrl, force = [], [], [], []
     for a in range(m.nu):
         if int(m.actuator_trntype[a]) != mujoco.mjtTrn.mjTRN_JOINT:
-            raise ValueError(f"actuator {a}: only joint transmissions are supported")
+            raise ImportFailedError(f"MjModel actuator {a}: only joint transmissions are supported, got "
+                                    f"trntype {int(m.actuator_trntype[a])}")
         dofs.append(dof_base + int(m.jnt_dofadr[m.actuator_trnid[a, 0]]))
         gear.append(float(m.actuator_gear[a, 0]))
         ctrl.append(m.actuator_ctrlrange[a] if m.actuator_ctrllimited[a] else (0.0, 0.0))

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import warp as wp
 
+from ..errors import ModelBuildError
+
 __all__ = ["Actuators", "compute_passive", "apply_actuators"]
 
 
@@ -42,7 +44,8 @@ class Actuators:
         n = self.count
         dof = np.asarray(self.dof, dtype=np.int32).reshape(n)
         if n and (dof.min() < 0 or dof.max() >= dof_count):
-            raise ValueError(f"Actuators.dof must lie in [0, {dof_count - 1}], got {dof.tolist()}")
+            raise ModelBuildError(f"Actuators.dof must lie in [0, {dof_count - 1}] (the model's DOFs), got "
+                                  f"{dof.tolist()}")
         gear = np.broadcast_to(np.asarray(self.gear, dtype=np.float32), (n,))
         ctrl = np.zeros((n, 2), np.float32) if self.ctrl_range is None else np.asarray(self.ctrl_range, np.float32)
         force = np.zeros((n, 2), np.float32) if self.force_range is None else np.asarray(self.force_range, np.float32)

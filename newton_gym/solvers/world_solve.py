@@ -166,7 +166,7 @@ def _world_kernel(
 
 def world_dof_start(layout, arts=None, art_start=None) -> np.ndarray:
     """(worlds + 1,) first DOF of each world when every world's articulations hold one contiguous DOF
-    range in world order (what the Newton solve needs); raises ValueError naming the first world whose
+    range in world order (what the Newton solve needs); raises ModelBuildError naming the first world whose
     DOFs are not contiguous."""
     worlds = layout.world_count
     if arts is None:
@@ -178,7 +178,7 @@ def world_dof_start(layout, arts=None, art_start=None) -> np.ndarray:
         out[w] = pos
         for a in arts[art_start[w]:art_start[w + 1]]:
             if layout.art_dof_start[a] != pos:
-                raise ValueError(f"world {w}: its articulations' DOFs are not one contiguous range")
+                raise ModelBuildError(f"world {w}: its articulations' DOFs are not one contiguous range")
             pos = int(layout.art_dof_start[a + 1])
     out[worlds] = pos
     return out
