@@ -22,16 +22,16 @@ from .collision_primitive import (CAPSULE, CYLINDER, MESH, PLANE, SPHERE, featur
                                   segment_closest, shape_feature)
 from .constraint import vec5
 from .contact_params import combine_pair_params
-from .layout import world_of
+from .layout import DeclaredFields, world_of
 
 __all__ = ["Contacts", "build_contacts", "collide"]
 
 
-@dataclass(eq=False, slots=True)
-class Contacts:
+@dataclass(eq=False)
+class Contacts(DeclaredFields):
     """Static pair table and per-slot contact outputs, laid out once by :func:`build_contacts`; the only
-    place their fields are declared (slots: no attribute can be added elsewhere). Warp arrays hold at
-    least one element, so a model without pairs still launches."""
+    place their fields are declared (:class:`.layout.DeclaredFields`: no other attribute can be set).
+    Warp arrays hold at least one element, so a model without pairs still launches."""
 
     # Layout (host).
     pair_count: int = 0                    # candidate shape pairs

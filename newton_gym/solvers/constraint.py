@@ -22,6 +22,7 @@ import warp as wp
 
 from ..errors import ModelBuildError
 from ..sim.types import EqType, JointType
+from .layout import DeclaredFields
 from .spatial import point_jacobian
 
 __all__ = ["Rows", "build_rows", "make_rows", "reset_warmstart", "ROW_CONTACT", "ROW_LIMIT", "ROW_FRICTION",
@@ -38,11 +39,11 @@ _JOINT = wp.constant(int(EqType.JOINT))
 vec5 = wp.types.vector(5, wp.float32)
 
 
-@dataclass(eq=False, slots=True)
-class Rows:
+@dataclass(eq=False)
+class Rows(DeclaredFields):
     """Constraint rows of all worlds (see module docstring), laid out once by :func:`build_rows`; the only
-    place their fields are declared (slots: no attribute can be added elsewhere). Warp arrays of a row
-    count hold at least one element, so a model without rows still launches.
+    place their fields are declared (:class:`.layout.DeclaredFields`: no other attribute can be set).
+    Warp arrays of a row count hold at least one element, so a model without rows still launches.
 
     Units: a row's force f is [N] for contact and connect rows, [N m] or [N] (the DOF's generalized force)
     for limit, friction and joint-equality rows; J maps generalized velocities to the row's velocity.

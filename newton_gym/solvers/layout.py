@@ -13,7 +13,17 @@ import warp as wp
 
 from ..sim.types import JointType
 
-__all__ = ["TreeLayout", "build_tree_layout", "world_of"]
+__all__ = ["TreeLayout", "build_tree_layout", "world_of", "DeclaredFields"]
+
+
+class DeclaredFields:
+    """Base of the solver's dataclass tables: assigning a name the dataclass does not declare raises
+    AttributeError, so every field is declared (with its shape, dtype and unit) in the class body."""
+
+    def __setattr__(self, name, value):
+        if name not in self.__dataclass_fields__:
+            raise AttributeError(f"{type(self).__name__} declares no field {name!r}; add it to the class body")
+        object.__setattr__(self, name, value)
 
 
 def world_of(world: np.ndarray) -> np.ndarray:

@@ -1,5 +1,5 @@
-"""Rows and Contacts declare every field in one place (slotted dataclasses): a build fills them all, and
-nothing can attach an undeclared attribute to them."""
+"""Rows and Contacts declare every field in one place (dataclasses refusing other attributes): a build
+fills them all, and nothing can attach an undeclared attribute to them."""
 
 from __future__ import annotations
 
