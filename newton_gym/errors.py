@@ -66,4 +66,17 @@ class SolverStateError(NewtonGymError, RuntimeError):
     """A solver method was called before what it needs (e.g. ``replay()`` before ``capture()``)."""
 
 
-__all__ += ["SolverError", "SolverStateError"]
+class ModelBuildTypeError(ModelBuildError, TypeError):
+    """A ModelBuilder call got an argument it does not take (also a TypeError, as Python raises for one)."""
+
+
+class EnvError(NewtonGymError, ValueError):
+    """An environment method was given an invalid argument: actions of the wrong shape or with non-finite
+    values (under ``nan_action="raise"``), a bad reset mask or render mode. Derives from ValueError."""
+
+
+class EnvTypeError(EnvError, TypeError):
+    """Actions of a type that is not real numbers (strings, complex, bool, objects). Derives from TypeError."""
+
+
+__all__ += ["SolverError", "SolverStateError", "EnvError", "EnvTypeError", "ModelBuildTypeError"]

@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import torch
-import warp as wp
 
 from ..sim.conventions import quat_rotate
+from ..sim.torch_views import world_view
 from .settings import SimCfg
 from .task import Task, TaskCfg
 
@@ -47,10 +47,8 @@ class HumanoidTask(Task):
     def setup(self, robot, sim):
         super().setup(robot, sim)
         m, n = sim.model, sim.num_envs
-        bws = m.body_world_start.numpy()
-        b0, b1 = int(bws[0]), int(bws[n])
-        self._mass = wp.to_torch(m.body_mass)[b0:b1].view(n, -1)
-        self._com = wp.to_torch(m.body_com)[b0:b1].view(n, -1, 3)
+        self._mass = world_view(m.body_mass, m.body_world_start, n)  # (N, B) [kg], randomized in place
+        self._com = world_view(m.body_com, m.body_world_start, n)    # (N, B, 3) [m], body frame
 
     def observation_size(self) -> int:
         return self.layout.nq - 2 + self.layout.nv

@@ -97,22 +97,21 @@ class MujocoLayout:
         return torch.cat(parts, dim=1)
 
     def set_state(self, qpos: torch.Tensor, qvel: torch.Tensor, mask: torch.Tensor):
-        """Write MuJoCo qpos (N, nq) / qvel (N, nv) into the worlds where ``mask`` is True, then update
-        body poses and twists by forward kinematics."""
-        idx = torch.nonzero(mask).reshape(-1)
-        if len(idx) == 0:
-            return
+        """Write MuJoCo qpos (N, nq) / qvel (N, nv) into the worlds where ``mask`` (N,) bool is True,
+        then update body poses and twists by forward kinematics. Masked writes (no index list, no host
+        sync); rows of unmasked worlds are read back unchanged."""
         jq, jqd = self.sim.views.joint_q, self.sim.views.joint_qd
-        qpos, qvel = qpos[idx], qvel[idx]
+        m = mask.to(device=jq.device, dtype=torch.bool)[:, None]
         k = 0
         if self.has_free_root:
             r, d = self.root_q, self.root_qd
             quat = cv.quat_wxyz_to_xyzw(qpos[:, 3:7])
             quat = quat / torch.linalg.norm(quat, dim=1, keepdim=True)
             pose = torch.cat([qpos[:, 0:3], quat], dim=1)
-            jq[idx, r:r + 7] = pose
-            jqd[idx, d:d + 6] = cv.mujoco_free_to_com_twist(pose, qvel[:, 0:6], self.root_com.expand(len(idx), 3))
+            twist = cv.mujoco_free_to_com_twist(pose, qvel[:, 0:6], self.root_com.expand(len(pose), 3))
+            jq[:, r:r + 7] = torch.where(m, pose, jq[:, r:r + 7])
+            jqd[:, d:d + 6] = torch.where(m, twist, jqd[:, d:d + 6])
             k = 1
-        jq[idx[:, None], self.coord_index[None, :]] = qpos[:, 7 * k:]
-        jqd[idx[:, None], self.dof_index[None, :]] = qvel[:, 6 * k:]
+        jq[:, self.coord_index] = torch.where(m, qpos[:, 7 * k:], jq[:, self.coord_index])
+        jqd[:, self.dof_index] = torch.where(m, qvel[:, 6 * k:], jqd[:, self.dof_index])
         self.sim.refresh_bodies()

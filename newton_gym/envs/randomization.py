@@ -9,12 +9,22 @@ from __future__ import annotations
 import torch
 import warp as wp
 
+from ..sim.torch_views import world_view
+from .world_rng import WorldRng
+
 __all__ = ["Randomizer"]
 
 
-def _uniform(gen, rng, n, device):
-    lo, hi = float(rng[0]), float(rng[1])
-    return (torch.rand(n, generator=gen) * (hi - lo) + lo).to(device)
+# WorldRng stream ids (the reset noise uses 1 and 2)
+_GRAVITY_STREAM = 3
+_MASS_STREAM = 4
+_FRICTION_STREAM = 5
+
+
+def _uniform(rng, stream, bounds, width=1):
+    """(N, width) uniform in [low, high) from each world's own stream."""
+    lo, hi = float(bounds[0]), float(bounds[1])
+    return rng.uniform(stream, width) * (hi - lo) + lo
 
 
 class Randomizer:
@@ -23,23 +33,20 @@ class Randomizer:
     Args:
         cfg: RandomizationCfg.
         sim: the Simulation.
-        generator: torch.Generator (CPU) shared with the environment's reset noise, for reproducibility.
     """
 
-    def __init__(self, cfg, sim, generator: torch.Generator):
+    def __init__(self, cfg, sim):
         self.cfg = cfg
         self.sim = sim
-        self.gen = generator
         m, n, dev = sim.model, sim.num_envs, sim.torch_device
         self.gravity = wp.to_torch(m.gravity)[:n]                      # (N, 3) view
         self.base_gravity = self.gravity.clone()
-        bws = m.body_world_start.numpy()
-        self.bodies_per_world = int(bws[1] - bws[0]) if n else 0
-        b0, b1 = int(bws[0]), int(bws[n])
-        self.mass = wp.to_torch(m.body_mass)[b0:b1].view(n, -1)
-        self.inv_mass = wp.to_torch(m.body_inv_mass)[b0:b1].view(n, -1)
-        self.inertia = wp.to_torch(m.body_inertia)[b0:b1].view(n, -1, 3, 3)
-        self.inv_inertia = wp.to_torch(m.body_inv_inertia)[b0:b1].view(n, -1, 3, 3)
+        bws = m.body_world_start
+        self.mass = world_view(m.body_mass, bws, n)                    # (N, B) views
+        self.inv_mass = world_view(m.body_inv_mass, bws, n)
+        self.inertia = world_view(m.body_inertia, bws, n)              # (N, B, 3, 3) views
+        self.inv_inertia = world_view(m.body_inv_inertia, bws, n)
+        self.bodies_per_world = self.mass.shape[1]
         self.base = [t.clone() for t in (self.mass, self.inv_mass, self.inertia, self.inv_inertia)]
         # Friction is per world (every contact pair of the world, its pairs with the shared ground
         # included), through the solver's set_world_friction; NaN where never randomized.
@@ -51,27 +58,25 @@ class Randomizer:
         c = self.cfg
         return any(r is not None for r in (c.gravity_x, c.gravity_y, c.gravity_z, c.mass_scale, c.friction))
 
-    def apply(self, mask: torch.Tensor):
-        """Resample the randomized quantities of the worlds where ``mask`` (N,) is True."""
+    def apply(self, mask: torch.Tensor, rng: WorldRng):
+        """Resample the randomized quantities of the worlds where ``mask`` (N,) is True, each world from
+        its own stream of ``rng``. Masked writes only: no index list, no host sync."""
         if not self.active:
             return
-        idx = torch.nonzero(mask).reshape(-1)
-        k, dev = len(idx), self.sim.torch_device
-        if k == 0:
-            return
         c = self.cfg
-        for axis, rng in enumerate((c.gravity_x, c.gravity_y, c.gravity_z)):
-            if rng is not None:
-                self.gravity[idx, axis] = _uniform(self.gen, rng, k, dev)
+        for axis, bounds in enumerate((c.gravity_x, c.gravity_y, c.gravity_z)):
+            if bounds is not None:
+                g = _uniform(rng, _GRAVITY_STREAM, bounds, 3)[:, axis]
+                self.gravity[:, axis] = torch.where(mask, g, self.gravity[:, axis])
         if c.mass_scale is not None:
-            s = _uniform(self.gen, c.mass_scale, k, dev)
-            self.world_mass_scale[idx] = s
-            self.mass[idx] = self.base[0][idx] * s[:, None]
-            self.inv_mass[idx] = self.base[1][idx] / s[:, None]
-            self.inertia[idx] = self.base[2][idx] * s[:, None, None, None]
-            self.inv_inertia[idx] = self.base[3][idx] / s[:, None, None, None]
+            s = torch.where(mask, _uniform(rng, _MASS_STREAM, c.mass_scale)[:, 0], self.world_mass_scale)
+            self.world_mass_scale.copy_(s)
+            self.mass.copy_(self.base[0] * s[:, None])
+            self.inv_mass.copy_(self.base[1] / s[:, None])
+            self.inertia.copy_(self.base[2] * s[:, None, None, None])
+            self.inv_inertia.copy_(self.base[3] / s[:, None, None, None])
         if c.friction is not None:
-            mu = _uniform(self.gen, c.friction, k, dev)
-            self.world_friction[idx] = mu
+            mu = _uniform(rng, _FRICTION_STREAM, c.friction)[:, 0]
+            self.world_friction.copy_(torch.where(mask, mu, self.world_friction))
             self.sim.solver.set_world_friction(wp.from_torch(self.world_friction.contiguous()),
                                                wp.from_torch(mask.to(torch.bool).contiguous()))

@@ -11,7 +11,7 @@ import warp as wp
 
 from ..errors import ConfigError
 from ..sim import ModelBuilder, eval_fk
-from ..sim.torch_views import WorldViews
+from ..sim.torch_views import WorldViews, world_view
 from ..solvers import Actuators, SolverGeneralized
 
 __all__ = ["Simulation"]
@@ -90,9 +90,7 @@ class Simulation:
         self.ctrl = wp.to_torch(self.solver.ctrl)[: self.num_envs * self.actuator_count].view(
             self.num_envs, self.actuator_count)
         self.unhealthy = wp.to_torch(self.solver.world_unhealthy)[: self.num_envs]
-        bws = self.model.body_world_start.numpy()
-        self.contact_wrench = wp.to_torch(self.solver.body_contact_wrench)[int(bws[0]):int(bws[self.num_envs])].view(
-            self.num_envs, -1, 6)
+        self.contact_wrench = world_view(self.solver.body_contact_wrench, self.model.body_world_start, self.num_envs)
         self._reset_mask = wp.zeros(self.num_envs, dtype=wp.bool, device=self.device)
         self._reset_mask_t = wp.to_torch(self._reset_mask)
         self._captured = False
@@ -125,10 +123,12 @@ class Simulation:
         """Control period [s]."""
         return self.cfg.sim_dt * self.cfg.frame_skip
 
-    def reset_worlds(self, mask: torch.Tensor):
-        """Restore the model's initial state in the worlds where ``mask`` (N,) bool is True."""
+    def reset_worlds(self, mask: torch.Tensor, kinematics: bool = True):
+        """Restore the model's initial state in the worlds where ``mask`` (N,) bool is True; with
+        ``kinematics=False`` body poses are left for the caller, who writes joint state next and then
+        calls :meth:`refresh_bodies` (forward kinematics once per reset, not twice)."""
         self._reset_mask_t.copy_(mask)
-        self.solver.reset_worlds(self.state, self._reset_mask)
+        self.solver.reset_worlds(self.state, self._reset_mask, kinematics=kinematics)
 
     def refresh_bodies(self):
         """Recompute body_q / body_qd from joint_q / joint_qd (after writing joint state directly)."""

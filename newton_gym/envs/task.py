@@ -16,8 +16,13 @@ from ..assets import robot_path
 from ..sim import ModelBuilder
 from .mujoco_layout import MujocoLayout
 from .settings import EnvCfg
+from .world_rng import WorldRng
 
 __all__ = ["Task", "TaskCfg"]
+
+# WorldRng stream ids of the reset draws (the randomizer uses others)
+RESET_QPOS_STREAM = 1
+RESET_QVEL_STREAM = 2
 
 
 @dataclass
@@ -92,13 +97,16 @@ class Task:
         """(N,) bool."""
         raise NotImplementedError
 
-    def reset_state(self, sim, mask: torch.Tensor, gen: torch.Generator):
+    def reset_state(self, sim, mask: torch.Tensor, rng: WorldRng):
         """Gymnasium's reset noise: qpos = init + U(-s, s); qvel = init + U(-s, s), or s N(0, 1) when
-        ``qvel_noise`` is "normal" (Ant); s = cfg.reset_noise_scale. Writes the masked worlds only."""
-        n, dev, s = sim.num_envs, sim.torch_device, self.cfg.reset_noise_scale
-        qpos = self.init_qpos + self._uniform(gen, (n, self.layout.nq), s, dev)
-        noise = self._normal if self.qvel_noise == "normal" else self._uniform
-        qvel = self.init_qvel + noise(gen, (n, self.layout.nv), s, dev)
+        ``qvel_noise`` is "normal" (Ant); s = cfg.reset_noise_scale. Each world's noise comes from its
+        own stream of ``rng``; writes the masked worlds only and refreshes body poses."""
+        s = self.cfg.reset_noise_scale
+        qpos = self.init_qpos + (rng.uniform(RESET_QPOS_STREAM, self.layout.nq) * 2.0 - 1.0) * s
+        if self.qvel_noise == "normal":
+            qvel = self.init_qvel + rng.normal(RESET_QVEL_STREAM, self.layout.nv) * s
+        else:
+            qvel = self.init_qvel + (rng.uniform(RESET_QVEL_STREAM, self.layout.nv) * 2.0 - 1.0) * s
         self.layout.set_state(qpos, qvel, mask)
 
     # helpers shared by the MuJoCo-style tasks
@@ -114,9 +122,3 @@ class Task:
 
         # reward (healthy term) and termination both ask within one step: computed once there
         return self.layout.memo(("healthy", tuple(z_range), inclusive), compute)
-
-    def _uniform(self, gen, shape, scale, device):
-        return ((torch.rand(shape, generator=gen) * 2.0 - 1.0) * scale).to(device)
-
-    def _normal(self, gen, shape, scale, device):
-        return (torch.randn(shape, generator=gen) * scale).to(device)

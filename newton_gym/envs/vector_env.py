@@ -1,25 +1,39 @@
 """NewtonVectorEnv: a Gymnasium VectorEnv stepping N worlds of one model, with torch tensors.
 
 Autoreset is Gymnasium's SAME_STEP mode: a world that terminates or truncates is reset inside the same
-``step()``; the returned observation is the new episode's first, and the last one of the finished
-episode is in ``info["final_obs"]`` with ``info["_final_obs"]`` marking which rows hold one.
+``step()``; the returned observation is the new episode's first. In a step where some world finished,
+``info`` holds what Gymnasium's vector envs and its ``RecordEpisodeStatistics`` wrapper give, as (N, ...)
+torch tensors with a bool mask beside each key:
+
+- ``final_obs`` (N, obs) last observation of the finished episode (0 elsewhere), ``_final_obs`` (N,);
+- ``final_info`` the finished step's per-world info (``reward_terms``), ``_final_info`` (N,);
+- ``episode`` = {"r": return, "l": length, "t": wall time [s], and "_r" / "_l" / "_t"}, ``_episode`` (N,).
+
+Every step's ``info`` holds ``reward_terms`` (named (N,) terms), ``nan_actions`` (0-d count of worlds
+whose action was non-finite) and ``unhealthy_worlds`` (0-d count of worlds terminated because their state
+or reward went non-finite). No NaN reaches an observation, reward or final observation: non-finite
+entries are zeroed and the world is terminated and reset.
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..errors import ConfigError
+from ..errors import ConfigError, EnvError, EnvTypeError
 from .config import apply_overrides, config_from
 from .randomization import Randomizer
 from .simulation import Simulation
+from .world_rng import WorldRng
 
 __all__ = ["NewtonVectorEnv"]
 
 _NAN_POLICIES = ("raise", "zero", "clip")
+_INT_DTYPES = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 
 
 class NewtonVectorEnv(VectorEnv):
@@ -49,7 +63,7 @@ class NewtonVectorEnv(VectorEnv):
         if cfg.nan_action not in _NAN_POLICIES:
             raise ConfigError(f"nan_action must be one of {_NAN_POLICIES}, got {cfg.nan_action!r}")
         if render_mode not in (None, "rgb_array"):
-            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
+            raise ConfigError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
         self.cfg = cfg
         self.render_mode = render_mode
         self.task = task_class(cfg)
@@ -62,12 +76,14 @@ class NewtonVectorEnv(VectorEnv):
         self.single_observation_space = self.task.observation_space()
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._low = torch.as_tensor(self.single_action_space.low, device=self.device)
-        self._high = torch.as_tensor(self.single_action_space.high, device=self.device)
-        self.generator = torch.Generator().manual_seed(int(cfg.seed))
-        self.randomizer = Randomizer(cfg.randomization, self.sim, self.generator)
+        # bounds in float64 too: a float64 action beyond float32's range is clipped before the cast
+        self._low = torch.as_tensor(self.single_action_space.low, dtype=torch.float64, device=self.device)
+        self._high = torch.as_tensor(self.single_action_space.high, dtype=torch.float64, device=self.device)
+        self.rng = WorldRng(cfg.seed, self.num_envs, self.device)
+        self.randomizer = Randomizer(cfg.randomization, self.sim)
         self.episode_length = torch.zeros(self.num_envs, dtype=torch.long, device=self.device)
         self.episode_return = torch.zeros(self.num_envs, dtype=torch.float32, device=self.device)
+        self.episode_start = torch.zeros(self.num_envs, dtype=torch.float64, device=self.device)
         self._all = torch.ones(self.num_envs, dtype=torch.bool, device=self.device)
         self._renderer = None
         self._reset_worlds(self._all)
@@ -83,15 +99,12 @@ class NewtonVectorEnv(VectorEnv):
     def reset(self, *, seed=None, options=None):
         """Reset all worlds, or those of ``options["reset_mask"]`` ((N,) bool); returns (obs, info)."""
         if seed is not None:
-            self.generator.manual_seed(int(seed))
+            self.rng.seed(seed)
         mask = self._all
         if options and "reset_mask" in options:
-            mask = torch.as_tensor(np.asarray(options["reset_mask"]) if not torch.is_tensor(options["reset_mask"])
-                                   else options["reset_mask"], dtype=torch.bool, device=self.device)
-            if mask.shape != (self.num_envs,):
-                raise ValueError(f"options['reset_mask'] must have shape ({self.num_envs},), got {tuple(mask.shape)}")
+            mask = self._reset_mask(options["reset_mask"])
         self._reset_worlds(mask)
-        return self.task.observe(self.sim).float(), {}
+        return _finite(self.task.observe(self.sim).float()), {}
 
     def step(self, actions):
         action, nan_rows = self._check_action(actions)
@@ -102,21 +115,26 @@ class NewtonVectorEnv(VectorEnv):
             obs = self.task.observe(self.sim).float()
             terms = self.task.reward_terms(self.sim, action, pre)
             terminated = self.task.terminated(self.sim)
-        reward = torch.stack(list(terms.values())).sum(dim=0).float()
-        unhealthy = self.sim.unhealthy != 0
+        terms = {name: term.float() for name, term in terms.items()}
+        reward = torch.stack(list(terms.values())).sum(dim=0)
+        # A world whose state, observation or reward went non-finite ends its episode here; its non-finite
+        # entries are zeroed so that no NaN reaches obs, reward, final_obs or the episode return.
+        unhealthy = (self.sim.unhealthy != 0) | ~torch.isfinite(obs).all(dim=1) | ~torch.isfinite(reward)
+        obs, reward = _finite(obs), _finite(reward)
+        terms = {name: _finite(term) for name, term in terms.items()}
         terminated = terminated | unhealthy
         self.episode_length += 1
         self.episode_return += reward
         truncated = (self.episode_length >= self.cfg.max_episode_steps) & ~terminated
-        # Counts stay 0-d tensors on the device (no host sync); int() them when needed.
+        # Counts stay 0-d tensors on the device; int() them when needed.
         info = {"reward_terms": terms, "nan_actions": nan_rows, "unhealthy_worlds": unhealthy.sum()}
         done = terminated | truncated
+        # One host sync per step: the reset work and the end-of-episode info are skipped in the (most)
+        # steps where no world finished, as Gymnasium's vector envs leave those keys out then.
         if bool(done.any()):
-            info["final_obs"] = torch.where(done[:, None], obs, torch.zeros_like(obs))
-            info["_final_obs"] = done.clone()
-            info["episode"] = {"r": self.episode_return.clone(), "l": self.episode_length.clone(), "_r": done.clone()}
+            self._end_episodes(done, obs, terms, info)
             self._reset_worlds(done)
-            obs = torch.where(done[:, None], self.task.observe(self.sim).float(), obs)
+            obs = torch.where(done[:, None], _finite(self.task.observe(self.sim).float()), obs)
         return obs, reward, terminated, truncated, info
 
     def render(self):
@@ -135,27 +153,77 @@ class NewtonVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ internals
     def _check_action(self, actions):
-        a = actions if torch.is_tensor(actions) else torch.as_tensor(np.asarray(actions))
-        a = a.to(device=self.device, dtype=torch.float32)
+        """(N, action) float32 actions inside the action space, and the 0-d count of non-finite rows.
+        Non-float32 input is clipped in float64 before the cast, so 1e39 becomes the bound, not inf."""
+        a = _action_tensor(actions)
+        a = a.to(device=self.device, dtype=torch.float32 if a.dtype == torch.float32 else torch.float64)
         if a.shape != (self.num_envs,) + self.single_action_space.shape:
-            raise ValueError(f"actions must have shape {(self.num_envs,) + self.single_action_space.shape}, "
-                             f"got {tuple(a.shape)}")
+            raise EnvError(f"actions must have shape {(self.num_envs,) + self.single_action_space.shape}, "
+                           f"got {tuple(a.shape)}")
         bad_rows = (~torch.isfinite(a)).any(dim=1)
         policy = self.cfg.nan_action
         if policy == "raise":
-            if bool(bad_rows.any()):  # the only host sync here, and only in "raise" mode
+            if bool(bad_rows.any()):  # a host sync, only in "raise" mode
                 rows = torch.nonzero(bad_rows).reshape(-1)[:8].tolist()
-                raise ValueError(f"non-finite actions in envs {rows}; set nan_action='zero' or 'clip' to repair")
+                raise EnvError(f"non-finite actions in envs {rows}; set nan_action='zero' or 'clip' to repair")
         elif policy == "zero":
             a = torch.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0)
         else:
             a = torch.nan_to_num(a, nan=0.0)
-        nan_rows = bad_rows.sum()
-        return torch.maximum(torch.minimum(a, self._high), self._low), nan_rows
+        low, high = self._low.to(a.dtype), self._high.to(a.dtype)
+        return torch.maximum(torch.minimum(a, high), low).to(torch.float32), bad_rows.sum()
+
+    def _reset_mask(self, value) -> torch.Tensor:
+        mask = value if torch.is_tensor(value) else torch.as_tensor(np.asarray(value))
+        if mask.dtype != torch.bool or mask.shape != (self.num_envs,):
+            raise EnvError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), got "
+                           f"{mask.dtype} {tuple(mask.shape)}")
+        return mask.to(self.device)
+
+    def _end_episodes(self, done, obs, terms, info):
+        """Add the finished worlds' final observation, final step info and episode statistics to ``info``."""
+        zero = torch.zeros((), device=self.device)
+        info["final_obs"] = torch.where(done[:, None], obs, torch.zeros_like(obs))
+        info["_final_obs"] = done.clone()
+        final_terms = {name: torch.where(done, term, zero) for name, term in terms.items()}
+        final_terms.update({f"_{name}": done.clone() for name in terms})
+        info["final_info"] = {"reward_terms": final_terms, "_reward_terms": done.clone()}
+        info["_final_info"] = done.clone()
+        elapsed = time.perf_counter() - self.episode_start
+        info["episode"] = {"r": torch.where(done, self.episode_return, zero),
+                           "l": torch.where(done, self.episode_length, 0),
+                           "t": torch.where(done, elapsed, 0.0)}
+        info["episode"].update({"_r": done.clone(), "_l": done.clone(), "_t": done.clone()})
+        info["_episode"] = done.clone()
 
     def _reset_worlds(self, mask):
-        self.sim.reset_worlds(mask)
-        self.randomizer.apply(mask)
-        self.task.reset_state(self.sim, mask, self.generator)
+        # forward kinematics once, after the task has written the new joint state
+        self.sim.reset_worlds(mask, kinematics=False)
+        self.randomizer.apply(mask, self.rng)
+        self.task.reset_state(self.sim, mask, self.rng)
+        self.rng.advance(mask)
         self.episode_length.masked_fill_(mask, 0)  # no index list, no host sync
         self.episode_return.masked_fill_(mask, 0.0)
+        self.episode_start.masked_fill_(mask, time.perf_counter())
+
+
+def _finite(x: torch.Tensor) -> torch.Tensor:
+    """``x`` with NaN and +-inf replaced by 0."""
+    return torch.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)
+
+
+def _action_tensor(actions) -> torch.Tensor:
+    """Actions as a torch tensor of real numbers (any float or integer dtype)."""
+    if torch.is_tensor(actions):
+        a = actions
+    else:
+        try:
+            arr = np.asarray(actions)
+        except (ValueError, TypeError) as exc:  # ragged nested lists, unconvertible objects
+            raise EnvError(f"actions must be an array of numbers: {exc}") from None
+        if arr.dtype.kind not in "iuf":
+            raise EnvTypeError(f"actions must hold real numbers (float or int), got numpy dtype {arr.dtype}")
+        a = torch.as_tensor(arr)
+    if not (a.is_floating_point() or a.dtype in _INT_DTYPES):  # bool, complex, quantized
+        raise EnvTypeError(f"actions must hold real numbers (float or int), got torch dtype {a.dtype}")
+    return a

@@ -25,6 +25,8 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
+from ..errors import ConfigError
+
 __all__ = ["MujocoVectorEnv", "REFERENCE_TASKS", "make_vector", "set_integrator"]
 
 # gymnasium id -> make() options that give newton_gym's observation layout.
@@ -54,7 +56,7 @@ class MujocoVectorEnv(gym.vector.VectorEnv):
     def __init__(self, task: str, num_envs: int = 1, device="cpu", seed: int | None = None,
                  max_episode_steps: int | None = None, threads: int = 0, integrator: str | None = None):
         if task not in REFERENCE_TASKS:
-            raise ValueError(f"MujocoVectorEnv: task must be one of {sorted(REFERENCE_TASKS)}, got {task!r}")
+            raise ConfigError(f"MujocoVectorEnv: task must be one of {sorted(REFERENCE_TASKS)}, got {task!r}")
         self.envs = [gym.make(task, max_episode_steps=max_episode_steps, **REFERENCE_TASKS[task])
                      for _ in range(int(num_envs))]
         if integrator is not None:
@@ -136,7 +138,7 @@ def set_integrator(envs, integrator: str):
     names = {"euler": mujoco.mjtIntegrator.mjINT_EULER, "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
              "implicit": mujoco.mjtIntegrator.mjINT_IMPLICIT, "rk4": mujoco.mjtIntegrator.mjINT_RK4}
     if integrator not in names:
-        raise ValueError(f"integrator must be one of {sorted(names)}, got {integrator!r}")
+        raise ConfigError(f"integrator must be one of {sorted(names)}, got {integrator!r}")
     for env in envs:
         env.unwrapped.model.opt.integrator = names[integrator]
 

@@ -45,8 +45,8 @@ class NumpyVectorEnv(VectorEnv):
         return _np(obs), self._info(info)
 
     def step(self, actions):
-        a = np.asarray(actions, dtype=np.float32).reshape((self.num_envs,) + self.single_action_space.shape)
-        obs, reward, terminated, truncated, info = self.env.step(a)
+        # dtype kept: the env checks shape and dtype, and clips float64 before its float32 cast
+        obs, reward, terminated, truncated, info = self.env.step(np.asarray(actions))
         return (_np(obs), _np(reward).astype(np.float64), _np(terminated).astype(bool),
                 _np(truncated).astype(bool), self._info(info))
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import warp as wp
 
+from ..errors import RenderError
 from ..sim.types import GeoType
 
 __all__ = ["RenderScene", "bounding_radius", "pack_scene"]
@@ -61,7 +62,7 @@ def bounding_radius(geo_type: int, size: np.ndarray, mesh_vertices: np.ndarray |
         return float(np.linalg.norm(mesh_vertices * np.asarray(size), axis=1).max())
     if geo_type == GeoType.PLANE:
         return -1.0 if a <= 0.0 or b <= 0.0 else float(0.5 * np.hypot(a, b))
-    raise ValueError(f"unknown shape type {geo_type}")
+    raise RenderError(f"unknown shape type {geo_type}")
 
 
 def _warp_meshes(meshes, device) -> list:

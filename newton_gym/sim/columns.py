@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ModelBuildError
+
 __all__ = ["Column", "ColumnTable"]
 
 
@@ -60,7 +62,7 @@ class ColumnTable:
         """Append one row; columns not given take their default. Returns the new row index."""
         unknown = set(values) - set(self._by_name)
         if unknown:
-            raise KeyError(f"unknown column(s) {sorted(unknown)}")
+            raise ModelBuildError(f"unknown column(s) {sorted(unknown)}")
         for c in self.columns:
             self._pending[c.name].append(values.get(c.name, c.default))
         self.labels.append(label)
@@ -83,7 +85,7 @@ class ColumnTable:
                 arr = np.broadcast_to(np.asarray(c.default, dtype=c.dtype), (count,) + c.shape)
             arr = np.asarray(arr, dtype=c.dtype)
             if arr.shape != (count,) + c.shape:
-                raise ValueError(f"column {c.name}: block shape {arr.shape} != {(count,) + c.shape}")
+                raise ModelBuildError(f"column {c.name}: block shape {arr.shape} != {(count,) + c.shape}")
             self._chunks[c.name].append(arr)
         self.labels.extend(labels if labels is not None else [None] * count)
         self._cache.clear()

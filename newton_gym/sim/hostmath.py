@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ModelBuildError
+
 __all__ = [
     "quat_identity",
     "quat_mul",
@@ -144,9 +146,9 @@ def normalize_transform(t) -> np.ndarray:
         t = np.concatenate([np.asarray(t[0], dtype=np.float64), np.asarray(t[1], dtype=np.float64)])
     arr = np.array(t, dtype=np.float64).reshape(-1)
     if arr.shape != (7,):
-        raise ValueError(f"transform must have 7 values (px, py, pz, qx, qy, qz, qw), got {arr.shape}")
+        raise ModelBuildError(f"transform must have 7 values (px, py, pz, qx, qy, qz, qw), got {arr.shape}")
     n = np.linalg.norm(arr[3:])
     if not np.isfinite(arr).all() or n < 1e-9:
-        raise ValueError(f"transform {arr.tolist()} is not finite or has a zero quaternion")
+        raise ModelBuildError(f"transform {arr.tolist()} is not finite or has a zero quaternion")
     arr[3:] /= n
     return arr

@@ -6,7 +6,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from ..errors import ModelBuildError
+from ..errors import ModelBuildError, ModelBuildTypeError
 from .hostmath import normalize_transform, transform_inverse, transform_mul
 from .types import Axis, JointType, joint_coord_count, joint_dof_count
 
@@ -60,7 +60,7 @@ class JointDofConfig:
         known = {f.name for f in fields(cls)}
         unknown = set(kwargs) - known
         if unknown:
-            raise TypeError(f"unknown joint DOF argument(s) {sorted(unknown)}; valid: {sorted(known)}")
+            raise ModelBuildTypeError(f"unknown joint DOF argument(s) {sorted(unknown)}; valid: {sorted(known)}")
         kwargs = {k: v for k, v in kwargs.items() if v is not None}
         cfg = cls(**kwargs)
         if axis is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ModelBuildError
+
 __all__ = ["Mesh"]
 
 
@@ -22,13 +24,13 @@ class Mesh:
         v = np.asarray(vertices, dtype=np.float64)
         idx = np.asarray(indices, dtype=np.int64).reshape(-1)
         if v.ndim != 2 or v.shape[1] != 3 or len(v) == 0:
-            raise ValueError(f"mesh vertices must have shape (n, 3) with n > 0, got {v.shape}")
+            raise ModelBuildError(f"mesh vertices must have shape (n, 3) with n > 0, got {v.shape}")
         if idx.size % 3 != 0 or idx.size == 0:
-            raise ValueError(f"mesh indices must hold a positive multiple of 3 entries, got {idx.size}")
+            raise ModelBuildError(f"mesh indices must hold a positive multiple of 3 entries, got {idx.size}")
         if idx.min() < 0 or idx.max() >= len(v):
-            raise ValueError(f"mesh indices must lie in [0, {len(v) - 1}], got [{idx.min()}, {idx.max()}]")
+            raise ModelBuildError(f"mesh indices must lie in [0, {len(v) - 1}], got [{idx.min()}, {idx.max()}]")
         if not np.isfinite(v).all():
-            raise ValueError("mesh vertices hold NaN or inf")
+            raise ModelBuildError("mesh vertices hold NaN or inf")
         self.vertices = v
         self.indices = idx.reshape(-1, 3)
         self.is_solid = bool(is_solid)

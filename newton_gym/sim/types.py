@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from ..errors import ModelBuildError
+
 __all__ = [
     "Axis",
     "JointType",
@@ -31,7 +33,7 @@ class Axis(IntEnum):
             return cls("XYZ".index(value.upper()))
         if isinstance(value, int) and 0 <= value <= 2:
             return cls(value)
-        raise ValueError(f"invalid axis {value!r}: expected Axis.X/Y/Z, 0-2 or 'X'/'Y'/'Z'")
+        raise ModelBuildError(f"invalid axis {value!r}: expected Axis.X/Y/Z, 0-2 or 'X'/'Y'/'Z'")
 
     def to_vec3(self) -> tuple[float, float, float]:
         v = [0.0, 0.0, 0.0]

@@ -344,17 +344,18 @@ class SolverGeneralized(SolverBase):
         contact_params.set_world_friction(self.model, self.contacts, friction, world_mask)
 
     # ------------------------------------------------------------------ worlds
-    def reset_worlds(self, state, world_mask):
+    def reset_worlds(self, state, world_mask, kinematics: bool = True):
         """Restore the model's initial joint state in the masked worlds, clear their health flags and
-        constraint warm starts, and refresh body_q / body_qd by forward kinematics. ``world_mask`` is a
-        (world_count,) bool Warp array (or anything ``wp.array`` accepts)."""
+        constraint warm starts, and (``kinematics=True``) refresh body_q / body_qd by forward kinematics.
+        ``world_mask`` is a (world_count,) bool Warp array (or anything ``wp.array`` accepts)."""
         if not isinstance(world_mask, wp.array):
             world_mask = wp.array(np.asarray(world_mask, dtype=bool), dtype=wp.bool, device=self.device)
         forward.reset_joint_state(self.model, world_mask, state.joint_q, state.joint_qd)
         constraint.reset_warmstart(self.model, self.rows, world_mask)
         wp.launch(_clear_flags_kernel, dim=self.world_count, device=self.device,
                   inputs=[world_mask], outputs=[self.world_unhealthy])
-        eval_fk(self.model, state.joint_q, state.joint_qd, state)
+        if kinematics:
+            eval_fk(self.model, state.joint_q, state.joint_qd, state)
 
 
 class _Kinematics:

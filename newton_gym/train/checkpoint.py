@@ -20,6 +20,7 @@ import os
 import numpy as np
 import torch
 
+from ..errors import ConfigError
 from .networks import mlp
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_policy", "save_policy_checkpoint", "DeterministicPolicy"]
@@ -53,7 +54,7 @@ def load_checkpoint(path: str, device="cpu") -> dict:
         raise FileNotFoundError(f"checkpoint {path!r} does not exist")
     data = torch.load(path, map_location=device, weights_only=False)
     if not isinstance(data, dict) or "newton_gym" not in data or "policy" not in data:
-        raise ValueError(f"{path!r} is not a newton_gym training checkpoint (no 'newton_gym' metadata)")
+        raise ConfigError(f"{path!r} is not a newton_gym training checkpoint (no 'newton_gym' metadata)")
     return data
 
 

@@ -33,6 +33,7 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
+from ..errors import ConfigError
 from .distributed import import_skrl
 
 import_skrl()
@@ -83,7 +84,7 @@ class SkrlVecEnv(Wrapper):
         super().__init__(env)
         mode = getattr(env, "metadata", {}).get("autoreset_mode")
         if mode is not None and mode != AutoresetMode.SAME_STEP:
-            raise ValueError(f"SkrlVecEnv needs SAME_STEP autoreset, the environment uses {mode}")
+            raise ConfigError(f"SkrlVecEnv needs SAME_STEP autoreset, the environment uses {mode}")
         self._device = torch.device(env.device) if not isinstance(env.device, torch.device) else env.device
         self._seed = seed
         self._observations = None

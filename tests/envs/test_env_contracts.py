@@ -1,0 +1,171 @@
+"""The vector env's contracts: no NaN reaches the user, Gymnasium's vector info layout, action checks,
+per-world reset streams, one forward kinematics per reset."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+import newton_gym  # noqa: F401  (registers the tasks)
+from newton_gym.envs import simulation as simulation_module
+from newton_gym.envs.world_rng import WorldRng, _mul32
+from newton_gym.errors import EnvError, EnvTypeError, NewtonGymError
+from newton_gym.solvers import generalized as generalized_module
+
+
+def _zeros(env):
+    return torch.zeros(env.num_envs, env.single_action_space.shape[0])
+
+
+@pytest.mark.parametrize("task", ["Newton/Ant-v0", "Newton/Humanoid-v0"])
+@pytest.mark.parametrize("corrupt", ["huge_velocity", "nan_coordinate"])
+def test_no_nan_reaches_reward_or_final_obs(task, corrupt):
+    # Before: a world whose state blew up returned reward NaN and a NaN final_obs (the reward terms were
+    # computed from the broken state before the world was reset).
+    env = gym.make_vec(task, num_envs=4)
+    env.reset(seed=0)
+    if corrupt == "huge_velocity":
+        env.joint_qd[1] = 1e30
+    else:
+        env.joint_q[1, 0] = float("nan")
+    obs, reward, terminated, truncated, info = env.step(_zeros(env))
+    assert terminated.tolist() == [False, True, False, False]
+    assert int(info["unhealthy_worlds"]) == 1
+    for value in (obs, reward, info["final_obs"], env.episode_return, *info["reward_terms"].values()):
+        assert torch.isfinite(value).all()
+    assert info["_final_obs"].tolist() == [False, True, False, False]
+    assert reward[1].item() == 0.0
+    obs, reward, *_ = env.step(_zeros(env))  # the reset world steps on normally
+    assert torch.isfinite(obs).all() and torch.isfinite(reward).all()
+
+
+def test_vector_info_matches_gymnasium_layout():
+    """Keys and masks as gymnasium's SyncVectorEnv (final_obs / final_info) wrapped in its vector
+    RecordEpisodeStatistics (episode / _episode) give them, in a step where one env finishes."""
+    sync = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync",
+                        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP})
+    ref = gym.wrappers.vector.RecordEpisodeStatistics(sync)
+    ref.reset(seed=0)
+    while True:
+        _, _, term, trunc, ref_info = ref.step(np.array([1, 0]))
+        if (term | trunc).any():
+            break
+    ours = gym.make_vec("Newton/Cartpole-v0", num_envs=2, max_episode_steps=3)
+    ours.reset(seed=0)
+    for _ in range(3):
+        _, _, _, truncated, info = ours.step(torch.zeros(2, 1))
+    assert truncated.all()
+    contract = {"final_obs", "_final_obs", "final_info", "_final_info", "episode", "_episode"}
+    assert contract <= set(ref_info) and contract <= set(info)
+    assert set(info["episode"]) == {"r", "l", "t", "_r", "_l", "_t"}
+    assert info["_episode"].tolist() == [True, True] and info["episode"]["l"].tolist() == [3, 3]
+    assert info["_final_info"].tolist() == [True, True]
+    assert set(info["final_info"]["reward_terms"]) >= set(info["reward_terms"])
+    # a step in which nothing finishes carries none of the end-of-episode keys (as gymnasium's envs)
+    _, _, _, _, info = ours.step(torch.zeros(2, 1))
+    assert not contract & set(info)
+
+
+def test_episode_statistics_are_masked_per_world():
+    env = gym.make_vec("Newton/Ant-v0", num_envs=3)
+    env.reset(seed=0)
+    env.step(_zeros(env))
+    env.joint_q[2, 2] = -5.0  # torso far below the healthy range: world 2 terminates
+    _, reward, terminated, _, info = env.step(_zeros(env))
+    assert terminated.tolist() == [False, False, True]
+    assert info["_episode"].tolist() == [False, False, True]
+    assert info["episode"]["l"].tolist() == [0, 0, 2]
+    assert info["episode"]["r"][:2].tolist() == [0.0, 0.0] and info["episode"]["r"][2].item() != 0.0
+    assert (info["episode"]["t"][:2] == 0).all() and info["episode"]["t"][2] > 0
+
+
+@pytest.mark.parametrize("actions, error", [
+    (np.array([["a"] * 8] * 2), EnvTypeError),
+    (np.ones((2, 8), dtype=np.complex64), EnvTypeError),
+    (torch.ones(2, 8, dtype=torch.complex64), EnvTypeError),
+    (torch.ones(2, 8, dtype=torch.bool), EnvTypeError),
+    (np.array([object()] * 16).reshape(2, 8), EnvTypeError),
+    ([[0.0] * 8, [0.0] * 7], EnvError),  # ragged
+    (np.zeros((2, 7)), EnvError),  # wrong shape
+])
+def test_bad_actions_raise_named_errors(actions, error):
+    # Before: TypeError / NotImplementedError from torch for strings, complex and object arrays.
+    env = gym.make_vec("Newton/Ant-v0", num_envs=2)
+    env.reset(seed=0)
+    with pytest.raises(error, match="actions") as info:
+        env.step(actions)
+    assert isinstance(info.value, NewtonGymError)
+    if error is EnvTypeError:
+        assert isinstance(info.value, TypeError)
+    else:
+        assert isinstance(info.value, ValueError)
+
+
+def test_huge_float64_action_is_clipped_not_zeroed():
+    # Before: 1e39 in float64 became inf in float32, then 0 under nan_action="zero", silently.
+    env = gym.make_vec("Newton/Ant-v0", num_envs=2)
+    env.reset(seed=0)
+    a = np.zeros((2, 8))
+    a[0, 3] = 1e39
+    a[1, 5] = -1e39
+    _, _, _, _, info = env.step(a)
+    assert env.sim.ctrl[0, 3].item() == pytest.approx(env.single_action_space.high[3])
+    assert env.sim.ctrl[1, 5].item() == pytest.approx(env.single_action_space.low[5])
+    assert int(info["nan_actions"]) == 0
+    env.step(np.ones((2, 8), dtype=np.int64))  # integer actions are numbers too
+
+
+def test_one_world_failing_does_not_change_another_worlds_reset_noise():
+    """Before, worlds shared one reset generator: a world that reset early shifted the noise every
+    later reset drew, in every world."""
+    def states_after_reset_of_world_1(break_world_0):
+        env = gym.make_vec("Newton/Ant-v0", num_envs=3)
+        env.reset(seed=7)
+        if break_world_0:
+            env.joint_qd[0] = 1e30
+        env.step(_zeros(env))
+        env.reset(options={"reset_mask": np.array([False, True, False])})
+        return env.joint_q.clone(), env.joint_qd.clone()
+
+    q_a, qd_a = states_after_reset_of_world_1(False)
+    q_b, qd_b = states_after_reset_of_world_1(True)
+    assert torch.equal(q_a[1], q_b[1]) and torch.equal(qd_a[1], qd_b[1])
+    assert torch.equal(q_a[2], q_b[2])
+    assert not torch.equal(q_a[0], q_b[0])  # world 0 did reset (again) in the second run
+
+
+def test_reset_noise_depends_on_seed_and_world():
+    env = gym.make_vec("Newton/Ant-v0", num_envs=2)
+    q0 = env.reset(seed=1)[0]
+    q1 = env.reset(seed=1)[0]
+    q2 = env.reset(seed=2)[0]
+    assert torch.equal(q0, q1) and not torch.equal(q0, q2)
+    assert not torch.equal(q0[0], q0[1])
+
+
+def test_reset_runs_forward_kinematics_once(monkeypatch):
+    env = gym.make_vec("Newton/Ant-v0", num_envs=2)
+    calls = []
+    for module in (simulation_module, generalized_module):
+        original = module.eval_fk
+        monkeypatch.setattr(module, "eval_fk", lambda *a, _f=original, **k: (calls.append(1), _f(*a, **k))[1])
+    env.reset(seed=0)
+    assert len(calls) == 1
+
+
+def test_world_rng_is_uniform_and_overflow_free():
+    for x in (0, 1, 0xFFFFFFFF, 0x12345678):
+        for c in (0x7FEB352D, 0x846CA68B, 0x9E3779B1):
+            assert _mul32(torch.tensor(x, dtype=torch.int64), c).item() == (x * c) % 2**32
+    rng = WorldRng(3, 64, "cpu")
+    u = rng.uniform(1, 4096)
+    assert u.min() >= 0.0 and u.max() < 1.0 and abs(u.mean().item() - 0.5) < 0.01
+    n = rng.normal(2, 4096)
+    assert abs(n.mean().item()) < 0.02 and abs(n.std().item() - 1.0) < 0.02 and torch.isfinite(n).all()
+    before = rng.uniform(1, 4)
+    rng.advance(torch.tensor([True] + [False] * 63))
+    after = rng.uniform(1, 4)
+    assert not torch.equal(before[0], after[0]) and torch.equal(before[1:], after[1:])
+    assert not torch.equal(rng.uniform(1, 4), rng.uniform(2, 4))  # streams differ
