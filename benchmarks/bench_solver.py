@@ -17,10 +17,14 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 
 import numpy as np
 import warp as wp
+
+# the MjModel -> ModelBuilder utility the solver tests use (same model as MuJoCo, compiled values)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "solvers"))
 
 
 def _mjcf(robot: str) -> str:
@@ -53,7 +57,7 @@ def _ours(m, d0, n, steps, repeats, solver_name, device, threads):
     import newton_gym as ng
     from newton_gym.sim.hostmath import quat_to_matrix
     from newton_gym.solvers import Actuators, SolverGeneralized
-    from newton_gym.solvers.mjcf import builder_from_mujoco, mujoco_qpos_to_joint_q
+    from mujoco_builder import builder_from_mujoco, mujoco_qpos_to_joint_q
 
     sub, act, _ = builder_from_mujoco(m)
     scene = ng.ModelBuilder(gravity=float(m.opt.gravity[2]))

@@ -3,7 +3,7 @@
 Gymnasium's MuJoCo tasks observe qpos and qvel in MuJoCo's conventions: a free root as position +
 quaternion (w, x, y, z) and velocity (body-origin linear velocity in world frame, angular velocity in the
 body frame), then the 1-DOF joints in model order. Our free joint stores quaternion (x, y, z, w) and the
-COM twist in world frame (seed 002), so this module converts with :mod:`newton_gym.sim.conventions`.
+COM twist in world frame, so this module converts with :mod:`newton_gym.sim.conventions`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ray-shape intersection device functions, in the shape's local frame (seed 002 conventions).
+"""Ray-shape intersection device functions, in the shape's local frame (newton_gym's conventions).
 
 Each ``ray_*`` function takes the ray origin ``o`` [m] and direction ``d`` (not necessarily unit) in
 the shape frame and returns ``(t, n)``: the smallest ray parameter t >= T_MIN where the ray meets the

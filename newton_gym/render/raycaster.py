@@ -3,7 +3,7 @@
 Primitives are intersected analytically (``intersect.py``), meshes through Warp's BVH ray query, and
 each shape is first tested against its bounding sphere; planes get a checkerboard, shapes cast shadows.
 
-A world's image shows its visible shapes plus the global ones (seed 004 world partitioning). Shapes are
+A world's image shows its visible shapes plus the global ones (world partitioning). Shapes are
 packed and uploaded once in the constructor; ``render`` launches one kernel into preallocated buffers
 and copies the image out.
 """

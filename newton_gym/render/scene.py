@@ -25,7 +25,7 @@ class RenderScene:
         body: (packed_count,) int32, body of the shape, -1 = static.
         geo_type: (packed_count,) int32 GeoType.
         xform: (packed_count,) transform, shape pose in its body frame (world frame if static).
-        size: (packed_count,) vec3, shape_scale (sizes per seed 002; the scale for meshes).
+        size: (packed_count,) vec3, shape_scale (sizes in newton_gym's shape conventions; the scale for meshes).
         radius: (packed_count,) float32 [m], bounding-sphere radius about the shape origin; -1 unbounded.
         color: (packed_count,) vec3 RGB in [0, 1].
         mesh_id: (packed_count,) uint64, ``wp.Mesh`` id of a mesh shape, 0 otherwise.

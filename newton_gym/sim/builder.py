@@ -282,7 +282,7 @@ class ModelBuilder:
     def add_joint_free(self, child, parent_xform=None, child_xform=None, parent=-1, key=None, enabled=True,
                        custom_attributes=None, label=None, **dof) -> int:
         """Six-DOF joint. Coordinates: child joint frame position and quaternion relative to the parent
-        joint frame; velocities: COM linear velocity and angular velocity, world frame (seed 002)."""
+        joint frame; velocities: COM linear velocity and angular velocity, world frame."""
         lin = [self._dof(a, dof) for a in (Axis.X, Axis.Y, Axis.Z)]
         ang = [self._dof(a, dof) for a in (Axis.X, Axis.Y, Axis.Z)]
         return self.add_joint(JointType.FREE, parent, child, parent_xform, child_xform, lin, ang, key, enabled,

@@ -1,4 +1,4 @@
-"""Conversions between newton_gym's conventions (seed 002) and other engines' and textbooks'.
+"""Conversions between newton_gym's conventions and other engines' and textbooks'.
 
 newton_gym: quaternions (x, y, z, w); twists are COM twists in world frame, linear first
 (v_com [m/s], omega [rad/s]); wrenches are world-frame, force first, moment about the COM.
@@ -82,7 +82,7 @@ def com_twist_to_origin_twist(body_q, body_qd, com):
 
 def com_twist_to_mujoco_free(body_q, body_qd, com):
     """COM twist (world) -> MuJoCo free-joint qvel (6,): body-origin linear velocity in world frame,
-    then angular velocity in the body frame (seed 002, "MuJoCo conversion")."""
+    then angular velocity in the body frame."""
     origin = com_twist_to_origin_twist(body_q, body_qd, com)
     return _cat([origin[..., 0:3], _rotate_inv(body_q[..., 3:7], origin[..., 3:6])], body_qd)
 

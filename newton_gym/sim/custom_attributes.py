@@ -1,4 +1,4 @@
-"""User-defined per-entity attributes that land on Model, State or Control (seed 000)."""
+"""User-defined per-entity attributes that land on Model, State or Control."""
 
 from __future__ import annotations
 
@@ -118,12 +118,13 @@ class CustomAttributeRegistry:
 
 
 def attach(target, attr: CustomAttribute, array):
-    """Set ``array`` as ``target.<name>`` or ``target.<namespace>.<name>``."""
+    """Set ``array`` as ``target.<name>`` or ``target.<namespace>.<name>``. User-declared attributes are
+    not among a Model's declared fields, so they are set past its field check."""
     if attr.namespace:
         ns = getattr(target, attr.namespace, None)
         if ns is None:
             ns = SimpleNamespace()
-            setattr(target, attr.namespace, ns)
+            object.__setattr__(target, attr.namespace, ns)
         setattr(ns, attr.name, array)
     else:
-        setattr(target, attr.name, array)
+        object.__setattr__(target, attr.name, array)

@@ -1,7 +1,7 @@
 """Forward and inverse kinematics over all worlds at once.
 
 ``eval_fk`` maps generalized coordinates (joint_q, joint_qd) to body poses and COM twists (body_q,
-body_qd, seed 002's conventions); ``eval_ik`` maps body state back to joint coordinates. Joint
+body_qd, newton_gym's conventions); ``eval_ik`` maps body state back to joint coordinates. Joint
 velocity conventions: revolute/prismatic scalar rates about/along the axis; ball: angular velocity of
 the child relative to the parent in the child joint frame; free/distance: child COM linear velocity
 relative to the parent's velocity field, and relative angular velocity, both in world frame; D6: rates

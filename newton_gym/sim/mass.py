@@ -1,6 +1,6 @@
 """Mass properties of collision primitives and their accumulation onto bodies.
 
-Shape conventions follow seed 002: box by half extents; capsule, cylinder and cone along local Z with
+Shape conventions: box by half extents; capsule, cylinder and cone along local Z with
 ``half_height`` (capsule excludes its caps); the cone's base lies at -half_height and its COM at
 -half_height / 2.
 """

@@ -1,4 +1,4 @@
-"""State and Control: the time-varying arrays of a simulation (seed 002's conventions)."""
+"""State and Control: the time-varying arrays of a simulation (newton_gym's conventions)."""
 
 from __future__ import annotations
 

@@ -56,7 +56,7 @@ class JointType(IntEnum):
 
 
 class GeoType(IntEnum):
-    """Collision shape types, in seed 002's conventions (Z is the axis of capsule, cylinder, cone)."""
+    """Collision shape types, in newton_gym's conventions (Z is the axis of capsule, cylinder, cone)."""
 
     PLANE = 0
     SPHERE = 1

@@ -1,4 +1,4 @@
-"""World scopes (seed 004): which world new entities go to, per-world gravity, and the
+"""World scopes: which world new entities go to, per-world gravity, and the
 ``*_world_start`` arrays of a finalized model."""
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ def _pair_params_kernel(
     a = s[0]
     b = s[1]
     gap = shape_gap[a] + shape_gap[b]
-    # Our margin is where force begins and gap the detection distance beyond it (seed 000); MuJoCo's
+    # Our margin is where force begins and gap the detection distance beyond it; MuJoCo's
     # margin, which the solver's rows follow, is their sum (and MuJoCo adds the two geoms' values).
     margin = shape_margin[a] + shape_margin[b] + gap
     mu_out[p] = wp.max(shape_mu[a], shape_mu[b])

@@ -72,7 +72,7 @@ def _passive_kernel(
     d = wp.tid() + first
     qd = joint_qd[d]
     diag = joint_armature[d]
-    # Damping and the viscous part of joint friction (seed 001): -c qd, implicit.
+    # Damping and the viscous part of joint friction: -c qd, implicit.
     c = joint_damping[d] + joint_viscous[d]
     f = joint_f[d] - c * qd
     diag += dt * c

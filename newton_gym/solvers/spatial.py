@@ -1,6 +1,6 @@
 """Warp device functions shared by the solver stages: spatial algebra and small dense linear algebra.
 
-Spatial vectors follow seed 002's ordering, linear first. Motion vectors (twists) and force vectors
+Spatial vectors are ordered linear first. Motion vectors (twists) and force vectors
 (wrenches) inside the solver are expressed in world axes about a per-articulation reference point r
 (the root body's COM at the start of the substep), which keeps float32 lever arms short.
 Composite / body inertias about r are kept in the compact form (m, h, I): mass, first moment

@@ -66,7 +66,7 @@ def contact_row(i: int, rm: RowModel, rd: RowData, cm: ContactTables, tm: TreeTa
 def dof_row(i: int, ci: int, kind: int, dt: float, rm: RowModel, rd: RowData, tm: TreeTables,
             joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float), chol: wp.array(dtype=wp.float64),
             qacc_smooth: wp.array(dtype=float)):
-    """Fill and finish joint-limit or joint-friction row i (seed 001 friction) at compact index ci; returns 1
+    """Fill and finish joint-limit or joint-friction row i (static friction loss) at compact index ci; returns 1
     when active. J = sign e_d, so Y = sign L^-T e_d is nonzero only on d's path, a0 and v are entries."""
     d = rm.owner[i]
     on = int(1)

@@ -8,7 +8,7 @@ import numpy as np
 
 import newton_gym as ng
 from newton_gym.solvers import SolverGeneralized
-from newton_gym.solvers.mjcf import builder_from_mujoco
+from mujoco_builder import builder_from_mujoco
 
 PENDULUM_XML = """
 <mujoco><option timestep="0.002" gravity="0 0 -9.81"/>

@@ -70,7 +70,7 @@ def test_ant_sine_control_tracks_mujoco_implicitfast():
 def test_pendulum_and_ant_worlds_match_their_single_world_runs(device):
     ant_m = mujoco.MjModel.from_xml_path(ant_path())
     pend_m = mujoco.MjModel.from_xml_string(pendulum_xml(2))
-    from newton_gym.solvers.mjcf import builder_from_mujoco
+    from mujoco_builder import builder_from_mujoco
     from newton_gym.solvers import Actuators
 
     pend_b, _, _ = builder_from_mujoco(pend_m)

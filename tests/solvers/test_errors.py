@@ -9,7 +9,7 @@ import pytest
 
 from newton_gym.errors import ImportFailedError, ModelBuildError, NewtonGymError, SolverError, SolverStateError
 from newton_gym.solvers import Actuators, SolverGeneralized
-from newton_gym.solvers.mjcf import builder_from_mujoco
+from mujoco_builder import builder_from_mujoco
 
 from solver_helpers import model_from_xml, pendulum_xml
 

@@ -1,5 +1,5 @@
 """Per-stage oracles: SolverGeneralized's smooth stages and narrow phase against MuJoCo C, on models
-built by ``newton_gym.solvers.mjcf.builder_from_mujoco`` from gymnasium's shipped ant.xml and
+built by ``mujoco_builder.builder_from_mujoco`` (tests/solvers) from gymnasium's shipped ant.xml and
 humanoid.xml (same compiled numbers on both sides; the humanoid's 2-3 hinges per body become chains of
 massless links, so the DOF tree and order are MuJoCo's, checked against dof_parentid).
 
@@ -60,7 +60,7 @@ import pytest
 
 from newton_gym.sim.kinematics import eval_fk
 from newton_gym.solvers import SolverGeneralized, collision_driver, passive, smooth
-from newton_gym.solvers.mjcf import mujoco_qpos_to_joint_q
+from mujoco_builder import mujoco_qpos_to_joint_q
 
 from solver_helpers import ant_path, model_from_xml
 

@@ -14,7 +14,7 @@ import pytest
 
 from newton_gym.sim.hostmath import quat_to_matrix
 from newton_gym.solvers import SolverGeneralized
-from newton_gym.solvers.mjcf import mujoco_qpos_to_joint_q
+from mujoco_builder import mujoco_qpos_to_joint_q
 
 from solver_helpers import ant_path, model_from_xml
 

@@ -7,7 +7,7 @@ import warp as wp
 
 import newton_gym as ng
 from newton_gym.solvers import Actuators, SolverGeneralized
-from newton_gym.solvers.mjcf import builder_from_mujoco
+from mujoco_builder import builder_from_mujoco
 from newton_gym.solvers.partition import split_spans
 
 from solver_helpers import ant_control, ant_path, pendulum_xml

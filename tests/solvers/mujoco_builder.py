@@ -1,4 +1,4 @@
-"""Test and benchmark utility: build a ModelBuilder from a compiled ``mujoco.MjModel``.
+"""Test utility: build a ModelBuilder from a compiled ``mujoco.MjModel``.
 
 Reads MuJoCo's compiled values (body_pos / quat, body_mass / inertia / ipos / iquat, jnt_axis / range,
 geom type / size / pos / quat, actuator gear / ctrlrange), so the solver can be compared with MuJoCo on
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ImportFailedError
-from ..sim.builder import ModelBuilder
-from ..sim.shape_config import ShapeConfig
-from ..sim.types import GeoType
-from .passive import Actuators
+from newton_gym.errors import ImportFailedError
+from newton_gym.sim.builder import ModelBuilder
+from newton_gym.sim.shape_config import ShapeConfig
+from newton_gym.sim.types import GeoType
+from newton_gym.solvers.passive import Actuators
 
 __all__ = ["builder_from_mujoco", "mujoco_qpos_to_joint_q"]
 
