@@ -19,9 +19,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from _timing import median_time
+
 from newton_gym.assets import MjcfConverter, MjcfConverterCfg  # noqa: E402
 from newton_gym.assets.robots import robot_source_path  # noqa: E402
-from _timing import median_time
 
 
 def main(argv=None) -> int:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import tracemalloc
 
 import warp as wp
+from _timing import median_time
 
 from newton_gym import ModelBuilder
 from newton_gym.sim.examples import ant_like_builder
-from _timing import median_time
 
 
 def main():
@@ -38,10 +38,10 @@ def main():
           f"{'add_world loop [s]':>19} {'loop/replicate':>15} {'peak MB':>8}")
     for n in (1, 64, 1024, 4096):
         repeats = 5 if n <= 1024 else 3
-        t_rep = median_time(lambda: replicate(n), repeats)
+        t_rep = median_time(lambda n=n: replicate(n), repeats)
         scene = replicate(n)
-        t_fin = median_time(lambda: scene.finalize("cpu"), repeats)
-        t_loop = median_time(lambda: loop(n), 1 if n >= 1024 else repeats)
+        t_fin = median_time(lambda scene=scene: scene.finalize("cpu"), repeats)
+        t_loop = median_time(lambda n=n: loop(n), 1 if n >= 1024 else repeats)
         tracemalloc.start()
         replicate(n).finalize("cpu")
         peak = tracemalloc.get_traced_memory()[1] / 1e6

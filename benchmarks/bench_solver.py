@@ -54,10 +54,11 @@ def _settled_state(m, settle: float):
 
 
 def _ours(m, d0, n, steps, repeats, solver_name, device, threads):
+    from mujoco_builder import builder_from_mujoco, mujoco_qpos_to_joint_q
+
     import newton_gym as ng
     from newton_gym.sim.hostmath import quat_to_matrix
     from newton_gym.solvers import Actuators, SolverGeneralized
-    from mujoco_builder import builder_from_mujoco, mujoco_qpos_to_joint_q
 
     sub, act, _ = builder_from_mujoco(m)
     scene = ng.ModelBuilder(gravity=float(m.opt.gravity[2]))

@@ -17,9 +17,9 @@ import tempfile
 import warnings
 
 import warp as wp
+from _timing import median_time
 
 from newton_gym import ModelBuilder
-from _timing import median_time
 
 HEADER = '#usda 1.0\n(\n    metersPerUnit = 1\n    kilogramsPerUnit = 1\n    upAxis = "Z"\n)\n'
 SCENE = '''def PhysicsScene "physicsScene" {
@@ -116,8 +116,8 @@ def main():
     for n in (9, 100):
         b = ModelBuilder()
         b.add_usd(files[(n, True)])
-        t_auth = median_time(lambda: ModelBuilder().add_usd(files[(n, True)]), 30 if n == 9 else 10)
-        t_dens = median_time(lambda: ModelBuilder().add_usd(files[(n, False)]), 30 if n == 9 else 10)
+        t_auth = median_time(lambda n=n: ModelBuilder().add_usd(files[(n, True)]), 30 if n == 9 else 10)
+        t_dens = median_time(lambda n=n: ModelBuilder().add_usd(files[(n, False)]), 30 if n == 9 else 10)
         print(f"{f'{n}-body':>10} {b.body_count:>7} {b.joint_count:>7} {b.shape_count:>7} "
               f"{1e3 * t_auth:>19.2f} {1e3 * t_dens:>19.2f}")
 

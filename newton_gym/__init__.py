@@ -1,8 +1,20 @@
 """newton_gym: Gymnasium environments for GPU-vectorized robot learning on USD robots, on NVIDIA Warp."""
 
 from .errors import AssetError, ConfigError, ImportFailedError, ModelBuildError, NewtonGymError
-from .sim import (Axis, Control, EqType, GeoType, JointType, Mesh, Model, ModelBuilder, State, conventions,
-                  eval_fk, eval_ik)
+from .sim import (
+                  Axis,
+                  Control,
+                  EqType,
+                  GeoType,
+                  JointType,
+                  Mesh,
+                  Model,
+                  ModelBuilder,
+                  State,
+                  conventions,
+                  eval_fk,
+                  eval_ik,
+)
 
 __version__ = "0.1.0"
 

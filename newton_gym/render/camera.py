@@ -69,7 +69,7 @@ class Camera:
 
     @classmethod
     def tracking(cls, body_position, distance: float = 3.0, elevation_deg: float = 20.0,
-                 azimuth_deg: float = -60.0, fov_deg: float = 45.0, up=(0.0, 0.0, 1.0)) -> "Camera":
+                 azimuth_deg: float = -60.0, fov_deg: float = 45.0, up=(0.0, 0.0, 1.0)) -> Camera:
         """A camera looking at ``body_position`` from a point on a sphere around it.
 
         Call it each frame with the root body's position to follow a robot.

@@ -16,11 +16,20 @@ import numpy as np
 import warp as wp
 
 from ..sim.types import GeoType
-from .camera import Camera
 from . import palette
+from .camera import Camera
 from .errors import RenderError, check_positive, check_world
-from .intersect import (MISS, ray_bounding_sphere, ray_box, ray_capsule, ray_cone, ray_cylinder, ray_mesh,
-                        ray_plane, ray_sphere)
+from .intersect import (
+    MISS,
+    ray_bounding_sphere,
+    ray_box,
+    ray_capsule,
+    ray_cone,
+    ray_cylinder,
+    ray_mesh,
+    ray_plane,
+    ray_sphere,
+)
 from .scene import pack_scene
 
 __all__ = ["RayCaster"]

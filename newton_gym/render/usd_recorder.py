@@ -237,7 +237,7 @@ class UsdRecorder:
         self.stage.GetRootLayer().Save()
         return self.path
 
-    def __enter__(self) -> "UsdRecorder":
+    def __enter__(self) -> UsdRecorder:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:

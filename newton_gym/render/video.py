@@ -85,7 +85,7 @@ class GifWriter:
         self._frames = []
         return self.path
 
-    def __enter__(self) -> "GifWriter":
+    def __enter__(self) -> GifWriter:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:

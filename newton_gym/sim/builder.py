@@ -404,7 +404,7 @@ class ModelBuilder:
         return self._custom.attributes
 
     # ---------------------------------------------------------------- composition
-    def add_builder(self, builder: "ModelBuilder", xform=None, world: int | None = None):
+    def add_builder(self, builder: ModelBuilder, xform=None, world: int | None = None):
         """Copy every entity of ``builder`` into this one, posed by ``xform``.
 
         Entities go to ``world`` (default: the current world). In the global scope, a sub-builder with
@@ -420,7 +420,7 @@ class ModelBuilder:
             wmap = np.full(src_worlds + 1, target)
         self._append(builder, normalize_transform(xform)[None], wmap[None])
 
-    def add_world(self, builder: "ModelBuilder", xform=None, gravity=None) -> int:
+    def add_world(self, builder: ModelBuilder, xform=None, gravity=None) -> int:
         """Add ``builder`` as one new world (begin_world + add_builder + end_world).
 
         ``gravity`` defaults to the sub-builder's gravity vector. Returns the world index."""
@@ -431,7 +431,7 @@ class ModelBuilder:
             self.end_world()
         return w
 
-    def replicate(self, builder: "ModelBuilder", world_count: int | None = None, spacing=(0.0, 0.0, 0.0),
+    def replicate(self, builder: ModelBuilder, world_count: int | None = None, spacing=(0.0, 0.0, 0.0),
                   copy_count: int | None = None, gravity=None):
         """Add ``world_count`` copies of ``builder``, each its own world, laid on a grid of ``spacing`` [m].
 
@@ -465,7 +465,7 @@ class ModelBuilder:
         if len(pairs):
             offsets = starts["shape"] + builder.shape_count * np.arange(n, dtype=np.int64)
             self._filter_pairs.append((pairs[None] + offsets[:, None, None]).reshape(-1, 2))
-        for key, attr in builder.custom_attributes.items():
+        for _key, attr in builder.custom_attributes.items():
             mine = self._custom.declare(CustomAttribute(attr.name, attr.dtype, attr.frequency, attr.assignment,
                                                         attr.namespace, attr.default))
             if attr.frequency == "world":

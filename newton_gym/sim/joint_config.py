@@ -53,7 +53,7 @@ class JointDofConfig:
     spring_ref: float = 0.0
 
     @classmethod
-    def make(cls, axis=None, **kwargs) -> "JointDofConfig":
+    def make(cls, axis=None, **kwargs) -> JointDofConfig:
         """Build a config from keyword arguments; ``friction`` is accepted for friction_static."""
         if "friction" in kwargs:
             kwargs.setdefault("friction_static", kwargs.pop("friction"))

@@ -12,8 +12,18 @@ from __future__ import annotations
 
 import warp as wp
 
-from .wpmath import JOINT_BALL, JOINT_D6, JOINT_DISTANCE, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
-from .wpmath import angle_about_axis, d6_axis_world, d6_rotation, velocity_at_point
+from .wpmath import (
+    JOINT_BALL,
+    JOINT_D6,
+    JOINT_DISTANCE,
+    JOINT_FREE,
+    JOINT_PRISMATIC,
+    JOINT_REVOLUTE,
+    angle_about_axis,
+    d6_axis_world,
+    d6_rotation,
+    velocity_at_point,
+)
 
 __all__ = ["eval_fk", "eval_ik", "joint_transform_and_twist", "body_frame_state"]
 

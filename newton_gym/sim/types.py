@@ -25,7 +25,7 @@ class Axis(IntEnum):
     Z = 2
 
     @classmethod
-    def from_any(cls, value) -> "Axis":
+    def from_any(cls, value) -> Axis:
         """Parse an Axis from an Axis, an int 0-2 or a string "X"/"Y"/"Z" (any case)."""
         if isinstance(value, cls):
             return value

@@ -18,8 +18,17 @@ import numpy as np
 import warp as wp
 
 from ..sim.types import GeoType
-from .collision_primitive import (CAPSULE, CYLINDER, MESH, PLANE, SPHERE, feature_count, point_distance,
-                                  segment_closest, shape_feature)
+from .collision_primitive import (
+    CAPSULE,
+    CYLINDER,
+    MESH,
+    PLANE,
+    SPHERE,
+    feature_count,
+    point_distance,
+    segment_closest,
+    shape_feature,
+)
 from .constraint import vec5
 from .contact_params import combine_pair_params
 from .layout import DeclaredFields, world_of

@@ -12,11 +12,11 @@ import warp as wp
 from ..errors import ModelBuildError, SolverError, SolverStateError
 from ..sim.kinematics import eval_fk
 from . import collision_driver, constraint, contact_params, forward, partition, passive, smooth
-from .world_solve import WorldSolver, world_dof_start
 from . import solver as pgs
 from .base import SolverBase, SolverNotifyFlags
 from .layout import build_tree_layout
 from .passive import Actuators
+from .world_solve import WorldSolver, world_dof_start
 
 __all__ = ["SolverGeneralized"]
 

@@ -12,8 +12,15 @@ from __future__ import annotations
 
 import warp as wp
 
-from ..sim.wpmath import JOINT_BALL, JOINT_D6, JOINT_DISTANCE, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
-from ..sim.wpmath import d6_axis_world
+from ..sim.wpmath import (
+    JOINT_BALL,
+    JOINT_D6,
+    JOINT_DISTANCE,
+    JOINT_FREE,
+    JOINT_PRISMATIC,
+    JOINT_REVOLUTE,
+    d6_axis_world,
+)
 from .spatial import cross_force, cross_motion, inertia_about, inertia_mul, ltl_factor, ltl_solve, ltl_solve_t
 
 __all__ = ["compute_subspaces", "compute_mass_matrix", "compute_bias", "factor_and_solve"]

@@ -69,7 +69,7 @@ def point_jacobian(s: wp.spatial_vector, lever: wp.vec3, direction: wp.vec3):
 
 
 @wp.func
-def ltl_factor(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int)):
+def ltl_factor(lf: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int)):
     """In-place tree-sparse factorization M = L^T L of an articulation's mass matrix (row-major n x n at
     ``off``, DOFs d0 .. d0 + n - 1 numbered parents first), Featherstone RBDA sec. 6.5 (LTL): L is
     lower triangular and L_ki is non-zero only where DOF i is an ancestor of DOF k, so there is no
@@ -82,26 +82,26 @@ def ltl_factor(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_par
     for kk in range(n):
         k = n - 1 - kk
         row_k = off + k * n
-        d = wp.sqrt(wp.max(l[row_k + k], wp.float64(1.0e-12)))
-        l[row_k + k] = d
+        d = wp.sqrt(wp.max(lf[row_k + k], wp.float64(1.0e-12)))
+        lf[row_k + k] = d
         inv_d = wp.float64(1.0) / d
         i = dof_parent[d0 + k]
         while i >= 0:
-            l[row_k + i - d0] = l[row_k + i - d0] * inv_d
+            lf[row_k + i - d0] = lf[row_k + i - d0] * inv_d
             i = dof_parent[i]
         i = dof_parent[d0 + k]
         while i >= 0:
-            li = l[row_k + i - d0]
+            li = lf[row_k + i - d0]
             row_i = off + (i - d0) * n
             j = i
             while j >= 0:
-                l[row_i + j - d0] = l[row_i + j - d0] - li * l[row_k + j - d0]
+                lf[row_i + j - d0] = lf[row_i + j - d0] - li * lf[row_k + j - d0]
                 j = dof_parent[j]
             i = dof_parent[i]
 
 
 @wp.func
-def ltl_solve_t(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
+def ltl_solve_t(lf: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
                 x: wp.array(dtype=wp.float64), x_off: int):
     """Solve L^T z = b in place (b given in x[x_off : x_off + n]) for the factor of :func:`ltl_factor`.
     z keeps b's sparsity pattern closed under ancestors (a Jacobian row's path stays its path)."""
@@ -110,17 +110,17 @@ def ltl_solve_t(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_pa
         zk = x[x_off + k]
         if zk != wp.float64(0.0):
             row_k = off + k * n
-            zk = zk / l[row_k + k]
+            zk = zk / lf[row_k + k]
             x[x_off + k] = zk
             i = dof_parent[d0 + k]
             while i >= 0:
-                x[x_off + i - d0] = x[x_off + i - d0] - l[row_k + i - d0] * zk
+                x[x_off + i - d0] = x[x_off + i - d0] - lf[row_k + i - d0] * zk
                 i = dof_parent[i]
 
 
 @wp.func  # Warp overload: chosen by argument types
 def ltl_solve_t(  # noqa: F811
-        l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
+        lf: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
         x: wp.array(dtype=wp.float32), x_off: int):
     """:func:`ltl_solve_t` on a float32 right-hand side (constraint Jacobian rows): products in float64,
     each update stored in float32."""
@@ -129,16 +129,16 @@ def ltl_solve_t(  # noqa: F811
         zk = wp.float64(x[x_off + k])
         if zk != wp.float64(0.0):
             row_k = off + k * n
-            zk = zk / l[row_k + k]
+            zk = zk / lf[row_k + k]
             x[x_off + k] = wp.float32(zk)
             i = dof_parent[d0 + k]
             while i >= 0:
-                x[x_off + i - d0] = wp.float32(wp.float64(x[x_off + i - d0]) - l[row_k + i - d0] * zk)
+                x[x_off + i - d0] = wp.float32(wp.float64(x[x_off + i - d0]) - lf[row_k + i - d0] * zk)
                 i = dof_parent[i]
 
 
 @wp.func
-def ltl_solve(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
+def ltl_solve(lf: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
               x: wp.array(dtype=wp.float64), x_off: int):
     """Solve L x = z in place (z given in x[x_off : x_off + n]); after :func:`ltl_solve_t` this gives
     M^-1 b."""
@@ -147,14 +147,14 @@ def ltl_solve(l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_pare
         s = x[x_off + k]
         i = dof_parent[d0 + k]
         while i >= 0:
-            s -= l[row_k + i - d0] * x[x_off + i - d0]
+            s -= lf[row_k + i - d0] * x[x_off + i - d0]
             i = dof_parent[i]
-        x[x_off + k] = s / l[row_k + k]
+        x[x_off + k] = s / lf[row_k + k]
 
 
 @wp.func  # Warp overload: chosen by argument types
 def ltl_solve(  # noqa: F811
-        l: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
+        lf: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
         x: wp.array(dtype=wp.float32), x_off: int):
     """:func:`ltl_solve` on a float32 array: each entry's sum in float64, stored once in float32."""
     for k in range(n):
@@ -162,9 +162,9 @@ def ltl_solve(  # noqa: F811
         s = wp.float64(x[x_off + k])
         i = dof_parent[d0 + k]
         while i >= 0:
-            s -= l[row_k + i - d0] * wp.float64(x[x_off + i - d0])
+            s -= lf[row_k + i - d0] * wp.float64(x[x_off + i - d0])
             i = dof_parent[i]
-        x[x_off + k] = wp.float32(s / l[row_k + k])
+        x[x_off + k] = wp.float32(s / lf[row_k + k])
 
 
 @wp.func

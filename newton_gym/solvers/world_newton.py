@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import warp as wp
 
-from .world_tables import CONTACT, RowData, RowModel, TreeTables
 from .spatial import dense_cholesky_solve
+from .world_tables import CONTACT, RowData, RowModel, TreeTables
 
 __all__ = ["newton_solve"]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import warp as wp
 
-from .world_tables import ContactTables, RowData, RowModel, TreeTables, vec8
 from .spatial import dense_cholesky_solve
+from .world_tables import ContactTables, RowData, RowModel, TreeTables, vec8
 
 __all__ = ["dense_block", "row_axpy", "residual", "set_force", "pgs_dense_box", "row_mu"]
 

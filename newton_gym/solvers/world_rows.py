@@ -7,8 +7,8 @@ from __future__ import annotations
 import warp as wp
 
 from .constraint import _point_row, contact_direction, impedance, vec5
-from .world_tables import LIMIT, ContactTables, RowData, RowModel, TreeTables
 from .spatial import ltl_solve_t
+from .world_tables import LIMIT, ContactTables, RowData, RowModel, TreeTables
 
 __all__ = ["contact_row", "dof_row", "finish_row", "contact_pyramid"]
 

@@ -115,7 +115,7 @@ class TrainCfg:
     ppo: PPOCfg = field(default_factory=PPOCfg)
     policy: PolicyCfg = field(default_factory=PolicyCfg)
 
-    def validate(self) -> "TrainCfg":
+    def validate(self) -> TrainCfg:
         """Raise ConfigError on values no run can use; returns self."""
         if self.num_envs < 1:
             raise ConfigError(f"num_envs must be >= 1, got {self.num_envs}")

@@ -74,6 +74,7 @@ class PPORunner:
         import gymnasium as gym
 
         import newton_gym  # noqa: F401  (registers the ids)
+
         from .skrl_env import SkrlVecEnv
 
         overrides = dict(self.cfg.env)

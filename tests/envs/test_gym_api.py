@@ -41,7 +41,7 @@ def test_same_step_autoreset_on_termination(device):
     env.reset(seed=1)
     env.joint_q[0, 1] = 0.19  # world 0's pole starts near the 0.2 rad termination angle, world 1's upright
     env.sim.refresh_bodies()
-    for step in range(50):
+    for step in range(50):  # noqa: B007 (step is read after the loop)
         obs, reward, terminated, truncated, info = env.step(torch.zeros(2, 1, device=env.device))
         if terminated.any():
             break

@@ -69,7 +69,7 @@ def test_sb3_protocol(env):
     assert venv.seed(7) == [7, 8, 9]
     obs = venv.reset()
     assert isinstance(obs, np.ndarray) and obs.shape == (N, 4) and obs.dtype == np.float32
-    for step in range(4):
+    for _step in range(4):
         venv.step_async(np.zeros((N, 1), np.float32))
         obs, rewards, dones, infos = venv.step_wait()
         assert rewards.dtype == np.float32 and rewards.shape == (N,) and dones.dtype == np.bool_

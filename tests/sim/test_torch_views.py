@@ -44,7 +44,7 @@ def test_views_stay_valid_across_double_buffer_swaps(device):
     s0, s1 = model.state(), model.state()
     v0, v1 = WorldViews(model, s0), WorldViews(model, s1)
     t0, t1 = v0.joint_q, v1.joint_q
-    for step in range(5):
+    for _step in range(5):
         wp.copy(s1.joint_q, s0.joint_q)
         s1.joint_q.assign(s1.joint_q.numpy() + 1.0)
         s0, s1 = s1, s0

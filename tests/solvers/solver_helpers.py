@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 
 import numpy as np
+from mujoco_builder import builder_from_mujoco
 
 import newton_gym as ng
 from newton_gym.solvers import SolverGeneralized
-from mujoco_builder import builder_from_mujoco
 
 PENDULUM_XML = """
 <mujoco><option timestep="0.002" gravity="0 0 -9.81"/>

@@ -10,11 +10,10 @@ so no float32 engine can be held to centimetres there. Under the full-range cont
 import mujoco
 import numpy as np
 import pytest
+from solver_helpers import ant_control, ant_path, model_from_xml, pendulum_xml, run
 
 import newton_gym as ng
 from newton_gym.solvers import SolverGeneralized
-
-from solver_helpers import ant_control, ant_path, model_from_xml, pendulum_xml, run
 
 SUBSTEPS = 1
 DT = 0.01
@@ -71,6 +70,7 @@ def test_pendulum_and_ant_worlds_match_their_single_world_runs(device):
     ant_m = mujoco.MjModel.from_xml_path(ant_path())
     pend_m = mujoco.MjModel.from_xml_string(pendulum_xml(2))
     from mujoco_builder import builder_from_mujoco
+
     from newton_gym.solvers import Actuators
 
     pend_b, _, _ = builder_from_mujoco(pend_m)

@@ -2,11 +2,10 @@
 
 import numpy as np
 import warp as wp
+from solver_helpers import run
 
 import newton_gym as ng
 from newton_gym.solvers import SolverGeneralized, SolverNotifyFlags
-
-from solver_helpers import run
 
 TILT = np.radians(30.0)  # gravity tilted by 30 degrees: a box on flat ground feels a 30 degree incline
 G = 9.81

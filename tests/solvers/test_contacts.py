@@ -2,12 +2,11 @@
 
 import numpy as np
 import pytest
+from solver_helpers import run
 
 import newton_gym as ng
 from newton_gym.sim.hostmath import quat_from_axis_angle, quat_rotate
 from newton_gym.solvers import SolverGeneralized
-
-from solver_helpers import run
 
 
 @pytest.mark.parametrize("shape,height", [("sphere", 0.1), ("box", 0.05), ("capsule", 0.05), ("cylinder", 0.1)])

@@ -3,12 +3,11 @@
 import mujoco
 import numpy as np
 import pytest
+from solver_helpers import model_from_xml, pendulum_xml, run
 
 import newton_gym as ng
 from newton_gym.sim.hostmath import quat_to_matrix
 from newton_gym.solvers import SolverGeneralized
-
-from solver_helpers import model_from_xml, pendulum_xml, run
 
 
 @pytest.mark.parametrize("links", [1, 2])

@@ -6,12 +6,11 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 import pytest
+from mujoco_builder import builder_from_mujoco
+from solver_helpers import model_from_xml, pendulum_xml
 
 from newton_gym.errors import ImportFailedError, ModelBuildError, NewtonGymError, SolverError, SolverStateError
 from newton_gym.solvers import Actuators, SolverGeneralized
-from mujoco_builder import builder_from_mujoco
-
-from solver_helpers import model_from_xml, pendulum_xml
 
 
 @pytest.fixture(scope="module")

@@ -1,11 +1,10 @@
 """Joint friction (seed 001), limits, drives and MuJoCo motor actuators."""
 
 import numpy as np
+from solver_helpers import run
 
 import newton_gym as ng
 from newton_gym.solvers import Actuators, SolverGeneralized
-
-from solver_helpers import run
 
 
 def _hinge(device="cpu", **dof):

@@ -21,11 +21,10 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 import pytest
+from solver_helpers import LINK_RADIUS, chain_builder, chain_xml
 
 from newton_gym.errors import ModelBuildError
 from newton_gym.solvers import SolverGeneralized
-
-from solver_helpers import LINK_RADIUS, chain_builder, chain_xml
 
 DT = 0.002
 HANG_TOL = 2e-4   # [rad]

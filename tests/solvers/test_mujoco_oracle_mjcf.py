@@ -57,12 +57,11 @@ import gymnasium
 import mujoco
 import numpy as np
 import pytest
+from mujoco_builder import mujoco_qpos_to_joint_q
+from solver_helpers import ant_path, model_from_xml
 
 from newton_gym.sim.kinematics import eval_fk
 from newton_gym.solvers import SolverGeneralized, collision_driver, passive, smooth
-from mujoco_builder import mujoco_qpos_to_joint_q
-
-from solver_helpers import ant_path, model_from_xml
 
 RTOL = 1e-5
 # Forward error of qacc_smooth: float32 cannot reach 1e-5 on the Humanoid (cond(M) ~ 2e3-4e3, and the
@@ -81,7 +80,7 @@ def _path(robot):
     return os.path.join(os.path.dirname(gymnasium.__file__), "envs", "mujoco", "assets", f"{robot}.xml")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _robot(robot):
     """(MjModel, Model, solver, uploaded actuators) of one robot, shared by its cases (every
     stage output is NaN-filled before it is recomputed)."""
@@ -213,7 +212,7 @@ class _Case:
         return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _case(robot, kind, seed):
     return _Case(robot, kind, seed)
 

@@ -11,12 +11,11 @@ accelerations (w x w = 0 drops the frame's own rotation).
 import mujoco
 import numpy as np
 import pytest
+from mujoco_builder import mujoco_qpos_to_joint_q
+from solver_helpers import ant_path, model_from_xml
 
 from newton_gym.sim.hostmath import quat_to_matrix
 from newton_gym.solvers import SolverGeneralized
-from mujoco_builder import mujoco_qpos_to_joint_q
-
-from solver_helpers import ant_path, model_from_xml
 
 DT = 0.01
 

@@ -3,11 +3,10 @@
 import numpy as np
 import pytest
 import warp as wp
+from solver_helpers import run
 
 import newton_gym as ng
 from newton_gym.solvers import SolverBase, SolverGeneralized
-
-from solver_helpers import run
 
 
 def _worlds(n=3, device="cpu"):

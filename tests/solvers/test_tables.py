@@ -7,10 +7,9 @@ import dataclasses
 
 import mujoco
 import pytest
+from solver_helpers import ant_path, model_from_xml
 
 from newton_gym.solvers import SolverGeneralized
-
-from solver_helpers import ant_path, model_from_xml
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,12 @@ import mujoco
 import numpy as np
 import pytest
 import warp as wp
+from mujoco_builder import builder_from_mujoco
+from solver_helpers import ant_control, ant_path, pendulum_xml
 
 import newton_gym as ng
 from newton_gym.solvers import Actuators, SolverGeneralized
-from mujoco_builder import builder_from_mujoco
 from newton_gym.solvers.partition import split_spans
-
-from solver_helpers import ant_control, ant_path, pendulum_xml
 
 
 def _mixed_worlds():

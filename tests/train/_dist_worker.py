@@ -8,8 +8,8 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 from tiny_config import tiny_config  # noqa: E402
 
-from newton_gym.train.runner import PPORunner  # noqa: E402
 from newton_gym.train.config import load_train_config  # noqa: E402
+from newton_gym.train.runner import PPORunner  # noqa: E402
 
 out = sys.argv[1]
 runner = PPORunner(load_train_config(tiny_config()), out, progress=False)

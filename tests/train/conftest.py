@@ -1,7 +1,6 @@
 """Shared fixtures of the training tests: a dummy-sized Cartpole config."""
 
 import pytest
-
 from tiny_config import tiny_config
 
 

@@ -84,10 +84,10 @@ def test_play_rejects_a_file_that_is_not_a_checkpoint(tmp_path, capsys):
 def test_deterministic_policy_matches_skrl_mean_action(trained):
     import gymnasium as gym
     import numpy as np
+    from skrl.resources.preprocessors.torch import RunningStandardScaler
 
     from newton_gym.train.checkpoint import load_checkpoint, load_policy
     from newton_gym.train.models import GaussianPolicy
-    from skrl.resources.preprocessors.torch import RunningStandardScaler
 
     _, result, _ = trained
     data = load_checkpoint(result.checkpoint)
