@@ -21,6 +21,10 @@ class ImportFailedError(NewtonGymError, ValueError):
     """An asset (USD, MJCF, URDF, mesh) could not be imported; the message names the file and prim."""
 
 
+class ImportOptionTypeError(ImportFailedError, TypeError):
+    """add_usd (or a converter) was given an option of the wrong type; also a TypeError."""
+
+
 class ConfigError(NewtonGymError, ValueError):
     """A configuration file or dictionary holds an unknown key or an invalid value."""
 
@@ -79,4 +83,4 @@ class EnvTypeError(EnvError, TypeError):
     """Actions of a type that is not real numbers (strings, complex, bool, objects). Derives from TypeError."""
 
 
-__all__ += ["SolverError", "SolverStateError", "EnvError", "EnvTypeError", "ModelBuildTypeError"]
+__all__ += ["SolverError", "SolverStateError", "EnvError", "EnvTypeError", "ModelBuildTypeError", "ImportOptionTypeError"]

@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ImportFailedError
+from ..errors import ImportFailedError, ImportOptionTypeError, NewtonGymError
 from ._pxr import require_pxr
 from .actuators import import_actuators
+from .attr_checks import check_attributes
 from .collapse import collapse_fixed_joints
 from .collision_filters import apply_collision_filters
 from .context import ImportContext, ImportOptions
 from .custom_attrs import apply_body_extras, apply_custom_values, declare_scene_attributes
 from .emit import emit
-from .parse import open_stage, parse_physics
+from .parse import first_error_line, open_stage, parse_physics
 from .prims import PrimCache
 from .resolvers import SchemaResolver, default_resolvers
 from .schema_attrs import collect_schema_attrs
@@ -94,9 +95,9 @@ def import_stage(builder, source, *, xform=None, floating=None, schema_resolvers
     resolvers = default_resolvers() if schema_resolvers is None else list(schema_resolvers)
     for r in resolvers:
         if not isinstance(r, SchemaResolver):
-            raise TypeError(f"schema_resolvers must hold SchemaResolver instances, got {r!r}")
+            raise ImportOptionTypeError(f"add_usd: schema_resolvers must hold SchemaResolver instances, got {r!r}")
     if joint_ordering not in ("dfs", "bfs", None):
-        raise ValueError(f"joint_ordering must be 'dfs', 'bfs' or None, got {joint_ordering!r}")
+        raise ImportFailedError(f"add_usd: joint_ordering must be 'dfs', 'bfs' or None, got {joint_ordering!r}")
     if isinstance(ignore_paths, str):
         ignore_paths = [ignore_paths]
     options = ImportOptions(
@@ -117,7 +118,14 @@ def import_stage(builder, source, *, xform=None, floating=None, schema_resolvers
         builder.restore(snapshot)
         builder.gravity = gravity
         if isinstance(exc, require_pxr().Tf.ErrorException):
-            raise ImportFailedError(f"{name}: OpenUSD error: {str(exc).strip().splitlines()[-1]}") from exc
+            raise ImportFailedError(f"{name}: OpenUSD error: {first_error_line(exc)}") from exc
+        if isinstance(exc, UnicodeDecodeError):
+            raise ImportFailedError(f"{name}: holds text that is not valid UTF-8 ({exc.reason} at byte "
+                                    f"{exc.start})") from exc
+        if isinstance(exc, Exception) and not isinstance(exc, NewtonGymError):
+            # the builder is restored; the error keeps the package's type and says it is ours to fix
+            raise ImportFailedError(f"{name}: internal error while importing ({type(exc).__name__}: {exc}); "
+                                    "please report it with this file") from exc
         raise
 
 
@@ -132,6 +140,7 @@ def _check_has_physics(ctx, parsed):
 
 def _import(ctx) -> dict:
     ctx.units = read_units(ctx)
+    check_attributes(ctx)
     ctx.frame, stage_up = make_frame(ctx, ctx.units)
     parsed = parse_physics(ctx)
     _check_has_physics(ctx, parsed)

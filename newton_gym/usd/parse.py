@@ -15,16 +15,32 @@ from dataclasses import dataclass, field
 from ..errors import ImportFailedError
 from ._pxr import MESH_COLLIDER_THREAD_LIMIT, require_pxr, work_thread_limit
 
-__all__ = ["open_stage", "ParsedStage", "parse_physics"]
+__all__ = ["open_stage", "ParsedStage", "parse_physics", "first_error_line"]
 
 
-def _first_error_line(exc) -> str:
-    """The message of the first OpenUSD diagnostic in ``exc``, without its C++ location."""
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+def first_error_line(exc) -> str:
+    """The message of the first OpenUSD diagnostic in ``exc``, without its C++ location. OpenUSD's
+    diagnostics quote the offending text, which may be bytes that are not UTF-8: those are replaced."""
+    try:
+        text = str(exc)
+    except UnicodeDecodeError:
+        text = " ".join(str(getattr(e, "commentary", "")) if _decodes(e) else "(text that is not valid UTF-8)"
+                        for e in getattr(exc, "args", ()))
+        if not text.strip():
+            return "the file holds bytes that are not valid UTF-8"
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     for ln in lines:
         if " : '" in ln:
             return ln.split(" : '", 1)[1].rstrip("'")
     return lines[0] if lines else type(exc).__name__
+
+
+def _decodes(error) -> bool:
+    try:
+        str(getattr(error, "commentary", ""))
+        return True
+    except UnicodeDecodeError:
+        return False
 
 
 def open_stage(source):
@@ -53,7 +69,10 @@ def open_stage(source):
     try:
         stage = pxr.Usd.Stage.Open(path)
     except pxr.Tf.ErrorException as exc:
-        raise ImportFailedError(f"{path}: not a readable USD file: {_first_error_line(exc)}") from None
+        raise ImportFailedError(f"{path}: not a readable USD file: {first_error_line(exc)}") from None
+    except UnicodeDecodeError as exc:
+        raise ImportFailedError(f"{path}: not a readable USD file: text that is not valid UTF-8 "
+                                f"({exc.reason} at byte {exc.start})") from None
     if stage is None:
         raise ImportFailedError(f"{path}: not a readable USD file")
     return stage, path, notes

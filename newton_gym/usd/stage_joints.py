@@ -102,11 +102,24 @@ def _check_targets(ctx, path, prim):
 _SKIP = object()
 
 
+def _warn_static_target(ctx, path, k):
+    """A body relationship that targets an existing prim which is neither a rigid body nor inside one
+    attaches the joint to the world there (UsdPhysics' rule): legal, but often a typo, so it warns."""
+    rel = ctx.stage.GetPrimAtPath(path).GetRelationship(f"physics:body{k}")
+    targets = rel.GetTargets() if rel else []
+    if targets:
+        ctx.warn(path, f"physics:body{k} targets {targets[0]}, which is not a rigid body (nor inside one): "
+                       "the joint attaches to the world there")
+
+
 def _side(ctx, path, body_path, bodies, disabled, k):
     """Body path of one side: None for the world (also a disabled, i.e. static, body), _SKIP for a body
     outside the imported range (root_path / ignore_paths)."""
     body = str(body_path) or None
-    if body is None or body in disabled:
+    if body is None:
+        _warn_static_target(ctx, path, k)
+        return None
+    if body in disabled:
         return None
     if body not in bodies:
         ctx.warn(path, f"physics:body{k} {body} is not imported (outside root_path or ignored); joint skipped")

@@ -232,3 +232,64 @@ def Xform "b" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {
 
 def test_errors_share_the_package_base_class():
     assert issubclass(ImportFailedError, NewtonGymError)
+
+
+JOINT_STAGE = BODY + '''
+def Xform "plain" {}
+def PhysicsRevoluteJoint "j" {
+    rel physics:body0 = </a>
+    rel physics:body1 = </b>
+    EXTRA
+}
+'''
+
+
+@pytest.mark.parametrize("extra, match", [
+    # each of these imported silently before (or escaped as IndexError)
+    ("point3f physics:localPos0 = (1e30, 0, 0)", "physics:localPos0: position"),
+    ("float physics:lowerLimit = nan", "physics:lowerLimit: value is NaN"),
+    ('uniform token physics:axis = "W"', "physics:axis: unknown token 'W'"),
+    ('token physics:upperLimit = "high"', "physics:upperLimit: expected a number"),
+])
+def test_bad_joint_values_name_prim_and_attribute(busy_builder, write_usda, extra, match):
+    path = write_usda(HEADER + JOINT_STAGE.replace("EXTRA", extra))
+    _fails(busy_builder, path, path, "/j", match)
+
+
+@pytest.mark.parametrize("extra, match", [
+    ("float3 physics:principalAxes = (1, 0, 0)", "physics:principalAxes: expected a quaternion"),
+    ("float physics:principalAxes = 1", "physics:principalAxes: expected a quaternion"),
+    ("point3f physics:centerOfMass = (inf, 0, 0)", "physics:centerOfMass: value (inf, 0.0, 0.0) is not finite"),
+    ("float3 physics:diagonalInertia = (1, -inf, 1)", "physics:diagonalInertia"),
+])
+def test_bad_mass_values_name_prim_and_attribute(busy_builder, write_usda, extra, match):
+    path = write_usda(HEADER + BODY.replace("float physics:mass = 1\n}", f"float physics:mass = 1\n    {extra}\n}}", 1))
+    _fails(busy_builder, path, path, "/a", match)
+
+
+def test_unknown_mjc_gain_type(busy_builder, write_usda):
+    path = write_usda(HEADER + BODY + '''
+def PhysicsRevoluteJoint "j" {
+    rel physics:body0 = </a>
+    rel physics:body1 = </b>
+}
+def MjcActuator "act" {
+    rel mjc:target = </j>
+    uniform token mjc:gainType = "quadratic"
+}
+''')
+    _fails(busy_builder, path, path, "/act", "mjc:gainType: unknown token 'quadratic'")
+
+
+def test_invalid_utf8_is_an_import_error(busy_builder, tmp_path):
+    # before: UnicodeDecodeError from the helper that extracts OpenUSD's first error line
+    path = tmp_path / "bad_utf8.usda"
+    text = (HEADER + BODY).encode().replace(b"physics:mass = 1", b"physics:m\xff\xfess = 1", 1)
+    path.write_bytes(text)
+    _fails(busy_builder, str(path), str(path), "not valid UTF-8")
+
+
+def test_body_target_that_is_not_a_body_warns(write_usda):
+    path = write_usda(HEADER + JOINT_STAGE.replace("</a>", "</plain>").replace("EXTRA", ""))
+    with pytest.warns(UsdImportWarning, match="physics:body0 targets /plain, which is not a rigid body"):
+        ng.ModelBuilder().add_usd(path)
