@@ -57,10 +57,15 @@ class EnvCfg:
         nan_action: what a non-finite action does: "raise" (ValueError), "zero" (replaced by 0 and
             counted in info["nan_actions"]) or "clip" (NaN -> 0, +-inf -> the bound).
         seed: default seed of the reset noise and randomization generators.
+        sync_free: step without any device-to-host synchronisation: the end-of-episode work (reset,
+            final observation, episode statistics) runs every step under the done mask, and ``info``
+            always holds its keys (masks all False when no world finished). None: on for CUDA devices,
+            off on the CPU, where skipping that work in the steps without a finished episode is faster.
     """
 
     max_episode_steps: int = 1000
     nan_action: str = "zero"
     seed: int = 0
+    sync_free: bool | None = None
     sim: SimCfg = field(default_factory=SimCfg)
     randomization: RandomizationCfg = field(default_factory=RandomizationCfg)

@@ -1,8 +1,8 @@
 """NewtonVectorEnv: a Gymnasium VectorEnv stepping N worlds of one model, with torch tensors.
 
 Autoreset is Gymnasium's SAME_STEP mode: a world that terminates or truncates is reset inside the same
-``step()``; the returned observation is the new episode's first. In a step where some world finished,
-``info`` holds what Gymnasium's vector envs and its ``RecordEpisodeStatistics`` wrapper give, as (N, ...)
+``step()``; the returned observation is the new episode's first. In a step where some world finished
+(in every step when ``sync_free``), ``info`` holds what Gymnasium's vector envs and its ``RecordEpisodeStatistics`` wrapper give, as (N, ...)
 torch tensors with a bool mask beside each key:
 
 - ``final_obs`` (N, obs) last observation of the finished episode (0 elsewhere), ``_final_obs`` (N,);
@@ -85,6 +85,7 @@ class NewtonVectorEnv(VectorEnv):
         self.episode_return = torch.zeros(self.num_envs, dtype=torch.float32, device=self.device)
         self.episode_start = torch.zeros(self.num_envs, dtype=torch.float64, device=self.device)
         self._all = torch.ones(self.num_envs, dtype=torch.bool, device=self.device)
+        self.sync_free = self.sim.device.is_cuda if cfg.sync_free is None else bool(cfg.sync_free)
         self._renderer = None
         self._reset_worlds(self._all)
 
@@ -129,9 +130,9 @@ class NewtonVectorEnv(VectorEnv):
         # Counts stay 0-d tensors on the device; int() them when needed.
         info = {"reward_terms": terms, "nan_actions": nan_rows, "unhealthy_worlds": unhealthy.sum()}
         done = terminated | truncated
-        # One host sync per step: the reset work and the end-of-episode info are skipped in the (most)
-        # steps where no world finished, as Gymnasium's vector envs leave those keys out then.
-        if bool(done.any()):
+        # Unless sync_free, one host sync per step: the reset work and the end-of-episode info are skipped
+        # in the (most) steps where no world finished, as Gymnasium's vector envs leave those keys out then.
+        if self.sync_free or bool(done.any()):
             self._end_episodes(done, obs, terms, info)
             self._reset_worlds(done)
             obs = torch.where(done[:, None], _finite(self.task.observe(self.sim).float()), obs)

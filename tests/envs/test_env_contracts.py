@@ -169,3 +169,49 @@ def test_world_rng_is_uniform_and_overflow_free():
     after = rng.uniform(1, 4)
     assert not torch.equal(before[0], after[0]) and torch.equal(before[1:], after[1:])
     assert not torch.equal(rng.uniform(1, 4), rng.uniform(2, 4))  # streams differ
+
+
+class _HostSync(Exception):
+    pass
+
+
+def _no_host_sync(monkeypatch):
+    """Make every device -> host read of a tensor or Warp array raise (on the CPU they are cheap, but
+    on a GPU each stalls the stream)."""
+    import warp as wp
+
+    def refuse(name):
+        def fail(*args, **kwargs):
+            raise _HostSync(name)
+        return fail
+
+    for name in ("__bool__", "item", "tolist", "cpu", "numpy", "__int__", "__float__", "__index__"):
+        monkeypatch.setattr(torch.Tensor, name, refuse(f"Tensor.{name}"))
+    monkeypatch.setattr(torch, "nonzero", refuse("torch.nonzero"))
+    monkeypatch.setattr(wp.array, "numpy", refuse("wp.array.numpy"))
+
+
+@pytest.mark.parametrize("task", ["Newton/Ant-v0", "Newton/Humanoid-v0"])
+def test_sync_free_step_reads_nothing_back(task, monkeypatch):
+    """With sync_free (the CUDA default) a step, autoreset and randomization included, performs no
+    host sync; every end-of-episode key is present, masked."""
+    env = gym.make_vec(task, num_envs=4, sync_free=True, max_episode_steps=3,
+                       randomization={"mass_scale": (0.8, 1.2), "friction": (0.5, 1.0), "gravity_z": (-10, -9)})
+    env.reset(seed=0)
+    actions = torch.zeros(4, env.single_action_space.shape[0])
+    with monkeypatch.context() as m:
+        _no_host_sync(m)
+        results = [env.step(actions) for _ in range(3)]
+    (_, _, _, _, first), (_, _, _, truncated, last) = results[0], results[2]
+    assert {"final_obs", "_final_obs", "episode", "_episode", "final_info", "_final_info"} <= set(first)
+    assert not first["_episode"].any() and truncated.all() and last["_episode"].all()
+    assert last["episode"]["l"].tolist() == [3, 3, 3, 3]
+
+
+def test_the_sync_patch_catches_a_sync(monkeypatch):
+    env = gym.make_vec("Newton/Ant-v0", num_envs=2, sync_free=False)
+    env.reset(seed=0)
+    with monkeypatch.context() as m:
+        _no_host_sync(m)
+        with pytest.raises(_HostSync):
+            env.step(torch.zeros(2, 8))  # bool(done.any()) without sync_free
