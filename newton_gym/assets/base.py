@@ -2,7 +2,9 @@
 
 Conversion is lazy: the USD is regenerated only when it is missing, when the asset file, a file it
 refers to (meshes, included MJCF files) or the configuration changed (see :mod:`.hashing`), or when
-``force_usd_conversion`` is set.
+``force_usd_conversion`` is set. Every source file is read once into a private copy
+(:class:`.snapshot.SourceSnapshot`); the hash is taken of those bytes and the conversion parses the
+copies, so a source rewritten during a conversion can never leave a stale USD behind.
 
 Writing is atomic: every output layer is first exported into a private temporary folder inside
 ``usd_dir`` and then moved into place with :func:`os.replace` (the main file last, since it carries the
@@ -24,6 +26,7 @@ from ._imports import require
 from .cfg import AssetConverterBaseCfg
 from .errors import AssetError
 from .hashing import HASH_KEY, conversion_hash, read_stored_metadata
+from .snapshot import SourceSnapshot
 
 __all__ = ["AssetConverterBase", "default_usd_dir", "resolve_usd_file_name"]
 
@@ -50,7 +53,7 @@ class AssetConverterBase(abc.ABC):
     """Converts an asset file to USD on construction, lazily and atomically.
 
     Subclasses implement :meth:`_convert_asset` (build the layers in memory) and may override
-    :meth:`_source_files` (the files the asset refers to, for the hash) and set
+    :meth:`_read_sources` (read the asset and the files it refers to through the snapshot) and set
     :attr:`FORMAT_VERSION` (bump it whenever their output changes).
 
     Attributes:
@@ -77,13 +80,19 @@ class AssetConverterBase(abc.ABC):
             raise AssetError("asset file does not exist", self._asset_path)
         self._usd_dir = os.path.abspath(cfg.usd_dir) if cfg.usd_dir is not None else default_usd_dir()
         self._usd_file_name = resolve_usd_file_name(cfg.usd_file_name, self._asset_path)
-        sources = self._source_files()
-        self._hash = conversion_hash(
-            type(self).__name__, self.FORMAT_VERSION, cfg, self._asset_path, sources
-        )
-        if cfg.force_usd_conversion or not self._is_up_to_date():
-            self._write_atomically()
-            self.converted = True
+        with SourceSnapshot() as snapshot:
+            self._snapshot = snapshot
+            try:
+                snapshot.stage(self._asset_path)
+                self._read_sources(snapshot)
+                self._hash = conversion_hash(
+                    type(self).__name__, self.FORMAT_VERSION, cfg, self._asset_path, snapshot.digests
+                )
+                if cfg.force_usd_conversion or not self._is_up_to_date():
+                    self._write_atomically()
+                    self.converted = True
+            finally:
+                self._snapshot = None
 
     # ----------------------------------------------------------------------------------- properties
     @property
@@ -114,13 +123,21 @@ class AssetConverterBase(abc.ABC):
         return self._hash
 
     # ------------------------------------------------------------------------------ for subclasses
-    def _source_files(self) -> list[str]:
-        """Absolute paths of the files the asset refers to; they must exist.
+    def _read_sources(self, snapshot: SourceSnapshot) -> None:
+        """Reads the files the asset refers to through ``snapshot.stage`` and keeps what it parsed.
+
+        The asset file itself is already staged; its copy is ``snapshot.copy_path(self._asset_path)``.
+        Subclasses parse only copies, so that the conversion uses exactly the hashed bytes.
 
         Raises:
             AssetError: The asset is malformed or a referenced file is missing.
         """
-        return []
+        return None
+
+    @property
+    def _asset_copy(self) -> str:
+        """Path of the private copy of the asset file (valid during conversion only)."""
+        return self._snapshot.copy_path(self._asset_path)
 
     @abc.abstractmethod
     def _convert_asset(self, cfg) -> dict:
@@ -128,6 +145,8 @@ class AssetConverterBase(abc.ABC):
 
         Args:
             cfg: The configuration (same as ``self.cfg``).
+
+        Read sources only through ``self._snapshot`` copies (see :meth:`_read_sources`).
 
         Returns:
             ``{relative path: Sdf.Layer}``; the key :attr:`usd_file_name` is the main layer, other keys

@@ -2,8 +2,9 @@
 
 A conversion hash covers the converter (class name and output format version), every configuration
 field except the ones naming input and output locations, and the bytes of the asset file and of every
-file it refers to (included MJCF files, meshes, textures, height fields). The hash is stored in the
-main USD layer's ``customLayerData`` so that it is replaced atomically together with the file.
+file it refers to (included MJCF files, meshes, textures, height fields), as the conversion read them.
+The hash is stored in the main USD layer's ``customLayerData`` so that it is replaced atomically
+together with the file.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Iterable
 
 from ._imports import require
 
@@ -20,7 +20,6 @@ __all__ = [
     "HASH_KEY",
     "EXCLUDED_CFG_FIELDS",
     "config_fingerprint",
-    "file_digest",
     "conversion_hash",
     "read_stored_metadata",
 ]
@@ -30,9 +29,6 @@ HASH_KEY = "newton_gym"
 
 #: Configuration fields that do not change the converted content.
 EXCLUDED_CFG_FIELDS = frozenset({"asset_path", "usd_dir", "usd_file_name", "force_usd_conversion"})
-
-_CHUNK = 1 << 20
-
 
 def config_fingerprint(cfg) -> str:
     """Canonical JSON text of a converter configuration, without :data:`EXCLUDED_CFG_FIELDS`.
@@ -50,16 +46,7 @@ def config_fingerprint(cfg) -> str:
     return json.dumps(payload, sort_keys=True, default=repr, separators=(",", ":"))
 
 
-def file_digest(path: str) -> str:
-    """SHA-256 hex digest of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for chunk in iter(lambda: stream.read(_CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def conversion_hash(converter: str, version: int, cfg, asset_path: str, sources: Iterable[str]) -> str:
+def conversion_hash(converter: str, version: int, cfg, asset_path: str, digests: dict[str, str]) -> str:
     """Hash of everything a conversion's output depends on.
 
     Files are keyed by their path relative to the asset's folder, so moving the asset together with
@@ -70,7 +57,8 @@ def conversion_hash(converter: str, version: int, cfg, asset_path: str, sources:
         version: Output format version of that converter (bumped whenever its output changes).
         cfg: The converter configuration.
         asset_path: Absolute path of the asset file.
-        sources: Absolute paths of the files the asset refers to (duplicates allowed).
+        digests: SHA-256 hex digest of the bytes the conversion read, per absolute file path (the asset
+            and every file it refers to; see :class:`.snapshot.SourceSnapshot`).
 
     Returns:
         A SHA-256 hex digest.
@@ -79,10 +67,9 @@ def conversion_hash(converter: str, version: int, cfg, asset_path: str, sources:
     digest.update(f"{converter}:{version}\n".encode())
     digest.update(config_fingerprint(cfg).encode())
     base = os.path.dirname(asset_path)
-    files = sorted({os.path.abspath(asset_path), *(os.path.abspath(p) for p in sources)})
-    for path in files:
+    for path in sorted(digests):
         key = os.path.relpath(path, base).replace(os.sep, "/")
-        digest.update(f"\n{key}={file_digest(path)}".encode())
+        digest.update(f"\n{key}={digests[path]}".encode())
     return digest.hexdigest()
 
 

@@ -13,9 +13,7 @@ from .mujoco_extract import ExtractOptions, describe_model
 from .mujoco_load import (
     apply_link_density,
     compile_spec,
-    load_spec,
-    mjcf_source_files,
-    spec_asset_files,
+    load_staged_mjcf,
 )
 from .naming import sanitize
 
@@ -52,10 +50,8 @@ class MjcfConverter(AssetConverterBase):
         self._spec = None
         super().__init__(cfg)
 
-    def _source_files(self) -> list[str]:
-        includes = mjcf_source_files(self._asset_path)
-        self._spec = load_spec(self._asset_path)
-        return includes + spec_asset_files(self._spec, self._asset_path)
+    def _read_sources(self, snapshot) -> None:
+        self._spec = load_staged_mjcf(self._asset_path, snapshot)
 
     def _convert_asset(self, cfg: MjcfConverterCfg) -> dict:
         spec = self._spec
@@ -63,7 +59,7 @@ class MjcfConverter(AssetConverterBase):
             warnings.warn("MjcfConverterCfg.merge_mesh is not supported; meshes are kept as they are",
                           stacklevel=3)
         apply_link_density(spec, cfg.link_density)
-        model = compile_spec(spec, self._asset_path)
+        model = compile_spec(spec, self._asset_path, self._snapshot)
         stem = os.path.splitext(os.path.basename(self._asset_path))[0]
         name = sanitize(spec.modelname or stem, "robot")
         options = ExtractOptions(

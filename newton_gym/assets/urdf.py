@@ -62,16 +62,16 @@ class UrdfConverter(AssetConverterBase):
         self._urdf_text = None
         super().__init__(cfg)
 
-    def _source_files(self) -> list[str]:
-        text, meshes = prepare_urdf(self._asset_path, self.cfg.ros_package_paths, self.cfg.merge_fixed_joints)
-        self._urdf_text = text
-        return meshes
+    def _read_sources(self, snapshot) -> None:
+        self._urdf_text = prepare_urdf(
+            self._asset_path, self.cfg.ros_package_paths, self.cfg.merge_fixed_joints, snapshot
+        )
 
     def _convert_asset(self, cfg: UrdfConverterCfg) -> dict:
-        spec = load_spec(self._asset_path, self._urdf_text)
+        spec = load_spec(self._asset_path, self._urdf_text, snapshot=self._snapshot)
         float_root_bodies(spec)
         apply_link_density(spec, cfg.link_density)
-        model = compile_spec(spec, self._asset_path)
+        model = compile_spec(spec, self._asset_path, self._snapshot)
         stem = os.path.splitext(os.path.basename(self._asset_path))[0]
         options = ExtractOptions(
             fix_base=cfg.fix_base,

@@ -2,8 +2,9 @@
 
 MuJoCo reads URDF but knows nothing of ROS packages, strips mesh paths to bare file names and drops
 visual geometry by default. :func:`prepare_urdf` therefore rewrites a copy of the URDF (in memory):
-every mesh URI becomes an absolute path, and a ``<mujoco><compiler .../></mujoco>`` block keeps paths,
-visuals and (optionally) links joined by fixed joints.
+every mesh URI becomes the absolute path of a private copy of the mesh (so that MuJoCo reads the bytes
+the conversion hashed, see :class:`.snapshot.SourceSnapshot`), and a ``<mujoco><compiler .../></mujoco>``
+block keeps paths, visuals and (optionally) links joined by fixed joints.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import xml.etree.ElementTree as ET
 
 from .errors import AssetError
 from .mujoco_load import parse_xml
+from .snapshot import SourceSnapshot
 
 __all__ = ["prepare_urdf", "resolve_uri"]
 
@@ -57,26 +59,28 @@ def _find_package(name: str, start: str) -> str | None:
         folder = parent
 
 
-def prepare_urdf(path: str, ros_package_paths: list[dict[str, str]], merge_fixed_joints: bool):
-    """Rewrites a URDF for MuJoCo.
+def prepare_urdf(
+    path: str, ros_package_paths: list[dict[str, str]], merge_fixed_joints: bool, snapshot: SourceSnapshot
+) -> str:
+    """Rewrites a URDF for MuJoCo, reading the URDF and its meshes once each through ``snapshot``.
 
     Args:
         path: The URDF file.
         ros_package_paths: ``[{"name": ..., "path": ...}, ...]`` package folders.
         merge_fixed_joints: Let MuJoCo fuse links joined by fixed joints into their parent.
+        snapshot: Where the private copies of the URDF and its meshes go.
 
     Returns:
-        ``(text, mesh_files)``: the rewritten URDF text and the absolute paths of its mesh files.
+        The rewritten URDF text (mesh file names are absolute paths of the copies).
 
     Raises:
         AssetError: The file is malformed, is not a URDF, or refers to a missing mesh or package.
     """
-    tree = parse_xml(path)
+    tree = parse_xml(snapshot.stage(path), shown_as=path)
     robot = tree.getroot()
     if robot.tag != "robot":
         raise AssetError(f"not a URDF: the root element is <{robot.tag}>, expected <robot>", path)
     packages = _package_table(ros_package_paths, path)
-    mesh_files = []
     for mesh in robot.iter("mesh"):
         uri = mesh.get("filename")
         if not uri:
@@ -84,10 +88,9 @@ def prepare_urdf(path: str, ros_package_paths: list[dict[str, str]], merge_fixed
         full = resolve_uri(uri, path, packages)
         if not os.path.isfile(full):
             raise AssetError(f"mesh file '{uri}' does not exist ({full})", path)
-        mesh.set("filename", full)
-        mesh_files.append(full)
+        mesh.set("filename", snapshot.stage(full, referrer=path))
     _set_compiler(robot, merge_fixed_joints)
-    return ET.tostring(robot, encoding="unicode"), mesh_files
+    return ET.tostring(robot, encoding="unicode")
 
 
 def _package_table(entries: list[dict[str, str]], path: str) -> dict[str, str]:

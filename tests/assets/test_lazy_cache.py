@@ -7,6 +7,8 @@ import multiprocessing
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -164,3 +166,62 @@ def test_concurrent_processes_leave_one_valid_usd(meshy):
     stage = open_stage(os.path.join(out, "meshy.usda"))
     assert len(stage.GetPrimAtPath("/meshy/b/geom_0").GetAttribute("points").Get()) == 8
     assert not mjcf(xml, out, usd_file_name="meshy.usda").converted
+
+
+_REWRITER = """
+import os, sys, time
+path, a, b, seconds = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+texts = [open(a).read(), open(b).read()]
+stop, i = time.monotonic() + seconds, 0
+while time.monotonic() < stop:
+    with open(path + ".tmp", "w") as stream:
+        stream.write(texts[i % 2])
+    os.replace(path + ".tmp", path)
+    i += 1
+"""
+
+
+def _mjcf_with_mass(mass: float) -> str:
+    return (f'<mujoco model="m"><worldbody><body name="b"><freejoint/>'
+            f'<geom type="sphere" size="0.1" mass="{mass}"/></body></worldbody></mujoco>')
+
+
+def _stored_hash_and_mass(usd_path: str) -> tuple[str, float]:
+    text = open(usd_path).read()
+    stored = re.search(r'assetHash = "([0-9a-f]+)"', text).group(1)
+    return stored, float(re.search(r"float physics:mass = ([0-9.e+-]+)", text).group(1))
+
+
+def test_source_rewritten_during_conversions_never_leaves_a_stale_cache(tmp_path):
+    """Another process rewrites the MJCF between two contents (1 kg / 2 kg body) as fast as it can while
+    this one converts it again and again: every USD written must carry the hash of the very bytes it
+    was made from, so that once the rewriting stops the cache always converges to the final source.
+    (Hashing the source apart from the bytes that were parsed left a stale cache in ~1 % of runs.)"""
+    hash_of = {}
+    for mass in (1.0, 2.0):
+        folder = tmp_path / f"m{int(mass)}"
+        folder.mkdir()
+        (folder / "robot.xml").write_text(_mjcf_with_mass(mass))
+        conv = mjcf(folder / "robot.xml", folder / "out", usd_file_name="robot.usda")
+        stored, read_mass = _stored_hash_and_mass(conv.usd_path)
+        assert stored == conv.asset_hash and read_mass == mass
+        hash_of[mass] = stored
+    live = tmp_path / "live"
+    live.mkdir()
+    source = live / "robot.xml"
+    source.write_text(_mjcf_with_mass(1.0))
+    writer = subprocess.Popen([sys.executable, "-c", _REWRITER, str(source), str(tmp_path / "m1" / "robot.xml"),
+                               str(tmp_path / "m2" / "robot.xml"), "3.0"])
+    seen = set()
+    try:
+        while writer.poll() is None:
+            conv = mjcf(source, live / "out", usd_file_name="robot.usda", force_usd_conversion=True)
+            stored, mass = _stored_hash_and_mass(conv.usd_path)
+            assert stored == hash_of[mass], f"USD made from the {mass} kg source carries another source's hash"
+            seen.add(mass)
+    finally:
+        writer.wait(timeout=30)
+    assert seen == {1.0, 2.0}, "the rewrites never reached a conversion; the test did not exercise the race"
+    final = source.read_text()
+    conv = mjcf(source, live / "out", usd_file_name="robot.usda")
+    assert _stored_hash_and_mass(conv.usd_path)[1] == (1.0 if 'mass="1.0"' in final else 2.0)
