@@ -6,7 +6,21 @@ them all at once; messages name the entity, file, prim or argument at fault and 
 
 import os
 
-__all__ = ["NewtonGymError", "ModelBuildError", "ImportFailedError", "ConfigError", "AssetError", "RenderError"]
+__all__ = [
+    "NewtonGymError",
+    "ModelBuildError",
+    "ModelBuildTypeError",
+    "ImportFailedError",
+    "ImportOptionTypeError",
+    "ConfigError",
+    "AssetError",
+    "AssetWarning",
+    "RenderError",
+    "SolverError",
+    "SolverStateError",
+    "EnvError",
+    "EnvTypeError",
+]
 
 
 class NewtonGymError(Exception):
@@ -83,4 +97,6 @@ class EnvTypeError(EnvError, TypeError):
     """Actions of a type that is not real numbers (strings, complex, bool, objects). Derives from TypeError."""
 
 
-__all__ += ["SolverError", "SolverStateError", "EnvError", "EnvTypeError", "ModelBuildTypeError", "ImportOptionTypeError"]
+class AssetWarning(UserWarning):
+    """An asset file holds something the converter keeps or skips but that is probably a mistake (a
+    non-finite number MuJoCo reads as "unset", say); the message names the file, line and attribute."""

@@ -27,6 +27,7 @@ from .cfg import AssetConverterBaseCfg
 from .errors import AssetError
 from .hashing import HASH_KEY, conversion_hash, read_stored_metadata
 from .snapshot import SourceSnapshot
+from .value_checks import check_layer_values
 
 __all__ = ["AssetConverterBase", "default_usd_dir", "resolve_usd_file_name"]
 
@@ -178,6 +179,8 @@ class AssetConverterBase(abc.ABC):
     def _write_atomically(self) -> None:
         created = not os.path.isdir(self._usd_dir)
         layers = self._convert_asset(self.cfg)
+        for layer in layers.values():
+            check_layer_values(layer, self._asset_path)
         os.makedirs(self._usd_dir, exist_ok=True)
         staging = tempfile.mkdtemp(prefix=".converting_", dir=self._usd_dir)
         try:

@@ -16,6 +16,7 @@ from .mujoco_load import (
     load_staged_mjcf,
 )
 from .naming import sanitize
+from .value_checks import check_compiled_model, warn_non_finite_attributes
 
 __all__ = ["MjcfConverter"]
 
@@ -52,6 +53,10 @@ class MjcfConverter(AssetConverterBase):
 
     def _read_sources(self, snapshot) -> None:
         self._spec = load_staged_mjcf(self._asset_path, snapshot)
+        for original in snapshot.digests:
+            if original.lower().endswith((".xml", ".mjcf")):
+                with open(snapshot.copy_path(original), "rb") as stream:
+                    warn_non_finite_attributes(stream.read().decode("utf-8", "replace"), original)
 
     def _convert_asset(self, cfg: MjcfConverterCfg) -> dict:
         spec = self._spec
@@ -60,6 +65,7 @@ class MjcfConverter(AssetConverterBase):
                           stacklevel=3)
         apply_link_density(spec, cfg.link_density)
         model = compile_spec(spec, self._asset_path, self._snapshot)
+        check_compiled_model(model, spec, self._asset_path)
         stem = os.path.splitext(os.path.basename(self._asset_path))[0]
         name = sanitize(spec.modelname or stem, "robot")
         options = ExtractOptions(

@@ -14,6 +14,7 @@ from .mujoco_extract import ExtractOptions, describe_model
 from .mujoco_load import apply_link_density, compile_spec, float_root_bodies, load_spec
 from .naming import sanitize
 from .urdf_prep import prepare_urdf
+from .value_checks import check_compiled_model, warn_non_finite_attributes
 
 __all__ = ["UrdfConverter"]
 
@@ -63,6 +64,8 @@ class UrdfConverter(AssetConverterBase):
         super().__init__(cfg)
 
     def _read_sources(self, snapshot) -> None:
+        with open(snapshot.copy_path(self._asset_path), "rb") as stream:
+            warn_non_finite_attributes(stream.read().decode("utf-8", "replace"), self._asset_path)
         self._urdf_text = prepare_urdf(
             self._asset_path, self.cfg.ros_package_paths, self.cfg.merge_fixed_joints, snapshot
         )
@@ -72,6 +75,7 @@ class UrdfConverter(AssetConverterBase):
         float_root_bodies(spec)
         apply_link_density(spec, cfg.link_density)
         model = compile_spec(spec, self._asset_path, self._snapshot)
+        check_compiled_model(model, spec, self._asset_path, lines=False)
         stem = os.path.splitext(os.path.basename(self._asset_path))[0]
         options = ExtractOptions(
             fix_base=cfg.fix_base,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 import pytest
@@ -149,3 +150,63 @@ def test_invalid_configuration_values(tmp_path):
     trimesh.creation.box().export(str(path))
     with pytest.raises(ValueError, match="unit quaternion"):
         MeshConverter(MeshConverterCfg(asset_path=str(path), rotation=(0.0, 0.0, 0.0, 2.0)))
+
+
+def _one_geom_mjcf(geom_attributes: str, body_attributes: str = "") -> str:
+    return ('<mujoco model="m">\n<worldbody>\n'
+            f'<body name="b" {body_attributes}><freejoint/>\n'
+            f'<geom name="g" type="sphere" {geom_attributes}/></body>\n</worldbody>\n</mujoco>\n')
+
+
+@pytest.mark.parametrize("geom, body, field, line", [
+    ('size="0.1" friction="inf"', "", "geom_friction", 4),
+    ('size="inf"', "", "geom_size", 4),
+    ('size="0.1" pos="0 0 1e39"', "", "geom_pos", 4),  # finite in float64, inf as a USD float
+    ('size="0.1"', 'pos="0 0 -inf"', "body_pos", 3),
+])
+def test_mjcf_non_finite_values_are_refused_with_their_line(tmp_path, geom, body, field, line):
+    """MuJoCo compiles these values; the converter used to write them into USD as inf / NaN."""
+    path = tmp_path / "bad.xml"
+    path.write_text(_one_geom_mjcf(geom, body))
+    with pytest.warns(UserWarning), pytest.raises(AssetError, match=field) as info:
+        convert_mjcf(path, tmp_path / "out")
+    assert info.value.path == str(path) and info.value.line == line
+    assert not (tmp_path / "out").exists()
+
+
+def test_mjcf_nan_that_mujoco_reads_as_unset_gives_a_warning_naming_the_line(tmp_path):
+    from newton_gym.errors import AssetWarning
+
+    path = tmp_path / "nanmass.xml"
+    path.write_text(_one_geom_mjcf('size="0.1" mass="nan"'))
+    with pytest.warns(AssetWarning, match=rf'{path}:4: attribute mass="nan"'):
+        conv = convert_mjcf(path, tmp_path / "out", usd_file_name="m.usda")
+    assert re.search(r"(?i)\bnan\b", open(conv.usd_path).read()) is None
+
+
+def test_urdf_non_finite_value_is_refused_naming_the_link(tmp_path):
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text('<robot name="r"><link name="a"><inertial><mass value="1"/>'
+                    '<origin xyz="0 0 inf"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/>'
+                    "</inertial></link></robot>")
+    with pytest.warns(UserWarning), pytest.raises(AssetError, match="<body name='a'>"):
+        UrdfConverter(UrdfConverterCfg(asset_path=str(urdf), usd_dir=str(tmp_path / "out")))
+
+
+def test_layer_guard_refuses_non_finite_values_and_names_the_prim(tmp_path):
+    """The last guard before any converter writes: a NaN anywhere (or an inf outside the attributes
+    where the schema reads it as "no limit") names prim and attribute."""
+    from pxr import Sdf, Usd, UsdGeom
+
+    from newton_gym.assets.value_checks import check_layer_values
+
+    layer = Sdf.Layer.CreateAnonymous(".usda")
+    stage = Usd.Stage.Open(layer)
+    UsdGeom.Xform.Define(stage, "/robot").AddTranslateOp().Set((0.0, 0.0, 1.0))
+    joint = stage.DefinePrim("/robot/j", "PhysicsRevoluteJoint")
+    joint.CreateAttribute("physics:lowerLimit", Sdf.ValueTypeNames.Float).Set(float("-inf"))
+    joint.CreateAttribute("physics:breakForce", Sdf.ValueTypeNames.Float).Set(float("inf"))
+    check_layer_values(layer, "robot.xml")  # the schema's "no limit" infinities are fine
+    stage.GetPrimAtPath("/robot").GetAttribute("xformOp:translate").Set((0.0, float("nan"), 1.0))
+    with pytest.raises(AssetError, match="/robot.xformOp:translate"):
+        check_layer_values(layer, "robot.xml")
