@@ -21,13 +21,14 @@ import numpy as np
 
 from newton_gym.errors import ConfigError
 
+from ..sim.conventions import quat_xyzw_to_wxyz
+from ..sim.hostmath import quat_from_matrix, quat_to_matrix
 from ._imports import require
 from .base import AssetConverterBase
 from .cfg import MESH_APPROXIMATIONS, MeshConverterCfg
 from .description import MeshDesc, SceneDesc
 from .errors import AssetError
 from .naming import sanitize
-from .transforms import quat_from_matrix, quat_to_matrix
 from .usd_common import add_reference, new_stage, quatf, set_attr, set_pose, vec3f, write_mesh_data, write_scene
 
 __all__ = ["MeshConverter", "MESH_FORMATS", "mesh_mass_properties"]
@@ -67,8 +68,8 @@ class MeshConverter(AssetConverterBase):
         write_scene(stage, SceneDesc(gravity=np.array([0.0, 0.0, -9.81])))
         _write_body(stage, f"/{name}", mesh, cfg)
         geometry = f"/{name}/geometry"
-        x, y, z, w = cfg.rotation
-        set_pose(UsdGeom.Xform.Define(stage, geometry), cfg.translation, (w, x, y, z), cfg.scale)
+        rotation = quat_xyzw_to_wxyz(np.asarray(cfg.rotation, dtype=np.float64))  # set_pose takes Gf's order
+        set_pose(UsdGeom.Xform.Define(stage, geometry), cfg.translation, rotation, cfg.scale)
         if not cfg.make_instanceable:
             _write_mesh(stage, f"{geometry}/mesh", mesh, cfg)
             return {self.usd_file_name: layer}
@@ -93,8 +94,11 @@ def _validate(cfg: MeshConverterCfg) -> None:
 def _check_format(path: str) -> None:
     ext = os.path.splitext(path)[1].lower()
     if ext == ".fbx":
-        raise AssetError("FBX files cannot be read here; convert the file to OBJ or glTF first "
-                         "(e.g. in Blender: File > Export > Wavefront (.obj) or glTF 2.0)", path)
+        raise AssetError(
+            "FBX files cannot be read here; convert the file to OBJ or glTF first "
+            "(e.g. in Blender: File > Export > Wavefront (.obj) or glTF 2.0)",
+            path,
+        )
     if ext not in MESH_FORMATS:
         raise AssetError(f"unknown mesh format '{ext or '(none)'}'; supported: {', '.join(MESH_FORMATS)}", path)
 
@@ -120,9 +124,8 @@ def load_mesh(path: str) -> MeshDesc:
 
 def _placement_matrix(cfg: MeshConverterCfg) -> np.ndarray:
     """(4, 4) transform: scale, then rotation, then translation."""
-    x, y, z, w = cfg.rotation
     matrix = np.eye(4)
-    matrix[:3, :3] = quat_to_matrix((w, x, y, z)) @ np.diag(cfg.scale)
+    matrix[:3, :3] = quat_to_matrix(cfg.rotation) @ np.diag(cfg.scale)
     matrix[:3, 3] = cfg.translation
     return matrix
 
@@ -140,7 +143,8 @@ def mesh_mass_properties(
         path: The mesh file, named in errors.
 
     Returns:
-        ``(mass [kg], com (3,) [m], principal moments (3,) [kg m^2], principal axes (4,) wxyz)``.
+        ``(mass [kg], com (3,) [m], principal moments (3,) [kg m^2], principal axes (4,))``, the axes
+        as a unit quaternion (x, y, z, w) with w >= 0.
 
     Raises:
         AssetError: The mesh encloses no volume.
@@ -150,8 +154,10 @@ def mesh_mass_properties(
     placed.apply_transform(matrix)
     volume = float(placed.volume)
     if not volume > 0.0:
-        raise AssetError("cannot compute mass properties: the mesh encloses no volume (is it closed "
-                         "and consistently oriented?)", path)
+        raise AssetError(
+            "cannot compute mass properties: the mesh encloses no volume (is it closed and consistently oriented?)",
+            path,
+        )
     total = float(mass) if mass is not None else float(density) * volume
     tensor = np.asarray(placed.moment_inertia) / float(placed.density) * (total / volume)
     moments, axes = np.linalg.eigh(tensor)
@@ -197,7 +203,7 @@ def _write_mass(prim, mesh: MeshDesc, cfg: MeshConverterCfg) -> None:
     api.CreateMassAttr(total)
     api.CreateCenterOfMassAttr(vec3f(com))
     api.CreateDiagonalInertiaAttr(vec3f(moments))
-    api.CreatePrincipalAxesAttr(quatf(axes))
+    api.CreatePrincipalAxesAttr(quatf(quat_xyzw_to_wxyz(axes)))  # quatf takes Gf's (w, x, y, z)
 
 
 def _write_mesh(stage, path: str, mesh: MeshDesc, cfg: MeshConverterCfg) -> None:

@@ -21,6 +21,11 @@ Mapping of the kinematic tree:
   filtered pairs too, unless the model disables ``filterparent``.
 * Joint frames put the joint axis on X. The parent-side frame is offset by ``-ref`` so the USD joint
   coordinate equals MuJoCo's ``qpos`` (ranges, springref and ref keep their MuJoCo values).
+
+Quaternions: MuJoCo's (w, x, y, z) fields become newton_gym's (x, y, z, w) where they are read
+(:func:`_mj_quat`) and poses are composed as :mod:`newton_gym.sim.hostmath` 7-vector transforms; the
+description's fields are (w, x, y, z) (the order ``Gf.Quat`` takes), so they are reordered back where
+they are filled in. Written quaternions are unit with w >= 0.
 """
 
 from __future__ import annotations
@@ -30,6 +35,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..sim.conventions import quat_wxyz_to_xyzw, quat_xyzw_to_wxyz
+from ..sim.hostmath import (
+    quat_between,
+    quat_canonical,
+    quat_from_axis_angle,
+    quat_identity,
+    transform_identity,
+    transform_inverse,
+    transform_mul,
+)
 from ._imports import require
 from .description import (
     ActuatorDesc,
@@ -41,14 +56,6 @@ from .description import (
     SceneDesc,
 )
 from .naming import NameScope
-from .transforms import (
-    IDENTITY_QUAT,
-    pose_inv,
-    pose_mul,
-    quat_from_axis_angle,
-    quat_from_x_to,
-    quat_normalize,
-)
 
 __all__ = ["ExtractOptions", "describe_model", "ROOT_RESERVED_NAMES"]
 
@@ -58,6 +65,11 @@ ROOT_RESERVED_NAMES = ("world", "joints", "actuators", "materials")
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
 _GEOM_KINDS = {0: "plane", 2: "sphere", 3: "capsule", 4: "ellipsoid", 5: "cylinder", 6: "box", 7: "mesh"}
 _X = np.array([1.0, 0.0, 0.0])
+
+
+def _mj_quat(q) -> np.ndarray:
+    """A MuJoCo (w, x, y, z) quaternion field as a unit (x, y, z, w) quaternion with w >= 0."""
+    return quat_canonical(quat_wxyz_to_xyzw(np.asarray(q, dtype=np.float64)))
 
 
 @dataclass
@@ -130,7 +142,7 @@ class _TreeBuilder:
     def add_body(self, b: int) -> None:
         m = self.model
         body = self._body_desc(b)
-        pose = (body.pos, body.quat)
+        pose = self._pose(body)
         parent_id = int(m.body_parentid[b])
         parent = self.index_of.get(parent_id)
         joint_ids = list(range(m.body_jntadr[b], m.body_jntadr[b] + m.body_jntnum[b]))
@@ -140,8 +152,10 @@ class _TreeBuilder:
             if parent_id == 0 and self.options.fix_base:
                 self._add_fixed(body.name, None, len(self.robot.bodies) - 1)
             elif parent_id != 0:
-                warnings.warn(f"body '{body.name}' has a free joint below another body; it is "
-                              "written without a joint", stacklevel=4)
+                warnings.warn(
+                    f"body '{body.name}' has a free joint below another body; it is written without a joint",
+                    stacklevel=4,
+                )
             return
         if not joint_ids:
             self._append_body(b, body)
@@ -170,12 +184,13 @@ class _TreeBuilder:
         weld, parent = m.body_weldid, m.body_parentid
         bodies = [b for b in self.index_of if m.body_geomnum[b] > 0]
         for x, b1 in enumerate(bodies):
-            for b2 in bodies[x + 1:]:
+            for b2 in bodies[x + 1 :]:
                 if parent[b1] == b2 or parent[b2] == b1:
                     continue
                 w1, w2 = int(weld[b1]), int(weld[b2])
-                related = w1 == w2 or (not same_group_only and w1 != 0 and w2 != 0
-                                       and (w1 == weld[parent[w2]] or w2 == weld[parent[w1]]))
+                related = w1 == w2 or (
+                    not same_group_only and w1 != 0 and w2 != 0 and (w1 == weld[parent[w2]] or w2 == weld[parent[w1]])
+                )
                 if related:
                     self.robot.bodies[self.index_of[b2]].filtered.append(self.index_of[b1])
 
@@ -192,11 +207,11 @@ class _TreeBuilder:
         return BodyDesc(
             name=name,
             pos=d.xpos[b].copy(),
-            quat=quat_normalize(d.xquat[b]),
+            quat=quat_xyzw_to_wxyz(_mj_quat(d.xquat[b])),
             mass=float(m.body_mass[b]),
             com=m.body_ipos[b].copy(),
             inertia=m.body_inertia[b].copy(),
-            principal_axes=quat_normalize(m.body_iquat[b]),
+            principal_axes=quat_xyzw_to_wxyz(_mj_quat(m.body_iquat[b])),
             geoms=_describe_geoms(m, b, self.options),
         )
 
@@ -204,41 +219,56 @@ class _TreeBuilder:
         self.robot.bodies.append(body)
         self.index_of[b] = len(self.robot.bodies) - 1
 
-    def _pose(self, index: int | None):
-        if index is None:
-            return None
-        body = self.robot.bodies[index]
-        return body.pos, body.quat
+    @staticmethod
+    def _pose(body: BodyDesc) -> np.ndarray:
+        """World pose of a described body as a (7,) transform (quaternion x, y, z, w)."""
+        return np.concatenate([body.pos, quat_wxyz_to_xyzw(body.quat)])
+
+    def _in_parent(self, parent: int | None, pose: np.ndarray) -> np.ndarray:
+        """A world pose expressed in the frame of body ``parent`` (unchanged for the world, None)."""
+        if parent is None:
+            return pose
+        return transform_mul(transform_inverse(self._pose(self.robot.bodies[parent])), pose)
 
     def _add_fixed(self, body_name: str, parent: int | None, child: int) -> None:
-        child_pose = self._pose(child)
-        local0 = child_pose if parent is None else pose_mul(pose_inv(self._pose(parent)), child_pose)
-        self.robot.joints.append(JointDesc(
-            name=self.joint_names.claim(f"{body_name}_fixed", "fixed"),
-            kind="fixed", body0=parent, body1=child,
-            pos0=local0[0], quat0=quat_normalize(local0[1]),
-            pos1=np.zeros(3), quat1=IDENTITY_QUAT.copy(),
-        ))
+        local0 = self._in_parent(parent, self._pose(self.robot.bodies[child]))
+        self.robot.joints.append(
+            JointDesc(
+                name=self.joint_names.claim(f"{body_name}_fixed", "fixed"),
+                kind="fixed",
+                body0=parent,
+                body1=child,
+                pos0=local0[:3],
+                quat0=quat_xyzw_to_wxyz(quat_canonical(local0[3:])),
+                pos1=np.zeros(3),
+                quat1=quat_xyzw_to_wxyz(quat_identity()),
+            )
+        )
 
-    def _add_joint(self, j: int, parent: int | None, child: int, body_pose) -> None:
+    def _add_joint(self, j: int, parent: int | None, child: int, body_pose: np.ndarray) -> None:
         m = self.model
         kind = int(m.jnt_type[j])
         scalar = kind in (_HINGE, _SLIDE)
-        frame1 = (m.jnt_pos[j].copy(), quat_from_x_to(m.jnt_axis[j]) if scalar else IDENTITY_QUAT.copy())
+        # joint frame in the child body: at jnt_pos, X along the joint axis
+        frame1 = np.concatenate([m.jnt_pos[j], quat_between(_X, m.jnt_axis[j]) if scalar else quat_identity()])
         ref = float(m.qpos0[m.jnt_qposadr[j]]) if scalar else 0.0
+        offset = transform_identity()
         if kind == _HINGE:
-            offset = (np.zeros(3), quat_from_axis_angle(_X, -ref))
-        else:
-            offset = (np.array([-ref, 0.0, 0.0]) if kind == _SLIDE else np.zeros(3), IDENTITY_QUAT)
-        frame0 = pose_mul(pose_mul(body_pose, frame1), offset)
-        if parent is not None:
-            frame0 = pose_mul(pose_inv(self._pose(parent)), frame0)
+            offset[3:] = quat_from_axis_angle(_X, -ref)
+        elif kind == _SLIDE:
+            offset[0] = -ref
+        frame0 = self._in_parent(parent, transform_mul(transform_mul(body_pose, frame1), offset))
         desc = JointDesc(
             name=self.joint_names.claim(m.joint(j).name, f"joint_{j}"),
             kind={_HINGE: "revolute", _SLIDE: "prismatic", _BALL: "spherical"}[kind],
-            body0=parent, body1=child,
-            pos0=frame0[0], quat0=quat_normalize(frame0[1]), pos1=frame1[0], quat1=frame1[1],
-            ref=ref, mujoco_id=j,
+            body0=parent,
+            body1=child,
+            pos0=frame0[:3],
+            quat0=quat_xyzw_to_wxyz(quat_canonical(frame0[3:])),
+            pos1=frame1[:3],
+            quat1=quat_xyzw_to_wxyz(frame1[3:]),
+            ref=ref,
+            mujoco_id=j,
         )
         _fill_joint_params(m, j, desc)
         self.joint_of[j] = len(self.robot.joints)
@@ -271,11 +301,13 @@ def _describe_meshes(m) -> list[MeshDesc]:
     for k in range(m.nmesh):
         v0, nv = int(m.mesh_vertadr[k]), int(m.mesh_vertnum[k])
         f0, nf = int(m.mesh_faceadr[k]), int(m.mesh_facenum[k])
-        meshes.append(MeshDesc(
-            name=names.claim(m.mesh(k).name, f"mesh_{k}"),
-            points=m.mesh_vert[v0:v0 + nv].astype(np.float64),
-            faces=m.mesh_face[f0:f0 + nf].astype(np.int64),
-        ))
+        meshes.append(
+            MeshDesc(
+                name=names.claim(m.mesh(k).name, f"mesh_{k}"),
+                points=m.mesh_vert[v0 : v0 + nv].astype(np.float64),
+                faces=m.mesh_face[f0 : f0 + nf].astype(np.int64),
+            )
+        )
     return meshes
 
 
@@ -286,21 +318,28 @@ def _describe_geoms(m, b: int, options: ExtractOptions) -> list[GeomDesc]:
     for g in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
         kind = _GEOM_KINDS.get(int(m.geom_type[g]))
         if kind is None:
-            warnings.warn(f"geom {g} ('{m.geom(g).name}') has a type USD cannot hold; skipped",
-                          stacklevel=3)
+            warnings.warn(f"geom {g} ('{m.geom(g).name}') has a type USD cannot hold; skipped", stacklevel=3)
             continue
         geom = GeomDesc(
             name=names.claim(m.geom(g).name, f"geom_{g}"),
-            kind=kind, size=m.geom_size[g].copy(), pos=m.geom_pos[g].copy(),
-            quat=quat_normalize(m.geom_quat[g]),
+            kind=kind,
+            size=m.geom_size[g].copy(),
+            pos=m.geom_pos[g].copy(),
+            quat=quat_xyzw_to_wxyz(_mj_quat(m.geom_quat[g])),
             mesh=int(m.geom_dataid[g]) if kind == "mesh" else None,
             approximation=options.approximation,
-            friction=m.geom_friction[g].copy(), solref=m.geom_solref[g].copy(),
-            solimp=m.geom_solimp[g].copy(), margin=float(m.geom_margin[g]),
-            gap=float(m.geom_gap[g]), condim=int(m.geom_condim[g]),
-            contype=int(m.geom_contype[g]), conaffinity=int(m.geom_conaffinity[g]),
-            priority=int(m.geom_priority[g]), group=int(m.geom_group[g]),
-            solmix=float(m.geom_solmix[g]), rgba=m.geom_rgba[g].copy(),
+            friction=m.geom_friction[g].copy(),
+            solref=m.geom_solref[g].copy(),
+            solimp=m.geom_solimp[g].copy(),
+            margin=float(m.geom_margin[g]),
+            gap=float(m.geom_gap[g]),
+            condim=int(m.geom_condim[g]),
+            contype=int(m.geom_contype[g]),
+            conaffinity=int(m.geom_conaffinity[g]),
+            priority=int(m.geom_priority[g]),
+            group=int(m.geom_group[g]),
+            solmix=float(m.geom_solmix[g]),
+            rgba=m.geom_rgba[g].copy(),
         )
         _classify(geom, visual_set, options.collision_from_visuals)
         geoms.append(geom)
@@ -328,23 +367,32 @@ def _describe_actuators(m, joint_of: dict[int, int], options: ExtractOptions) ->
         trn = _token(mujoco.mjtTrn, m.actuator_trntype[a])
         joint = joint_of.get(int(m.actuator_trnid[a, 0]))
         if trn not in ("joint", "jointinparent") or joint is None:
-            warnings.warn(f"actuator {a} ('{m.actuator(a).name}') does not drive a written joint "
-                          f"(transmission '{trn}'); skipped", stacklevel=3)
+            warnings.warn(
+                f"actuator {a} ('{m.actuator(a).name}') does not drive a written joint (transmission '{trn}'); skipped",
+                stacklevel=3,
+            )
             continue
-        actuators.append(ActuatorDesc(
-            name=names.claim(m.actuator(a).name, f"actuator_{a}"), joint=joint,
-            gear=m.actuator_gear[a].copy(),
-            ctrllimited=bool(m.actuator_ctrllimited[a]), ctrlrange=m.actuator_ctrlrange[a].copy(),
-            forcelimited=bool(m.actuator_forcelimited[a]), forcerange=m.actuator_forcerange[a].copy(),
-            actlimited=bool(m.actuator_actlimited[a]), actrange=m.actuator_actrange[a].copy(),
-            gaintype=options.gain_type or _token(mujoco.mjtGain, m.actuator_gaintype[a]),
-            biastype=options.bias_type or _token(mujoco.mjtBias, m.actuator_biastype[a]),
-            dyntype=_token(mujoco.mjtDyn, m.actuator_dyntype[a]),
-            gainprm=_params(options.gain_prm, m.actuator_gainprm[a]),
-            biasprm=_params(options.bias_prm, m.actuator_biasprm[a]),
-            dynprm=m.actuator_dynprm[a].copy(),
-            group=int(m.actuator_group[a]), joint_in_parent=trn == "jointinparent",
-        ))
+        actuators.append(
+            ActuatorDesc(
+                name=names.claim(m.actuator(a).name, f"actuator_{a}"),
+                joint=joint,
+                gear=m.actuator_gear[a].copy(),
+                ctrllimited=bool(m.actuator_ctrllimited[a]),
+                ctrlrange=m.actuator_ctrlrange[a].copy(),
+                forcelimited=bool(m.actuator_forcelimited[a]),
+                forcerange=m.actuator_forcerange[a].copy(),
+                actlimited=bool(m.actuator_actlimited[a]),
+                actrange=m.actuator_actrange[a].copy(),
+                gaintype=options.gain_type or _token(mujoco.mjtGain, m.actuator_gaintype[a]),
+                biastype=options.bias_type or _token(mujoco.mjtBias, m.actuator_biastype[a]),
+                dyntype=_token(mujoco.mjtDyn, m.actuator_dyntype[a]),
+                gainprm=_params(options.gain_prm, m.actuator_gainprm[a]),
+                biasprm=_params(options.bias_prm, m.actuator_biasprm[a]),
+                dynprm=m.actuator_dynprm[a].copy(),
+                group=int(m.actuator_group[a]),
+                joint_in_parent=trn == "jointinparent",
+            )
+        )
     return actuators
 
 

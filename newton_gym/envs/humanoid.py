@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..sim.conventions import quat_rotate
+from ..sim.hostmath import quat_rotate
 from ..sim.torch_views import world_view
 from .settings import SimCfg
 from .task import Task, TaskCfg
@@ -48,7 +48,7 @@ class HumanoidTask(Task):
         super().setup(robot, sim)
         m, n = sim.model, sim.num_envs
         self._mass = world_view(m.body_mass, m.body_world_start, n)  # (N, B) [kg], randomized in place
-        self._com = world_view(m.body_com, m.body_world_start, n)    # (N, B, 3) [m], body frame
+        self._com = world_view(m.body_com, m.body_world_start, n)  # (N, B, 3) [m], body frame
 
     def observation_size(self) -> int:
         return self.layout.nq - 2 + self.layout.nv
@@ -67,11 +67,11 @@ class HumanoidTask(Task):
     def reward_terms(self, sim, action, pre):
         c = self.cfg
         x_velocity = (self.mass_center_x(sim) - pre) / sim.dt
-        contact = c.contact_cost_weight * (sim.contact_wrench ** 2).sum(dim=(1, 2))
+        contact = c.contact_cost_weight * (sim.contact_wrench**2).sum(dim=(1, 2))
         return {
             "forward": c.forward_reward_weight * x_velocity,
             "healthy": c.healthy_reward * self.is_healthy(sim).float(),
-            "ctrl_cost": -c.ctrl_cost_weight * (action ** 2).sum(dim=1),
+            "ctrl_cost": -c.ctrl_cost_weight * (action**2).sum(dim=1),
             "contact_cost": -contact.clamp(max=c.contact_cost_max),
         }
 

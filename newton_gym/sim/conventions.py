@@ -5,12 +5,15 @@ newton_gym: quaternions (x, y, z, w); twists are COM twists in world frame, line
 
 Every function takes numpy arrays or torch tensors with any leading batch dimensions and returns the
 same kind. Arguments named ``body_q`` are (..., 7) body-origin poses (p, q xyzw); ``com`` is the (..., 3)
-COM offset in the body frame (MuJoCo's body_ipos).
+COM offset in the body frame (MuJoCo's body_ipos). Rotations use
+:func:`newton_gym.sim.hostmath.quat_rotate` (numpy arrays are computed in float64 there).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from .hostmath import _cross, _is_torch, quat_rotate
 
 __all__ = [
     "quat_wxyz_to_xyzw",
@@ -23,12 +26,7 @@ __all__ = [
     "com_twist_to_spatial_twist",
     "spatial_twist_to_com_twist",
     "shift_wrench",
-    "quat_rotate",
 ]
-
-
-def _is_torch(x) -> bool:
-    return type(x).__module__.startswith("torch")
 
 
 def _cat(parts, like):
@@ -39,28 +37,9 @@ def _cat(parts, like):
     return np.concatenate(parts, axis=-1)
 
 
-def _cross(a, b):
-    if _is_torch(a):
-        import torch
-
-        return torch.linalg.cross(a, b, dim=-1)
-    return np.cross(a, b)
-
-
-def _rotate(q, v):
-    """Rotate v by unit quaternion q (x, y, z, w)."""
-    qv, qw = q[..., :3], q[..., 3:4]
-    t = 2.0 * _cross(qv, v)
-    return v + qw * t + _cross(qv, t)
-
-
 def _rotate_inv(q, v):
-    return _rotate(_cat([-q[..., :3], q[..., 3:4]], q), v)
-
-
-def quat_rotate(q, v):
-    """Rotate vectors v (..., 3) by unit quaternions q (..., 4) stored (x, y, z, w)."""
-    return _rotate(q, v)
+    """v rotated by the inverse (conjugate) of unit quaternion q (x, y, z, w)."""
+    return quat_rotate(_cat([-q[..., :3], q[..., 3:4]], q), v)
 
 
 def quat_wxyz_to_xyzw(q):
@@ -76,7 +55,7 @@ def quat_xyzw_to_wxyz(q):
 def com_twist_to_origin_twist(body_q, body_qd, com):
     """World-frame twist at the body origin: (v_origin, omega), v_origin = v_com - omega x R com."""
     w = body_qd[..., 3:6]
-    r_w = _rotate(body_q[..., 3:7], com)
+    r_w = quat_rotate(body_q[..., 3:7], com)
     return _cat([body_qd[..., 0:3] - _cross(w, r_w), w], body_qd)
 
 
@@ -89,8 +68,8 @@ def com_twist_to_mujoco_free(body_q, body_qd, com):
 
 def mujoco_free_to_com_twist(body_q, qvel, com):
     """MuJoCo free-joint qvel (origin linear velocity world, angular body) -> COM twist in world frame."""
-    w = _rotate(body_q[..., 3:7], qvel[..., 3:6])
-    r_w = _rotate(body_q[..., 3:7], com)
+    w = quat_rotate(body_q[..., 3:7], qvel[..., 3:6])
+    r_w = quat_rotate(body_q[..., 3:7], com)
     return _cat([qvel[..., 0:3] + _cross(w, r_w), w], qvel)
 
 
@@ -105,22 +84,22 @@ def com_twist_to_body_twist(body_q, body_qd, com):
 def body_twist_to_com_twist(body_q, body_twist, com):
     """Inverse of :func:`com_twist_to_body_twist`."""
     q = body_q[..., 3:7]
-    w = _rotate(q, body_twist[..., 3:6])
-    v_origin = _rotate(q, body_twist[..., 0:3])
-    return _cat([v_origin + _cross(w, _rotate(q, com)), w], body_twist)
+    w = quat_rotate(q, body_twist[..., 3:6])
+    v_origin = quat_rotate(q, body_twist[..., 0:3])
+    return _cat([v_origin + _cross(w, quat_rotate(q, com)), w], body_twist)
 
 
 def com_twist_to_spatial_twist(body_q, body_qd, com):
     """Modern Robotics spatial twist (v_s, omega_s): v_s is the velocity of the body-fixed point at the
     world origin, v_s = v_com - omega x x_com (linear first)."""
-    x_com = body_q[..., 0:3] + _rotate(body_q[..., 3:7], com)
+    x_com = body_q[..., 0:3] + quat_rotate(body_q[..., 3:7], com)
     w = body_qd[..., 3:6]
     return _cat([body_qd[..., 0:3] - _cross(w, x_com), w], body_qd)
 
 
 def spatial_twist_to_com_twist(body_q, spatial_twist, com):
     """Inverse of :func:`com_twist_to_spatial_twist`."""
-    x_com = body_q[..., 0:3] + _rotate(body_q[..., 3:7], com)
+    x_com = body_q[..., 0:3] + quat_rotate(body_q[..., 3:7], com)
     w = spatial_twist[..., 3:6]
     return _cat([spatial_twist[..., 0:3] + _cross(w, x_com), w], spatial_twist)
 
