@@ -30,6 +30,7 @@ from .description import MeshDesc, SceneDesc
 from .errors import AssetError
 from .naming import sanitize
 from .usd_common import add_reference, new_stage, quatf, set_attr, set_pose, vec3f, write_mesh_data, write_scene
+from .value_checks import FLOAT32_MAX
 
 __all__ = ["MeshConverter", "MESH_FORMATS", "mesh_mass_properties"]
 
@@ -62,7 +63,7 @@ class MeshConverter(AssetConverterBase):
 
     def _convert_asset(self, cfg: MeshConverterCfg) -> dict:
         UsdGeom = require("pxr.UsdGeom")
-        mesh = load_mesh(self._asset_path)
+        mesh = load_mesh(self._asset_copy, shown_as=self._asset_path)
         name = sanitize(os.path.splitext(os.path.basename(self._asset_path))[0], "mesh")
         stage, layer = new_stage()
         write_scene(stage, SceneDesc(gravity=np.array([0.0, 0.0, -9.81])))
@@ -103,22 +104,33 @@ def _check_format(path: str) -> None:
         raise AssetError(f"unknown mesh format '{ext or '(none)'}'; supported: {', '.join(MESH_FORMATS)}", path)
 
 
-def load_mesh(path: str) -> MeshDesc:
+def load_mesh(path: str, shown_as: str | None = None) -> MeshDesc:
     """Reads a mesh file as triangles.
 
+    Args:
+        path: The file to read (its extension picks the format).
+        shown_as: The file named in errors (default ``path``; the original of a private copy).
+
     Raises:
-        AssetError: trimesh cannot read the file, or it holds no triangles.
+        AssetError: trimesh cannot read the file, it holds no triangles, or a vertex is not finite.
     """
     trimesh = require("trimesh")
+    shown_as = shown_as or path
     _check_format(path)
     try:
         loaded = trimesh.load(path, force="mesh")
     except Exception as exc:  # noqa: BLE001  (trimesh raises many types on corrupt files)
-        raise AssetError(f"cannot read mesh: {type(exc).__name__}: {exc}", path) from None
+        raise AssetError(f"cannot read mesh: {type(exc).__name__}: {exc}", shown_as) from None
     faces = np.asarray(getattr(loaded, "faces", np.zeros((0, 3))))
     if faces.size == 0:
-        raise AssetError("the mesh file holds no triangles", path)
+        raise AssetError("the mesh file holds no triangles", shown_as)
     points = np.asarray(loaded.vertices, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.abs(points) <= FLOAT32_MAX).all(axis=1)
+    if bad.any():
+        raise AssetError(
+            f"vertex {int(np.argmax(bad))} is not finite or beyond float32: {points[bad][0].tolist()}", shown_as
+        )
     return MeshDesc(name="mesh", points=points, faces=faces.astype(np.int64))
 
 

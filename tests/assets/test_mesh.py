@@ -130,3 +130,11 @@ def test_unknown_or_corrupt_mesh(tmp_path, name, content):
         MeshConverter(MeshConverterCfg(asset_path=str(path), usd_dir=str(out)))
     assert str(path) in str(info.value)
     assert os.listdir(out) == []
+
+
+def test_non_finite_vertex_is_refused_naming_the_file(tmp_path):
+    path = tmp_path / "bad.obj"
+    path.write_text("v 0 0 0\nv 1 0 0\nv 0 1e39 0\nf 1 2 3\n")
+    with pytest.raises(AssetError, match="not finite") as info:
+        MeshConverter(MeshConverterCfg(asset_path=str(path), usd_dir=str(tmp_path / "out")))
+    assert info.value.path == str(path)
