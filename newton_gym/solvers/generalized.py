@@ -274,7 +274,7 @@ class SolverGeneralized(SolverBase):
         smooth.compute_bias(model, tree, data, data.body_q, body_f, state.joint_qd, dt, arts,
                             self.integrator == "midpoint")
         passive.compute_passive(model, tree, data, state.joint_q, state.joint_qd, control, dt, span.dofs)
-        passive.apply_actuators(model, self._act, ctrl, data, span.actuators)
+        passive.apply_actuators(model, tree, self._act, ctrl, state.joint_q, state.joint_qd, dt, data, span.actuators)
         smooth.factor_and_solve(model, tree, data, arts)
         collision_driver.collide(model, self.contacts, data.body_q, span.pairs)
         pgs.solve(model, tree, data, self.rows, self._world_solver, state.joint_q, state.joint_qd, dt, self.iterations,

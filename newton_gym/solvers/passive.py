@@ -1,10 +1,14 @@
-"""Joint-space applied forces: user joint_f, springs, damping, PD drives and MuJoCo motor actuators.
+"""Joint-space applied forces: user joint_f, springs, damping, PD drives and MuJoCo actuators.
 
 Velocity terms are integrated implicitly by adding their derivative to the mass-matrix diagonal, as
 MuJoCo's implicitfast integrator does (MuJoCo computation: "implicit" integrators): damping -kd qd
 contributes dt*kd to M_hat's diagonal. Joint springs (MJCF stiffness) are explicit, as in MuJoCo. PD drives
 (USD / PhysX drive semantics) are evaluated at the end of the step, ke (target - q - dt qd) + kd (target_vel -
-qd), so even very stiff drives are stable: dt*kd + dt^2*ke on the diagonal.
+qd), so even very stiff drives are stable: dt*kd + dt^2*ke on the diagonal. MuJoCo actuators on joints
+(motor, position, velocity, general with fixed gain and affine bias) follow MuJoCo: force = gain ctrl +
+b0 + b1 length + b2 velocity, clamped to the force range, with the velocity feedback b2 (a position
+actuator's -kv) implicit as in implicitfast (not while the force is clamped) and the position feedback
+explicit.
 """
 
 from __future__ import annotations
@@ -21,20 +25,34 @@ __all__ = ["Actuators", "compute_passive", "apply_actuators"]
 
 @dataclass
 class Actuators:
-    """MuJoCo-style motor actuators acting on single joint DOFs: force = gear * clamp(ctrl, ctrl_range),
-    with the actuator force (ctrl after clamping, before the gear) clamped to force_range.
+    """MuJoCo actuators acting on single joint DOFs (joint transmission, gain type "fixed", bias type
+    "none" or "affine", no activation dynamics), MuJoCo's force law:
+
+        length = gear q,  velocity = gear qd,  ctrl clamped to ctrl_range
+        force  = gain ctrl + bias[0] + bias[1] length + bias[2] velocity,  clamped to force_range
+        qfrc  += gear force
+
+    A motor is gain 1, bias 0; MJCF ``<position kp kv>`` is gain kp, bias (0, -kp, -kv); ``<velocity kv>``
+    is gain kv, bias (0, 0, -kv). The velocity feedback bias[2] is integrated implicitly (-dt gear^2 bias[2]
+    on the mass-matrix diagonal) unless the force range clamps the force, as in MuJoCo's implicitfast.
 
     Attributes:
         dof: (actuator_count,) int global joint DOF index of each actuator.
-        gear: (actuator_count,) float gear ratio [N m or N per unit ctrl].
+        gear: (actuator_count,) float gear ratio [-] (length = gear q; force acts as gear force).
         ctrl_range: (actuator_count, 2) float [lo, hi] control bounds; lo >= hi disables the clamp.
-        force_range: (actuator_count, 2) float [lo, hi] actuator force bounds; lo >= hi disables it.
+        force_range: (actuator_count, 2) float [lo, hi] actuator force bounds [N m or N]; lo >= hi
+            disables it.
+        gain: (actuator_count,) float gain on ctrl (MuJoCo gainprm[0]); None: 1 (motors).
+        bias: (actuator_count, 3) float affine bias (MuJoCo biasprm[0:3]: constant [N m], per unit length
+            [N m/rad], per unit velocity [N m s/rad]); None: 0.
     """
 
     dof: np.ndarray
     gear: np.ndarray
     ctrl_range: np.ndarray | None = None
     force_range: np.ndarray | None = None
+    gain: np.ndarray | None = None
+    bias: np.ndarray | None = None
 
     @property
     def count(self) -> int:
@@ -49,10 +67,18 @@ class Actuators:
         gear = np.broadcast_to(np.asarray(self.gear, dtype=np.float32), (n,))
         ctrl = np.zeros((n, 2), np.float32) if self.ctrl_range is None else np.asarray(self.ctrl_range, np.float32)
         force = np.zeros((n, 2), np.float32) if self.force_range is None else np.asarray(self.force_range, np.float32)
+        gain = np.ones(n, np.float32) if self.gain is None else np.broadcast_to(np.asarray(self.gain, np.float32), (n,))
+        bias = np.zeros((n, 3), np.float32) if self.bias is None else np.asarray(self.bias, np.float32).reshape(n, 3)
+        for name, values in (("gear", gear), ("ctrl_range", ctrl), ("force_range", force), ("gain", gain),
+                             ("bias", bias)):
+            if not np.isfinite(values).all():
+                raise ModelBuildError(f"Actuators.{name} must be finite, got {np.asarray(values).tolist()}")
         return {"dof": wp.array(dof, dtype=wp.int32, device=device),
                 "gear": wp.array(np.ascontiguousarray(gear), dtype=wp.float32, device=device),
                 "ctrl_range": wp.array(ctrl.reshape(n, 2), dtype=wp.vec2, device=device),
-                "force_range": wp.array(force.reshape(n, 2), dtype=wp.vec2, device=device)}
+                "force_range": wp.array(force.reshape(n, 2), dtype=wp.vec2, device=device),
+                "gain": wp.array(np.ascontiguousarray(gain), dtype=wp.float32, device=device),
+                "bias": wp.array(np.ascontiguousarray(bias), dtype=wp.vec3, device=device)}
 
 
 @wp.kernel
@@ -128,23 +154,40 @@ def _clamp_range(x: float, rng: wp.vec2):
 def _actuator_kernel(
     # Model:
     first: int,
+    dof_coord: wp.array(dtype=int),
     act_dof: wp.array(dtype=int), act_gear: wp.array(dtype=float), act_ctrl_range: wp.array(dtype=wp.vec2),
-    act_force_range: wp.array(dtype=wp.vec2),
+    act_force_range: wp.array(dtype=wp.vec2), act_gain: wp.array(dtype=float), act_bias: wp.array(dtype=wp.vec3),
+    dt: float,
     # Data in:
-    ctrl: wp.array(dtype=float),
+    ctrl: wp.array(dtype=float), joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
     # Data out:
-    qfrc_out: wp.array(dtype=float),
+    qfrc_out: wp.array(dtype=float), dof_diag_out: wp.array(dtype=float),
 ):
     i = wp.tid() + first
-    force = _clamp_range(_clamp_range(ctrl[i], act_ctrl_range[i]), act_force_range[i])
-    wp.atomic_add(qfrc_out, act_dof[i], act_gear[i] * force)
+    d = act_dof[i]
+    gear = act_gear[i]
+    bias = act_bias[i]
+    force = act_gain[i] * _clamp_range(ctrl[i], act_ctrl_range[i]) + bias[0]
+    if bias[1] != 0.0:
+        ci = dof_coord[d]
+        if ci >= 0:
+            force += bias[1] * gear * joint_q[ci]
+    if bias[2] != 0.0:
+        force += bias[2] * gear * joint_qd[d]
+    clamped = _clamp_range(force, act_force_range[i])
+    if bias[2] != 0.0 and clamped == force:
+        # d(qfrc)/d(qd) = gear^2 bias[2], integrated implicitly unless the force range holds the force
+        wp.atomic_add(dof_diag_out, d, -dt * bias[2] * gear * gear)
+    wp.atomic_add(qfrc_out, d, gear * clamped)
 
 
-def apply_actuators(model, actuators: dict, ctrl, data, span):
-    """Add MuJoCo motor forces gear * clamp(ctrl) to the applied joint forces, for the actuators in
-    ``span`` = (first, count) (the worlds of a span own their actuators' DOFs: :mod:`.partition`)."""
+def apply_actuators(model, tree, actuators: dict, ctrl, joint_q, joint_qd, dt, data, span):
+    """Add MuJoCo actuator forces (see :class:`Actuators`) to the applied joint forces and their implicit
+    velocity feedback to the diagonal, for the actuators in ``span`` = (first, count) (the worlds of a span
+    own their actuators' DOFs: :mod:`.partition`)."""
     if span[1] == 0:
         return
     wp.launch(_actuator_kernel, dim=span[1], device=model.device, inputs=[
-        span[0], actuators["dof"], actuators["gear"], actuators["ctrl_range"], actuators["force_range"], ctrl],
-        outputs=[data.qfrc])
+        span[0], tree["dof_coord"], actuators["dof"], actuators["gear"], actuators["ctrl_range"],
+        actuators["force_range"], actuators["gain"], actuators["bias"], float(dt), ctrl, joint_q, joint_qd],
+        outputs=[data.qfrc, data.dof_diag])

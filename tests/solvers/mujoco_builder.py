@@ -192,17 +192,24 @@ def _filter_like_mujoco(b, m, geom_shape):
 def _actuators(m, dof_base):
     import mujoco
 
-    dofs, gear, ctrl, force = [], [], [], []
+    dofs, gear, ctrl, force, gain, bias = [], [], [], [], [], []
     for a in range(m.nu):
         if int(m.actuator_trntype[a]) != mujoco.mjtTrn.mjTRN_JOINT:
             raise ImportFailedError(f"MjModel actuator {a}: only joint transmissions are supported, got "
                                     f"trntype {int(m.actuator_trntype[a])}")
+        if (int(m.actuator_gaintype[a]) != mujoco.mjtGain.mjGAIN_FIXED
+                or int(m.actuator_biastype[a]) not in (mujoco.mjtBias.mjBIAS_NONE, mujoco.mjtBias.mjBIAS_AFFINE)
+                or int(m.actuator_dyntype[a]) != mujoco.mjtDyn.mjDYN_NONE):
+            raise ImportFailedError(f"MjModel actuator {a}: only fixed gain, affine bias, no dynamics")
+        gain.append(float(m.actuator_gainprm[a, 0]))
+        affine = int(m.actuator_biastype[a]) == mujoco.mjtBias.mjBIAS_AFFINE
+        bias.append(m.actuator_biasprm[a, :3] if affine else np.zeros(3))
         dofs.append(dof_base + int(m.jnt_dofadr[m.actuator_trnid[a, 0]]))
         gear.append(float(m.actuator_gear[a, 0]))
         ctrl.append(m.actuator_ctrlrange[a] if m.actuator_ctrllimited[a] else (0.0, 0.0))
         force.append(m.actuator_forcerange[a] if m.actuator_forcelimited[a] else (0.0, 0.0))
     return Actuators(np.asarray(dofs, np.int32), np.asarray(gear), np.asarray(ctrl).reshape(-1, 2),
-                     np.asarray(force).reshape(-1, 2))
+                     np.asarray(force).reshape(-1, 2), np.asarray(gain), np.asarray(bias).reshape(-1, 3))
 
 
 def mujoco_qpos_to_joint_q(m, qpos):
