@@ -41,6 +41,14 @@ def _torch_compatible_device(device):
                       "CUDA build of torch or pass device='cpu'")
 
 
+def _affine_bias(record) -> list[float]:
+    """MuJoCo biasprm[0:3] of an importer actuator record (zeros unless its bias type is affine)."""
+    if record.get("bias_type", "none") != "affine":
+        return [0.0, 0.0, 0.0]
+    prm = list(record.get("bias_prm") or [])
+    return (prm + [0.0, 0.0, 0.0])[:3]
+
+
 class Simulation:
     """Replicates ``robot`` into ``num_envs`` worlds and steps them together.
 
@@ -105,7 +113,10 @@ class Simulation:
         gear = np.tile([r["gear"][0] for r in records], n)
         ctrl = np.tile([r["ctrl_range"] if r.get("ctrl_limited", True) else (0.0, 0.0) for r in records], (n, 1))
         force = np.tile([r["force_range"] if r.get("force_limited", False) else (0.0, 0.0) for r in records], (n, 1))
-        return Actuators(world_dof.astype(np.int32), gear, ctrl.reshape(-1, 2), force.reshape(-1, 2))
+        gain = np.tile([(r.get("gain_prm") or [1.0])[0] for r in records], n)
+        bias = np.tile([_affine_bias(r) for r in records], (n, 1))
+        return Actuators(world_dof.astype(np.int32), gear, ctrl.reshape(-1, 2), force.reshape(-1, 2), gain,
+                         bias.reshape(-1, 3))
 
     def _step_solver(self):
         for _ in range(self.cfg.frame_skip):

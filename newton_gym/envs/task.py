@@ -68,8 +68,11 @@ class Task:
     def action_space(self) -> gym.spaces.Box:
         import numpy as np
 
-        lo = np.array([a["ctrl_range"][0] for a in self.actuators], dtype=np.float32)
-        hi = np.array([a["ctrl_range"][1] for a in self.actuators], dtype=np.float32)
+        # an actuator without a control range takes any real control (MuJoCo's ctrllimited="false")
+        lo = np.array([a["ctrl_range"][0] if a.get("ctrl_limited", True) else -np.inf for a in self.actuators],
+                      dtype=np.float32)
+        hi = np.array([a["ctrl_range"][1] if a.get("ctrl_limited", True) else np.inf for a in self.actuators],
+                      dtype=np.float32)
         return gym.spaces.Box(lo, hi, dtype=np.float32)
 
     def observation_space(self) -> gym.spaces.Box:

@@ -77,8 +77,11 @@ class NewtonVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         # bounds in float64 too: a float64 action beyond float32's range is clipped before the cast
-        self._low = torch.as_tensor(self.single_action_space.low, dtype=torch.float64, device=self.device)
-        self._high = torch.as_tensor(self.single_action_space.high, dtype=torch.float64, device=self.device)
+        # (an unbounded action is clipped to float32's largest value, so it stays finite after the cast)
+        f32 = float(np.finfo(np.float32).max)
+        low, high = (np.clip(b, -f32, f32) for b in (self.single_action_space.low, self.single_action_space.high))
+        self._low = torch.as_tensor(low, dtype=torch.float64, device=self.device)
+        self._high = torch.as_tensor(high, dtype=torch.float64, device=self.device)
         self.rng = WorldRng(cfg.seed, self.num_envs, self.device)
         self.randomizer = Randomizer(cfg.randomization, self.sim)
         self.episode_length = torch.zeros(self.num_envs, dtype=torch.long, device=self.device)

@@ -2,7 +2,9 @@
 
 They are recorded in ``result["actuators"]`` (the solvers and environments apply them): MuJoCo's
 actuator force is ``gain * ctrl + bias`` along ``gear`` (a motor: force = gear[0] * ctrl, ctrl clamped
-to ctrl_range when ctrl_limited). An armature authored on an actuator (``newton:armature``) is added
+to ctrl_range when ctrl_limited; a position servo: gain kp, bias (0, -kp, -kv)). Actuators the solver's
+force law cannot express (other gain / bias types, activation dynamics, multi-DOF joints) are skipped
+with a warning. An armature authored on an actuator (``newton:armature``) is added
 to its joint's DOFs (seed 001). Transmissions other than joints (tendons, sites, bodies) are skipped
 with a warning.
 """
@@ -45,6 +47,19 @@ def _record(ctx, path, target, joint):
     }
 
 
+def _unsupported(record) -> str:
+    """What keeps an actuator record from the solver's force law (empty when nothing does)."""
+    if record["gain_type"] != "fixed":
+        return f"gainType '{record['gain_type']}'"
+    if record["bias_type"] not in ("none", "affine"):
+        return f"biasType '{record['bias_type']}'"
+    if record["dyn_type"] != "none":
+        return f"dynType '{record['dyn_type']}'"
+    if record["dof_count"] != 1:
+        return f"on a joint with {record['dof_count']} DOFs"
+    return ""
+
+
 def _add_armature(ctx, path, record):
     armature = ctx.resolve("actuator", "armature", path)
     if not armature:
@@ -82,6 +97,11 @@ def import_actuators(ctx, joint_map: dict) -> list:
                            "are supported); skipped")
             continue
         record = _record(ctx, path, targets[0], joint_map[targets[0]])
+        unsupported = _unsupported(record)
+        if unsupported:
+            ctx.warn(path, f"MjcActuator {unsupported} is not supported (joint actuators with a fixed gain, no or "
+                           "affine bias and no activation dynamics on a one-DOF joint are); skipped")
+            continue
         _add_armature(ctx, path, record)
         out.append(record)
     return out

@@ -1,0 +1,68 @@
+"""MJCF servo actuators through the whole user path (MJCF -> USD -> add_usd -> the env's Simulation)
+against MuJoCo C on the same MJCF: a position servo acted as a zero-torque motor before."""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+import pytest
+import torch
+
+pytest.importorskip("trimesh")
+
+from newton_gym.assets import MjcfConverter, MjcfConverterCfg  # noqa: E402
+from newton_gym.envs.settings import SimCfg  # noqa: E402
+from newton_gym.envs.simulation import Simulation  # noqa: E402
+from newton_gym.sim import ModelBuilder  # noqa: E402
+
+ARM = """<mujoco model="arm"><option timestep="0.005" integrator="implicitfast"/>
+<worldbody>
+ <body name="l1" pos="0 0 1">
+  <joint name="j1" type="hinge" axis="0 1 0" damping="0.05"/>
+  <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.05" mass="1"/>
+  <body name="l2" pos="0.5 0 0">
+   <joint name="j2" type="hinge" axis="0 1 0" armature="0.02"/>
+   <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.04" mass="0.5"/>
+  </body>
+ </body>
+</worldbody>
+<actuator>
+ <position joint="j1" kp="120" kv="6" forcerange="-20 20"/>
+ <velocity joint="j2" kv="2" ctrlrange="-3 3"/>
+</actuator>
+</mujoco>"""
+
+
+def test_position_and_velocity_servos_from_mjcf_follow_mujoco(tmp_path):
+    xml = tmp_path / "arm.xml"
+    xml.write_text(ARM)
+    usd = MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "out"))).usd_path
+    robot = ModelBuilder()
+    actuators = robot.add_usd(usd)["actuators"]
+    assert [a["bias_type"] for a in actuators] == ["affine", "affine"]
+    sim = Simulation(robot, actuators, num_envs=2, cfg=SimCfg(sim_dt=0.005, frame_skip=1, capture=False))
+    m = mujoco.MjModel.from_xml_string(ARM)
+    d = mujoco.MjData(m)
+    ref, ours = [], []
+    for i in range(300):
+        ctrl = [0.9 * np.sin(0.02 * i), 2.0 * np.cos(0.03 * i)]
+        d.ctrl[:] = ctrl
+        mujoco.mj_step(m, d)
+        ref.append(d.qpos.copy())
+        sim.ctrl.copy_(torch.tensor([ctrl, ctrl], dtype=torch.float32))
+        sim.step()
+        ours.append(sim.views.joint_q.numpy().copy())
+    ref, ours = np.array(ref), np.array(ours)
+    assert np.ptp(ref[:, 0]) > 0.5
+    np.testing.assert_allclose(ours[:, 0], ref, atol=2e-3)
+    np.testing.assert_array_equal(ours[:, 0], ours[:, 1])
+
+
+def test_unsupported_actuator_is_skipped_with_a_warning(tmp_path):
+    xml = tmp_path / "arm.xml"
+    xml.write_text(ARM.replace('<velocity joint="j2" kv="2" ctrlrange="-3 3"/>',
+                               '<general joint="j2" dyntype="filter" dynprm="0.1"/>'))
+    usd = MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "out"))).usd_path
+    with pytest.warns(UserWarning, match="dynType 'filter' is not supported"):
+        actuators = ModelBuilder().add_usd(usd)["actuators"]
+    assert len(actuators) == 1
