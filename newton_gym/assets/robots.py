@@ -1,8 +1,10 @@
 """The robots shipped with newton_gym, as USD produced by the MJCF converter.
 
-The MJCF sources are copies of Gymnasium's MuJoCo models (``gymnasium/envs/mujoco/assets``, MIT
-licence) kept next to the USD files in ``newton_gym/assets/robots/``; ``scripts/regenerate_assets.py``
-rebuilds the USD files from them, byte for byte.
+The MJCF sources are kept next to the USD files in ``newton_gym/assets/robots/``: copies of Gymnasium's
+MuJoCo models (ant, humanoid, inverted_pendulum; ``gymnasium/envs/mujoco/assets``, MIT licence) and
+MuJoCo Menagerie's Unitree Go1 and G1 with mjlab's published actuator gains (BSD-3-Clause,
+``LICENSE-unitree.txt``; ``scripts/regenerate_unitree.py`` rebuilds them from the mjlab 1.6.0 wheel).
+``scripts/regenerate_assets.py`` rebuilds the USD files from the MJCF, byte for byte.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ _SOURCES = {
     "ant": "ant.xml",
     "humanoid": "humanoid.xml",
     "inverted_pendulum": "inverted_pendulum.xml",
+    "go1": "go1.xml",
+    "g1": "g1.xml",
 }
 
 #: Names accepted by :func:`robot_path`.

@@ -173,6 +173,7 @@ def _upload_shapes(m, ts, builder, dev):
     m.shape_contact_margin = _arr(ts.get("margin"), wp.float32, dev)
     m.shape_contact_gap = _arr(ts.get("gap"), wp.float32, dev)
     m.shape_condim = _arr(ts.get("condim"), wp.int32, dev)
+    m.shape_priority = _arr(ts.get("priority"), wp.int32, dev)
     m.shape_density = _arr(ts.get("density"), wp.float32, dev)
     m.shape_collision_group = _arr(ts.get("collision_group"), wp.int32, dev)
     m.shape_collide = _arr(ts.get("collide"), wp.bool, dev)

@@ -63,6 +63,7 @@ class Model:
     shape_contact_margin: wp.array        # (shape_count,) float32 contact detection distance [m]
     shape_contact_gap: wp.array           # (shape_count,) float32 inactive part of the margin [m]
     shape_condim: wp.array                # (shape_count,) int32 contact dimension 1, 3, 4 or 6
+    shape_priority: wp.array              # (shape_count,) int32 MuJoCo priority (higher sets the contact's params)
     shape_density: wp.array               # (shape_count,) float32 [kg/m^3]
     shape_collision_group: wp.array       # (shape_count,) int32, shapes of different positive groups never collide
     shape_collide: wp.array               # (shape_count,) bool, takes part in collisions

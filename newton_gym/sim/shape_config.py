@@ -24,6 +24,8 @@ class ShapeConfig:
         gap: further detection distance [m] beyond the margin that generates no force (contacts are
             found early); MuJoCo's gap, PhysX's contactOffset - restOffset.
         condim: MuJoCo contact dimensionality (1, 3, 4 or 6).
+        priority: MuJoCo geom priority: in a contact, the shape of higher priority alone sets condim,
+            friction, solref and solimp (equal priorities combine them).
         collision_group: -1 collides with every group; a group g >= 0 only with g and -1.
         collide: whether the shape takes part in collisions at all.
         visible: whether renderers draw it.
@@ -41,6 +43,7 @@ class ShapeConfig:
     margin: float = 0.0
     gap: float = 0.0
     condim: int = 3
+    priority: int = 0
     collision_group: int = -1
     collide: bool = True
     visible: bool = True

@@ -62,6 +62,7 @@ SHAPE = (
     Column("margin", _f, (), 0.0),
     Column("gap", _f, (), 0.0),
     Column("condim", _i, (), 3),
+    Column("priority", _i, (), 0),
     Column("collision_group", _i, (), -1),
     Column("collide", _b, (), True),
     Column("visible", _b, (), True),

@@ -198,8 +198,13 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
     c.pair_slots_host = slots
     c.pair_world_host = world_of(pw)
     c.pair_slot_start_host = slot_start
-    condim = model.shape_condim.numpy()
-    c.pair_condim_host = np.maximum(condim[pa], condim[pb]) if len(pa) else np.zeros(0, np.int64)
+    condim, priority = model.shape_condim.numpy(), model.shape_priority.numpy()
+    if len(pa):  # MuJoCo: the higher-priority shape's condim, else the larger one
+        pr_a, pr_b = priority[pa], priority[pb]
+        c.pair_condim_host = np.where(pr_a > pr_b, condim[pa],
+                                      np.where(pr_b > pr_a, condim[pb], np.maximum(condim[pa], condim[pb])))
+    else:
+        c.pair_condim_host = np.zeros(0, np.int64)
     radius = _shape_radius(stype, scale, mesh_radius)
 
     def arr(x, dtype):

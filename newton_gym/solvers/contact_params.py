@@ -3,7 +3,9 @@
 One kernel fills a candidate pair's friction, margin, gap, bounding distance, solref and solimp from the
 model's shape arrays; the solver runs it when it is built and again from ``notify_model_changed`` so that
 shape edits (e.g. randomized friction) take effect without rebuilding the pair table. Combination rules
-follow MuJoCo: friction is the larger of the two, margins and gaps add, solref / solimp are averaged.
+follow MuJoCo: where the two shapes' priorities differ, the higher-priority shape's friction, solref and
+solimp are taken; otherwise friction is the larger of the two and solref / solimp are averaged. Margins
+and gaps add.
 A per-world friction override (:func:`set_world_friction`) writes the pair friction of chosen worlds
 directly, which a max rule over shapes cannot express when a world's robot meets a shared ground.
 """
@@ -24,7 +26,7 @@ def _pair_params_kernel(
     # Model:
     pair_shape: wp.array(dtype=wp.vec2i), pair_radius: wp.array(dtype=float),
     shape_mu: wp.array(dtype=float), shape_margin: wp.array(dtype=float), shape_gap: wp.array(dtype=float),
-    shape_solref: wp.array(dtype=wp.vec2), shape_solimp: wp.array(dtype=vec5),
+    shape_solref: wp.array(dtype=wp.vec2), shape_solimp: wp.array(dtype=vec5), shape_priority: wp.array(dtype=int),
     # Data out:
     mu_out: wp.array(dtype=float), margin_out: wp.array(dtype=float), gap_out: wp.array(dtype=float),
     bound_out: wp.array(dtype=float), solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=vec5),
@@ -37,12 +39,22 @@ def _pair_params_kernel(
     # Our margin is where force begins and gap the detection distance beyond it; MuJoCo's
     # margin, which the solver's rows follow, is their sum (and MuJoCo adds the two geoms' values).
     margin = shape_margin[a] + shape_margin[b] + gap
-    mu_out[p] = wp.max(shape_mu[a], shape_mu[b])
     margin_out[p] = margin
     gap_out[p] = gap
     bound_out[p] = pair_radius[p] + margin
-    solref_out[p] = 0.5 * (shape_solref[a] + shape_solref[b])
-    solimp_out[p] = 0.5 * (shape_solimp[a] + shape_solimp[b])
+    pa = shape_priority[a]
+    pb = shape_priority[b]
+    if pa == pb:
+        mu_out[p] = wp.max(shape_mu[a], shape_mu[b])
+        solref_out[p] = 0.5 * (shape_solref[a] + shape_solref[b])
+        solimp_out[p] = 0.5 * (shape_solimp[a] + shape_solimp[b])
+    else:
+        w = a
+        if pb > pa:
+            w = b
+        mu_out[p] = shape_mu[w]
+        solref_out[p] = shape_solref[w]
+        solimp_out[p] = shape_solimp[w]
 
 
 def combine_pair_params(model, contacts):
@@ -52,7 +64,7 @@ def combine_pair_params(model, contacts):
         return
     wp.launch(_pair_params_kernel, dim=contacts.pair_count, device=model.device, inputs=[
         contacts.pair_shape, contacts.pair_radius, model.shape_material_mu, model.shape_contact_margin,
-        model.shape_contact_gap, model.shape_solref, model.shape_solimp], outputs=[
+        model.shape_contact_gap, model.shape_solref, model.shape_solimp, model.shape_priority], outputs=[
         contacts.pair_mu, contacts.pair_margin, contacts.pair_gap, contacts.pair_bound, contacts.pair_solref,
         contacts.pair_solimp])
 

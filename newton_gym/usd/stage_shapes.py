@@ -106,6 +106,7 @@ def _shape_cfg(ctx, path, desc):
     return replace(
         cfg, margin=float(margin) * m, gap=float(gap) * m, collide=bool(desc.collisionEnabled), visible=visible,
         condim=int(ctx.resolve("shape", "condim", path, default=cfg.condim)),
+        priority=int(ctx.resolve("shape", "priority", path, default=cfg.priority)),
         solref=tuple(ctx.resolve("shape", "solref", path, default=tuple(cfg.solref))),
         solimp=tuple(ctx.resolve("shape", "solimp", path, default=tuple(cfg.solimp))))
 

@@ -120,7 +120,7 @@ def _add_geoms(b, m, body, link):
                           mu_rolling=float(m.geom_friction[g, 2]), solref=tuple(m.geom_solref[g]),
                           solimp=tuple(m.geom_solimp[g]), margin=float(m.geom_margin[g] - m.geom_gap[g]),
                           gap=float(m.geom_gap[g]),
-                          condim=int(m.geom_condim[g]))
+                          condim=int(m.geom_condim[g]), priority=int(m.geom_priority[g]))
         xf = np.concatenate([m.geom_pos[g], _wxyz_to_xyzw(m.geom_quat[g])])
         size = m.geom_size[g]
         kind = _GEOM[gt]

@@ -85,3 +85,39 @@ def test_world_friction_changes_only_the_masked_worlds():
     assert abs(_slide_acceleration(xs[:, 1], dt) - analytic) < 0.05 * analytic  # world 1 slides as before
     solver.notify_model_changed(SolverNotifyFlags.SHAPE_PROPERTIES)  # back to the shapes' friction
     np.testing.assert_allclose(c.pair_mu.numpy()[: c.pair_count], 0.5)
+
+
+PRIORITY_XML = """<mujoco><option timestep="0.002" integrator="implicitfast"/>
+<worldbody>
+ <geom name="floor" type="plane" size="0 0 1" solref="0.05 1" friction="1.2" condim="3"/>
+ <body name="ball" pos="0 0 0.3"><freejoint/>
+  <geom type="sphere" size="0.1" mass="1" solref="0.005 1" friction="0.3" condim="{condim}" priority="{priority}"/>
+ </body>
+</worldbody></mujoco>"""
+
+
+def test_higher_priority_shape_sets_the_contact_parameters():
+    """MuJoCo: the higher-priority geom alone sets condim, friction and solref (a 10x stiffer solref and
+    a 4x lower friction here); equal priorities average solref and take the larger friction. The ball's
+    bounce off the floor follows MuJoCo's in both cases."""
+    import mujoco
+    from solver_helpers import model_from_xml
+
+    for priority, condim in ((1, 1), (0, 3)):
+        m = mujoco.MjModel.from_xml_string(PRIORITY_XML.format(priority=priority, condim=condim))
+        d = mujoco.MjData(m)
+        d.qvel[0], d.qvel[2] = 1.0, -1.0
+        model, _, _ = model_from_xml(m)
+        state = model.state()
+        state.joint_qd.assign(np.array([1.0, 0.0, -1.0, 0.0, 0.0, 0.0], np.float32))
+        solver = SolverGeneralized(model)
+        assert solver.contacts.pair_condim_host.tolist() == [condim]
+        ref = []
+        for _ in range(300):
+            mujoco.mj_step(m, d)
+            ref.append(d.qpos[:3].copy())
+        _, ours = run(model, solver, 300, m.opt.timestep, state=state, record=lambda s: s.joint_q.numpy()[:3].copy())
+        np.testing.assert_allclose(np.array(ours), np.array(ref), atol=2e-3)
+        expected_solref = (0.005, 1.0) if priority else (0.0275, 1.0)
+        np.testing.assert_allclose(solver.contacts.pair_solref.numpy()[0], expected_solref, rtol=1e-6)
+        assert np.isclose(solver.contacts.pair_mu.numpy()[0], 0.3 if priority else 1.2)

@@ -70,6 +70,7 @@ class SchemaResolverMjc(SchemaResolver):
             "margin": AttrSpec(("mjc:margin", "mjc:gap"), _margin, combine=True),
             "gap": AttrSpec("mjc:gap"),
             "condim": AttrSpec("mjc:condim", expects="int", default=3),
+            "priority": AttrSpec("mjc:priority", expects="int", default=0),
             "solref": AttrSpec("mjc:solref", _as_tuple, expects="vec2", default=(0.02, 1.0)),
             "solimp": AttrSpec("mjc:solimp", _solimp, expects="floats", default=(0.9, 0.95, 0.001, 0.5, 2.0)),
             "contype": AttrSpec("mjc:contype", expects="int", default=1),
