@@ -11,6 +11,7 @@ TASKS = {
     "Newton/Ant-v0": ("newton_gym.envs.ant", "AntTask", 1000),
     "Newton/Humanoid-v0": ("newton_gym.envs.humanoid", "HumanoidTask", 1000),
     "Newton/Cartpole-v0": ("newton_gym.envs.cartpole", "CartpoleTask", 1000),
+    "Newton/Go1-Flat-v0": ("newton_gym.envs.go1", "Go1Task", 1000),
 }
 
 

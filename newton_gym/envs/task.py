@@ -88,6 +88,22 @@ class Task:
         """(N, obs) float32 observations."""
         raise NotImplementedError
 
+    def seed(self, seed: int):
+        """Reseed any generator of the task's own (called by ``reset(seed=...)``)."""
+
+    def ctrl_from_action(self, action: torch.Tensor) -> torch.Tensor:
+        """(N, actuators) actuator controls for the (N, action) clipped policy action (default: the action
+        itself, MuJoCo's ctrl; position-servo tasks map it to joint targets)."""
+        return action
+
+    def critic_observation_size(self) -> int:
+        """Width of the privileged critic observation (0: the task has none)."""
+        return 0
+
+    def critic_observe(self, sim) -> torch.Tensor | None:
+        """(N, critic obs) float32 privileged observation of the current state, or None."""
+        return None
+
     def pre_step(self, sim):
         """Anything the reward needs from before the step (e.g. the torso position)."""
         return None

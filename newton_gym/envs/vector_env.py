@@ -84,6 +84,7 @@ class NewtonVectorEnv(VectorEnv):
         self._high = torch.as_tensor(high, dtype=torch.float64, device=self.device)
         self.rng = WorldRng(cfg.seed, self.num_envs, self.device)
         self.randomizer = Randomizer(cfg.randomization, self.sim)
+        self.task.randomizer = self.randomizer  # privileged observations may report the sampled physics
         self.episode_length = torch.zeros(self.num_envs, dtype=torch.long, device=self.device)
         self.episode_return = torch.zeros(self.num_envs, dtype=torch.float32, device=self.device)
         self.episode_start = torch.zeros(self.num_envs, dtype=torch.float64, device=self.device)
@@ -104,6 +105,7 @@ class NewtonVectorEnv(VectorEnv):
         """Reset all worlds, or those of ``options["reset_mask"]`` ((N,) bool); returns (obs, info)."""
         if seed is not None:
             self.rng.seed(seed)
+            self.task.seed(seed)
         mask = self._all
         if options and "reset_mask" in options:
             mask = self._reset_mask(options["reset_mask"])
@@ -112,7 +114,7 @@ class NewtonVectorEnv(VectorEnv):
 
     def step(self, actions):
         action, nan_rows = self._check_action(actions)
-        self.sim.ctrl.copy_(action)
+        self.sim.ctrl.copy_(self.task.ctrl_from_action(action))
         pre = self.task.pre_step(self.sim)
         self.sim.step()
         with self.task.layout.cached():  # qpos / qvel / health computed once for obs, reward and termination
@@ -140,6 +142,12 @@ class NewtonVectorEnv(VectorEnv):
             self._reset_worlds(done)
             obs = torch.where(done[:, None], _finite(self.task.observe(self.sim).float()), obs)
         return obs, reward, terminated, truncated, info
+
+    def critic_observation(self) -> torch.Tensor | None:
+        """(N, critic obs) privileged observation of the current state (after autoreset, so it matches the
+        observation the last ``reset`` / ``step`` returned), or None when the task defines none."""
+        value = self.task.critic_observe(self.sim)
+        return None if value is None else _finite(value.float())
 
     def render(self):
         if self.render_mode != "rgb_array":

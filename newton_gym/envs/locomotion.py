@@ -1,0 +1,282 @@
+"""Velocity tracking for legged robots driven by position servos (the base of the Go1 and G1 tasks).
+
+The structure follows Isaac Lab's Isaac-Velocity-Flat-* and mjlab's Mjlab-Velocity-Flat-* tasks: the
+policy outputs joint-position targets around the home pose (``target = home + scale * action``), the
+servos of the robot's USD (MJCF position actuators: stiffness, damping, effort limit, armature) track
+them inside the solver, and the reward asks the base to follow a velocity command drawn per episode.
+
+Observation (policy), each term with uniform noise of the given half-width:
+
+| term | size | noise |
+|---|---|---|
+| base linear velocity, base frame [m/s] | 3 | 0.1 |
+| base angular velocity, base frame [rad/s] | 3 | 0.2 |
+| gravity direction in the base frame [-] | 3 | 0.05 |
+| command (vx, vy [m/s], wz [rad/s]) | 3 | 0 |
+| joint positions relative to home [rad] | J | 0.01 |
+| joint velocities [rad/s] | J | 1.5 |
+| last action | J | 0 |
+
+The critic's privileged observation is the same without noise, plus the base height [m], the feet's
+contact flags and the world's friction coefficient.
+
+Reward terms (each multiplied by the control period, as Isaac Lab does; weights in the task's cfg):
+``track_lin_vel_xy`` exp(-|cmd_xy - v_xy|^2 / sigma^2), ``track_ang_vel_z`` exp(-(cmd_wz - w_z)^2 /
+sigma^2), ``lin_vel_z`` v_z^2, ``ang_vel_xy`` |w_xy|^2, ``joint_acc`` |qdd|^2, ``action_rate`` |a -
+a_prev|^2, ``orientation`` |g_xy|^2, ``feet_air_time`` sum over touchdowns of (air time - threshold)
+while the command asks to move, ``joint_limits`` how far joints go past 90 % of their range.
+
+Terminations: the base touches the ground, the base tilts past ``max_tilt``, or the state goes
+non-finite. Truncation: ``max_episode_steps`` (1000 = 20 s at 50 Hz). Reset: home pose with joint angles scaled by U(0.5, 1.5),
+base velocity U(-0.5, 0.5) per component, a new command (a fraction of worlds stands still). Pushes: every
+``push_interval`` seconds (per world, jittered) the base gets a horizontal velocity kick.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import gymnasium as gym
+import numpy as np
+import torch
+
+from ..sim.hostmath import quat_rotate
+from .settings import RandomizationCfg, SimCfg
+from .task import Task, TaskCfg
+
+__all__ = ["LeggedVelocityCfg", "LeggedVelocityTask"]
+
+# WorldRng streams (the reset noise uses 1, 2; the randomizer 3-5)
+_COMMAND_STREAM = 11
+_JOINT_STREAM = 12
+_BASE_STREAM = 13
+_PUSH_STREAM = 14
+
+
+@dataclass
+class LeggedVelocityCfg(TaskCfg):
+    """Velocity-tracking settings (see the module docstring for the terms)."""
+
+    sim: SimCfg = field(default_factory=lambda: SimCfg(sim_dt=0.005, frame_skip=4))
+    max_episode_steps: int = 1000  # 20 s at 50 Hz
+    action_clip: float = 5.0
+    command_vx: tuple = (-1.0, 1.0)
+    command_vy: tuple = (-0.5, 0.5)
+    command_wz: tuple = (-1.0, 1.0)
+    standing_fraction: float = 0.1
+    push_interval: tuple = (10.0, 15.0)
+    push_velocity: float = 0.5
+    max_tilt_deg: float = 60.0
+    tracking_sigma: float = 0.5
+    air_time_threshold: float = 0.5
+    w_track_lin_vel_xy: float = 1.5
+    w_track_ang_vel_z: float = 0.75
+    w_lin_vel_z: float = -2.0
+    w_ang_vel_xy: float = -0.05
+    w_joint_acc: float = -2.5e-7
+    w_action_rate: float = -0.01
+    w_orientation: float = -2.5
+    w_feet_air_time: float = 0.25
+    w_joint_limits: float = -10.0
+    noise: bool = True
+    randomization: RandomizationCfg = field(default_factory=lambda: RandomizationCfg(friction=(0.4, 1.2),
+                                                                                  mass_scale=(0.9, 1.1)))
+
+
+class LeggedVelocityTask(Task):
+    """Subclasses set ``robot``, ``cfg_class``, ``home`` (base height [m], {joint regex: angle [rad]}),
+    ``base_body`` and ``foot_bodies`` (body name patterns whose contacts count as foot contacts)."""
+
+    home: tuple = (0.0, {})
+    base_body: str = ""
+    foot_bodies: str = ""
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.command = None
+
+    # ------------------------------------------------------------------ setup
+    def setup(self, robot, sim):
+        super().setup(robot, sim)
+        dev, n = sim.torch_device, sim.num_envs
+        names = [a["target"].rsplit("/", 1)[-1] for a in self.actuators]
+        height, angles = self.home
+        home = [next((v for pattern, v in angles.items() if re.fullmatch(pattern, name)), 0.0) for name in names]
+        self.joint_names = names
+        self.home_joint = torch.tensor(home, dtype=torch.float32, device=dev)
+        kp = np.array([a["gain_prm"][0] for a in self.actuators])
+        effort = np.array([a["force_range"][1] if a["force_limited"] else np.inf for a in self.actuators])
+        # mjlab / Isaac Lab: one unit of action moves the target by a quarter of the effort-limited travel
+        self.action_scale = torch.tensor(np.where(np.isfinite(effort), 0.25 * effort / kp, 0.5), dtype=torch.float32,
+                                         device=dev)
+        self.init_qpos[2] = height
+        self.init_qpos[3:7] = torch.tensor([1.0, 0.0, 0.0, 0.0], device=dev)
+        self.init_qpos[7:] = self.home_joint
+        keys = [k.rsplit("/", 1)[-1] for k in robot.body_key]
+        self.base_index = keys.index(self.base_body)
+        self.foot_index = torch.tensor([i for i, k in enumerate(keys) if re.fullmatch(self.foot_bodies, k)],
+                                       dtype=torch.long, device=dev)
+        lower, upper = self._joint_limits(robot)
+        mid, half = 0.5 * (lower + upper), 0.5 * (upper - lower)
+        self.soft_lower = torch.tensor(mid - 0.9 * half, dtype=torch.float32, device=dev)
+        self.soft_upper = torch.tensor(mid + 0.9 * half, dtype=torch.float32, device=dev)
+        j = len(names)
+        self.command = torch.zeros(n, 3, device=dev)
+        self.action = torch.zeros(n, j, device=dev)
+        self.prev_action = torch.zeros(n, j, device=dev)
+        self.prev_joint_vel = torch.zeros(n, j, device=dev)
+        self.air_time = torch.zeros(n, len(self.foot_index), device=dev)
+        self.push_timer = torch.zeros(n, device=dev)
+        self.noise_gen = torch.Generator(device=dev).manual_seed(int(self.cfg.seed) + 7919)
+
+    def _joint_limits(self, robot):
+        """(lower, upper) [rad] of the actuated joints; +-pi where a joint is unlimited."""
+        dofs = [a["dof"] for a in self.actuators]
+        lower, upper = robot.tables["dof"].get("limit_lower")[dofs], robot.tables["dof"].get("limit_upper")[dofs]
+        limited = (lower < upper) & (np.abs(lower) < 1e6) & (np.abs(upper) < 1e6)
+        return np.where(limited, lower, -np.pi), np.where(limited, upper, np.pi)
+
+    def seed(self, seed: int):
+        self.noise_gen.manual_seed(int(seed) + 7919)
+
+    # ------------------------------------------------------------------ spaces
+    def action_space(self) -> gym.spaces.Box:
+        c = float(self.cfg.action_clip)
+        return gym.spaces.Box(-c, c, (len(self.actuators),), dtype=np.float32)
+
+    def observation_size(self) -> int:
+        return 12 + 3 * len(self.actuators)
+
+    def critic_observation_size(self) -> int:
+        return self.observation_size() + 2 + len(self.foot_index)
+
+    # ------------------------------------------------------------------ kinematics
+    def _base(self):
+        def compute():
+            qpos, qvel = self.layout.qpos(), self.layout.qvel()
+            quat = torch.cat([-qpos[:, 4:7], qpos[:, 3:4]], dim=1)  # inverse rotation, xyzw
+            down = torch.tensor([0.0, 0.0, -1.0], device=qpos.device).expand(len(qpos), 3)
+            return {
+                "height": qpos[:, 2],
+                "lin_vel": quat_rotate(quat, qvel[:, 0:3]),
+                "ang_vel": qvel[:, 3:6],
+                "gravity": quat_rotate(quat, down),
+                "joint_pos": qpos[:, 7:],
+                "joint_vel": qvel[:, 6:],
+            }
+
+        return self.layout.memo("legged_base", compute)
+
+    def _foot_contact(self, sim) -> torch.Tensor:
+        return sim.contact_wrench[:, self.foot_index, 2].abs() > 1.0
+
+    def _clean_obs(self) -> torch.Tensor:
+        b = self._base()
+        return torch.cat([b["lin_vel"], b["ang_vel"], b["gravity"], self.command, b["joint_pos"] - self.home_joint,
+                          b["joint_vel"], self.action], dim=1)
+
+    # ------------------------------------------------------------------ per step
+    def ctrl_from_action(self, action):
+        self.prev_action.copy_(self.action)
+        self.action.copy_(action)
+        return self.home_joint + self.action_scale * action
+
+    def observe(self, sim):
+        obs = self._clean_obs()
+        if not self.cfg.noise:
+            return obs
+        j = len(self.actuators)
+        half = torch.tensor([0.1] * 3 + [0.2] * 3 + [0.05] * 3 + [0.0] * 3 + [0.01] * j + [1.5] * j + [0.0] * j,
+                            device=obs.device)
+        u = torch.rand(obs.shape, generator=self.noise_gen, device=obs.device)
+        return obs + (2.0 * u - 1.0) * half
+
+    def critic_observe(self, sim):
+        b = self._base()
+        friction = sim_friction(self, sim)
+        return torch.cat([self._clean_obs(), b["height"][:, None], self._foot_contact(sim).float(), friction[:, None]],
+                         dim=1)
+
+    def pre_step(self, sim):
+        c = self.cfg
+        self.push_timer -= sim.dt
+        push = self.push_timer <= 0.0
+        kick = (2.0 * self._rand(_PUSH_STREAM, 2) - 1.0) * c.push_velocity
+        qd = sim.views.joint_qd
+        r = self.layout.root_qd
+        qd[:, r:r + 2] = qd[:, r:r + 2] + torch.where(push[:, None], kick, torch.zeros_like(kick))
+        self.push_timer = torch.where(push, self._push_delay(len(push)), self.push_timer)
+        return None
+
+    def reward_terms(self, sim, action, pre):
+        c, b, dt = self.cfg, self._base(), sim.dt
+        sigma2 = c.tracking_sigma ** 2
+        lin_err = ((self.command[:, :2] - b["lin_vel"][:, :2]) ** 2).sum(dim=1)
+        ang_err = (self.command[:, 2] - b["ang_vel"][:, 2]) ** 2
+        joint_acc = ((b["joint_vel"] - self.prev_joint_vel) / dt) ** 2
+        self.prev_joint_vel = b["joint_vel"].clone()
+        contact = self._foot_contact(sim)
+        first_contact = contact & (self.air_time > 0.0)
+        moving = (self.command[:, :2].norm(dim=1) > 0.1).float()
+        air_reward = ((self.air_time - c.air_time_threshold) * first_contact.float()).sum(dim=1) * moving
+        self.air_time = torch.where(contact, torch.zeros_like(self.air_time), self.air_time + dt)
+        q = b["joint_pos"]
+        over = (q - self.soft_upper).clamp(min=0.0) + (self.soft_lower - q).clamp(min=0.0)
+        return {
+            "track_lin_vel_xy": c.w_track_lin_vel_xy * dt * torch.exp(-lin_err / sigma2),
+            "track_ang_vel_z": c.w_track_ang_vel_z * dt * torch.exp(-ang_err / sigma2),
+            "lin_vel_z": c.w_lin_vel_z * dt * b["lin_vel"][:, 2] ** 2,
+            "ang_vel_xy": c.w_ang_vel_xy * dt * (b["ang_vel"][:, :2] ** 2).sum(dim=1),
+            "joint_acc": c.w_joint_acc * dt * joint_acc.sum(dim=1),
+            "action_rate": c.w_action_rate * dt * ((action - self.prev_action) ** 2).sum(dim=1),
+            "orientation": c.w_orientation * dt * (b["gravity"][:, :2] ** 2).sum(dim=1),
+            "feet_air_time": c.w_feet_air_time * dt * air_reward,
+            "joint_limits": c.w_joint_limits * dt * over.sum(dim=1),
+        }
+
+    def terminated(self, sim):
+        b = self._base()
+        base_contact = sim.contact_wrench[:, self.base_index, :3].norm(dim=1) > 1.0
+        tilted = b["gravity"][:, 2] > -math.cos(math.radians(self.cfg.max_tilt_deg))
+        finite = torch.isfinite(self.layout.qpos()).all(dim=1) & torch.isfinite(self.layout.qvel()).all(dim=1)
+        return base_contact | tilted | ~finite
+
+    # ------------------------------------------------------------------ reset
+    def _rand(self, stream: int, width: int) -> torch.Tensor:
+        """(N, width) uniform [0, 1): the vector env's per-world counter RNG (advanced on every reset)."""
+        return self.rng.uniform(stream, width)
+
+    def _push_delay(self, n: int) -> torch.Tensor:
+        lo, hi = self.cfg.push_interval
+        return lo + (hi - lo) * self._rand(_PUSH_STREAM + 100, 1)[:n, 0]
+
+    def reset_state(self, sim, mask, rng):
+        self.rng = rng
+        c, j = self.cfg, len(self.actuators)
+        qpos = self.init_qpos.expand(sim.num_envs, -1).clone()
+        qpos[:, 7:] = self.home_joint * (0.5 + rng.uniform(_JOINT_STREAM, j))
+        qvel = (2.0 * rng.uniform(_BASE_STREAM, self.layout.nv) - 1.0) * 0.5
+        qvel[:, 6:] = 0.0
+        self.layout.set_state(qpos, qvel, mask)
+        u = rng.uniform(_COMMAND_STREAM, 4)
+        ranges = (c.command_vx, c.command_vy, c.command_wz)
+        cmd = torch.stack([lo + (hi - lo) * u[:, i] for i, (lo, hi) in enumerate(ranges)], dim=1)
+        cmd = torch.where((u[:, 3] < c.standing_fraction)[:, None], torch.zeros_like(cmd), cmd)
+        m = mask[:, None]
+        self.command = torch.where(m, cmd, self.command)
+        self.action = torch.where(m, torch.zeros_like(self.action), self.action)
+        self.prev_action = torch.where(m, torch.zeros_like(self.prev_action), self.prev_action)
+        self.prev_joint_vel = torch.where(m, torch.zeros_like(self.prev_joint_vel), self.prev_joint_vel)
+        self.air_time = torch.where(m, torch.zeros_like(self.air_time), self.air_time)
+        self.push_timer = torch.where(mask, self._push_delay(sim.num_envs), self.push_timer)
+
+
+def sim_friction(task, sim) -> torch.Tensor:
+    """(N,) the world's friction coefficient where it was randomized, else 1 (the MJCF floor's)."""
+    randomizer = getattr(task, "randomizer", None)
+    if randomizer is None:
+        return torch.ones(sim.num_envs, device=sim.torch_device)
+    mu = randomizer.world_friction
+    return torch.where(torch.isnan(mu), torch.ones_like(mu), mu)

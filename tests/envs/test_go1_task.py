@@ -1,0 +1,77 @@
+"""Newton/Go1-Flat-v0: Gymnasium's checker, the observation terms against their definitions, the
+action -> joint target map, commands per episode and per-world resets."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from gymnasium.utils.env_checker import check_env
+
+import newton_gym  # noqa: F401
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = gym.make_vec("Newton/Go1-Flat-v0", num_envs=4, noise=False)
+    e.reset(seed=1)
+    return e
+
+
+def test_single_env_passes_gymnasium_checker():
+    check_env(gym.make("Newton/Go1-Flat-v0").unwrapped, skip_render_check=True)
+
+
+def test_observation_terms_match_the_state(env):
+    obs, _ = env.reset(seed=3)
+    task = env.task
+    qpos, qvel = task.layout.qpos(), task.layout.qvel()
+    w, x, y, z = qpos[:, 3:7].T
+    rot = torch.stack([  # body -> world rotation matrices from MuJoCo's (w, x, y, z)
+        torch.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+        torch.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+        torch.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)], -2)
+    lin_body = torch.einsum("nji,nj->ni", rot, qvel[:, :3])
+    grav_body = torch.einsum("nji,j->ni", rot, torch.tensor([0.0, 0.0, -1.0]))
+    torch.testing.assert_close(obs[:, 0:3], lin_body, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(obs[:, 3:6], qvel[:, 3:6])
+    torch.testing.assert_close(obs[:, 6:9], grav_body, atol=1e-6, rtol=1e-6)
+    torch.testing.assert_close(obs[:, 9:12], task.command)
+    torch.testing.assert_close(obs[:, 12:24], qpos[:, 7:] - task.home_joint)
+    assert torch.all(obs[:, 36:48] == 0)  # no action yet
+    critic = env.critic_observation()
+    assert critic.shape == (4, 54)
+    torch.testing.assert_close(critic[:, :48], obs)
+
+
+def test_action_sets_joint_targets_around_home(env):
+    env.reset(seed=0)
+    action = torch.full((4, 12), 0.5)
+    env.step(action)
+    ctrl = env.sim.ctrl
+    torch.testing.assert_close(ctrl, (env.task.home_joint + 0.5 * env.task.action_scale).expand(4, 12))
+    # mjlab's scale: a quarter of effort / kp
+    kp = env.task.actuators[0]["gain_prm"][0]
+    assert np.isclose(float(env.task.action_scale[0]), 0.25 * 23.7 / kp, rtol=1e-5)
+
+
+def test_commands_are_per_world_and_resampled_only_on_reset(env):
+    env.reset(seed=5)
+    first = env.task.command.clone()
+    assert len({tuple(c) for c in first.tolist()}) > 1
+    env.step(torch.zeros(4, 12))
+    torch.testing.assert_close(env.task.command, first)
+    env.reset(options={"reset_mask": np.array([True, False, False, False])})
+    assert not torch.equal(env.task.command[0], first[0])
+    torch.testing.assert_close(env.task.command[1:], first[1:])
+
+
+def test_zero_action_stands_and_logs_named_reward_terms(env):
+    env.reset(seed=2)
+    for _ in range(50):
+        _, reward, terminated, _, info = env.step(torch.zeros(4, 12))
+    assert not bool(terminated.any())
+    assert float(env.task._base()["height"].min()) > 0.2
+    assert {"track_lin_vel_xy", "action_rate", "feet_air_time", "orientation"} <= set(info["reward_terms"])
+    assert torch.isfinite(reward).all()
