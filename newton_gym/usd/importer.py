@@ -5,7 +5,8 @@ The import runs as small stages over one :class:`~newton_gym.usd.context.ImportC
 1. open the source and run the native UsdPhysics parser (:mod:`.parse`);
 2. units, up axis and the physics scene (:mod:`.stage_scene`);
 3. bodies, colliders and mass properties (:mod:`.stage_bodies`, :mod:`.stage_shapes`, :mod:`.stage_mass`);
-4. joints and kinematic trees (:mod:`.stage_joints`, :mod:`.joint_dofs`, :mod:`.topology`, :mod:`.collapse`);
+4. joints and kinematic trees (:mod:`.stage_joints`, :mod:`.joint_dofs`, :mod:`.stacked_joints`,
+   :mod:`.topology`, :mod:`.collapse`);
 5. writing into the builder (:mod:`.emit`), collision filters, custom attributes, actuators and the
    solver-specific attributes (:mod:`.collision_filters`, :mod:`.custom_attrs`, :mod:`.actuators`,
    :mod:`.schema_attrs`).
@@ -30,6 +31,7 @@ from .parse import first_error_line, open_stage, parse_physics
 from .prims import PrimCache
 from .resolvers import SchemaResolver, default_resolvers
 from .schema_attrs import collect_schema_attrs
+from .stacked_joints import stack_joints
 from .stage_bodies import plan_bodies
 from .stage_joints import is_joint_prim, plan_joints
 from .stage_mass import compute_mass
@@ -69,8 +71,9 @@ def add_usd(builder, source, *, xform=None, floating: bool | None = None, schema
     Returns:
         dict with ``path_body_map``, ``path_joint_map``, ``path_shape_map``, ``path_articulation_map``,
         ``path_equality_map`` (prim path -> builder index), ``auto_joint_map`` (key -> index of the free or
-        fixed joints added for root bodies), ``physics_dt`` [s], ``time_steps_per_second``,
-        ``max_solver_iterations``, ``up_axis`` (the stage's Axis), ``gravity`` (3,) [m/s^2],
+        fixed joints added for root bodies), ``auto_body_map`` (key -> index of the massless links added
+        between joints that join the same two bodies, see :mod:`.stacked_joints`), ``physics_dt`` [s],
+        ``time_steps_per_second``, ``max_solver_iterations``, ``up_axis`` (the stage's Axis), ``gravity`` (3,) [m/s^2],
         ``meters_per_unit``, ``kilograms_per_unit``, ``scene_attributes``, ``schema_attrs``,
         ``actuators``, ``custom_attributes`` (keys declared by the stage), ``collapsed_bodies``,
         ``resolved`` ({prim: {key: (value, source)}}), ``collision_filter_pair_count``, ``warnings``.
@@ -149,18 +152,20 @@ def _import(ctx) -> dict:
     static_shapes = plan_shapes(ctx, parsed, bodies)
     compute_mass(ctx, bodies)
     joints = plan_joints(ctx, parsed, bodies, disabled)
+    links = stack_joints(bodies, joints)
     components, loops = build_components(ctx, bodies, joints, parsed.articulations)
     collapsed = collapse_fixed_joints(components, bodies) if ctx.options.collapse_fixed_joints else {}
     out = emit(ctx, components, static_shapes, loops, bodies)
     for merged, survivor in collapsed.items():
         out.body[merged] = out.body[survivor]
+    auto_bodies = {key: out.body.pop(key) for key in links}  # not prims: kept out of the per-prim stages
     pair_count = apply_collision_filters(ctx, parsed, out, bodies)
     declared = declare_scene_attributes(ctx)
     apply_custom_values(ctx, out)
     declared += apply_body_extras(ctx, out, bodies)
     actuators = import_actuators(ctx, out.joint)
     _apply_gravity(ctx)
-    return _result(ctx, out, declared, actuators, collapsed, pair_count)
+    return _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies)
 
 
 def _apply_gravity(ctx):
@@ -180,7 +185,7 @@ def _apply_gravity(ctx):
                                  f"{list(ctx.builder.world_gravity[world])}; pass it to begin_world(gravity=...)")
 
 
-def _result(ctx, out, declared, actuators, collapsed, pair_count) -> dict:
+def _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies) -> dict:
     scene = ctx.scene
     return {
         "path_body_map": dict(out.body),
@@ -189,6 +194,7 @@ def _result(ctx, out, declared, actuators, collapsed, pair_count) -> dict:
         "path_articulation_map": dict(out.articulation),
         "path_equality_map": dict(out.equality),
         "auto_joint_map": dict(out.auto_joints),
+        "auto_body_map": auto_bodies,
         "physics_dt": scene.physics_dt,
         "time_steps_per_second": scene.time_steps_per_second,
         "max_solver_iterations": scene.max_solver_iterations,

@@ -2,11 +2,13 @@
 
 Bodies connected by joints form a component (one builder articulation). Its root is the body jointed
 to the world, else the one body that is no joint's physics:body1, else the articulation's UsdPhysics
-root body, else the first such body in stage order. Joints are traversed from the root ("dfs" or "bfs", or None: stage order as far as
-parents-first allows) and flipped where physics:body1 is the parent. A root without a joint to the
-world gets a free joint (a fixed one with ``floating=False``; ``floating=True`` also turns a fixed root
-joint into a free one). Joints marked ``physics:excludeFromArticulation`` close loops and are returned
-apart; any other loop is an error naming the joint that closes it.
+root body, else the first such body in stage order. Joints are traversed from the root ("dfs" or
+"bfs", or None: stage order as far as parents-first allows) and flipped where physics:body1 is the
+parent. A root without a joint to the world gets a free joint (a fixed one with ``floating=False``;
+``floating=True`` also turns a fixed root joint into a free one). Joints marked
+``physics:excludeFromArticulation`` close loops and are returned apart; any other loop is an error
+naming the joint that closes it (several revolute, prismatic or spherical joints between one body
+pair are no loop: :mod:`.stacked_joints` has already made them a chain).
 """
 
 from __future__ import annotations
