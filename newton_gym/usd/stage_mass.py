@@ -9,7 +9,9 @@
       (volume = mass);
    b. otherwise the collider's geometry (volume, COM and inertia at density 1);
    a collider with neither is skipped with a warning (a collider without geometry but with an authored
-   mass counts as a point mass).
+   mass counts as a point mass). A body prim that is itself a collider counts as one of its colliders
+   (UsdPhysics' default density, 1000 kg/m^3, unless a density is authored); when no mass can be
+   computed for such a dynamic body and none is authored, the import fails naming it.
 3. A non-positive resolved mass gives a massless body (inverse mass 0).
 
 UsdPhysics' own conventions apply: a mass or diagonal inertia of 0 and a center of mass of -inf mean
@@ -66,10 +68,16 @@ def _relative_pose(ctx, prim, body_prim):
 
 
 def _collider_data(ctx, prim, body_prim, shape):
-    """Unit-density (volume, com, inertia, position, rotation) of one collider in stage units, or None."""
+    """Unit-density (volume, com, inertia, position, rotation) of one collider in stage units, or None.
+
+    A body prim that is its own collider is measured by its geometry only: its MassAPI is the body's
+    (applied by :func:`_resolve_body` and by ComputeMassProperties), not the collider's.
+    """
     m = ctx.units.m
-    attrs = ctx.prims[prim.GetPath()]
-    auth = _authored(attrs)
+    if prim == body_prim:
+        auth = {"mass": None, "diag": None, "com": None}
+    else:
+        auth = _authored(ctx.prims[prim.GetPath()])
     if shape is not None:
         pos, rot = shape.xform[:3] / m, shape.xform[3:]
     if auth["mass"] is not None and auth["mass"] > 0 and auth["diag"] is not None:
@@ -110,7 +118,8 @@ def _mass_information(data):
 
 
 def _compute_fallback(ctx, body):
-    """ComputeMassProperties over the body's colliders: (mass, diag, com, axes) in stage units, or None."""
+    """ComputeMassProperties over the body's colliders (the body prim itself included when it is one):
+    (mass, diag, com, axes) in stage units, or None."""
     pxr = require_pxr()
     body_prim = ctx.stage.GetPrimAtPath(body.path)
     shapes = {s.path: s for s in body.shapes}
@@ -120,12 +129,13 @@ def _compute_fallback(ctx, body):
         if prim != body_prim and prim.HasAPI(pxr.UsdPhysics.RigidBodyAPI):
             it.PruneChildren()  # a nested rigid body owns its colliders
             continue
-        if prim != body_prim and prim.HasAPI(pxr.UsdPhysics.CollisionAPI):
+        if prim.HasAPI(pxr.UsdPhysics.CollisionAPI):
             path = str(prim.GetPath())
             data[path] = _collider_data(ctx, prim, body_prim, shapes.get(path))
             if data[path] is None and (path not in shapes or shapes[path].geo != GeoType.PLANE):
                 ctx.warn(path, f"collider has no usable mass information; it adds no mass to {body.path}")
     if not any(d is not None for d in data.values()):
+        _fail_self_collider(ctx, body, body_prim)
         return None
     api = pxr.UsdPhysics.RigidBodyAPI(body_prim)
     mass, diag, com, axes = api.ComputeMassProperties(lambda p: _mass_information(data.get(str(p.GetPath()))))
@@ -134,6 +144,18 @@ def _compute_fallback(ctx, body):
         ctx.warn(body.path, "UsdPhysics could not compute mass properties from the colliders")
         return None
     return out
+
+
+def _fail_self_collider(ctx, body, body_prim):
+    """A dynamic body prim that is its own collider, with no authored mass, whose colliders give no mass:
+    it would import massless and make the solver's mass matrix singular, so the import stops here."""
+    if body.kinematic or not body_prim.HasAPI(require_pxr().UsdPhysics.CollisionAPI):
+        return
+    if _authored(ctx.prims[body.path])["mass"] is not None:
+        return
+    ctx.fail(body.path, "rigid body is its own collider but its mass cannot be computed from its collision "
+                        "geometry (a plane, or a shape without volume); author physics:mass and "
+                        "physics:diagonalInertia (PhysicsMassAPI) on it")
 
 
 def _resolve_body(ctx, body):
