@@ -78,7 +78,8 @@ class ExtractOptions:
 
     Attributes:
         fix_base: Weld top-level floating bodies to the world.
-        collision_from_visuals: Visual-only geoms become the colliders (see :class:`MjcfConverterCfg`).
+        collision_from_visuals: In each body with visual-only geoms, those become the colliders (see
+            :class:`MjcfConverterCfg`); world-body geoms and bodies without visual geoms keep theirs.
         approximation: ``physics:approximation`` token for mesh colliders.
         self_collision: Copied to ``RobotDesc.self_collision``.
         import_scene: Read ``opt`` (timestep, iterations, ...); otherwise standard gravity only.
@@ -312,10 +313,15 @@ def _describe_meshes(m) -> list[MeshDesc]:
 
 
 def _describe_geoms(m, b: int, options: ExtractOptions) -> list[GeomDesc]:
-    visual_set = bool(np.any((m.geom_contype == 0) & (m.geom_conaffinity == 0)))
+    visual = (m.geom_contype == 0) & (m.geom_conaffinity == 0)
+    visual_set = bool(np.any(visual))
+    geom_ids = range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b])
+    # collision_from_visuals swaps a robot body's colliders for its own visual geoms; the world body (the
+    # scene: floor, walls) and a body without visual geoms have nothing to swap in and keep their colliders.
+    swap = options.collision_from_visuals and b != 0 and bool(np.any(visual[list(geom_ids)]))
     names = NameScope()
     geoms = []
-    for g in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
+    for g in geom_ids:
         kind = _GEOM_KINDS.get(int(m.geom_type[g]))
         if kind is None:
             warnings.warn(f"geom {g} ('{m.geom(g).name}') has a type USD cannot hold; skipped", stacklevel=3)
@@ -341,15 +347,16 @@ def _describe_geoms(m, b: int, options: ExtractOptions) -> list[GeomDesc]:
             solmix=float(m.geom_solmix[g]),
             rgba=m.geom_rgba[g].copy(),
         )
-        _classify(geom, visual_set, options.collision_from_visuals)
+        _classify(geom, visual_set, swap)
         geoms.append(geom)
     return geoms
 
 
-def _classify(geom: GeomDesc, visual_set: bool, from_visuals: bool) -> None:
-    """Collider or visual, per contype/conaffinity (and ``collision_from_visuals``)."""
+def _classify(geom: GeomDesc, visual_set: bool, swap: bool) -> None:
+    """Collider or visual, per contype/conaffinity; ``swap``: the body's visual geoms become its colliders
+    (``collision_from_visuals``)."""
     visual_only = geom.contype == 0 and geom.conaffinity == 0
-    if from_visuals and visual_set:
+    if swap:
         if visual_only:
             geom.collider, geom.contype, geom.conaffinity = True, 1, 1
         else:
