@@ -41,6 +41,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from newton_gym.assets.robots import ROBOTS_DIR, regenerate_robots  # noqa: E402
+from newton_gym.envs.g1 import G1_HOME  # noqa: E402  (the tasks' home poses are the keyframes)
+from newton_gym.envs.go1 import GO1_HOME  # noqa: E402
 
 SERVO_HZ = 10.0
 DAMPING_RATIO = 2.0
@@ -81,21 +83,6 @@ G1_MOTORS = {
     r".*_(wrist_pitch|wrist_yaw)_joint": _M4010,
     r"waist_(pitch|roll)_joint|.*_ankle_(pitch|roll)_joint": _M5020_PAIR,
 }
-
-GO1_HOME = (0.278, {r".*_thigh_joint": 0.9, r".*_calf_joint": -1.8, r".R_hip_joint": 0.1, r".L_hip_joint": -0.1})
-G1_HOME = (
-    0.783675,
-    {
-        r".*_hip_pitch_joint": -0.1,
-        r".*_knee_joint": 0.3,
-        r".*_ankle_pitch_joint": -0.2,
-        r".*_shoulder_pitch_joint": 0.2,
-        r".*_elbow_joint": 1.28,
-        r"left_shoulder_roll_joint": 0.2,
-        r"right_shoulder_roll_joint": -0.2,
-    },
-)
-
 
 @dataclass(frozen=True)
 class RobotRecipe:

@@ -1,4 +1,4 @@
-"""Newton/Go1-Flat-v0: Gymnasium's checker, the observation terms against their definitions, the
+"""Newton/Go1-Flat-v0 (and G1 through Gymnasium's checker): Gymnasium's checker, the observation terms against their definitions, the
 action -> joint target map, commands per episode and per-world resets."""
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ def env():
     return e
 
 
-def test_single_env_passes_gymnasium_checker():
-    check_env(gym.make("Newton/Go1-Flat-v0").unwrapped, skip_render_check=True)
+@pytest.mark.parametrize("env_id", ["Newton/Go1-Flat-v0", "Newton/G1-Flat-v0"])
+def test_single_env_passes_gymnasium_checker(env_id):
+    check_env(gym.make(env_id).unwrapped, skip_render_check=True)
 
 
 def test_observation_terms_match_the_state(env):
