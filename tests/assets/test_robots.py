@@ -20,7 +20,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def test_robot_paths_exist():
-    assert ROBOT_NAMES == ("ant", "humanoid", "inverted_pendulum")
+    assert ROBOT_NAMES == ("ant", "humanoid", "inverted_pendulum", "go1", "g1")
     for name in ROBOT_NAMES:
         assert os.path.isfile(robot_path(name)) and robot_path(name).endswith(f"{name}.usda")
         assert os.path.isfile(robot_source_path(name))
