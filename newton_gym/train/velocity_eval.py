@@ -1,0 +1,130 @@
+"""Velocity-tracking error of a legged policy in newton_gym and in MuJoCo C on the same MJCF (sim to sim).
+
+Both simulators start at the robot's home keyframe and run the deterministic policy for a fixed list of
+velocity commands, without observation noise, pushes or randomization; the error of one command is the
+mean over time (after a settling period) and over worlds of |cmd_xy - v_xy|, v_xy the base's horizontal
+velocity in its own frame [m/s]. The MuJoCo side builds the observation from ``MjData`` exactly as
+:mod:`newton_gym.envs.locomotion` defines it and applies ``target = home + scale * action`` to the MJCF's
+position actuators, 4 ``mj_step`` per control step (50 Hz at the MJCF's 0.005 s).
+
+| function | returns |
+|---|---|
+| ``tracking_error_newton(policy, task, commands, ...)`` | (C,) mean error per command in newton_gym |
+| ``tracking_error_mujoco(policy, robot, commands, ...)`` | (C,) mean error per command in MuJoCo |
+| ``DEFAULT_COMMANDS`` | the (C, 3) commands both use by default |
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+__all__ = ["DEFAULT_COMMANDS", "tracking_error_newton", "tracking_error_mujoco"]
+
+#: (vx [m/s], vy [m/s], wz [rad/s]) commands of the evaluation: forward, backward, sideways, turning.
+DEFAULT_COMMANDS = np.array([
+    [0.5, 0.0, 0.0], [1.0, 0.0, 0.0], [-0.5, 0.0, 0.0], [0.0, 0.4, 0.0],
+    [0.0, -0.4, 0.0], [0.5, 0.0, 0.5], [0.0, 0.0, -0.8], [0.0, 0.0, 0.0],
+], dtype=np.float32)
+
+_ROBOT_OF_TASK = {"Newton/Go1-Flat-v0": "go1", "Newton/G1-Flat-v0": "g1"}
+
+
+def tracking_error_newton(policy, task: str = "Newton/Go1-Flat-v0", commands=DEFAULT_COMMANDS, seconds: float = 6.0,
+                          settle: float = 1.0, seed: int = 0, action_clip: float | None = None) -> np.ndarray:
+    """(C,) mean |cmd_xy - v_xy| [m/s] per command, one world per command stepped together.
+
+    Args:
+        policy: callable (N, obs) torch -> (N, action) torch (e.g. ``checkpoint.load_policy(...)``).
+        task: a legged velocity task id.
+        commands: (C, 3) commands.
+        seconds: length of each run [s]; settle: seconds not counted at the start.
+        action_clip: the task's action clip the policy was trained with (None: the task's default).
+    """
+    import gymnasium as gym
+
+    import newton_gym  # noqa: F401
+
+    commands = torch.as_tensor(np.asarray(commands, dtype=np.float32))
+    extra = {} if action_clip is None else {"action_clip": float(action_clip)}
+    env = gym.make_vec(task, num_envs=len(commands), device="cpu", noise=False, push_interval=(1e9, 1e9),
+                       randomization={"friction": None, "mass_scale": None}, **extra)
+    task_obj = env.task
+    env.reset(seed=seed)
+    home = task_obj.init_qpos.expand(len(commands), -1).clone()
+    task_obj.layout.set_state(home, torch.zeros(len(commands), task_obj.layout.nv), torch.ones(len(commands), dtype=bool))
+    task_obj.command = commands.clone()
+    obs = task_obj.observe(env.sim)
+    steps = int(round(seconds / env.sim.dt))
+    first = int(round(settle / env.sim.dt))
+    errors = []
+    with torch.no_grad():
+        for i in range(steps):
+            obs, _, _, _, _ = env.step(policy(obs))
+            task_obj.command = commands.clone()  # a world that fell and reset keeps its command
+            obs[:, 9:12] = commands
+            if i >= first:
+                v = task_obj._base()["lin_vel"][:, :2]
+                errors.append((commands[:, :2] - v).norm(dim=1))
+    env.close()
+    return torch.stack(errors).mean(dim=0).numpy()
+
+
+def _observation(m, d, command, home, last_action) -> np.ndarray:
+    """The locomotion task's noise-free observation from MuJoCo's state (free root + hinge joints)."""
+    import mujoco
+
+    rot = np.zeros(9)
+    mujoco.mju_quat2Mat(rot, d.qpos[3:7])
+    rot = rot.reshape(3, 3)
+    return np.concatenate([
+        rot.T @ d.qvel[0:3],           # base linear velocity, base frame
+        d.qvel[3:6],                   # angular velocity (MuJoCo: already in the base frame)
+        rot.T @ np.array([0.0, 0.0, -1.0]),
+        command,
+        d.qpos[7:] - home,
+        d.qvel[6:],
+        last_action,
+    ]).astype(np.float32)
+
+
+def tracking_error_mujoco(policy, robot: str = "go1", commands=DEFAULT_COMMANDS, seconds: float = 6.0,
+                          settle: float = 1.0, action_clip: float = 5.0, frame_skip: int = 4) -> np.ndarray:
+    """(C,) mean |cmd_xy - v_xy| [m/s] per command in MuJoCo C on the shipped MJCF of ``robot``.
+
+    Args:
+        policy: as for :func:`tracking_error_newton`.
+        robot: "go1" or "g1" (the shipped MJCF, with its home keyframe and position actuators).
+        action_clip: the action box the policy was trained with (actions are clipped to it).
+    """
+    import mujoco
+
+    from ..assets.robots import robot_source_path
+
+    m = mujoco.MjModel.from_xml_path(robot_source_path(robot))
+    key = m.key("home").id
+    home = m.key_qpos[key][7:].copy()
+    scale = 0.25 * m.actuator_forcerange[:, 1] / m.actuator_gainprm[:, 0]
+    out = []
+    for command in np.asarray(commands, dtype=np.float32):
+        d = mujoco.MjData(m)
+        mujoco.mj_resetDataKeyframe(m, d, key)
+        last = np.zeros(m.nu, dtype=np.float32)
+        errors = []
+        steps = int(round(seconds / (m.opt.timestep * frame_skip)))
+        for i in range(steps):
+            obs = _observation(m, d, command, home, last)
+            with torch.no_grad():
+                action = policy(torch.as_tensor(obs)[None])[0].numpy().astype(np.float32)
+            action = np.clip(action, -action_clip, action_clip)
+            d.ctrl[:] = home + scale * action
+            for _ in range(frame_skip):
+                mujoco.mj_step(m, d)
+            last = action
+            if i * m.opt.timestep * frame_skip >= settle:
+                rot = np.zeros(9)
+                mujoco.mju_quat2Mat(rot, d.qpos[3:7])
+                v = rot.reshape(3, 3).T @ d.qvel[0:3]
+                errors.append(np.linalg.norm(command[:2] - v[:2]))
+        out.append(float(np.mean(errors)))
+    return np.array(out)
