@@ -18,6 +18,31 @@ from .mujoco_load import (
 from .naming import sanitize
 from .value_checks import check_compiled_model, warn_non_finite_attributes
 
+# MjSpec element lists the USD output does not carry: (attribute, tag, what the user gets instead).
+_DROPPED = (
+    ("keys", "key", "keyframes are not written; set the start state in the task or with joint_q"),
+    ("sites", "site", "sites are not written"),
+    ("sensors", "sensor", "sensors are not written; envs compute their observations from the state"),
+    ("equalities", "equality", "equality constraints are not converted"),
+    ("tendons", "tendon", "tendons are not converted"),
+)
+
+
+def warn_dropped_elements(spec, path: str) -> int:
+    """One :class:`~newton_gym.errors.AssetWarning` per MJCF element the converter does not write,
+    naming the file, the line, the element and what happens instead. Returns the number of warnings."""
+    from newton_gym.errors import AssetWarning
+
+    count = 0
+    for attribute, tag, consequence in _DROPPED:
+        for element in getattr(spec, attribute, []):
+            line = (getattr(element, "info", "") or "").replace("line ", "")
+            where = f"{path}:{line}" if line.isdigit() else path
+            label = f"<{tag} name='{element.name}'>" if element.name else f"<{tag}>"
+            warnings.warn(f"{where}: {label} dropped: {consequence}", AssetWarning, stacklevel=2)
+            count += 1
+    return count
+
 __all__ = ["MjcfConverter"]
 
 _GAIN_TYPES = ("fixed", "affine", "muscle", "user")
@@ -80,6 +105,7 @@ class MjcfConverter(AssetConverterBase):
             bias_prm=cfg.override_bias_prm,
         )
         robot = describe_model(model, name, options)
+        warn_dropped_elements(spec, self._asset_path)
         return self._robot_layers(robot)
 
 

@@ -210,3 +210,27 @@ def test_layer_guard_refuses_non_finite_values_and_names_the_prim(tmp_path):
     stage.GetPrimAtPath("/robot").GetAttribute("xformOp:translate").Set((0.0, float("nan"), 1.0))
     with pytest.raises(AssetError, match="/robot.xformOp:translate"):
         check_layer_values(layer, "robot.xml")
+
+
+def test_every_dropped_mjcf_element_warns_once_naming_file_line_and_element(tmp_path):
+    from newton_gym.errors import AssetWarning
+
+    path = tmp_path / "parts.xml"
+    path.write_text("""<mujoco model="m">
+<worldbody>
+ <body name="a"><freejoint/><geom name="ga" type="sphere" size="0.1"/>
+  <site name="imu" pos="0 0 0.1"/>
+ </body>
+ <body name="b" pos="1 0 0"><freejoint/><geom type="sphere" size="0.1"/></body>
+</worldbody>
+<equality><connect name="tie" body1="a" body2="b" anchor="0.5 0 0"/></equality>
+<sensor><gyro name="gyro" site="imu"/></sensor>
+<keyframe><key name="home" qpos="0 0 1 1 0 0 0 1 0 1 1 0 0 0"/></keyframe>
+</mujoco>""")
+    with pytest.warns(AssetWarning) as record:
+        convert_mjcf(path, tmp_path / "out")
+    dropped = [str(w.message) for w in record if "dropped" in str(w.message)]
+    assert len(dropped) == 4, dropped
+    for text, line in (("<site name='imu'>", 4), ("<equality name='tie'>", 8), ("<sensor name='gyro'>", 9)):
+        assert any(text in d and f"{path}:{line}:" in d for d in dropped), (text, dropped)
+    assert any(f"{path}: <key name='home'>" in d for d in dropped)  # MuJoCo keeps no line for keys
