@@ -1,9 +1,11 @@
-"""``newton-gym train``: PPO (skrl) on a task, with a progress bar, TensorBoard logs, checkpoints and a
-learning-curve PNG.
+"""``newton-gym train``: PPO on a task. The config's ``backend`` picks the trainer: "skrl" (default: a
+progress bar, TensorBoard logs, checkpoints and a learning-curve PNG) or "rsl_rl" (rsl_rl's OnPolicyRunner:
+its console report, TensorBoard logs, ``model_<iteration>.pt`` checkpoints for ``newton-gym export``).
 
 Examples::
 
     newton-gym train --config configs/train_ant.toml
+    newton-gym train --config configs/train_go1.toml --minutes 1
     newton-gym train --task Newton/Cartpole-v0 --num-envs 32 --timesteps 50000 --out runs/cartpole
     torchrun --nproc_per_node=2 -m newton_gym.cli train --config configs/train_ant.toml
 """
@@ -51,16 +53,30 @@ def run(args) -> int:
     except ConfigError as exc:
         print(f"newton-gym train: {exc}")
         return 2
-    from .train import train
-
     name = cfg.task.split("/")[-1].lower()
     out = args.out or os.path.join("runs", f"{name}_{time.strftime('%Y%m%d-%H%M%S')}")
+    if cfg.backend == "rsl_rl":
+        return _run_rsl_rl(cfg, out)
+    from .train import train
+
     result = train(cfg, out, progress=not args.no_progress)
     if int(os.getenv("RANK", "0")) == 0:
         print(f"checkpoint: {result.checkpoint}\nlearning curve: {result.curve_png}\n"
               f"tensorboard: tensorboard --logdir {os.path.dirname(result.curve_png)}")
         if args.eval_episodes > 0:
             _evaluate(result.checkpoint, args.eval_episodes, cfg.seed)
+    return 0
+
+
+def _run_rsl_rl(cfg, out: str) -> int:
+    from .train.rsl_rl_runner import train_rsl_rl
+
+    result = train_rsl_rl(cfg, out)
+    print(
+        f"checkpoint: {result.checkpoint}\n"
+        f"tensorboard: tensorboard --logdir {result.log_dir}\n"
+        f"export: newton-gym export --checkpoint {result.checkpoint} --out {os.path.join(result.log_dir, 'export')}"
+    )
     return 0
 
 

@@ -29,7 +29,14 @@ from dataclasses import dataclass, field
 from ..envs.config import apply_overrides, config_from, to_dict
 from ..errors import ConfigError
 
-__all__ = ["PPOCfg", "PolicyCfg", "TrainCfg", "load_train_config", "to_dict"]
+__all__ = ["PPOCfg", "PolicyCfg", "RslRlCfg", "TrainCfg", "BACKENDS", "load_train_config", "to_dict"]
+
+#: Training backends ``TrainCfg.backend`` may name: skrl's PPO (newton_gym.train.runner) or rsl_rl's
+#: OnPolicyRunner (newton_gym.train.rsl_rl_runner).
+BACKENDS = ("skrl", "rsl_rl")
+
+#: Activations rsl_rl 5.5.1 resolves by name (rsl_rl.utils.resolve_nn_activation).
+_RSL_RL_ACTIVATIONS = ("elu", "selu", "relu", "crelu", "lrelu", "tanh", "sigmoid", "softplus", "gelu", "swish", "mish")
 
 
 @dataclass
@@ -87,11 +94,80 @@ class PolicyCfg:
 
 
 @dataclass
+class RslRlCfg:
+    """rsl_rl's PPO and actor-critic settings (``backend = "rsl_rl"``; names as rsl_rl's runner config).
+
+    Attributes:
+        num_steps_per_env: env steps per world between two updates.
+        max_iterations: stop after this many updates (0: ``timesteps`` / ``minutes`` of TrainCfg decide).
+        num_learning_epochs: passes over each rollout.
+        num_mini_batches: mini-batches per pass.
+        learning_rate: Adam step size (start value with the adaptive schedule).
+        schedule: "adaptive" (step size kept so that the policy KL stays near ``desired_kl``) or "fixed".
+        desired_kl: KL target of the adaptive schedule.
+        gamma, lam: return and GAE discounting.
+        clip_param: PPO ratio clip (also the value clip with ``use_clipped_value_loss``).
+        value_loss_coef, entropy_coef: loss weights.
+        use_clipped_value_loss: clip the value update as the ratio.
+        max_grad_norm: gradient norm clip.
+        actor_hidden_dims, critic_hidden_dims: hidden layer widths of the two MLPs.
+        activation: activation of both MLPs (rsl_rl's names: "elu", "tanh", "relu", ...).
+        init_noise_std: initial standard deviation of the Gaussian policy.
+        actor_obs_normalization, critic_obs_normalization: running mean / std normalisers on the inputs
+            (saved in checkpoints; the exported policy includes the actor's).
+        init_at_random_ep_len: start every world at a random step of its first episode, so that the
+            time-outs of all worlds do not fall in the same iteration.
+    """
+
+    num_steps_per_env: int = 24
+    max_iterations: int = 0
+    num_learning_epochs: int = 5
+    num_mini_batches: int = 4
+    learning_rate: float = 1e-3
+    schedule: str = "adaptive"
+    desired_kl: float = 0.01
+    gamma: float = 0.99
+    lam: float = 0.95
+    clip_param: float = 0.2
+    value_loss_coef: float = 1.0
+    entropy_coef: float = 0.01
+    use_clipped_value_loss: bool = True
+    max_grad_norm: float = 1.0
+    actor_hidden_dims: tuple = (128, 128, 128)
+    critic_hidden_dims: tuple = (128, 128, 128)
+    activation: str = "elu"
+    init_noise_std: float = 1.0
+    actor_obs_normalization: bool = True
+    critic_obs_normalization: bool = True
+    init_at_random_ep_len: bool = True
+
+    def validate(self) -> RslRlCfg:
+        """Raise ConfigError on values rsl_rl cannot use; returns self."""
+        if self.num_steps_per_env < 1 or self.num_learning_epochs < 1 or self.num_mini_batches < 1:
+            raise ConfigError("rsl_rl.num_steps_per_env, num_learning_epochs and num_mini_batches must be >= 1")
+        if self.max_iterations < 0:
+            raise ConfigError(f"rsl_rl.max_iterations must be >= 0, got {self.max_iterations}")
+        if self.schedule not in ("adaptive", "fixed"):
+            raise ConfigError(f"rsl_rl.schedule must be 'adaptive' or 'fixed', got {self.schedule!r}")
+        if self.activation not in _RSL_RL_ACTIVATIONS:
+            raise ConfigError(f"rsl_rl.activation must be one of {_RSL_RL_ACTIVATIONS}, got {self.activation!r}")
+        for name in ("actor_hidden_dims", "critic_hidden_dims"):
+            dims = getattr(self, name)
+            if not dims or any(not isinstance(h, int) or h < 1 for h in dims):
+                raise ConfigError(f"rsl_rl.{name} must list positive layer widths, got {dims!r}")
+        if not self.init_noise_std > 0:
+            raise ConfigError(f"rsl_rl.init_noise_std must be > 0, got {self.init_noise_std}")
+        return self
+
+
+@dataclass
 class TrainCfg:
     """One training run.
 
     Attributes:
         task: Gymnasium id of the task.
+        backend: "skrl" (newton_gym's PPO loop over skrl; sections ``[ppo]``, ``[policy]``) or "rsl_rl"
+            (rsl_rl's OnPolicyRunner; section ``[rsl_rl]``).
         num_envs: worlds per process.
         device: Warp/torch device ("cpu", "cuda:0"; under torchrun "cuda" means cuda:LOCAL_RANK).
         seed: seed of the policy and of the environment (process ``rank`` uses ``seed + rank``).
@@ -100,10 +176,12 @@ class TrainCfg:
         torch_threads: torch intra-op threads (0: leave torch's default).
         checkpoint_every: iterations between checkpoints (the last one is always written).
         env: task config overrides (``max_episode_steps``, ``randomization``, ...), checked by the task.
-        ppo, policy: see PPOCfg and PolicyCfg.
+        ppo, policy: see PPOCfg and PolicyCfg (skrl backend).
+        rsl_rl: see RslRlCfg (rsl_rl backend).
     """
 
     task: str = "Newton/Ant-v0"
+    backend: str = "skrl"
     num_envs: int = 64
     device: str = "cpu"
     seed: int = 0
@@ -114,11 +192,18 @@ class TrainCfg:
     env: dict = field(default_factory=dict)
     ppo: PPOCfg = field(default_factory=PPOCfg)
     policy: PolicyCfg = field(default_factory=PolicyCfg)
+    rsl_rl: RslRlCfg = field(default_factory=RslRlCfg)
 
     def validate(self) -> TrainCfg:
         """Raise ConfigError on values no run can use; returns self."""
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"unknown training backend {self.backend!r}; valid backends: {list(BACKENDS)}")
         if self.num_envs < 1:
             raise ConfigError(f"num_envs must be >= 1, got {self.num_envs}")
+        if self.backend == "rsl_rl":
+            return self._validate_rsl_rl()
+        if self.rsl_rl != RslRlCfg():
+            raise ConfigError("[rsl_rl] settings need backend = 'rsl_rl' (the skrl backend reads [ppo] and [policy])")
         if self.timesteps <= 0 and self.minutes <= 0:
             raise ConfigError("set timesteps > 0 or minutes > 0 (both are 0)")
         if self.ppo.lr_schedule not in ("adaptive", "constant"):
@@ -129,6 +214,17 @@ class TrainCfg:
             raise ConfigError("ppo.rollouts, ppo.mini_batches and ppo.learning_epochs must be >= 1")
         if not self.policy.hidden or any(int(h) < 1 for h in self.policy.hidden):
             raise ConfigError(f"policy.hidden must list positive layer widths, got {self.policy.hidden!r}")
+        return self
+
+    def _validate_rsl_rl(self) -> TrainCfg:
+        if self.ppo != PPOCfg() or self.policy != PolicyCfg():
+            raise ConfigError(
+                "backend 'rsl_rl' reads its PPO and network settings from [rsl_rl]; "
+                "[ppo] and [policy] are the skrl backend's: move them there"
+            )
+        if self.timesteps <= 0 and self.minutes <= 0 and self.rsl_rl.max_iterations <= 0:
+            raise ConfigError("set timesteps > 0, minutes > 0 or rsl_rl.max_iterations > 0 (all are 0)")
+        self.rsl_rl.validate()
         return self
 
 
