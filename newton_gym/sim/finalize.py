@@ -7,6 +7,7 @@ import warp as wp
 
 from ..errors import ModelBuildError
 from .custom_attributes import attach
+from .float_range import check_float_range
 from .mass import accumulate_body_mass
 from .model import Model
 from .types import JointType, joint_constraint_count
@@ -127,6 +128,13 @@ def build_model(builder, device=None, requires_grad=False) -> Model:
     for kind, label in _KIND_NAMES.items():
         check_world_order(label, t[kind].get("world"), t[kind].labels)
     mass, com, inertia = _body_mass(builder)
+    inv_mass = np.divide(1.0, mass, out=np.zeros_like(mass), where=mass > 0)
+    inv_inertia = _inverse_inertia(inertia)
+    pm = t["particle"].get("mass")
+    check_float_range(builder, [("body", "mass", mass), ("body", "com", com), ("body", "inertia", inertia),
+                                ("body", "inverse mass", inv_mass), ("body", "inverse inertia", inv_inertia),
+                                ("particle", "inverse mass", np.divide(1.0, pm, out=np.zeros_like(pm),
+                                                                       where=pm > 0))])
     m = Model(device)
     dev = m.device
     m.requires_grad = requires_grad
@@ -134,7 +142,7 @@ def build_model(builder, device=None, requires_grad=False) -> Model:
     m.up_axis = int(builder.up_axis)
     gravity = np.array(builder.world_gravity or [builder.gravity_vector], dtype=np.float32).reshape(-1, 3)
     m.gravity = _arr(gravity, wp.vec3, dev)
-    _upload_bodies(m, t["body"], mass, com, inertia, dev, requires_grad)
+    _upload_bodies(m, t["body"], (mass, com, inertia, inv_mass, inv_inertia), dev, requires_grad)
     _upload_shapes(m, t["shape"], builder, dev)
     _upload_joints(m, t, dev, requires_grad)
     _upload_misc(m, t, dev)
@@ -143,16 +151,17 @@ def build_model(builder, device=None, requires_grad=False) -> Model:
     return m
 
 
-def _upload_bodies(m, tb, mass, com, inertia, dev, rg):
+def _upload_bodies(m, tb, mass_props, dev, rg):
+    mass, com, inertia, inv_mass, inv_inertia = mass_props
     m.body_count = tb.count
     m.body_key = list(tb.labels)
     m.body_q = _arr(tb.get("q"), wp.transform, dev, rg)
     m.body_qd = _arr(tb.get("qd"), wp.spatial_vector, dev, rg)
     m.body_mass = _arr(mass, wp.float32, dev, rg)
-    m.body_inv_mass = _arr(np.divide(1.0, mass, out=np.zeros_like(mass), where=mass > 0), wp.float32, dev, rg)
+    m.body_inv_mass = _arr(inv_mass, wp.float32, dev, rg)
     m.body_com = _arr(com, wp.vec3, dev, rg)
     m.body_inertia = _arr(inertia, wp.mat33, dev, rg)
-    m.body_inv_inertia = _arr(_inverse_inertia(inertia), wp.mat33, dev, rg)
+    m.body_inv_inertia = _arr(inv_inertia, wp.mat33, dev, rg)
     m.body_kinematic = _arr(tb.get("kinematic"), wp.bool, dev)
     m.body_world = _arr(tb.get("world"), wp.int32, dev)
 
