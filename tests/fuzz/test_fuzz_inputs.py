@@ -13,12 +13,13 @@ import pytest
 pytest.importorskip("pxr")
 pytest.importorskip("mujoco")
 
-from harness import nonfinite_fields, run_case  # noqa: E402
+from harness import busy_builder, nonfinite_fields, run_case  # noqa: E402
 from mutate import make_case  # noqa: E402
 from seeds import KINDS, USD_HEADER  # noqa: E402
+from usd_helpers import fingerprint  # noqa: E402  (on sys.path through harness)
 
 import newton_gym as ng  # noqa: E402
-from newton_gym.errors import ModelBuildError  # noqa: E402
+from newton_gym.errors import ImportFailedError, ModelBuildError  # noqa: E402
 
 SEED = 14
 COUNT = 450  # 150 per kind; about 12 s on two cores
@@ -89,6 +90,34 @@ def _stage(tmp_path, text):
     path = tmp_path / "stage.usda"
     path.write_text(text)
     return str(path)
+
+
+@pytest.mark.parametrize(
+    "shape, joint, where",
+    [
+        # fuzz usd-0117 (ant.usda, mjc:gap = inf): margin and gap were inf in the model
+        ("custom uniform double mjc:gap = inf", "", "/a/s: attribute mjc:gap"),
+        ("custom uniform double mjc:margin = -1e39", "", "/a/s: attribute mjc:margin"),
+        ("custom uniform double[] mjc:solref = [0.02, 1e300]", "", "/a/s: attribute mjc:solref"),
+        # fuzz usd-0027 (inverted_pendulum.usda, mjc:stiffness = 1e39): spring stiffness inf
+        ("", "custom uniform double mjc:stiffness = 1e39", "/j: attribute mjc:stiffness"),
+        # fuzz usd-0624 (ant.usda, mjc:damping = -1e39): damping -inf
+        ("", "custom uniform double mjc:damping = -1e39", "/j: attribute mjc:damping"),
+        # a finite time constant the transformation turns into an infinite stiffness (1 / 1e-45^2)
+        ("", "custom uniform double[] mjc:solreflimit = [1e-45, 1]", "/j: attribute mjc:solreflimit"),
+        ("", "float newton:armature = inf", "/j: attribute newton:armature"),
+    ],
+)
+def test_resolved_values_beyond_float32_fail_naming_the_attribute(tmp_path, shape, joint, where):
+    path = _stage(tmp_path, _TWO_BODIES.format(mass=1, shape=shape, joint=joint))
+    builder = busy_builder()
+    before = fingerprint(builder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ImportFailedError, match="beyond float32") as info:
+            builder.add_usd(path)
+    assert where in str(info.value) and path in str(info.value)
+    assert fingerprint(builder) == before
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,11 @@
 
 Order (seed 000): authored value of the first resolver that has one -> importer default -> the first
 approximated schema default in resolver order.
+
+An authored value that resolves to NaN, an infinity or a number beyond float32's range (after the
+resolver's transformation: ``mjc:solreflimit`` with a time constant of 1e-45 gives an infinite stiffness)
+is an ImportFailedError naming the attribute: the model stores float32 and none of these keys gives
+infinity a meaning.
 """
 
 from __future__ import annotations
@@ -9,6 +14,15 @@ from __future__ import annotations
 from .base import ResolveContext
 
 __all__ = ["resolve", "resolve_with"]
+
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _beyond_float32(value) -> bool:
+    """Whether a resolved number, or a number in a resolved sequence, is NaN, infinite or beyond float32."""
+    items = value if isinstance(value, (list, tuple)) else (value,)
+    return any(isinstance(v, (int, float)) and not isinstance(v, bool) and not abs(v) <= _FLOAT32_MAX
+               for v in items)
 
 
 def resolve_with(resolvers, attrs, kind: str, key: str, default=None, rctx: ResolveContext | None = None,
@@ -29,6 +43,9 @@ def resolve_with(resolvers, attrs, kind: str, key: str, default=None, rctx: Reso
     for resolver, spec in specs:
         value, name = resolver.read(attrs, spec, rctx)
         if value is not None:
+            if _beyond_float32(value):
+                attrs.fail(name, f"value resolves {label} ({resolver.name}) to {value!r}: NaN, infinite or beyond "
+                                 f"float32's range (|value| <= {_FLOAT32_MAX:.3g})")
             if record:
                 record(label, value, f"{name} ({resolver.name})")
             return value
