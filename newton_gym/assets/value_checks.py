@@ -154,8 +154,8 @@ def check_compiled_model(model, spec, path: str, lines: bool = True) -> None:
         values = np.asarray(getattr(model.opt, field))
         if _bad(values).any():
             raise AssetError(f"<option {field}> is non-finite or out of range: {values.tolist()}", path)
-    if _bad(np.asarray([model.opt.timestep])).any():
-        raise AssetError(f"<option timestep> is non-finite or out of range: {model.opt.timestep}", path)
+    if not 1e-7 <= float(model.opt.timestep) <= 10.0:  # nan fails too
+        raise AssetError(f"<option timestep=\"{model.opt.timestep}\"> must lie in [1e-7, 10] s", path)
 
 
 def _flatten(value) -> np.ndarray | None:

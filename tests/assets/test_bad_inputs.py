@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import warnings
 
 import pytest
 
@@ -234,3 +235,16 @@ def test_every_dropped_mjcf_element_warns_once_naming_file_line_and_element(tmp_
     for text, line in (("<site name='imu'>", 4), ("<equality name='tie'>", 8), ("<sensor name='gyro'>", 9)):
         assert any(text in d and f"{path}:{line}:" in d for d in dropped), (text, dropped)
     assert any(f"{path}: <key name='home'>" in d for d in dropped)  # MuJoCo keeps no line for keys
+
+
+@pytest.mark.parametrize("timestep", ["0", "1e-45", "nan"])
+def test_mjcf_timestep_outside_the_usable_range_is_refused(tmp_path, timestep):
+    """Found by the fuzz run: timestep 0 escaped as ZeroDivisionError, 1e-45 as pxr's Tf.ErrorException."""
+    path = tmp_path / "t.xml"
+    path.write_text(f'<mujoco model="m"><option timestep="{timestep}"/><worldbody><body name="b" pos="0 0 1">'
+                    '<freejoint/><geom type="sphere" size="0.1"/></body></worldbody></mujoco>')
+    with pytest.raises(AssetError, match="timestep") as info:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            convert_mjcf(path, tmp_path / "out")
+    assert info.value.path == str(path)
