@@ -197,7 +197,7 @@ class _Case:
         data.qfrc.fill_(float("nan"))
         passive.compute_passive(model, tree, data, state.joint_q, state.joint_qd, model.control(), dt, span.dofs)
         grab("qfrc_passive", data.qfrc)
-        passive.apply_actuators(model, act, solver.ctrl, data, span.actuators)
+        passive.apply_actuators(model, tree, act, solver.ctrl, state.joint_q, state.joint_qd, dt, data, span.actuators)
         grab("qfrc", data.qfrc)
         data.qacc_smooth.fill_(float("nan"))
         smooth.factor_and_solve(model, tree, data, arts)
