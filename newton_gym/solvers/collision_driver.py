@@ -111,21 +111,30 @@ def _mesh_tables(model, shape_mesh, scale, stype):
 
 
 def _world_candidates(model):
-    """All candidate (a, b, world) triples, world by world (no cross-world pairs)."""
-    sws = model.shape_world_start.numpy() if model.world_count > 0 else None
+    """All candidate shape pairs (a, b) and their world w, world by world in shape order (no cross-world
+    pairs): three int64 arrays. Worlds with the same shape count are enumerated together."""
     n = model.shape_count
-    out = []
     if model.world_count == 0:
         ia, ib = np.triu_indices(n, 1)
-        return [(ia, ib, 0)]
-    glob = np.concatenate([np.arange(0, sws[0]), np.arange(sws[-2], sws[-1])])
-    for w in range(model.world_count):
-        local = np.arange(sws[w], sws[w + 1])
-        ia, ib = np.triu_indices(len(local), 1)
-        a = np.concatenate([local[ia], np.repeat(local, len(glob))])
-        b = np.concatenate([local[ib], np.tile(glob, len(local))])
-        out.append((a, b, w))
-    return out
+        return ia.astype(np.int64), ib.astype(np.int64), np.zeros(len(ia), np.int64)
+    sws = model.shape_world_start.numpy().astype(np.int64)
+    glob = np.concatenate([np.arange(0, sws[0]), np.arange(sws[-2], sws[-1])]).astype(np.int64)
+    counts = np.diff(sws[: model.world_count + 1])
+    parts_a, parts_b, parts_w = [], [], []
+    for k in np.unique(counts):
+        worlds = np.nonzero(counts == k)[0]
+        starts = sws[worlds][:, None]
+        ia, ib = np.triu_indices(int(k), 1)
+        local = np.arange(int(k))
+        a = np.concatenate([starts + ia, starts + np.repeat(local, len(glob))], axis=1)
+        b = np.concatenate([starts + ib, np.broadcast_to(np.tile(glob, int(k)), (len(worlds), int(k) * len(glob)))],
+                           axis=1)
+        parts_a.append(a.reshape(-1))
+        parts_b.append(b.reshape(-1))
+        parts_w.append(np.repeat(worlds, a.shape[1]))
+    a, b, w = (np.concatenate(p).astype(np.int64) for p in (parts_a, parts_b, parts_w))
+    order = np.argsort(w, kind="stable")  # world by world, each world's own order kept
+    return a[order], b[order], w[order]
 
 
 def _keep_mask(a, b, sh, filter_codes, n):
@@ -161,25 +170,17 @@ def build_contacts(model, layout) -> Contacts:
     for i in range(7):
         for j in range(i, 7):
             counts_table[i, j] = feature_count(i, j)
-    pa, pb, pw, skipped = [], [], [], 0
-    for a, b, w in _world_candidates(model):
-        if len(a) == 0:
-            continue
-        keep = _keep_mask(a, b, sh, filter_codes, n)
-        a, b = a[keep], b[keep]
-        swap = stype[a] > stype[b]
-        a, b = np.where(swap, b, a), np.where(swap, a, b)
-        ok = counts_table[stype[a], stype[b]] > 0
-        skipped += int((~ok).sum())
-        pa.append(a[ok])
-        pb.append(b[ok])
-        pw.append(np.full(int(ok.sum()), w))
+    a, b, w = _world_candidates(model)
+    keep = _keep_mask(a, b, sh, filter_codes, n)
+    a, b, w = a[keep], b[keep], w[keep]
+    swap = stype[a] > stype[b]
+    a, b = np.where(swap, b, a), np.where(swap, a, b)
+    ok = counts_table[stype[a], stype[b]] > 0
+    skipped = int((~ok).sum())
     if skipped:
         warnings.warn(f"SolverGeneralized: {skipped} shape pair(s) of unsupported type combinations will not "
                       f"collide (supported: {_supported()})", stacklevel=3)
-    pa = np.concatenate(pa) if pa else np.zeros(0, np.int64)
-    pb = np.concatenate(pb) if pb else np.zeros(0, np.int64)
-    pw = np.concatenate(pw) if pw else np.zeros(0, np.int64)
+    pa, pb, pw = a[ok], b[ok], w[ok]
     return _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_start, mesh_verts, mesh_radius)
 
 

@@ -186,7 +186,8 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
 def set_invweights(model, layout, data, rows):
     """MuJoCo's body_invweight0 / dof_invweight0: mean diagonal of J M^-1 J^T for each body's COM
     translation and rotation, and diag(M^-1), at the state the smooth pipeline last evaluated (the
-    model's initial state, with armature). Host computation, once."""
+    model's initial state, with armature). Host computation, once, batched over the articulations of
+    each DOF count (thousands of worlds cost one batched inverse, not a Python loop per body)."""
     mass = data.mass_matrix.numpy()
     cdof = data.cdof.numpy().reshape(-1, 6)
     ref = data.art_ref.numpy().reshape(-1, 3)
@@ -198,27 +199,43 @@ def set_invweights(model, layout, data, rows):
     body_w = np.zeros((max(model.body_count, 1), 2))
     dof_w = np.zeros(max(model.joint_dof_count, 1))
     dof_m = np.zeros(max(model.joint_dof_count, 1))
-    for a in range(len(layout.art_dof_start) - 1):
-        d0, d1 = int(layout.art_dof_start[a]), int(layout.art_dof_start[a + 1])
-        n = d1 - d0
-        if n == 0:
+    art_start = np.asarray(layout.art_dof_start, dtype=np.int64)
+    counts = np.diff(art_start)
+    body_art = np.asarray(layout.body_art, dtype=np.int64)
+    minv_of = [None] * len(counts)  # articulation -> its (n, n) M^-1 (a view into its group's batch)
+    for n in np.unique(counts[counts > 0]):
+        n = int(n)
+        arts = np.nonzero(counts == n)[0]
+        idx = art_start[arts][:, None] + np.arange(n)                      # (A, n) DOF indices
+        entries = np.asarray(layout.art_mat_start, dtype=np.int64)[arts][:, None] + np.arange(n * n)
+        mats = mass[entries].reshape(-1, n, n) + armature[idx][:, :, None] * np.eye(n)
+        minv = np.linalg.inv(mats)
+        for pos, a in enumerate(arts):
+            minv_of[a] = minv[pos]
+        dof_w[idx] = np.diagonal(minv, axis1=1, axis2=2)
+        dof_m[idx] = np.diagonal(mats, axis1=1, axis2=2)
+        position = np.full(len(counts), -1)
+        position[arts] = np.arange(len(arts))
+        bodies = np.nonzero((body_art >= 0) & (position[np.maximum(body_art, 0)] >= 0))[0]
+        if len(bodies) == 0:
             continue
-        off = int(layout.art_mat_start[a])
-        m = mass[off:off + n * n].reshape(n, n) + np.diag(armature[d0:d1])
-        minv = np.linalg.inv(m)
-        dof_w[d0:d1] = np.diag(minv)
-        dof_m[d0:d1] = np.diag(m)
-        for b in np.nonzero(layout.body_art == a)[0]:
-            lever = transform_point(body_q[b], com_local[b]) - ref[a]
-            jl, ja = np.zeros((3, n)), np.zeros((3, n))
-            k = int(layout.body_dof_last[b])
-            while k >= 0:
-                s = cdof[k]
-                jl[:, k - d0] = s[:3] + np.cross(s[3:], lever)
-                ja[:, k - d0] = s[3:]
-                k = int(layout.dof_parent[k])
-            body_w[b] = [np.trace(jl @ minv @ jl.T) / 3.0, np.trace(ja @ minv @ ja.T) / 3.0]
-    _joint_block_invweights(model, layout, mass, armature, body_q, com_local, dof_w)
+        group = position[body_art[bodies]]                                  # (B,) index into arts
+        lever = transform_point(body_q[bodies], com_local[bodies]) - ref[arts[group]]
+        # which DOFs move each body: its chain from its last DOF up through the DOF parents
+        chain = np.zeros((len(bodies), n), dtype=bool)
+        k = np.asarray(layout.body_dof_last, dtype=np.int64)[bodies]
+        first = art_start[arts[group]]
+        while (k >= 0).any():
+            live = np.nonzero(k >= 0)[0]
+            chain[live, k[live] - first[live]] = True
+            k[live] = np.asarray(layout.dof_parent, dtype=np.int64)[k[live]]
+        s = cdof[idx[group]]                                                # (B, n, 6)
+        jl = (s[..., :3] + np.cross(s[..., 3:], lever[:, None, :])) * chain[..., None]
+        ja = s[..., 3:] * chain[..., None]
+        mi = minv[group]
+        body_w[bodies, 0] = np.einsum("bni,bnm,bmi->b", jl, mi, jl) / 3.0
+        body_w[bodies, 1] = np.einsum("bni,bnm,bmi->b", ja, mi, ja) / 3.0
+    _joint_block_invweights(model, layout, minv_of, body_q, com_local, dof_w)
     rows.body_invweight.assign(body_w.astype(np.float32))
     rows.dof_invweight.assign(dof_w.astype(np.float32))
     # Newton's convergence scale, MuJoCo's 1 / (meaninertia max(1, nv)), per world.
@@ -229,9 +246,10 @@ def set_invweights(model, layout, data, rows):
     rows.world_scale.assign((1.0 / (np.maximum(mean, 1e-10) * np.maximum(count, 1))).astype(np.float32))
 
 
-def _joint_block_invweights(model, layout, mass, armature, body_q, com_local, dof_w):
+def _joint_block_invweights(model, layout, minv_of, body_q, com_local, dof_w):
     """MuJoCo's dof_invweight0 of free and ball joints: the mean diagonal of J M^-1 J^T over each 3-DOF
-    block, with a free joint's linear block taken as MuJoCo's body-origin velocity v_com - w x (R c)."""
+    block, with a free joint's linear block taken as MuJoCo's body-origin velocity v_com - w x (R c).
+    ``minv_of[a]`` is articulation a's inverse mass matrix."""
     from ..sim.hostmath import transform_point
 
     jtype = model.joint_type.numpy()
@@ -240,10 +258,9 @@ def _joint_block_invweights(model, layout, mass, armature, body_q, com_local, do
     for j in np.nonzero((jtype == JointType.FREE) | (jtype == JointType.BALL))[0]:
         d = int(qd_start[j])
         a = int(layout.dof_art[d])
-        d0, d1 = int(layout.art_dof_start[a]), int(layout.art_dof_start[a + 1])
-        n, off = d1 - d0, int(layout.art_mat_start[a])
-        minv = np.linalg.inv(mass[off:off + n * n].reshape(n, n) + np.diag(armature[d0:d1]))
-        k = d - d0
+        minv = minv_of[a]
+        n = minv.shape[0]
+        k = d - int(layout.art_dof_start[a])
         if jtype[j] == JointType.BALL:
             dof_w[d:d + 3] = np.trace(minv[k:k + 3, k:k + 3]) / 3.0
             continue
