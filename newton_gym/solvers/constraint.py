@@ -96,34 +96,57 @@ def _contact_rows(condim: int, cone: str) -> int:
     return 4 if cone == "pyramidal" else 3
 
 
-def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
-    """Lay out every row once (host)."""
-    worlds = layout.world_count
-    per_world = [[] for _ in range(worlds)]   # lists of (kind, owner, sub, art0, art1)
-    slot_start = contacts.pair_slot_start_host
+def _row_counts(condim: np.ndarray, cone: str) -> np.ndarray:
+    """Rows per contact of each condim (vectorised :func:`_contact_rows`)."""
+    return np.where(np.asarray(condim) == 1, 1, 4 if cone == "pyramidal" else 3).astype(np.int64)
+
+
+def _row_table(model, layout, contacts, cone: str):
+    """(table (R, 5) int64 of (kind, owner, sub, art0, art1), world (R,)): every row, world by world;
+    within a world contacts (pair, slot, row), then limits and frictions (DOF order), then equalities."""
+    parts, worlds, rank = [], [], []
     pair_art = _pair_articulations(model, layout, contacts)
-    for p in range(contacts.pair_count):
-        nr = _contact_rows(int(contacts.pair_condim_host[p]), cone)
-        w = int(contacts.pair_world_host[p])
-        for slot in range(int(slot_start[p]), int(slot_start[p + 1])):
-            for k in range(nr):
-                per_world[w].append((ROW_CONTACT, slot, k, *pair_art[p]))
-    lower = model.joint_limit_lower.numpy()
-    upper = model.joint_limit_upper.numpy()
+    if contacts.pair_count:
+        nr = _row_counts(contacts.pair_condim_host, cone)
+        slot_pair = np.repeat(np.arange(contacts.pair_count), contacts.pair_slots_host)
+        slot = np.arange(len(slot_pair))
+        row_slot = np.repeat(slot, nr[slot_pair])
+        first = np.concatenate([[0], np.cumsum(nr[slot_pair])])[:-1]
+        sub = np.arange(len(row_slot)) - np.repeat(first, nr[slot_pair])
+        pair = slot_pair[row_slot]
+        parts.append(np.column_stack([np.full(len(row_slot), ROW_CONTACT), row_slot, sub, pair_art[pair]]))
+        worlds.append(np.asarray(contacts.pair_world_host, dtype=np.int64)[pair])
+        rank.append(np.zeros(len(row_slot), np.int64))
+    dof_art = np.asarray(layout.dof_art, dtype=np.int64)
+    dof_world = np.asarray(layout.art_world, dtype=np.int64)[dof_art] if model.joint_dof_count else np.zeros(0, int)
+    lower, upper = model.joint_limit_lower.numpy(), model.joint_limit_upper.numpy()
     fric = np.maximum(model.joint_friction.numpy(), model.joint_friction_dynamic.numpy())
-    for d in range(model.joint_dof_count):
-        a = int(layout.dof_art[d])
-        w = int(layout.art_world[a])
-        if layout.dof_coord[d] >= 0 and (lower[d] > -1e9 or upper[d] < 1e9):
-            per_world[w].append((ROW_LIMIT, d, 0, a, -1))
-    for d in range(model.joint_dof_count):
-        if fric[d] > 0.0:
-            a = int(layout.dof_art[d])
-            per_world[int(layout.art_world[a])].append((ROW_FRICTION, d, 0, a, -1))
+    limited = np.nonzero((np.asarray(layout.dof_coord) >= 0) & ((lower > -1e9) | (upper < 1e9)))[0]
+    rubbing = np.nonzero(fric > 0.0)[0]
+    for kind, dofs, order in ((ROW_LIMIT, limited, 1), (ROW_FRICTION, rubbing, 2)):
+        parts.append(np.column_stack([np.full(len(dofs), kind), dofs, np.zeros(len(dofs), int), dof_art[dofs],
+                                      np.full(len(dofs), -1)]))
+        worlds.append(dof_world[dofs])
+        rank.append(np.full(len(dofs), order))
+    per_world = [[] for _ in range(layout.world_count)]
     _equality_rows(model, layout, per_world)
+    eq = [(w, r) for w, lst in enumerate(per_world) for r in lst]
+    if eq:
+        parts.append(np.asarray([r for _, r in eq], dtype=np.int64).reshape(-1, 5))
+        worlds.append(np.asarray([w for w, _ in eq], dtype=np.int64))
+        rank.append(np.full(len(eq), 3))
+    table = np.concatenate(parts).astype(np.int64) if parts else np.zeros((0, 5), np.int64)
+    world = np.concatenate(worlds).astype(np.int64) if worlds else np.zeros(0, np.int64)
+    order = np.argsort(world * 4 + np.concatenate(rank), kind="stable") if len(world) else np.zeros(0, int)
+    return table[order], world[order]
+
+
+def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
+    """Lay out every row once (host, vectorised over worlds)."""
+    worlds = layout.world_count
+    table, row_world = _row_table(model, layout, contacts, cone)
     rows = Rows()
-    flat = [r for lst in per_world for r in lst]
-    rows.count = len(flat)
+    rows.count = len(table)
     rows.width = -(-max(layout.max_art_dofs, 1) // 8) * 8  # whole vec8 chunks per side (see world_pgs)
     rows.cone = cone
     rows.world_count = worlds
@@ -135,8 +158,8 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
             f"the limit of 2^31 - 1 (int32 indexing); rows grow with the square of the colliding links and "
             f"their width with the articulation's DOFs: disable self-collisions (add_articulation("
             f"enable_self_collisions=False)) or filter shape pairs")
-    starts = np.concatenate([[0], np.cumsum([len(lst) for lst in per_world])]).astype(np.int32)
-    table = np.asarray(flat, dtype=np.int32).reshape(-1, 5)
+    starts = np.concatenate([[0], np.cumsum(np.bincount(row_world, minlength=worlds)[:worlds])]).astype(np.int32)
+    table = table.astype(np.int32)
     rows.kind_host = table[:, 0]
     dev = model.device
     n = max(rows.count, 1)
@@ -165,10 +188,11 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     is_first = (table[:, 0] == ROW_CONTACT) & (table[:, 2] == 0)
     slot_row[table[is_first, 1]] = np.nonzero(is_first)[0]
     rows.slot_row = wp.array(slot_row, dtype=wp.int32, device=dev)
-    rows.slot_nrows = wp.array(np.array([_contact_rows(int(contacts.pair_condim_host[p]), cone)
-                                         for p in range(contacts.pair_count)] or [0], np.int32)
-                               [np.repeat(np.arange(contacts.pair_count), contacts.pair_slots_host)]
-                               if contacts.slot_count else np.zeros(1, np.int32), dtype=wp.int32, device=dev)
+    slot_nrows = np.zeros(1, np.int32)
+    if contacts.slot_count:
+        nr = _row_counts(contacts.pair_condim_host, cone)
+        slot_nrows = nr[np.repeat(np.arange(contacts.pair_count), contacts.pair_slots_host)].astype(np.int32)
+    rows.slot_nrows = wp.array(slot_nrows, dtype=wp.int32, device=dev)
     rows.jac = wp.zeros(n * 2 * rows.width, dtype=wp.float32, device=dev)
     rows.minv_jac = wp.zeros(n * 2 * rows.width, dtype=wp.float32, device=dev)
     rows.limit_solref = wp.vec2(*params["limit_solref"])
