@@ -35,8 +35,9 @@ def main(argv=None) -> int:
             xml = robot_source_path(name)  # byte copies of gymnasium's ant.xml / humanoid.xml
 
             def convert(force: bool, xml=xml, name=name):
-                cfg = MjcfConverterCfg(asset_path=xml, usd_dir=out, usd_file_name=f"{name}.usda",
-                                       force_usd_conversion=force)
+                cfg = MjcfConverterCfg(
+                    asset_path=xml, usd_dir=out, usd_file_name=f"{name}.usda", force_usd_conversion=force
+                )
                 return MjcfConverter(cfg)
 
             start = time.perf_counter()

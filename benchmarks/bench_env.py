@@ -125,8 +125,11 @@ def _row(task, n, threads, steps, repeats, device):
     med = {k: statistics.median(v) if v else float("nan") for k, v in rates.items()}
     vs_pool = statistics.median(a / b for a, b in zip(rates["ours"], rates["pool"])) if pool else float("nan")
     vs_single = statistics.median(a / b for a, b in zip(rates["ours"], rates["single"]))
-    print(f"{task:>9} {n:>5} {threads:>4} {med['ours']:>11,.0f} {med['pool']:>9,.0f} {med['single']:>10,.0f} "
-          f"{vs_pool:>9.2f} {vs_single:>11.2f} {ours_bytes:>12,.0f} {mj_bytes:>12,.0f}", flush=True)
+    print(
+        f"{task:>9} {n:>5} {threads:>4} {med['ours']:>11,.0f} {med['pool']:>9,.0f} {med['single']:>10,.0f} "
+        f"{vs_pool:>9.2f} {vs_single:>11.2f} {ours_bytes:>12,.0f} {mj_bytes:>12,.0f}",
+        flush=True,
+    )
 
 
 def main():
@@ -143,10 +146,14 @@ def main():
     wp.config.log_level = wp.LOG_WARNING
     torch.set_num_threads(1)
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
-    print(f"env-steps/s, median of {args.repeats}; ratios within each repeat; {os.cpu_count()} CPUs, "
-          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print(f"{'task':>9} {'N':>5} {'thr':>4} {'newton_gym':>11} {'EnvPool':>9} {'gymnasium':>10} {'/EnvPool':>9} "
-          f"{'/gymnasium':>11} {'bytes/world':>12} {'MuJoCo B/env':>12}")
+    print(
+        f"env-steps/s, median of {args.repeats}; ratios within each repeat; {os.cpu_count()} CPUs, "
+        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
+    print(
+        f"{'task':>9} {'N':>5} {'thr':>4} {'newton_gym':>11} {'EnvPool':>9} {'gymnasium':>10} {'/EnvPool':>9} "
+        f"{'/gymnasium':>11} {'bytes/world':>12} {'MuJoCo B/env':>12}"
+    )
     for task in args.tasks:
         for n in args.worlds:
             for threads in args.threads:

@@ -32,8 +32,9 @@ def main(argv=None) -> int:
 
     from newton_gym.train import PPORunner, load_train_config
 
-    cfg = load_train_config(args.config, minutes=args.minutes, timesteps=0, num_envs=args.num_envs,
-                            device=args.device, seed=args.seed)
+    cfg = load_train_config(
+        args.config, minutes=args.minutes, timesteps=0, num_envs=args.num_envs, device=args.device, seed=args.seed
+    )
     thresholds = sorted(args.thresholds)
     reached: dict[float, tuple[float, int]] = {}
     out = args.out or tempfile.mkdtemp(prefix="bench_ppo_")
@@ -55,8 +56,10 @@ def main(argv=None) -> int:
             print(f"{th:10.0f} {reached[th][0]:9.1f} {reached[th][1]:10d}")
         else:
             print(f"{th:10.0f} {'not reached':>20s}")
-    print(f"final mean return {result.end_return:.1f} after {result.env_steps} env steps, {result.seconds:.0f} s "
-          f"({result.env_steps / max(result.seconds, 1e-9):.0f} env steps/s including updates)")
+    print(
+        f"final mean return {result.end_return:.1f} after {result.env_steps} env steps, {result.seconds:.0f} s "
+        f"({result.env_steps / max(result.seconds, 1e-9):.0f} env steps/s including updates)"
+    )
     return 0
 
 

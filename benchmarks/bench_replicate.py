@@ -34,8 +34,10 @@ def main():
             scene.add_world(robot)
         return scene
 
-    print(f"{'worlds':>7} {'replicate [s]':>14} {'finalize [s]':>13} {'total [s]':>10} "
-          f"{'add_world loop [s]':>19} {'loop/replicate':>15} {'peak MB':>8}")
+    print(
+        f"{'worlds':>7} {'replicate [s]':>14} {'finalize [s]':>13} {'total [s]':>10} "
+        f"{'add_world loop [s]':>19} {'loop/replicate':>15} {'peak MB':>8}"
+    )
     for n in (1, 64, 1024, 4096):
         repeats = 5 if n <= 1024 else 3
         t_rep = median_time(lambda n=n: replicate(n), repeats)
@@ -46,8 +48,10 @@ def main():
         replicate(n).finalize("cpu")
         peak = tracemalloc.get_traced_memory()[1] / 1e6
         tracemalloc.stop()
-        print(f"{n:>7} {t_rep:>14.4f} {t_fin:>13.4f} {t_rep + t_fin:>10.4f} {t_loop:>19.4f} "
-              f"{t_loop / t_rep:>15.1f} {peak:>8.1f}")
+        print(
+            f"{n:>7} {t_rep:>14.4f} {t_fin:>13.4f} {t_rep + t_fin:>10.4f} {t_loop:>19.4f} "
+            f"{t_loop / t_rep:>15.1f} {peak:>8.1f}"
+        )
 
 
 if __name__ == "__main__":

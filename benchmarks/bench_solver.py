@@ -66,8 +66,9 @@ def _ours(m, d0, n, steps, repeats, solver_name, device, threads):
     model = scene.finalize(device)
     dofs = np.concatenate([act.dof + w * sub.joint_dof_count for w in range(n)])
     acts = Actuators(dofs, np.tile(act.gear, n), np.tile(act.ctrl_range, (n, 1)), np.tile(act.force_range, (n, 1)))
-    solver = SolverGeneralized(model, iterations=100 if solver_name == "newton" else 50, actuators=acts,
-                               solver=solver_name, threads=threads)
+    solver = SolverGeneralized(
+        model, iterations=100 if solver_name == "newton" else 50, actuators=acts, solver=solver_name, threads=threads
+    )
     state = model.state()
     q = mujoco_qpos_to_joint_q(m, d0.qpos)
     qd = d0.qvel.copy()
@@ -120,10 +121,14 @@ def main():
     a = p.parse_args()
     wp.config.quiet = True
     wp.init()
-    print(f"implicitfast, MuJoCo's own dt, {a.threads} thread(s) each, ours on {wp.get_device(a.device)}; "
-          f"world physics steps/s, median of {a.repeats}")
-    print(f"{'robot':>9} {'N':>6} {'ours Newton':>12} {'ours PGS':>10} {'MuJoCo':>10} {'Newton/MJ':>10} "
-          f"{'PGS/MJ':>8} {'bytes/world':>12} finite")
+    print(
+        f"implicitfast, MuJoCo's own dt, {a.threads} thread(s) each, ours on {wp.get_device(a.device)}; "
+        f"world physics steps/s, median of {a.repeats}"
+    )
+    print(
+        f"{'robot':>9} {'N':>6} {'ours Newton':>12} {'ours PGS':>10} {'MuJoCo':>10} {'Newton/MJ':>10} "
+        f"{'PGS/MJ':>8} {'bytes/world':>12} finite"
+    )
     for robot in a.robots:
         m = _mujoco_model(robot)
         d0 = _settled_state(m, a.settle)
@@ -133,9 +138,11 @@ def main():
             ref = _mujoco(m, d0, n, a.steps, a.repeats, a.threads)
             ratio_n = statistics.median(x / y for x, y in zip(newton, ref))
             ratio_p = statistics.median(x / y for x, y in zip(pgs, ref))
-            print(f"{robot:>9} {n:>6} {statistics.median(newton):>12.0f} {statistics.median(pgs):>10.0f} "
-                  f"{statistics.median(ref):>10.0f} {ratio_n:>10.2f} {ratio_p:>8.2f} {mem:>12.0f} "
-                  f"{finite and finite_pgs}")
+            print(
+                f"{robot:>9} {n:>6} {statistics.median(newton):>12.0f} {statistics.median(pgs):>10.0f} "
+                f"{statistics.median(ref):>10.0f} {ratio_n:>10.2f} {ratio_p:>8.2f} {mem:>12.0f} "
+                f"{finite and finite_pgs}"
+            )
 
 
 if __name__ == "__main__":

@@ -22,21 +22,25 @@ from _timing import median_time
 from newton_gym import ModelBuilder
 
 HEADER = '#usda 1.0\n(\n    metersPerUnit = 1\n    kilogramsPerUnit = 1\n    upAxis = "Z"\n)\n'
-SCENE = '''def PhysicsScene "physicsScene" {
+SCENE = """def PhysicsScene "physicsScene" {
     vector3f physics:gravityDirection = (0, 0, -1)
     float physics:gravityMagnitude = 9.81
     custom uniform double mjc:option:timestep = 0.01
     custom uniform int mjc:option:iterations = 100
 }
-'''
+"""
 
 
 def _body(name, pos, authored_mass, radius, half):
-    mass = ('''        point3f physics:centerOfMass = (0, 0, 0)
+    mass = (
+        """        point3f physics:centerOfMass = (0, 0, 0)
         float3 physics:diagonalInertia = (0.001, 0.004, 0.004)
         float physics:mass = 0.1
         quatf physics:principalAxes = (1, 0, 0, 0)
-''' if authored_mass else "")
+"""
+        if authored_mass
+        else ""
+    )
     return f'''    def Xform "{name}" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {{
 {mass}        double3 xformOp:translate = ({pos[0]:.6f}, {pos[1]:.6f}, {pos[2]:.6f})
         uniform token[] xformOpOrder = ["xformOp:translate"]
@@ -82,8 +86,12 @@ def robot_usda(body_count: int, authored_mass: bool = True) -> str:
     legs = 4 if body_count <= 9 else 11
     per_leg = (body_count - 1) // legs
     seg = 0.2
-    parts = [HEADER, SCENE, 'def Xform "robot" (prepend apiSchemas = ["PhysicsArticulationRootAPI"]) {\n',
-             _body("torso", (0, 0, 0.75), authored_mass, 0.25, 0.01)]
+    parts = [
+        HEADER,
+        SCENE,
+        'def Xform "robot" (prepend apiSchemas = ["PhysicsArticulationRootAPI"]) {\n',
+        _body("torso", (0, 0, 0.75), authored_mass, 0.25, 0.01),
+    ]
     for leg in range(legs):
         yaw = 2 * math.pi * leg / legs
         for k in range(per_leg):
@@ -111,15 +119,18 @@ def main():
             files[(n, authored)] = path
     ModelBuilder().add_usd(files[(9, True)])  # warm-up: first pxr use and plugin loading
 
-    print(f"{'robot':>10} {'bodies':>7} {'joints':>7} {'shapes':>7} {'mass authored [ms]':>19} "
-          f"{'mass computed [ms]':>19}")
+    print(
+        f"{'robot':>10} {'bodies':>7} {'joints':>7} {'shapes':>7} {'mass authored [ms]':>19} {'mass computed [ms]':>19}"
+    )
     for n in (9, 100):
         b = ModelBuilder()
         b.add_usd(files[(n, True)])
         t_auth = median_time(lambda n=n: ModelBuilder().add_usd(files[(n, True)]), 30 if n == 9 else 10)
         t_dens = median_time(lambda n=n: ModelBuilder().add_usd(files[(n, False)]), 30 if n == 9 else 10)
-        print(f"{f'{n}-body':>10} {b.body_count:>7} {b.joint_count:>7} {b.shape_count:>7} "
-              f"{1e3 * t_auth:>19.2f} {1e3 * t_dens:>19.2f}")
+        print(
+            f"{f'{n}-body':>10} {b.body_count:>7} {b.joint_count:>7} {b.shape_count:>7} "
+            f"{1e3 * t_auth:>19.2f} {1e3 * t_dens:>19.2f}"
+        )
 
     print("\nadd_usd once + replicate to 4096 worlds + finalize (9-body robot, medians of 3):")
     t_import = median_time(lambda: ModelBuilder().add_usd(files[(9, True)]), 3)
@@ -136,9 +147,11 @@ def main():
     scene = replicate()
     t_fin = median_time(lambda: scene.finalize("cpu"), 3)
     model = scene.finalize("cpu")
-    print(f"  add_usd {1e3 * t_import:.2f} ms, replicate {1e3 * t_rep:.1f} ms, finalize {1e3 * t_fin:.1f} ms, "
-          f"total {1e3 * (t_import + t_rep + t_fin):.1f} ms  ({model.body_count} bodies, "
-          f"{model.joint_dof_count} DOFs)")
+    print(
+        f"  add_usd {1e3 * t_import:.2f} ms, replicate {1e3 * t_rep:.1f} ms, finalize {1e3 * t_fin:.1f} ms, "
+        f"total {1e3 * (t_import + t_rep + t_fin):.1f} ms  ({model.body_count} bodies, "
+        f"{model.joint_dof_count} DOFs)"
+    )
 
 
 if __name__ == "__main__":

@@ -22,8 +22,13 @@ import torch
 
 import newton_gym  # noqa: F401  (registers the tasks)
 
-EXTREME = {"gravity_x": (-200.0, 200.0), "gravity_y": (-200.0, 200.0), "gravity_z": (-200.0, 50.0),
-           "mass_scale": (1e-3, 1e3), "friction": (0.0, 10.0)}
+EXTREME = {
+    "gravity_x": (-200.0, 200.0),
+    "gravity_y": (-200.0, 200.0),
+    "gravity_z": (-200.0, 50.0),
+    "mass_scale": (1e-3, 1e3),
+    "friction": (0.0, 10.0),
+}
 
 
 def _nonfinite(t: torch.Tensor) -> int:
@@ -35,8 +40,17 @@ def soak(task: str, worlds: int, steps: int, corrupt_every: int, seed: int) -> d
     env.reset(seed=seed)
     gen = torch.Generator().manual_seed(seed)
     width = env.single_action_space.shape[0]
-    counts = {"env_steps": 0, "unhealthy": 0, "episodes": 0, "nan_actions": 0, "obs": 0, "reward": 0,
-              "reward_terms": 0, "final_obs": 0, "episode_r": 0}
+    counts = {
+        "env_steps": 0,
+        "unhealthy": 0,
+        "episodes": 0,
+        "nan_actions": 0,
+        "obs": 0,
+        "reward": 0,
+        "reward_terms": 0,
+        "final_obs": 0,
+        "episode_r": 0,
+    }
     t0 = time.perf_counter()
     for step in range(steps):
         a = (torch.rand(worlds, width, generator=gen) * 2 - 1) * 3.0
@@ -72,10 +86,12 @@ def main():
     for task in args.tasks:
         c = soak(task, args.worlds, args.steps, args.corrupt_every, args.seed)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"{task}: {c['env_steps']} env-steps in {c['seconds']} s, {c['episodes']} episodes, "
-              f"{c['unhealthy']} unhealthy terminations, {c['nan_actions']} non-finite action rows; non-finite "
-              f"entries: obs {c['obs']}, reward {c['reward']}, reward terms {c['reward_terms']}, final_obs "
-              f"{c['final_obs']}, episode return {c['episode_r']}; peak RSS {rss:.0f} MiB (start {rss0:.0f})")
+        print(
+            f"{task}: {c['env_steps']} env-steps in {c['seconds']} s, {c['episodes']} episodes, "
+            f"{c['unhealthy']} unhealthy terminations, {c['nan_actions']} non-finite action rows; non-finite "
+            f"entries: obs {c['obs']}, reward {c['reward']}, reward terms {c['reward_terms']}, final_obs "
+            f"{c['final_obs']}, episode return {c['episode_r']}; peak RSS {rss:.0f} MiB (start {rss0:.0f})"
+        )
         bad += c["obs"] + c["reward"] + c["reward_terms"] + c["final_obs"] + c["episode_r"]
     print("no non-finite value reached the user" if bad == 0 else f"{bad} non-finite values reached the user")
     raise SystemExit(1 if bad else 0)

@@ -2,18 +2,18 @@
 
 from .errors import AssetError, ConfigError, ImportFailedError, ModelBuildError, NewtonGymError
 from .sim import (
-                  Axis,
-                  Control,
-                  EqType,
-                  GeoType,
-                  JointType,
-                  Mesh,
-                  Model,
-                  ModelBuilder,
-                  State,
-                  conventions,
-                  eval_fk,
-                  eval_ik,
+    Axis,
+    Control,
+    EqType,
+    GeoType,
+    JointType,
+    Mesh,
+    Model,
+    ModelBuilder,
+    State,
+    conventions,
+    eval_fk,
+    eval_ik,
 )
 
 __version__ = "0.1.0"
@@ -23,7 +23,21 @@ from .envs.registration import register_envs as _register_envs  # noqa: E402
 _register_envs()
 
 __all__ = [
-    "conventions", "eval_fk", "eval_ik",
-    "ModelBuilder", "Model", "State", "Control", "Mesh", "Axis", "JointType", "GeoType", "EqType",
-    "NewtonGymError", "AssetError", "ModelBuildError", "ImportFailedError", "ConfigError",
+    "conventions",
+    "eval_fk",
+    "eval_ik",
+    "ModelBuilder",
+    "Model",
+    "State",
+    "Control",
+    "Mesh",
+    "Axis",
+    "JointType",
+    "GeoType",
+    "EqType",
+    "NewtonGymError",
+    "AssetError",
+    "ModelBuildError",
+    "ImportFailedError",
+    "ConfigError",
 ]

@@ -11,14 +11,17 @@ __all__ = ["add_arguments", "run"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Adds the ``convert`` arguments."""
     parser.add_argument("file", help="MJCF (.xml), URDF (.urdf) or mesh (.obj, .stl, ...) file")
-    parser.add_argument("-o", "--output-dir", default=None,
-                        help="output folder (default: a fresh temporary folder)")
-    parser.add_argument("-n", "--name", default=None,
-                        help="output file name; end it in .usda for text output (default: <file>.usd)")
+    parser.add_argument("-o", "--output-dir", default=None, help="output folder (default: a fresh temporary folder)")
+    parser.add_argument(
+        "-n", "--name", default=None, help="output file name; end it in .usda for text output (default: <file>.usd)"
+    )
     parser.add_argument("-f", "--force", action="store_true", help="convert even if the USD is up to date")
     parser.add_argument("--fix-base", action="store_true", help="weld the robot's root body to the world")
-    parser.add_argument("--no-instanceable", action="store_true",
-                        help="write mesh data inline instead of in a separate referenced layer")
+    parser.add_argument(
+        "--no-instanceable",
+        action="store_true",
+        help="write mesh data inline instead of in a separate referenced layer",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

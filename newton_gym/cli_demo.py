@@ -38,11 +38,15 @@ def run(args) -> int:
     shape_start = model.shape_world_start.numpy()
     print(f"{'global shapes':>26}: {int(shape_start[0]) + int(shape_start[-1] - shape_start[-2])}")
     gravity = model.gravity.numpy()
-    print(f"{'gravity':>26}: shape {gravity.shape}, world 0 {gravity[0].tolist()}, "
-          f"world {model.world_count - 1} {gravity[-1].tolist()}")
+    print(
+        f"{'gravity':>26}: shape {gravity.shape}, world 0 {gravity[0].tolist()}, "
+        f"world {model.world_count - 1} {gravity[-1].tolist()}"
+    )
     origins = model.body_q.numpy()[model.body_world_start.numpy()[:-2], :3]
-    print(f"{'world origins (x, y)':>26}: first {origins[0, :2].round(2).tolist()}, "
-          f"last {origins[-1, :2].round(2).tolist()}")
+    print(
+        f"{'world origins (x, y)':>26}: first {origins[0, :2].round(2).tolist()}, "
+        f"last {origins[-1, :2].round(2).tolist()}"
+    )
     return 0
 
 

@@ -28,8 +28,15 @@ def run(args) -> int:
 
     out = args.out or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.checkpoint))), "play")
     try:
-        result = play(args.checkpoint, out, task=args.task, episodes=args.episodes, max_steps=args.max_steps,
-                      seed=args.seed, gif_every=args.gif_every)
+        result = play(
+            args.checkpoint,
+            out,
+            task=args.task,
+            episodes=args.episodes,
+            max_steps=args.max_steps,
+            seed=args.seed,
+            gif_every=args.gif_every,
+        )
     except (FileNotFoundError, ValueError) as exc:
         print(f"newton-gym play: {exc}")
         return 2

@@ -29,9 +29,13 @@ def add_arguments(parser):
     parser.add_argument("--device", default=None, help="cpu or cuda (under torchrun: cuda:LOCAL_RANK)")
     parser.add_argument("--out", default=None, help="run directory (default runs/<task>_<time>)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--eval-episodes", type=int, default=8,
-                        help="after training, episodes of the deterministic policy in newton_gym and in the "
-                             "MuJoCo twin task (Ant, Humanoid); 0: skip")
+    parser.add_argument(
+        "--eval-episodes",
+        type=int,
+        default=8,
+        help="after training, episodes of the deterministic policy in newton_gym and in the "
+        "MuJoCo twin task (Ant, Humanoid); 0: skip",
+    )
 
 
 def _config(args):
@@ -61,8 +65,10 @@ def run(args) -> int:
 
     result = train(cfg, out, progress=not args.no_progress)
     if int(os.getenv("RANK", "0")) == 0:
-        print(f"checkpoint: {result.checkpoint}\nlearning curve: {result.curve_png}\n"
-              f"tensorboard: tensorboard --logdir {os.path.dirname(result.curve_png)}")
+        print(
+            f"checkpoint: {result.checkpoint}\nlearning curve: {result.curve_png}\n"
+            f"tensorboard: tensorboard --logdir {os.path.dirname(result.curve_png)}"
+        )
         if args.eval_episodes > 0:
             _evaluate(result.checkpoint, args.eval_episodes, cfg.seed)
     return 0
@@ -89,5 +95,7 @@ def _evaluate(checkpoint: str, episodes: int, seed: int):
 
     policy = load_policy(checkpoint)
     for name, returns in evaluate(policy, policy.meta["task"], episodes, seed=seed + 1000).items():
-        print(f"deterministic policy in {name}: mean return {np.mean(returns):.1f} +- {np.std(returns):.1f} "
-              f"({episodes} episodes)")
+        print(
+            f"deterministic policy in {name}: mean return {np.mean(returns):.1f} +- {np.std(returns):.1f} "
+            f"({episodes} episodes)"
+        )

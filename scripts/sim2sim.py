@@ -23,8 +23,7 @@ import warp as wp
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 wp.config.log_level = wp.LOG_WARNING  # keep Warp's module-load lines out of the report
 
-SHIPPED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "newton_gym", "assets",
-                       "policies")
+SHIPPED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "newton_gym", "assets", "policies")
 
 
 def compare(path: str, episodes: int, seed: int, max_steps: int, noise: float | None) -> dict:
@@ -45,20 +44,30 @@ def compare(path: str, episodes: int, seed: int, max_steps: int, noise: float | 
     print(f"{os.path.basename(path)} (trained in {task}; {start}; {time.perf_counter() - t0:.0f} s)")
     for name, returns in results.items():
         kept = means[name] / means[trained_in] if means[trained_in] else float("nan")
-        print(f"  {name:26s} mean return {means[name]:8.1f} +- {np.std(returns):6.1f} over {len(returns)} episodes"
-              f"   {100 * kept:5.1f} % of the training simulator's")
+        print(
+            f"  {name:26s} mean return {means[name]:8.1f} +- {np.std(returns):6.1f} over {len(returns)} episodes"
+            f"   {100 * kept:5.1f} % of the training simulator's"
+        )
     return means
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoint", nargs="+", default=None,
-                        help="checkpoints (default: the shipped ones in newton_gym/assets/policies)")
+    parser.add_argument(
+        "--checkpoint",
+        nargs="+",
+        default=None,
+        help="checkpoints (default: the shipped ones in newton_gym/assets/policies)",
+    )
     parser.add_argument("--episodes", type=int, default=10, help="episodes per simulator (default 10)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-steps", type=int, default=1000, help="episode length (Ant-v5: 1000)")
-    parser.add_argument("--reset-noise", type=float, default=None,
-                        help="reset noise scale (default: the task's; 0: every episode from the same state)")
+    parser.add_argument(
+        "--reset-noise",
+        type=float,
+        default=None,
+        help="reset noise scale (default: the task's; 0: every episode from the same state)",
+    )
     args = parser.parse_args(argv)
     paths = args.checkpoint or sorted(os.path.join(SHIPPED, f) for f in os.listdir(SHIPPED) if f.endswith(".pt"))
     for path in paths:

@@ -7,8 +7,9 @@ wp.init()
 
 _NO_CUDA = pytest.mark.skipif(not wp.is_cuda_available(), reason="no CUDA device (Warp sees only the CPU)")
 # Env and torch-view tests also need a CUDA build of torch (the install scripts pin a CPU build).
-_NO_TORCH_CUDA = pytest.mark.skipif(not (wp.is_cuda_available() and torch.cuda.is_available()),
-                                    reason="no CUDA device visible to both Warp and torch")
+_NO_TORCH_CUDA = pytest.mark.skipif(
+    not (wp.is_cuda_available() and torch.cuda.is_available()), reason="no CUDA device visible to both Warp and torch"
+)
 
 
 @pytest.fixture(params=["cpu", pytest.param("cuda:0", marks=_NO_CUDA)])

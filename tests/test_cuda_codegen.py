@@ -32,16 +32,23 @@ def _kernel_modules():
             importlib.import_module(info.name)
     from warp._src.context import user_modules
 
-    return sorted(name for name, module in user_modules.items()
-                  if name.startswith("newton_gym") and getattr(module, "kernels", None))
+    return sorted(
+        name
+        for name, module in user_modules.items()
+        if name.startswith("newton_gym") and getattr(module, "kernels", None)
+    )
 
 
 @pytest.mark.skipif(not _nvrtc_archs(), reason="Warp was built without NVRTC (no CUDA toolkit)")
 def test_every_kernel_module_compiles_for_cuda(tmp_path):
     names = _kernel_modules()
     # The solver, kinematics and renderer kernels at least (guards against the walk finding nothing).
-    for expected in ("newton_gym.solvers.world_solve", "newton_gym.solvers.smooth", "newton_gym.sim.kinematics",
-                     "newton_gym.render.raycaster"):
+    for expected in (
+        "newton_gym.solvers.world_solve",
+        "newton_gym.solvers.smooth",
+        "newton_gym.sim.kinematics",
+        "newton_gym.render.raycaster",
+    ):
         assert expected in names
     failures = {}
     for name in names:

@@ -128,9 +128,9 @@ class JointDriveCfg:
     NaturalFrequencyGainsCfg = NaturalFrequencyGainsCfg
 
     drive_type: dict[str, Literal["acceleration", "force"]] | Literal["acceleration", "force"] = "force"
-    target_type: (
-        dict[str, Literal["none", "position", "velocity"]] | Literal["none", "position", "velocity"]
-    ) = "position"
+    target_type: dict[str, Literal["none", "position", "velocity"]] | Literal["none", "position", "velocity"] = (
+        "position"
+    )
     gains: PDGainsCfg | NaturalFrequencyGainsCfg = field(default_factory=PDGainsCfg)
 
 

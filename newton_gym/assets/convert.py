@@ -11,7 +11,7 @@ __all__ = ["detect_format", "convert_file"]
 
 
 def detect_format(path: str) -> str:
-    """"mjcf", "urdf" or "mesh", from the extension (and for ``.xml`` the root element).
+    """ "mjcf", "urdf" or "mesh", from the extension (and for ``.xml`` the root element).
 
     Raises:
         AssetError: The file is missing or of an unknown kind.
@@ -27,8 +27,11 @@ def detect_format(path: str) -> str:
         from .mujoco_load import parse_xml  # noqa: PLC0415
 
         return "urdf" if parse_xml(path).getroot().tag == "robot" else "mjcf"
-    raise AssetError(f"unknown asset format '{ext or '(none)'}'; expected MJCF (.xml), URDF (.urdf) "
-                     f"or a mesh ({', '.join(MESH_FORMATS)})", path)
+    raise AssetError(
+        f"unknown asset format '{ext or '(none)'}'; expected MJCF (.xml), URDF (.urdf) "
+        f"or a mesh ({', '.join(MESH_FORMATS)})",
+        path,
+    )
 
 
 def convert_file(
@@ -61,8 +64,13 @@ def convert_file(
     from .urdf import UrdfConverter  # noqa: PLC0415
 
     kind = detect_format(path)
-    common = dict(asset_path=path, usd_dir=usd_dir, usd_file_name=usd_file_name,
-                  force_usd_conversion=force, make_instanceable=make_instanceable)
+    common = dict(
+        asset_path=path,
+        usd_dir=usd_dir,
+        usd_file_name=usd_file_name,
+        force_usd_conversion=force,
+        make_instanceable=make_instanceable,
+    )
     if kind == "mjcf":
         return MjcfConverter(MjcfConverterCfg(fix_base=fix_base, **common))
     if kind == "urdf":

@@ -30,6 +30,7 @@ HASH_KEY = "newton_gym"
 #: Configuration fields that do not change the converted content.
 EXCLUDED_CFG_FIELDS = frozenset({"asset_path", "usd_dir", "usd_file_name", "force_usd_conversion"})
 
+
 def config_fingerprint(cfg) -> str:
     """Canonical JSON text of a converter configuration, without :data:`EXCLUDED_CFG_FIELDS`.
 

@@ -43,6 +43,7 @@ def warn_dropped_elements(spec, path: str) -> int:
             count += 1
     return count
 
+
 __all__ = ["MjcfConverter"]
 
 _GAIN_TYPES = ("fixed", "affine", "muscle", "user")
@@ -86,8 +87,7 @@ class MjcfConverter(AssetConverterBase):
     def _convert_asset(self, cfg: MjcfConverterCfg) -> dict:
         spec = self._spec
         if cfg.merge_mesh:
-            warnings.warn("MjcfConverterCfg.merge_mesh is not supported; meshes are kept as they are",
-                          stacklevel=3)
+            warnings.warn("MjcfConverterCfg.merge_mesh is not supported; meshes are kept as they are", stacklevel=3)
         apply_link_density(spec, cfg.link_density)
         model = compile_spec(spec, self._asset_path, self._snapshot)
         check_compiled_model(model, spec, self._asset_path)
@@ -120,4 +120,3 @@ def _validate(cfg: MjcfConverterCfg) -> None:
         values = getattr(cfg, field_name)
         if values is not None and len(values) > 10:
             raise ConfigError(f"{field_name} holds {len(values)} values; MuJoCo takes at most 10")
-

@@ -74,8 +74,7 @@ def _wrap_mujoco_error(exc: Exception, path: str, what: str, snapshot: SourceSna
     return AssetError(f"{what}: {message}", path, _line_of(message))
 
 
-def load_spec(path: str, text: str | None = None, shown_as: str | None = None,
-              snapshot: SourceSnapshot | None = None):
+def load_spec(path: str, text: str | None = None, shown_as: str | None = None, snapshot: SourceSnapshot | None = None):
     """Parses an MJCF or URDF file into a ``mujoco.MjSpec``.
 
     Args:

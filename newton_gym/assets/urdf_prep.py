@@ -31,7 +31,7 @@ def resolve_uri(uri: str, urdf_path: str, packages: dict[str, str]) -> str:
     """
     urdf_dir = os.path.dirname(os.path.abspath(urdf_path))
     if uri.startswith("package://"):
-        name, _, rest = uri[len("package://"):].partition("/")
+        name, _, rest = uri[len("package://") :].partition("/")
         root = packages.get(name) or _find_package(name, urdf_dir)
         if root is None:
             known = ", ".join(sorted(packages)) or "none"
@@ -42,7 +42,7 @@ def resolve_uri(uri: str, urdf_path: str, packages: dict[str, str]) -> str:
             )
         return os.path.normpath(os.path.join(root, rest))
     if uri.startswith("file://"):
-        uri = uri[len("file://"):]
+        uri = uri[len("file://") :]
     return os.path.normpath(os.path.join(urdf_dir, uri))
 
 
@@ -97,9 +97,7 @@ def _package_table(entries: list[dict[str, str]], path: str) -> dict[str, str]:
     table = {}
     for entry in entries:
         if "name" not in entry or "path" not in entry:
-            raise AssetError(
-                f"ros_package_paths entries need keys 'name' and 'path', got {entry!r}", path
-            )
+            raise AssetError(f"ros_package_paths entries need keys 'name' and 'path', got {entry!r}", path)
         table[entry["name"]] = os.path.abspath(os.path.expanduser(entry["path"]))
     return table
 

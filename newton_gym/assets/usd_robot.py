@@ -103,8 +103,9 @@ def write_robot(robot: RobotDesc, meshes_asset_path: str | None):
     if meshes_asset_path is not None and robot.meshes:
         mesh_layer = _write_mesh_layer(robot)
         for prim_path, mesh_index in references:
-            add_reference(layer, prim_path, meshes_asset_path, f"/meshes/{robot.meshes[mesh_index].name}",
-                          instanceable=False)
+            add_reference(
+                layer, prim_path, meshes_asset_path, f"/meshes/{robot.meshes[mesh_index].name}", instanceable=False
+            )
     return layer, mesh_layer
 
 

@@ -155,7 +155,7 @@ def check_compiled_model(model, spec, path: str, lines: bool = True) -> None:
         if _bad(values).any():
             raise AssetError(f"<option {field}> is non-finite or out of range: {values.tolist()}", path)
     if not 1e-7 <= float(model.opt.timestep) <= 10.0:  # nan fails too
-        raise AssetError(f"<option timestep=\"{model.opt.timestep}\"> must lie in [1e-7, 10] s", path)
+        raise AssetError(f'<option timestep="{model.opt.timestep}"> must lie in [1e-7, 10] s', path)
 
 
 def _flatten(value) -> np.ndarray | None:

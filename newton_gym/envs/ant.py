@@ -62,8 +62,8 @@ class AntTask(Task):
         return {
             "forward": c.forward_reward_weight * x_velocity,
             "healthy": c.healthy_reward * self.is_healthy(sim).float(),
-            "ctrl_cost": -c.ctrl_cost_weight * (action ** 2).sum(dim=1),
-            "contact_cost": -c.contact_cost_weight * (wrench ** 2).sum(dim=(1, 2)),
+            "ctrl_cost": -c.ctrl_cost_weight * (action**2).sum(dim=1),
+            "contact_cost": -c.contact_cost_weight * (wrench**2).sum(dim=(1, 2)),
         }
 
     def is_healthy(self, sim):

@@ -81,8 +81,9 @@ class LeggedVelocityCfg(TaskCfg):
     w_feet_air_time: float = 0.25
     w_joint_limits: float = -10.0
     noise: bool = True
-    randomization: RandomizationCfg = field(default_factory=lambda: RandomizationCfg(friction=(0.4, 1.2),
-                                                                                  mass_scale=(0.9, 1.1)))
+    randomization: RandomizationCfg = field(
+        default_factory=lambda: RandomizationCfg(friction=(0.4, 1.2), mass_scale=(0.9, 1.1))
+    )
 
 
 class LeggedVelocityTask(Task):
@@ -109,15 +110,17 @@ class LeggedVelocityTask(Task):
         kp = np.array([a["gain_prm"][0] for a in self.actuators])
         effort = np.array([a["force_range"][1] if a["force_limited"] else np.inf for a in self.actuators])
         # mjlab / Isaac Lab: one unit of action moves the target by a quarter of the effort-limited travel
-        self.action_scale = torch.tensor(np.where(np.isfinite(effort), 0.25 * effort / kp, 0.5), dtype=torch.float32,
-                                         device=dev)
+        self.action_scale = torch.tensor(
+            np.where(np.isfinite(effort), 0.25 * effort / kp, 0.5), dtype=torch.float32, device=dev
+        )
         self.init_qpos[2] = height
         self.init_qpos[3:7] = torch.tensor([1.0, 0.0, 0.0, 0.0], device=dev)
         self.init_qpos[7:] = self.home_joint
         keys = [k.rsplit("/", 1)[-1] for k in robot.body_key]
         self.base_index = keys.index(self.base_body)
-        self.foot_index = torch.tensor([i for i, k in enumerate(keys) if re.fullmatch(self.foot_bodies, k)],
-                                       dtype=torch.long, device=dev)
+        self.foot_index = torch.tensor(
+            [i for i, k in enumerate(keys) if re.fullmatch(self.foot_bodies, k)], dtype=torch.long, device=dev
+        )
         lower, upper = self._joint_limits(robot)
         mid, half = 0.5 * (lower + upper), 0.5 * (upper - lower)
         self.soft_lower = torch.tensor(mid - 0.9 * half, dtype=torch.float32, device=dev)
@@ -174,8 +177,18 @@ class LeggedVelocityTask(Task):
 
     def _clean_obs(self) -> torch.Tensor:
         b = self._base()
-        return torch.cat([b["lin_vel"], b["ang_vel"], b["gravity"], self.command, b["joint_pos"] - self.home_joint,
-                          b["joint_vel"], self.action], dim=1)
+        return torch.cat(
+            [
+                b["lin_vel"],
+                b["ang_vel"],
+                b["gravity"],
+                self.command,
+                b["joint_pos"] - self.home_joint,
+                b["joint_vel"],
+                self.action,
+            ],
+            dim=1,
+        )
 
     # ------------------------------------------------------------------ per step
     def ctrl_from_action(self, action):
@@ -188,16 +201,18 @@ class LeggedVelocityTask(Task):
         if not self.cfg.noise:
             return obs
         j = len(self.actuators)
-        half = torch.tensor([0.1] * 3 + [0.2] * 3 + [0.05] * 3 + [0.0] * 3 + [0.01] * j + [1.5] * j + [0.0] * j,
-                            device=obs.device)
+        half = torch.tensor(
+            [0.1] * 3 + [0.2] * 3 + [0.05] * 3 + [0.0] * 3 + [0.01] * j + [1.5] * j + [0.0] * j, device=obs.device
+        )
         u = torch.rand(obs.shape, generator=self.noise_gen, device=obs.device)
         return obs + (2.0 * u - 1.0) * half
 
     def critic_observe(self, sim):
         b = self._base()
         friction = sim_friction(self, sim)
-        return torch.cat([self._clean_obs(), b["height"][:, None], self._foot_contact(sim).float(), friction[:, None]],
-                         dim=1)
+        return torch.cat(
+            [self._clean_obs(), b["height"][:, None], self._foot_contact(sim).float(), friction[:, None]], dim=1
+        )
 
     def pre_step(self, sim):
         c = self.cfg
@@ -206,13 +221,13 @@ class LeggedVelocityTask(Task):
         kick = (2.0 * self._rand(_PUSH_STREAM, 2) - 1.0) * c.push_velocity
         qd = sim.views.joint_qd
         r = self.layout.root_qd
-        qd[:, r:r + 2] = qd[:, r:r + 2] + torch.where(push[:, None], kick, torch.zeros_like(kick))
+        qd[:, r : r + 2] = qd[:, r : r + 2] + torch.where(push[:, None], kick, torch.zeros_like(kick))
         self.push_timer = torch.where(push, self._push_delay(len(push)), self.push_timer)
         return None
 
     def reward_terms(self, sim, action, pre):
         c, b, dt = self.cfg, self._base(), sim.dt
-        sigma2 = c.tracking_sigma ** 2
+        sigma2 = c.tracking_sigma**2
         lin_err = ((self.command[:, :2] - b["lin_vel"][:, :2]) ** 2).sum(dim=1)
         ang_err = (self.command[:, 2] - b["ang_vel"][:, 2]) ** 2
         joint_acc = ((b["joint_vel"] - self.prev_joint_vel) / dt) ** 2

@@ -83,7 +83,7 @@ class MujocoLayout:
         parts = []
         if self.has_free_root:
             r = self.root_q
-            parts += [jq[:, r:r + 3], cv.quat_xyzw_to_wxyz(jq[:, r + 3:r + 7])]
+            parts += [jq[:, r : r + 3], cv.quat_xyzw_to_wxyz(jq[:, r + 3 : r + 7])]
         parts.append(jq[:, self.coord_index])
         return torch.cat(parts, dim=1)
 
@@ -91,7 +91,7 @@ class MujocoLayout:
         jqd = self.sim.views.joint_qd
         parts = []
         if self.has_free_root:
-            twist = jqd[:, self.root_qd:self.root_qd + 6]
+            twist = jqd[:, self.root_qd : self.root_qd + 6]
             parts.append(cv.com_twist_to_mujoco_free(self.root_pose(), twist, self.root_com.expand(len(twist), 3)))
         parts.append(jqd[:, self.dof_index])
         return torch.cat(parts, dim=1)
@@ -109,9 +109,9 @@ class MujocoLayout:
             quat = quat / torch.linalg.norm(quat, dim=1, keepdim=True)
             pose = torch.cat([qpos[:, 0:3], quat], dim=1)
             twist = cv.mujoco_free_to_com_twist(pose, qvel[:, 0:6], self.root_com.expand(len(pose), 3))
-            jq[:, r:r + 7] = torch.where(m, pose, jq[:, r:r + 7])
-            jqd[:, d:d + 6] = torch.where(m, twist, jqd[:, d:d + 6])
+            jq[:, r : r + 7] = torch.where(m, pose, jq[:, r : r + 7])
+            jqd[:, d : d + 6] = torch.where(m, twist, jqd[:, d : d + 6])
             k = 1
-        jq[:, self.coord_index] = torch.where(m, qpos[:, 7 * k:], jq[:, self.coord_index])
-        jqd[:, self.dof_index] = torch.where(m, qvel[:, 6 * k:], jqd[:, self.dof_index])
+        jq[:, self.coord_index] = torch.where(m, qpos[:, 7 * k :], jq[:, self.coord_index])
+        jqd[:, self.dof_index] = torch.where(m, qvel[:, 6 * k :], jqd[:, self.dof_index])
         self.sim.refresh_bodies()

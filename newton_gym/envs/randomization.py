@@ -39,12 +39,12 @@ class Randomizer:
         self.cfg = cfg
         self.sim = sim
         m, n, dev = sim.model, sim.num_envs, sim.torch_device
-        self.gravity = wp.to_torch(m.gravity)[:n]                      # (N, 3) view
+        self.gravity = wp.to_torch(m.gravity)[:n]  # (N, 3) view
         self.base_gravity = self.gravity.clone()
         bws = m.body_world_start
-        self.mass = world_view(m.body_mass, bws, n)                    # (N, B) views
+        self.mass = world_view(m.body_mass, bws, n)  # (N, B) views
         self.inv_mass = world_view(m.body_inv_mass, bws, n)
-        self.inertia = world_view(m.body_inertia, bws, n)              # (N, B, 3, 3) views
+        self.inertia = world_view(m.body_inertia, bws, n)  # (N, B, 3, 3) views
         self.inv_inertia = world_view(m.body_inv_inertia, bws, n)
         self.bodies_per_world = self.mass.shape[1]
         self.base = [t.clone() for t in (self.mass, self.inv_mass, self.inertia, self.inv_inertia)]
@@ -78,5 +78,6 @@ class Randomizer:
         if c.friction is not None:
             mu = _uniform(rng, _FRICTION_STREAM, c.friction)[:, 0]
             self.world_friction.copy_(torch.where(mask, mu, self.world_friction))
-            self.sim.solver.set_world_friction(wp.from_torch(self.world_friction.contiguous()),
-                                               wp.from_torch(mask.to(torch.bool).contiguous()))
+            self.sim.solver.set_world_friction(
+                wp.from_torch(self.world_friction.contiguous()), wp.from_torch(mask.to(torch.bool).contiguous())
+            )

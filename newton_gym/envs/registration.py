@@ -45,10 +45,18 @@ def register_envs():
     (:mod:`newton_gym.interop.mujoco_reference`), idempotently. Called by ``import newton_gym``."""
     for task in ("Ant-v5", "Humanoid-v5"):
         if f"MuJoCo/{task}" not in gym.registry:
-            gym.register(id=f"MuJoCo/{task}", vector_entry_point="newton_gym.interop.mujoco_reference:make_vector",
-                         kwargs={"task": task})
+            gym.register(
+                id=f"MuJoCo/{task}",
+                vector_entry_point="newton_gym.interop.mujoco_reference:make_vector",
+                kwargs={"task": task},
+            )
     for env_id, (_, _, steps) in TASKS.items():
         if env_id in gym.registry:
             continue
-        gym.register(id=env_id, entry_point=make_single, vector_entry_point=make_vector,
-                     max_episode_steps=steps, kwargs={"task": env_id})
+        gym.register(
+            id=env_id,
+            entry_point=make_single,
+            vector_entry_point=make_vector,
+            max_episode_steps=steps,
+            kwargs={"task": env_id},
+        )

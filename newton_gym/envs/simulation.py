@@ -34,11 +34,16 @@ def _torch_compatible_device(device):
     if not dev.is_cuda or torch.cuda.is_available():
         return dev
     if device is None:
-        warnings.warn(f"Warp's default device is {dev}, but this torch build has no CUDA support: the "
-                      "environment runs on the CPU (install a CUDA build of torch to use the GPU)", stacklevel=4)
+        warnings.warn(
+            f"Warp's default device is {dev}, but this torch build has no CUDA support: the "
+            "environment runs on the CPU (install a CUDA build of torch to use the GPU)",
+            stacklevel=4,
+        )
         return wp.get_device("cpu")
-    raise ConfigError(f"device {device!r}: this torch build ({torch.__version__}) has no CUDA support; install a "
-                      "CUDA build of torch or pass device='cpu'")
+    raise ConfigError(
+        f"device {device!r}: this torch build ({torch.__version__}) has no CUDA support; install a "
+        "CUDA build of torch or pass device='cpu'"
+    )
 
 
 def _affine_bias(record) -> list[float]:
@@ -74,8 +79,15 @@ class Simulation:
             force first [N, N m] (like MuJoCo's cfrc_ext).
     """
 
-    def __init__(self, robot: ModelBuilder, actuators: list, num_envs: int, cfg, device=None,
-                 ground_friction: float | None = None):
+    def __init__(
+        self,
+        robot: ModelBuilder,
+        actuators: list,
+        num_envs: int,
+        cfg,
+        device=None,
+        ground_friction: float | None = None,
+    ):
         self.cfg = cfg
         self.num_envs = int(num_envs)
         scene = ModelBuilder(up_axis=robot.up_axis, gravity=robot.gravity)
@@ -88,15 +100,21 @@ class Simulation:
         self.dofs_per_world = robot.joint_dof_count
         if cfg.solver not in ("newton", "pgs"):
             raise ConfigError(f"sim.solver must be 'newton' or 'pgs', got {cfg.solver!r}")
-        self.solver = SolverGeneralized(self.model, substeps=cfg.substeps, iterations=cfg.iterations,
-                                        solver=cfg.solver, actuators=self._actuators(actuators),
-                                        threads=_threads(cfg.threads, num_envs))
+        self.solver = SolverGeneralized(
+            self.model,
+            substeps=cfg.substeps,
+            iterations=cfg.iterations,
+            solver=cfg.solver,
+            actuators=self._actuators(actuators),
+            threads=_threads(cfg.threads, num_envs),
+        )
         self.actuator_count = len(actuators)
         self.state = self.model.state()
         self.control = self.model.control()
         self.views = WorldViews(self.model, self.state)
         self.ctrl = wp.to_torch(self.solver.ctrl)[: self.num_envs * self.actuator_count].view(
-            self.num_envs, self.actuator_count)
+            self.num_envs, self.actuator_count
+        )
         self.unhealthy = wp.to_torch(self.solver.world_unhealthy)[: self.num_envs]
         self.contact_wrench = world_view(self.solver.body_contact_wrench, self.model.body_world_start, self.num_envs)
         self._reset_mask = wp.zeros(self.num_envs, dtype=wp.bool, device=self.device)
@@ -115,8 +133,9 @@ class Simulation:
         force = np.tile([r["force_range"] if r.get("force_limited", False) else (0.0, 0.0) for r in records], (n, 1))
         gain = np.tile([(r.get("gain_prm") or [1.0])[0] for r in records], n)
         bias = np.tile([_affine_bias(r) for r in records], (n, 1))
-        return Actuators(world_dof.astype(np.int32), gear, ctrl.reshape(-1, 2), force.reshape(-1, 2), gain,
-                         bias.reshape(-1, 3))
+        return Actuators(
+            world_dof.astype(np.int32), gear, ctrl.reshape(-1, 2), force.reshape(-1, 2), gain, bias.reshape(-1, 3)
+        )
 
     def _step_solver(self):
         for _ in range(self.cfg.frame_skip):

@@ -42,8 +42,11 @@ class NewtonEnv(gym.Env):
         obs, reward, terminated, truncated, info = self.vec.step(np.asarray(action, dtype=np.float32)[None])
         if "final_obs" in info:
             obs = info["final_obs"]
-        out = {"reward_terms": {k: float(v[0]) for k, v in info["reward_terms"].items()},
-               "nan_actions": int(info["nan_actions"]), "unhealthy_worlds": int(info["unhealthy_worlds"])}
+        out = {
+            "reward_terms": {k: float(v[0]) for k, v in info["reward_terms"].items()},
+            "nan_actions": int(info["nan_actions"]),
+            "unhealthy_worlds": int(info["unhealthy_worlds"]),
+        }
         return obs[0].cpu().numpy(), float(reward[0]), bool(terminated[0]), bool(truncated[0]), out
 
     def render(self):

@@ -69,10 +69,12 @@ class Task:
         import numpy as np
 
         # an actuator without a control range takes any real control (MuJoCo's ctrllimited="false")
-        lo = np.array([a["ctrl_range"][0] if a.get("ctrl_limited", True) else -np.inf for a in self.actuators],
-                      dtype=np.float32)
-        hi = np.array([a["ctrl_range"][1] if a.get("ctrl_limited", True) else np.inf for a in self.actuators],
-                      dtype=np.float32)
+        lo = np.array(
+            [a["ctrl_range"][0] if a.get("ctrl_limited", True) else -np.inf for a in self.actuators], dtype=np.float32
+        )
+        hi = np.array(
+            [a["ctrl_range"][1] if a.get("ctrl_limited", True) else np.inf for a in self.actuators], dtype=np.float32
+        )
         return gym.spaces.Box(lo, hi, dtype=np.float32)
 
     def observation_space(self) -> gym.spaces.Box:
@@ -132,6 +134,7 @@ class Task:
     def finite_and_root_height_in(self, z_range, inclusive: bool) -> torch.Tensor:
         """(N,) bool: qpos and qvel finite and the root height inside ``z_range`` (Ant-v5 includes the
         bounds, Humanoid-v5 excludes them)."""
+
         def compute():
             z = self.layout.root_pose()[:, 2]
             lo, hi = z_range

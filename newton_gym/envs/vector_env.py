@@ -54,8 +54,16 @@ class NewtonVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["rgb_array"]}
 
-    def __init__(self, task_class, num_envs: int = 1, device=None, config=None, max_episode_steps=None,
-                 render_mode=None, **overrides):
+    def __init__(
+        self,
+        task_class,
+        num_envs: int = 1,
+        device=None,
+        config=None,
+        max_episode_steps=None,
+        render_mode=None,
+        **overrides,
+    ):
         cfg = config_from(task_class.cfg_class, config)
         if max_episode_steps is not None:
             overrides["max_episode_steps"] = int(max_episode_steps)
@@ -95,8 +103,9 @@ class NewtonVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ raw state (zero-copy)
     body_q = property(lambda self: self.sim.views.body_q, doc="(N, bodies, 7) body-origin poses (p, quat xyzw)")
-    body_qd = property(lambda self: self.sim.views.body_qd,
-                       doc="(N, bodies, 6) COM twists, world frame, linear first [m/s, rad/s]")
+    body_qd = property(
+        lambda self: self.sim.views.body_qd, doc="(N, bodies, 6) COM twists, world frame, linear first [m/s, rad/s]"
+    )
     joint_q = property(lambda self: self.sim.views.joint_q, doc="(N, coords) joint coordinates")
     joint_qd = property(lambda self: self.sim.views.joint_qd, doc="(N, dofs) joint velocities")
 
@@ -157,8 +166,9 @@ class NewtonVectorEnv(VectorEnv):
         if self._renderer is None:
             self._renderer = RayCaster(self.sim.model, width=320, height=240)
         root = self.task.layout.root_pose()[0, :3].cpu().numpy()
-        return self._renderer.render(self.sim.state, world=0,
-                                     camera=Camera.tracking(root, distance=4.0, elevation_deg=25.0, azimuth_deg=45.0))
+        return self._renderer.render(
+            self.sim.state, world=0, camera=Camera.tracking(root, distance=4.0, elevation_deg=25.0, azimuth_deg=45.0)
+        )
 
     def close(self, **kwargs):
         self._renderer = None
@@ -170,8 +180,9 @@ class NewtonVectorEnv(VectorEnv):
         a = _action_tensor(actions)
         a = a.to(device=self.device, dtype=torch.float32 if a.dtype == torch.float32 else torch.float64)
         if a.shape != (self.num_envs,) + self.single_action_space.shape:
-            raise EnvError(f"actions must have shape {(self.num_envs,) + self.single_action_space.shape}, "
-                           f"got {tuple(a.shape)}")
+            raise EnvError(
+                f"actions must have shape {(self.num_envs,) + self.single_action_space.shape}, got {tuple(a.shape)}"
+            )
         bad_rows = (~torch.isfinite(a)).any(dim=1)
         policy = self.cfg.nan_action
         if policy == "raise":
@@ -188,8 +199,10 @@ class NewtonVectorEnv(VectorEnv):
     def _reset_mask(self, value) -> torch.Tensor:
         mask = value if torch.is_tensor(value) else torch.as_tensor(np.asarray(value))
         if mask.dtype != torch.bool or mask.shape != (self.num_envs,):
-            raise EnvError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), got "
-                           f"{mask.dtype} {tuple(mask.shape)}")
+            raise EnvError(
+                f"options['reset_mask'] must be a bool array of shape ({self.num_envs},), got "
+                f"{mask.dtype} {tuple(mask.shape)}"
+            )
         return mask.to(self.device)
 
     def _end_episodes(self, done, obs, terms, info):
@@ -202,9 +215,11 @@ class NewtonVectorEnv(VectorEnv):
         info["final_info"] = {"reward_terms": final_terms, "_reward_terms": done.clone()}
         info["_final_info"] = done.clone()
         elapsed = time.perf_counter() - self.episode_start
-        info["episode"] = {"r": torch.where(done, self.episode_return, zero),
-                           "l": torch.where(done, self.episode_length, 0),
-                           "t": torch.where(done, elapsed, 0.0)}
+        info["episode"] = {
+            "r": torch.where(done, self.episode_return, zero),
+            "l": torch.where(done, self.episode_length, 0),
+            "t": torch.where(done, elapsed, 0.0),
+        }
         info["episode"].update({"_r": done.clone(), "_l": done.clone(), "_t": done.clone()})
         info["_episode"] = done.clone()
 

@@ -62,8 +62,10 @@ class WorldRng:
     def bits(self, stream: int, width: int) -> torch.Tensor:
         """(N, width) int64 hashes in [0, 2^32) of (seed, world, counter, stream, element)."""
         element = torch.arange(int(width), dtype=torch.int64, device=self.device)
-        key = _mix32(torch.full((), self._seed, dtype=torch.int64, device=self.device) ^ _mul32(
-            torch.full((), int(stream) & _MASK32, dtype=torch.int64, device=self.device), 0x9E3779B1))
+        key = _mix32(
+            torch.full((), self._seed, dtype=torch.int64, device=self.device)
+            ^ _mul32(torch.full((), int(stream) & _MASK32, dtype=torch.int64, device=self.device), 0x9E3779B1)
+        )
         h = _mix32(key ^ (self.world & _MASK32))
         h = _mix32(h ^ (self.counter & _MASK32))
         h = _mix32(h ^ ((self.counter >> 32) & _MASK32))

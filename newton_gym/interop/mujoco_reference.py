@@ -32,8 +32,12 @@ __all__ = ["MujocoVectorEnv", "REFERENCE_TASKS", "make_vector", "set_integrator"
 # gymnasium id -> make() options that give newton_gym's observation layout.
 REFERENCE_TASKS = {
     "Ant-v5": {"include_cfrc_ext_in_observation": False},
-    "Humanoid-v5": {"include_cinert_in_observation": False, "include_cvel_in_observation": False,
-                    "include_qfrc_actuator_in_observation": False, "include_cfrc_ext_in_observation": False},
+    "Humanoid-v5": {
+        "include_cinert_in_observation": False,
+        "include_cvel_in_observation": False,
+        "include_qfrc_actuator_in_observation": False,
+        "include_cfrc_ext_in_observation": False,
+    },
 }
 
 
@@ -53,12 +57,21 @@ class MujocoVectorEnv(gym.vector.VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, task: str, num_envs: int = 1, device="cpu", seed: int | None = None,
-                 max_episode_steps: int | None = None, threads: int = 0, integrator: str | None = None):
+    def __init__(
+        self,
+        task: str,
+        num_envs: int = 1,
+        device="cpu",
+        seed: int | None = None,
+        max_episode_steps: int | None = None,
+        threads: int = 0,
+        integrator: str | None = None,
+    ):
         if task not in REFERENCE_TASKS:
             raise ConfigError(f"MujocoVectorEnv: task must be one of {sorted(REFERENCE_TASKS)}, got {task!r}")
-        self.envs = [gym.make(task, max_episode_steps=max_episode_steps, **REFERENCE_TASKS[task])
-                     for _ in range(int(num_envs))]
+        self.envs = [
+            gym.make(task, max_episode_steps=max_episode_steps, **REFERENCE_TASKS[task]) for _ in range(int(num_envs))
+        ]
         if integrator is not None:
             set_integrator(self.envs, integrator)
         self.num_envs = int(num_envs)
@@ -116,13 +129,20 @@ class MujocoVectorEnv(gym.vector.VectorEnv):
         if done.any():
             info["final_obs"] = self._tensor(final_obs)
             info["_final_obs"] = torch.as_tensor(done, device=self.device)
-            info["episode"] = {"r": self._tensor(np.where(done, self._returns, 0.0)),
-                               "l": self._tensor(np.where(done, self._lengths, 0), torch.int64),
-                               "_r": torch.as_tensor(done, device=self.device)}
+            info["episode"] = {
+                "r": self._tensor(np.where(done, self._returns, 0.0)),
+                "l": self._tensor(np.where(done, self._lengths, 0), torch.int64),
+                "_r": torch.as_tensor(done, device=self.device),
+            }
             self._returns[done] = 0.0
             self._lengths[done] = 0
-        return (self._tensor(obs), self._tensor(rewards), torch.as_tensor(terminated, device=self.device),
-                torch.as_tensor(truncated, device=self.device), info)
+        return (
+            self._tensor(obs),
+            self._tensor(rewards),
+            torch.as_tensor(terminated, device=self.device),
+            torch.as_tensor(truncated, device=self.device),
+            info,
+        )
 
     def close(self, **kwargs):
         if self._pool is not None:
@@ -135,21 +155,38 @@ def set_integrator(envs, integrator: str):
     """Set MuJoCo's integrator ("euler", "implicitfast", "implicit", "rk4") of gymnasium MuJoCo envs."""
     import mujoco
 
-    names = {"euler": mujoco.mjtIntegrator.mjINT_EULER, "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
-             "implicit": mujoco.mjtIntegrator.mjINT_IMPLICIT, "rk4": mujoco.mjtIntegrator.mjINT_RK4}
+    names = {
+        "euler": mujoco.mjtIntegrator.mjINT_EULER,
+        "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
+        "implicit": mujoco.mjtIntegrator.mjINT_IMPLICIT,
+        "rk4": mujoco.mjtIntegrator.mjINT_RK4,
+    }
     if integrator not in names:
         raise ConfigError(f"integrator must be one of {sorted(names)}, got {integrator!r}")
     for env in envs:
         env.unwrapped.model.opt.integrator = names[integrator]
 
 
-def make_vector(task: str, num_envs: int = 1, device="cpu", seed: int | None = None,
-                max_episode_steps: int | None = None, threads: int = 0, integrator: str | None = None,
-                **options):
+def make_vector(
+    task: str,
+    num_envs: int = 1,
+    device="cpu",
+    seed: int | None = None,
+    max_episode_steps: int | None = None,
+    threads: int = 0,
+    integrator: str | None = None,
+    **options,
+):
     """Vector entry point of the ``MuJoCo/<task>`` ids (registered by :mod:`newton_gym.envs.registration`).
     Options meant for newton_gym's tasks (``sim``, ``randomization``, ...) do not apply and are reported."""
     if options:
-        warnings.warn(f"MuJoCo/{task}: options {sorted(options)} apply to newton_gym tasks only; ignored",
-                      stacklevel=3)
-    return MujocoVectorEnv(task, num_envs=num_envs, device=device or "cpu", seed=seed,
-                           max_episode_steps=max_episode_steps, threads=threads, integrator=integrator)
+        warnings.warn(f"MuJoCo/{task}: options {sorted(options)} apply to newton_gym tasks only; ignored", stacklevel=3)
+    return MujocoVectorEnv(
+        task,
+        num_envs=num_envs,
+        device=device or "cpu",
+        seed=seed,
+        max_episode_steps=max_episode_steps,
+        threads=threads,
+        integrator=integrator,
+    )

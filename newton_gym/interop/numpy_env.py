@@ -36,8 +36,9 @@ class NumpyVectorEnv(VectorEnv):
         self.observation_space = env.observation_space
         self.action_space = env.action_space
         self.render_mode = getattr(env, "render_mode", None)
-        self.metadata = dict(self.metadata, **{k: v for k, v in getattr(env, "metadata", {}).items()
-                                                if k != "autoreset_mode"})
+        self.metadata = dict(
+            self.metadata, **{k: v for k, v in getattr(env, "metadata", {}).items() if k != "autoreset_mode"}
+        )
         self.spec = getattr(env, "spec", None)
 
     def reset(self, *, seed=None, options=None):
@@ -47,8 +48,13 @@ class NumpyVectorEnv(VectorEnv):
     def step(self, actions):
         # dtype kept: the env checks shape and dtype, and clips float64 before its float32 cast
         obs, reward, terminated, truncated, info = self.env.step(np.asarray(actions))
-        return (_np(obs), _np(reward).astype(np.float64), _np(terminated).astype(bool),
-                _np(truncated).astype(bool), self._info(info))
+        return (
+            _np(obs),
+            _np(reward).astype(np.float64),
+            _np(terminated).astype(bool),
+            _np(truncated).astype(bool),
+            self._info(info),
+        )
 
     def _info(self, info: dict) -> dict:
         out = {}

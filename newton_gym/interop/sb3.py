@@ -28,8 +28,7 @@ class SB3VecEnv(_Base):
     def __init__(self, env):
         self.venv = env if isinstance(env, NumpyVectorEnv) else NumpyVectorEnv(env)
         if _Base is not object:  # SB3's VecEnv keeps its own bookkeeping (seeds, options, reset infos)
-            _Base.__init__(self, self.venv.num_envs, self.venv.single_observation_space,
-                           self.venv.single_action_space)
+            _Base.__init__(self, self.venv.num_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self.num_envs = self.venv.num_envs
         self.observation_space = self.venv.single_observation_space
         self.action_space = self.venv.single_action_space

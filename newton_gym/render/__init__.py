@@ -34,5 +34,4 @@ from .raycaster import RayCaster
 from .usd_recorder import UsdRecorder
 from .video import GifWriter, write_gif, write_mp4
 
-__all__ = ["Camera", "RayCaster", "RenderError", "GifWriter", "write_gif", "write_mp4", "UsdRecorder",
-           "shape_colors"]
+__all__ = ["Camera", "RayCaster", "RenderError", "GifWriter", "write_gif", "write_mp4", "UsdRecorder", "shape_colors"]

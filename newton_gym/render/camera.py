@@ -53,8 +53,10 @@ class Camera:
         if np.linalg.norm(up) < 1e-9:
             raise RenderError("Camera up must be a non-zero vector")
         if np.linalg.norm(np.cross(forward / np.linalg.norm(forward), up / np.linalg.norm(up))) < 1e-6:
-            raise RenderError(f"Camera up {self.up} is parallel to the view direction {tuple(forward)}; "
-                              "choose another up vector or move the camera")
+            raise RenderError(
+                f"Camera up {self.up} is parallel to the view direction {tuple(forward)}; "
+                "choose another up vector or move the camera"
+            )
 
     def basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Unit (3,) vectors ``(forward, right, up)`` of the camera frame in world coordinates.
@@ -68,8 +70,15 @@ class Camera:
         return forward, right, np.cross(right, forward)
 
     @classmethod
-    def tracking(cls, body_position, distance: float = 3.0, elevation_deg: float = 20.0,
-                 azimuth_deg: float = -60.0, fov_deg: float = 45.0, up=(0.0, 0.0, 1.0)) -> Camera:
+    def tracking(
+        cls,
+        body_position,
+        distance: float = 3.0,
+        elevation_deg: float = 20.0,
+        azimuth_deg: float = -60.0,
+        fov_deg: float = 45.0,
+        up=(0.0, 0.0, 1.0),
+    ) -> Camera:
         """A camera looking at ``body_position`` from a point on a sphere around it.
 
         Call it each frame with the root body's position to follow a robot.

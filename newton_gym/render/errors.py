@@ -13,8 +13,9 @@ def check_world(model, world) -> int:
     """``world`` as an int in [0, max(world_count, 1)), else RenderError naming the argument."""
     rows = max(int(model.world_count), 1)
     if isinstance(world, bool) or not isinstance(world, (int, np.integer)) or not 0 <= int(world) < rows:
-        raise RenderError(f"world must be an int in [0, {rows - 1}] (the model has {int(model.world_count)} "
-                          f"world(s)), got {world!r}")
+        raise RenderError(
+            f"world must be an int in [0, {rows - 1}] (the model has {int(model.world_count)} world(s)), got {world!r}"
+        )
     return int(world)
 
 

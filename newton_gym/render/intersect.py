@@ -10,8 +10,18 @@ from __future__ import annotations
 
 import warp as wp
 
-__all__ = ["MISS", "T_MIN", "ray_sphere", "ray_box", "ray_capsule", "ray_cylinder", "ray_cone", "ray_plane",
-           "ray_mesh", "ray_bounding_sphere"]
+__all__ = [
+    "MISS",
+    "T_MIN",
+    "ray_sphere",
+    "ray_box",
+    "ray_capsule",
+    "ray_cylinder",
+    "ray_cone",
+    "ray_plane",
+    "ray_mesh",
+    "ray_bounding_sphere",
+]
 
 MISS = wp.constant(1.0e30)
 T_MIN = wp.constant(1.0e-5)

@@ -66,14 +66,22 @@ def _ray_shape(o: wp.vec3, d: wp.vec3, geo: int, size: wp.vec3, mesh: wp.uint64,
 
 
 @wp.func
-def _trace(o: wp.vec3, d: wp.vec3,
-           # Scene:
-           geo_type: wp.array(dtype=wp.int32), shape_body: wp.array(dtype=wp.int32),
-           shape_xform: wp.array(dtype=wp.transform), shape_size: wp.array(dtype=wp.vec3),
-           shape_radius: wp.array(dtype=wp.float32), shape_mesh: wp.array(dtype=wp.uint64),
-           global_count: int, world_begin: int, world_end: int,
-           # State in:
-           body_q: wp.array(dtype=wp.transform)):
+def _trace(
+    o: wp.vec3,
+    d: wp.vec3,
+    # Scene:
+    geo_type: wp.array(dtype=wp.int32),
+    shape_body: wp.array(dtype=wp.int32),
+    shape_xform: wp.array(dtype=wp.transform),
+    shape_size: wp.array(dtype=wp.vec3),
+    shape_radius: wp.array(dtype=wp.float32),
+    shape_mesh: wp.array(dtype=wp.uint64),
+    global_count: int,
+    world_begin: int,
+    world_end: int,
+    # State in:
+    body_q: wp.array(dtype=wp.transform),
+):
     """Nearest hit of the world ray (o, unit d) among a world's packed shapes.
 
     Returns (t [m], world normal, packed row or -1, hit point in the shape frame).
@@ -122,18 +130,34 @@ def _checker(base: wp.vec3, p: wp.vec3, cell: float, t: float):
 @wp.kernel
 def _render_kernel(
     # Scene:
-    geo_type: wp.array(dtype=wp.int32), shape_body: wp.array(dtype=wp.int32),
-    shape_xform: wp.array(dtype=wp.transform), shape_size: wp.array(dtype=wp.vec3),
-    shape_radius: wp.array(dtype=wp.float32), shape_color: wp.array(dtype=wp.vec3),
-    shape_index: wp.array(dtype=wp.int32), shape_mesh: wp.array(dtype=wp.uint64),
-    global_count: int, world_begin: int, world_end: int,
+    geo_type: wp.array(dtype=wp.int32),
+    shape_body: wp.array(dtype=wp.int32),
+    shape_xform: wp.array(dtype=wp.transform),
+    shape_size: wp.array(dtype=wp.vec3),
+    shape_radius: wp.array(dtype=wp.float32),
+    shape_color: wp.array(dtype=wp.vec3),
+    shape_index: wp.array(dtype=wp.int32),
+    shape_mesh: wp.array(dtype=wp.uint64),
+    global_count: int,
+    world_begin: int,
+    world_end: int,
     # State in:
     body_q: wp.array(dtype=wp.transform),
     # Camera and lighting:
-    cam_pos: wp.vec3, cam_forward: wp.vec3, cam_right: wp.vec3, cam_up: wp.vec3, tan_half_x: float,
-    tan_half_y: float, to_light: wp.vec3, ambient: float, shadows: int, checker_size: float, sky_up: wp.vec3,
+    cam_pos: wp.vec3,
+    cam_forward: wp.vec3,
+    cam_right: wp.vec3,
+    cam_up: wp.vec3,
+    tan_half_x: float,
+    tan_half_y: float,
+    to_light: wp.vec3,
+    ambient: float,
+    shadows: int,
+    checker_size: float,
+    sky_up: wp.vec3,
     # Image out:
-    image_out: wp.array3d(dtype=wp.uint8), shape_out: wp.array2d(dtype=wp.int32),
+    image_out: wp.array3d(dtype=wp.uint8),
+    shape_out: wp.array2d(dtype=wp.int32),
 ):
     row, col = wp.tid()
     height = image_out.shape[0]
@@ -141,8 +165,20 @@ def _render_kernel(
     sx = (2.0 * (float(col) + 0.5) / float(width) - 1.0) * tan_half_x
     sy = (1.0 - 2.0 * (float(row) + 0.5) / float(height)) * tan_half_y
     d = wp.normalize(cam_forward + sx * cam_right + sy * cam_up)
-    t, n, k, p_local = _trace(cam_pos, d, geo_type, shape_body, shape_xform, shape_size, shape_radius, shape_mesh,
-                              global_count, world_begin, world_end, body_q)
+    t, n, k, p_local = _trace(
+        cam_pos,
+        d,
+        geo_type,
+        shape_body,
+        shape_xform,
+        shape_size,
+        shape_radius,
+        shape_mesh,
+        global_count,
+        world_begin,
+        world_end,
+        body_q,
+    )
     rgb = _sky(d, sky_up)
     shape_out[row, col] = -1
     if k >= 0:
@@ -155,8 +191,20 @@ def _render_kernel(
         lit = wp.max(wp.dot(n, to_light), 0.0)
         if shadows != 0 and lit > 0.0:
             p = cam_pos + t * d + n * (1.0e-3 + 1.0e-4 * t)
-            ts, ns, ks, ps = _trace(p, to_light, geo_type, shape_body, shape_xform, shape_size, shape_radius,
-                                    shape_mesh, global_count, world_begin, world_end, body_q)
+            ts, ns, ks, ps = _trace(
+                p,
+                to_light,
+                geo_type,
+                shape_body,
+                shape_xform,
+                shape_size,
+                shape_radius,
+                shape_mesh,
+                global_count,
+                world_begin,
+                world_end,
+                body_q,
+            )
             if ks >= 0:
                 lit = 0.0
         rgb = base * (ambient + (1.0 - ambient) * lit)
@@ -189,15 +237,27 @@ class RayCaster:
         shape_colors: (shape_count, 3) float32 RGB used for each shape.
     """
 
-    def __init__(self, model, width: int = 320, height: int = 240, device=None, shape_colors=None,
-                 light_direction=(-0.4, -0.3, -1.0), ambient: float = 0.35, shadows: bool = True,
-                 checker_size: float = 0.5):
+    def __init__(
+        self,
+        model,
+        width: int = 320,
+        height: int = 240,
+        device=None,
+        shape_colors=None,
+        light_direction=(-0.4, -0.3, -1.0),
+        ambient: float = 0.35,
+        shadows: bool = True,
+        checker_size: float = 0.5,
+    ):
         self.width = _check_size(width, "width")
         self.height = _check_size(height, "height")
         self.model = model
         self.device = wp.get_device(device) if device is not None else model.device
-        self.shape_colors = (palette.shape_colors(model) if shape_colors is None
-                             else palette.check_colors(shape_colors, int(model.shape_count)))
+        self.shape_colors = (
+            palette.shape_colors(model)
+            if shape_colors is None
+            else palette.check_colors(shape_colors, int(model.shape_count))
+        )
         light = np.asarray(light_direction, dtype=np.float64).reshape(-1)
         if light.shape != (3,) or not np.isfinite(light).all() or np.linalg.norm(light) < 1e-9:
             raise RenderError(f"light_direction must be a non-zero (3,) vector, got {light_direction!r}")
@@ -254,16 +314,18 @@ class RayCaster:
         if isinstance(camera, str) and camera in self.cameras:
             return self.cameras[camera]
         names = ", ".join(sorted(self.cameras)) or "none registered"
-        raise RenderError(f"camera must be a Camera, None, or the name of a camera in RayCaster.cameras "
-                          f"({names}); got {camera!r}")
+        raise RenderError(
+            f"camera must be a Camera, None, or the name of a camera in RayCaster.cameras ({names}); got {camera!r}"
+        )
 
     def _body_poses(self, state) -> wp.array:
         body_q = getattr(state, "body_q", None)
         count = int(self.model.body_count)
         if not isinstance(body_q, wp.array) or body_q.shape != (count,) or body_q.dtype != wp.transform:
             got = getattr(body_q, "shape", type(body_q).__name__)
-            raise RenderError(f"state must be a State of this model with body_q of shape ({count},) "
-                              f"transforms; got {got}")
+            raise RenderError(
+                f"state must be a State of this model with body_q of shape ({count},) transforms; got {got}"
+            )
         if self._body_q is None or body_q.device == self.device:
             return body_q
         wp.copy(self._body_q, body_q)
@@ -276,11 +338,38 @@ class RayCaster:
         s = self._scene
         forward, right, up = cam.basis()
         tan_y = math.tan(math.radians(cam.fov_deg) / 2.0)
-        wp.launch(_render_kernel, dim=(self.height, self.width), device=self.device, inputs=[
-            s.geo_type, s.body, s.xform, s.size, s.radius, s.color, s.shape_index, s.mesh_id, s.global_count, int(s.world_begin[world]), int(s.world_begin[world + 1]), body_q,
-            wp.vec3(*cam.position), wp.vec3(*forward), wp.vec3(*right), wp.vec3(*up),
-            tan_y * self.width / self.height, tan_y, self._to_light, self.ambient, int(self.shadows),
-            self.checker_size, wp.vec3(*self._up), self._image, self._ids])
+        wp.launch(
+            _render_kernel,
+            dim=(self.height, self.width),
+            device=self.device,
+            inputs=[
+                s.geo_type,
+                s.body,
+                s.xform,
+                s.size,
+                s.radius,
+                s.color,
+                s.shape_index,
+                s.mesh_id,
+                s.global_count,
+                int(s.world_begin[world]),
+                int(s.world_begin[world + 1]),
+                body_q,
+                wp.vec3(*cam.position),
+                wp.vec3(*forward),
+                wp.vec3(*right),
+                wp.vec3(*up),
+                tan_y * self.width / self.height,
+                tan_y,
+                self._to_light,
+                self.ambient,
+                int(self.shadows),
+                self.checker_size,
+                wp.vec3(*self._up),
+                self._image,
+                self._ids,
+            ],
+        )
 
 
 def _world_focus(model, world: int, scene) -> tuple[np.ndarray, float]:
@@ -288,8 +377,9 @@ def _world_focus(model, world: int, scene) -> tuple[np.ndarray, float]:
     pos = model.body_q.numpy()[:, :3] if model.body_count else np.zeros((0, 3))
     bw = model.body_world.numpy() if model.body_count else np.zeros(0, dtype=np.int32)
     pts = pos[bw == world] if (bw == world).any() else pos[bw < 0]
-    rows = np.concatenate([np.arange(scene.global_count),
-                           np.arange(scene.world_begin[world], scene.world_begin[world + 1])]).astype(np.int64)
+    rows = np.concatenate(
+        [np.arange(scene.global_count), np.arange(scene.world_begin[world], scene.world_begin[world + 1])]
+    ).astype(np.int64)
     radius = scene.radius.numpy()[rows]
     static = rows[(scene.body.numpy()[rows] < 0) & (radius > 0)]
     pts = np.concatenate([pts, scene.xform.numpy()[static][:, :3]])

@@ -116,7 +116,15 @@ def pack_scene(model, colors: np.ndarray, device) -> RenderScene:
     xforms = model.shape_transform.numpy()[order] if n else np.zeros((0, 7), dtype=np.float32)
     bodies = model.shape_body.numpy()[order] if n else np.zeros(0, dtype=np.int32)
     return RenderScene(
-        shape_index=up(order.astype(np.int32), wp.int32), body=up(bodies, wp.int32), geo_type=up(types, wp.int32),
-        xform=up(xforms, wp.transform), size=up(sizes, wp.vec3), radius=up(radius, wp.float32),
-        color=up(colors[order] if len(order) else np.zeros((0, 3)), wp.vec3), mesh_id=up(mesh_id, wp.uint64),
-        meshes=warp_meshes, global_count=global_count, world_begin=world_begin)
+        shape_index=up(order.astype(np.int32), wp.int32),
+        body=up(bodies, wp.int32),
+        geo_type=up(types, wp.int32),
+        xform=up(xforms, wp.transform),
+        size=up(sizes, wp.vec3),
+        radius=up(radius, wp.float32),
+        color=up(colors[order] if len(order) else np.zeros((0, 3)), wp.vec3),
+        mesh_id=up(mesh_id, wp.uint64),
+        meshes=warp_meshes,
+        global_count=global_count,
+        world_begin=world_begin,
+    )

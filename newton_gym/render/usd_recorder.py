@@ -127,8 +127,7 @@ class UsdRecorder:
     Use as a context manager to save on exit, or call :meth:`save`.
     """
 
-    def __init__(self, model, path, world: int = 0, fps: float = 60.0, shape_colors=None,
-                 plane_size: float = 100.0):
+    def __init__(self, model, path, world: int = 0, fps: float = 60.0, shape_colors=None, plane_size: float = 100.0):
         _pxr()  # fail early, before any work, when OpenUSD is missing
         self.path = os.fspath(path)
         if not self.path.lower().endswith(_SUFFIXES):
@@ -136,8 +135,11 @@ class UsdRecorder:
         self.model, self.world = model, check_world(model, world)
         self.fps = check_positive(fps, "fps", "time codes per second")
         plane_size = check_positive(plane_size, "plane_size", "metres")
-        colors = (palette.shape_colors(model) if shape_colors is None
-                  else palette.check_colors(shape_colors, int(model.shape_count)))
+        colors = (
+            palette.shape_colors(model)
+            if shape_colors is None
+            else palette.check_colors(shape_colors, int(model.shape_count))
+        )
         self.times: list[float] = []
         self.stage = self._new_stage()
         self.body_paths: dict[int, str] = {}
@@ -155,8 +157,7 @@ class UsdRecorder:
             stage = Usd.Stage.Open(layer)
         else:
             stage = Usd.Stage.CreateNew(self.path)
-        UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.y if getattr(self.model, "up_axis", 2) == 1
-                               else UsdGeom.Tokens.z)
+        UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.y if getattr(self.model, "up_axis", 2) == 1 else UsdGeom.Tokens.z)
         UsdGeom.SetStageMetersPerUnit(stage, 1.0)
         root = UsdGeom.Xform.Define(stage, "/World")
         stage.SetDefaultPrim(root.GetPrim())
@@ -214,8 +215,10 @@ class UsdRecorder:
         count = int(self.model.body_count)
         body_q = getattr(state, "body_q", None)
         if getattr(body_q, "shape", None) != (count,):
-            raise RenderError(f"state must be a State of this model with body_q of shape ({count},); got "
-                              f"{getattr(body_q, 'shape', type(body_q).__name__)}")
+            raise RenderError(
+                f"state must be a State of this model with body_q of shape ({count},); got "
+                f"{getattr(body_q, 'shape', type(body_q).__name__)}"
+            )
         t = len(self.times) / self.fps if time is None else _float_or_nan(time)
         if not np.isfinite(t):
             raise RenderError(f"time must be a finite number of seconds, got {time!r}")

@@ -14,11 +14,11 @@ __all__ = ["GifWriter", "write_gif", "write_mp4"]
 def _check_frame(frame, index: int, size: tuple | None) -> np.ndarray:
     f = np.asarray(frame)
     if f.dtype != np.uint8 or f.ndim != 3 or f.shape[2] != 3 or f.shape[0] == 0 or f.shape[1] == 0:
-        raise RenderError(f"frames[{index}] must be an (H, W, 3) uint8 RGB image, got shape {f.shape} "
-                          f"dtype {f.dtype}")
+        raise RenderError(f"frames[{index}] must be an (H, W, 3) uint8 RGB image, got shape {f.shape} dtype {f.dtype}")
     if size is not None and f.shape[:2] != size:
-        raise RenderError(f"frames[{index}] has size {f.shape[:2]} but the first frame has {size}; "
-                          "all frames must have the same size")
+        raise RenderError(
+            f"frames[{index}] has size {f.shape[:2]} but the first frame has {size}; all frames must have the same size"
+        )
     return f
 
 
@@ -69,8 +69,7 @@ class GifWriter:
         f = _check_frame(frame, len(self._frames), self._size)
         self._size = f.shape[:2]
         image = Image.fromarray(np.ascontiguousarray(f))
-        self._frames.append(image.quantize(colors=256, method=Image.Quantize.MEDIANCUT,
-                                           dither=Image.Dither.NONE))
+        self._frames.append(image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE))
 
     def close(self) -> str:
         """Write the GIF and return its path; later calls do nothing."""
@@ -79,8 +78,16 @@ class GifWriter:
         if not self._frames:
             raise RenderError(f"no frames to write to {self.path}: append at least one frame")
         first, rest = self._frames[0], self._frames[1:]
-        first.save(self.path, format="GIF", save_all=True, append_images=rest,
-                   duration=max(1, round(1000.0 / self.fps)), loop=self.loop, disposal=1, optimize=False)
+        first.save(
+            self.path,
+            format="GIF",
+            save_all=True,
+            append_images=rest,
+            duration=max(1, round(1000.0 / self.fps)),
+            loop=self.loop,
+            disposal=1,
+            optimize=False,
+        )
         self._closed = True
         self._frames = []
         return self.path
@@ -115,8 +122,9 @@ def write_mp4(frames, path, fps: float = 30.0) -> str:
         import imageio.v2 as imageio
         import imageio_ffmpeg  # noqa: F401  (the backend imageio uses for .mp4)
     except ImportError:
-        raise ImportError('write_mp4 needs imageio and its ffmpeg plugin: pip install "imageio[ffmpeg]"; '
-                          "write_gif works without them") from None
+        raise ImportError(
+            'write_mp4 needs imageio and its ffmpeg plugin: pip install "imageio[ffmpeg]"; write_gif works without them'
+        ) from None
     path = os.fspath(path)
     frames = iter(frames)
     first = next(frames, None)

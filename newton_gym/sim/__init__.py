@@ -8,4 +8,17 @@ from .model import Model
 from .state import Control, State
 from .types import Axis, EqType, GeoType, JointType
 
-__all__ = ["conventions", "eval_fk", "eval_ik", "ModelBuilder", "Model", "State", "Control", "Mesh", "Axis", "JointType", "GeoType", "EqType"]
+__all__ = [
+    "conventions",
+    "eval_fk",
+    "eval_ik",
+    "ModelBuilder",
+    "Model",
+    "State",
+    "Control",
+    "Mesh",
+    "Axis",
+    "JointType",
+    "GeoType",
+    "EqType",
+]

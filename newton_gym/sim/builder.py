@@ -116,8 +116,17 @@ class ModelBuilder:
         self._worlds.end()
 
     # ---------------------------------------------------------------- bodies
-    def add_link(self, xform=None, mass: float | None = None, com=None, inertia=None, key: str | None = None,
-                 kinematic: bool = False, custom_attributes: dict | None = None, label: str | None = None) -> int:
+    def add_link(
+        self,
+        xform=None,
+        mass: float | None = None,
+        com=None,
+        inertia=None,
+        key: str | None = None,
+        kinematic: bool = False,
+        custom_attributes: dict | None = None,
+        label: str | None = None,
+    ) -> int:
         """Add a rigid body without a joint (connect it with an ``add_joint_*`` call).
 
         Args:
@@ -148,8 +157,17 @@ class ModelBuilder:
         self._custom.set_values("body", index, custom_attributes)
         return index
 
-    def add_body(self, xform=None, mass: float | None = None, com=None, inertia=None, key: str | None = None,
-                 armature: float = 0.0, custom_attributes: dict | None = None, label: str | None = None) -> int:
+    def add_body(
+        self,
+        xform=None,
+        mass: float | None = None,
+        com=None,
+        inertia=None,
+        key: str | None = None,
+        armature: float = 0.0,
+        custom_attributes: dict | None = None,
+        label: str | None = None,
+    ) -> int:
         """Add a free-floating rigid body: a link, a free joint to the world and its own articulation.
 
         Arguments as :meth:`add_link`; ``armature`` [kg, kg m^2] is added to the six free DOFs.
@@ -160,9 +178,18 @@ class ModelBuilder:
         return body
 
     # ---------------------------------------------------------------- shapes
-    def add_shape(self, body: int, geo_type: GeoType, xform=None, scale=(1.0, 1.0, 1.0), mesh: Mesh | None = None,
-                  cfg: ShapeConfig | None = None, key: str | None = None, custom_attributes: dict | None = None,
-                  label: str | None = None) -> int:
+    def add_shape(
+        self,
+        body: int,
+        geo_type: GeoType,
+        xform=None,
+        scale=(1.0, 1.0, 1.0),
+        mesh: Mesh | None = None,
+        cfg: ShapeConfig | None = None,
+        key: str | None = None,
+        custom_attributes: dict | None = None,
+        label: str | None = None,
+    ) -> int:
         """Attach a shape to ``body`` (-1: static, in the current world). Prefer the typed helpers."""
         name = label or key
         tb = self.tables["body"]
@@ -172,9 +199,10 @@ class ModelBuilder:
         if body >= 0 and int(tb.value("world", body)) != self.current_world:
             raise ModelBuildError(
                 f"shape {ident} is added in world {self.current_world} but its body {body} belongs to world "
-                f"{int(tb.value('world', body))}; add shapes inside the world scope of their body")
+                f"{int(tb.value('world', body))}; add shapes inside the world scope of their body"
+            )
         scale = np.asarray(scale, dtype=np.float64).reshape(3)
-        if not np.isfinite(scale).all() or (geo_type != GeoType.PLANE and (scale[:_size_dims(geo_type)] <= 0).any()):
+        if not np.isfinite(scale).all() or (geo_type != GeoType.PLANE and (scale[: _size_dims(geo_type)] <= 0).any()):
             raise ModelBuildError(f"shape {ident}: {GeoType(geo_type).name} size {scale.tolist()} must be positive")
         mesh_index = -1
         if geo_type == GeoType.MESH:
@@ -186,8 +214,15 @@ class ModelBuilder:
                 mesh_index = len(self.meshes) - 1
         cfg = cfg or self.default_shape_cfg
         index = self.tables["shape"].add_row(
-            name, body=body, type=int(geo_type), xform=normalize_transform(xform), scale=scale, mesh=mesh_index,
-            world=self.current_world, **cfg.as_row())
+            name,
+            body=body,
+            type=int(geo_type),
+            xform=normalize_transform(xform),
+            scale=scale,
+            mesh=mesh_index,
+            world=self.current_world,
+            **cfg.as_row(),
+        )
         self._custom.set_values("shape", index, custom_attributes)
         return index
 
@@ -215,8 +250,9 @@ class ModelBuilder:
         """Plane through the shape origin with normal +Z of the shape frame; 0 extents = infinite."""
         return self.add_shape(body, GeoType.PLANE, xform, (width, length, 0.0), cfg=cfg, key=key, **kw)
 
-    def add_shape_mesh(self, body, xform=None, mesh: Mesh = None, scale=(1.0, 1.0, 1.0), cfg=None, key=None,
-                       **kw) -> int:
+    def add_shape_mesh(
+        self, body, xform=None, mesh: Mesh = None, scale=(1.0, 1.0, 1.0), cfg=None, key=None, **kw
+    ) -> int:
         """Triangle mesh (a ``newton_gym.Mesh``) scaled by ``scale``."""
         return self.add_shape(body, GeoType.MESH, xform, scale, mesh=mesh, cfg=cfg, key=key, **kw)
 
@@ -227,18 +263,41 @@ class ModelBuilder:
         return self.add_shape_plane(-1, xform, cfg=cfg, key=key)
 
     # ---------------------------------------------------------------- joints
-    def add_joint(self, joint_type: JointType, parent: int, child: int, parent_xform=None, child_xform=None,
-                  linear_axes=(), angular_axes=(), key=None, enabled=True, collision_filter_parent=True,
-                  custom_attributes: dict | None = None, label: str | None = None) -> int:
+    def add_joint(
+        self,
+        joint_type: JointType,
+        parent: int,
+        child: int,
+        parent_xform=None,
+        child_xform=None,
+        linear_axes=(),
+        angular_axes=(),
+        key=None,
+        enabled=True,
+        collision_filter_parent=True,
+        custom_attributes: dict | None = None,
+        label: str | None = None,
+    ) -> int:
         """Add a joint of any type; ``linear_axes`` / ``angular_axes`` are JointDofConfig lists.
 
         ``parent_xform`` / ``child_xform`` are the joint frame in the parent / child body frame (7 values).
         """
         linear = [a if isinstance(a, JointDofConfig) else JointDofConfig.make(axis=a) for a in linear_axes]
         angular = [a if isinstance(a, JointDofConfig) else JointDofConfig.make(axis=a) for a in angular_axes]
-        index = write_joint(self.tables, self.current_world, JointType(joint_type), int(parent), int(child),
-                            parent_xform, child_xform, linear, angular, label or key, enabled,
-                            collision_filter_parent)
+        index = write_joint(
+            self.tables,
+            self.current_world,
+            JointType(joint_type),
+            int(parent),
+            int(child),
+            parent_xform,
+            child_xform,
+            linear,
+            angular,
+            label or key,
+            enabled,
+            collision_filter_parent,
+        )
         self._custom.set_values("joint", index, custom_attributes)
         return index
 
@@ -250,63 +309,228 @@ class ModelBuilder:
         base.update({k: v for k, v in kwargs.items() if v is not None})
         return JointDofConfig.make(axis=axis if axis is not None else Axis.X, **base)
 
-    def add_joint_revolute(self, parent, child, parent_xform=None, child_xform=None, axis=None, key=None,
-                           enabled=True, collision_filter_parent=True, custom_attributes=None, label=None,
-                           **dof) -> int:
+    def add_joint_revolute(
+        self,
+        parent,
+        child,
+        parent_xform=None,
+        child_xform=None,
+        axis=None,
+        key=None,
+        enabled=True,
+        collision_filter_parent=True,
+        custom_attributes=None,
+        label=None,
+        **dof,
+    ) -> int:
         """Hinge about ``axis`` (default X) of the joint frame; ``dof`` takes JointDofConfig fields."""
-        return self.add_joint(JointType.REVOLUTE, parent, child, parent_xform, child_xform, (),
-                              [self._dof(axis, dof)], key, enabled, collision_filter_parent, custom_attributes, label)
+        return self.add_joint(
+            JointType.REVOLUTE,
+            parent,
+            child,
+            parent_xform,
+            child_xform,
+            (),
+            [self._dof(axis, dof)],
+            key,
+            enabled,
+            collision_filter_parent,
+            custom_attributes,
+            label,
+        )
 
-    def add_joint_prismatic(self, parent, child, parent_xform=None, child_xform=None, axis=None, key=None,
-                            enabled=True, collision_filter_parent=True, custom_attributes=None, label=None,
-                            **dof) -> int:
+    def add_joint_prismatic(
+        self,
+        parent,
+        child,
+        parent_xform=None,
+        child_xform=None,
+        axis=None,
+        key=None,
+        enabled=True,
+        collision_filter_parent=True,
+        custom_attributes=None,
+        label=None,
+        **dof,
+    ) -> int:
         """Slider along ``axis`` (default X) of the joint frame; ``dof`` takes JointDofConfig fields."""
-        return self.add_joint(JointType.PRISMATIC, parent, child, parent_xform, child_xform,
-                              [self._dof(axis, dof)], (), key, enabled, collision_filter_parent, custom_attributes,
-                              label)
+        return self.add_joint(
+            JointType.PRISMATIC,
+            parent,
+            child,
+            parent_xform,
+            child_xform,
+            [self._dof(axis, dof)],
+            (),
+            key,
+            enabled,
+            collision_filter_parent,
+            custom_attributes,
+            label,
+        )
 
-    def add_joint_ball(self, parent, child, parent_xform=None, child_xform=None, key=None, enabled=True,
-                       collision_filter_parent=True, custom_attributes=None, label=None, **dof) -> int:
+    def add_joint_ball(
+        self,
+        parent,
+        child,
+        parent_xform=None,
+        child_xform=None,
+        key=None,
+        enabled=True,
+        collision_filter_parent=True,
+        custom_attributes=None,
+        label=None,
+        **dof,
+    ) -> int:
         """Spherical joint; coordinates are a quaternion (x, y, z, w), velocities the angular velocity in
         the child joint frame (as MuJoCo's ball joint)."""
         axes = [self._dof(a, dof) for a in (Axis.X, Axis.Y, Axis.Z)]
-        return self.add_joint(JointType.BALL, parent, child, parent_xform, child_xform, (), axes, key, enabled,
-                              collision_filter_parent, custom_attributes, label)
+        return self.add_joint(
+            JointType.BALL,
+            parent,
+            child,
+            parent_xform,
+            child_xform,
+            (),
+            axes,
+            key,
+            enabled,
+            collision_filter_parent,
+            custom_attributes,
+            label,
+        )
 
-    def add_joint_fixed(self, parent, child, parent_xform=None, child_xform=None, key=None, enabled=True,
-                        collision_filter_parent=True, custom_attributes=None, label=None) -> int:
+    def add_joint_fixed(
+        self,
+        parent,
+        child,
+        parent_xform=None,
+        child_xform=None,
+        key=None,
+        enabled=True,
+        collision_filter_parent=True,
+        custom_attributes=None,
+        label=None,
+    ) -> int:
         """Weld child to parent."""
-        return self.add_joint(JointType.FIXED, parent, child, parent_xform, child_xform, (), (), key, enabled,
-                              collision_filter_parent, custom_attributes, label)
+        return self.add_joint(
+            JointType.FIXED,
+            parent,
+            child,
+            parent_xform,
+            child_xform,
+            (),
+            (),
+            key,
+            enabled,
+            collision_filter_parent,
+            custom_attributes,
+            label,
+        )
 
-    def add_joint_free(self, child, parent_xform=None, child_xform=None, parent=-1, key=None, enabled=True,
-                       custom_attributes=None, label=None, **dof) -> int:
+    def add_joint_free(
+        self,
+        child,
+        parent_xform=None,
+        child_xform=None,
+        parent=-1,
+        key=None,
+        enabled=True,
+        custom_attributes=None,
+        label=None,
+        **dof,
+    ) -> int:
         """Six-DOF joint. Coordinates: child joint frame position and quaternion relative to the parent
         joint frame; velocities: COM linear velocity and angular velocity, world frame."""
         lin = [self._dof(a, dof) for a in (Axis.X, Axis.Y, Axis.Z)]
         ang = [self._dof(a, dof) for a in (Axis.X, Axis.Y, Axis.Z)]
-        return self.add_joint(JointType.FREE, parent, child, parent_xform, child_xform, lin, ang, key, enabled,
-                              False, custom_attributes, label)
+        return self.add_joint(
+            JointType.FREE,
+            parent,
+            child,
+            parent_xform,
+            child_xform,
+            lin,
+            ang,
+            key,
+            enabled,
+            False,
+            custom_attributes,
+            label,
+        )
 
-    def add_joint_distance(self, parent, child, parent_xform=None, child_xform=None, min_distance=-1.0,
-                           max_distance=1.0, key=None, enabled=True, custom_attributes=None, label=None) -> int:
+    def add_joint_distance(
+        self,
+        parent,
+        child,
+        parent_xform=None,
+        child_xform=None,
+        min_distance=-1.0,
+        max_distance=1.0,
+        key=None,
+        enabled=True,
+        custom_attributes=None,
+        label=None,
+    ) -> int:
         """Keep the joint anchors' distance in [min_distance, max_distance] [m] (-1: no bound)."""
         lower = -1e10 if min_distance < 0 else min_distance
         upper = 1e10 if max_distance < 0 else max_distance
         lin = [self._dof(a, {"limit_lower": lower, "limit_upper": upper}) for a in (Axis.X, Axis.Y, Axis.Z)]
         ang = [self._dof(a, {}) for a in (Axis.X, Axis.Y, Axis.Z)]
-        return self.add_joint(JointType.DISTANCE, parent, child, parent_xform, child_xform, lin, ang, key, enabled,
-                              False, custom_attributes, label)
+        return self.add_joint(
+            JointType.DISTANCE,
+            parent,
+            child,
+            parent_xform,
+            child_xform,
+            lin,
+            ang,
+            key,
+            enabled,
+            False,
+            custom_attributes,
+            label,
+        )
 
-    def add_joint_d6(self, parent, child, linear_axes=(), angular_axes=(), parent_xform=None, child_xform=None,
-                     key=None, enabled=True, collision_filter_parent=True, custom_attributes=None, label=None) -> int:
+    def add_joint_d6(
+        self,
+        parent,
+        child,
+        linear_axes=(),
+        angular_axes=(),
+        parent_xform=None,
+        child_xform=None,
+        key=None,
+        enabled=True,
+        collision_filter_parent=True,
+        custom_attributes=None,
+        label=None,
+    ) -> int:
         """Generic joint with up to 3 linear then up to 3 angular axes (JointDofConfig or axis values)."""
-        return self.add_joint(JointType.D6, parent, child, parent_xform, child_xform, linear_axes, angular_axes,
-                              key, enabled, collision_filter_parent, custom_attributes, label)
+        return self.add_joint(
+            JointType.D6,
+            parent,
+            child,
+            parent_xform,
+            child_xform,
+            linear_axes,
+            angular_axes,
+            key,
+            enabled,
+            collision_filter_parent,
+            custom_attributes,
+            label,
+        )
 
     # ---------------------------------------------------------------- articulations, particles, equality
-    def add_articulation(self, joints, key: str | None = None, enable_self_collisions: bool = True,
-                         custom_attributes: dict | None = None, label: str | None = None) -> int:
+    def add_articulation(
+        self,
+        joints,
+        key: str | None = None,
+        enable_self_collisions: bool = True,
+        custom_attributes: dict | None = None,
+        label: str | None = None,
+    ) -> int:
         """Group contiguous, ascending joint indices (a tree, parents first) into one articulation."""
         joints = [int(j) for j in joints]
         name = label or key or f"#{self.articulation_count}"
@@ -319,23 +543,35 @@ class ModelBuilder:
             raise ModelBuildError(f"articulation {name}: joint index out of range (have {tj.count} joints)")
         worlds = {int(tj.value("world", j)) for j in joints}
         if worlds != {self.current_world}:
-            raise ModelBuildError(f"articulation {name} spans worlds {sorted(worlds)} but is added in world "
-                                  f"{self.current_world}; every joint must be in the articulation's world")
+            raise ModelBuildError(
+                f"articulation {name} spans worlds {sorted(worlds)} but is added in world "
+                f"{self.current_world}; every joint must be in the articulation's world"
+            )
         taken = [j for j in joints if int(tj.value("articulation", j)) >= 0]
         if taken:
             raise ModelBuildError(f"articulation {name}: joint {taken[0]} already belongs to an articulation")
         index = self.tables["articulation"].add_row(
-            label or key, joint_start=joints[0], joint_end=joints[-1] + 1,
-            self_collision=bool(enable_self_collisions), world=self.current_world)
+            label or key,
+            joint_start=joints[0],
+            joint_end=joints[-1] + 1,
+            self_collision=bool(enable_self_collisions),
+            world=self.current_world,
+        )
         tj.set("articulation", slice(joints[0], joints[-1] + 1), index)
         self._custom.set_values("articulation", index, custom_attributes)
         return index
 
     def add_particle(self, pos, vel=(0.0, 0.0, 0.0), mass: float = 1.0, radius: float = 0.1, flags: int = 1) -> int:
         """Point mass at ``pos`` [m] with velocity ``vel`` [m/s], ``mass`` [kg] and contact ``radius`` [m]."""
-        return self.tables["particle"].add_row(None, q=np.asarray(pos, float), qd=np.asarray(vel, float),
-                                               mass=float(mass), radius=float(radius), flags=int(flags),
-                                               world=self.current_world)
+        return self.tables["particle"].add_row(
+            None,
+            q=np.asarray(pos, float),
+            qd=np.asarray(vel, float),
+            mass=float(mass),
+            radius=float(radius),
+            flags=int(flags),
+            world=self.current_world,
+        )
 
     def _add_equality(self, eq_type, key, **row) -> int:
         name = key or f"#{self.equality_constraint_count}"
@@ -349,18 +585,37 @@ class ModelBuilder:
             j = row.get(k, -1)
             if not -1 <= j < self.joint_count:
                 raise ModelBuildError(f"equality constraint {name}: {k} {j} does not exist")
-        return self.tables["equality"].add_row(key, type=int(eq_type), world=self.current_world,
-                                               **{k: v for k, v in row.items() if v is not None})
+        return self.tables["equality"].add_row(
+            key, type=int(eq_type), world=self.current_world, **{k: v for k, v in row.items() if v is not None}
+        )
 
-    def add_equality_constraint_connect(self, body1: int, body2: int = -1, anchor=(0.0, 0.0, 0.0), key=None,
-                                        enabled=True, solref=None, solimp=None) -> int:
+    def add_equality_constraint_connect(
+        self, body1: int, body2: int = -1, anchor=(0.0, 0.0, 0.0), key=None, enabled=True, solref=None, solimp=None
+    ) -> int:
         """Ball-socket constraint: ``anchor`` [m] in body1's frame coincides on both bodies (MuJoCo connect)."""
-        return self._add_equality(EqType.CONNECT, key, body1=body1, body2=body2, anchor=np.asarray(anchor, float),
-                                  enabled=enabled, solref=solref, solimp=solimp)
+        return self._add_equality(
+            EqType.CONNECT,
+            key,
+            body1=body1,
+            body2=body2,
+            anchor=np.asarray(anchor, float),
+            enabled=enabled,
+            solref=solref,
+            solimp=solimp,
+        )
 
-    def add_equality_constraint_weld(self, body1: int, body2: int = -1, relpose=None, anchor=(0.0, 0.0, 0.0),
-                                     torquescale: float = 1.0, key=None, enabled=True, solref=None,
-                                     solimp=None) -> int:
+    def add_equality_constraint_weld(
+        self,
+        body1: int,
+        body2: int = -1,
+        relpose=None,
+        anchor=(0.0, 0.0, 0.0),
+        torquescale: float = 1.0,
+        key=None,
+        enabled=True,
+        solref=None,
+        solimp=None,
+    ) -> int:
         """Weld body1 to body2: ``relpose`` (7 values) is body2's pose in body1's frame, by default their
         relative pose as added (body -1 is the world)."""
         if relpose is None and -1 <= body1 < self.body_count and -1 <= body2 < self.body_count:
@@ -368,28 +623,69 @@ class ModelBuilder:
             x1 = tb.value("q", body1) if body1 >= 0 else transform_identity()
             x2 = tb.value("q", body2) if body2 >= 0 else transform_identity()
             relpose = transform_mul(transform_inverse(x1), x2)
-        return self._add_equality(EqType.WELD, key, body1=body1, body2=body2, anchor=np.asarray(anchor, float),
-                                  relpose=normalize_transform(relpose) if relpose is not None else None,
-                                  torquescale=torquescale, enabled=enabled, solref=solref, solimp=solimp)
+        return self._add_equality(
+            EqType.WELD,
+            key,
+            body1=body1,
+            body2=body2,
+            anchor=np.asarray(anchor, float),
+            relpose=normalize_transform(relpose) if relpose is not None else None,
+            torquescale=torquescale,
+            enabled=enabled,
+            solref=solref,
+            solimp=solimp,
+        )
 
-    def add_equality_constraint_joint(self, joint1: int, joint2: int = -1, polycoef=(0.0, 1.0, 0.0, 0.0, 0.0),
-                                      key=None, enabled=True, solref=None, solimp=None) -> int:
+    def add_equality_constraint_joint(
+        self,
+        joint1: int,
+        joint2: int = -1,
+        polycoef=(0.0, 1.0, 0.0, 0.0, 0.0),
+        key=None,
+        enabled=True,
+        solref=None,
+        solimp=None,
+    ) -> int:
         """q1 = polycoef(q2) for two single-DOF joints (MuJoCo joint equality)."""
-        return self._add_equality(EqType.JOINT, key, joint1=joint1, joint2=joint2,
-                                  polycoef=np.asarray(polycoef, float), enabled=enabled, solref=solref, solimp=solimp)
+        return self._add_equality(
+            EqType.JOINT,
+            key,
+            joint1=joint1,
+            joint2=joint2,
+            polycoef=np.asarray(polycoef, float),
+            enabled=enabled,
+            solref=solref,
+            solimp=solimp,
+        )
 
     # ---------------------------------------------------------------- custom attributes
-    def add_custom_attribute(self, name, dtype=None, assignment: str = "model", frequency: str = "body",
-                             namespace: str | None = None, default=None) -> CustomAttribute:
+    def add_custom_attribute(
+        self,
+        name,
+        dtype=None,
+        assignment: str = "model",
+        frequency: str = "body",
+        namespace: str | None = None,
+        default=None,
+    ) -> CustomAttribute:
         """Declare a custom attribute (or pass a ready :class:`CustomAttribute` as ``name``).
 
         It appears as ``model.<name>`` / ``state.<namespace>.<name>`` / ``control...`` after finalize.
         """
         import warp as wp
 
-        attr = name if isinstance(name, CustomAttribute) else CustomAttribute(
-            name=name, dtype=dtype or wp.float32, frequency=frequency, assignment=assignment,
-            namespace=namespace, default=default)
+        attr = (
+            name
+            if isinstance(name, CustomAttribute)
+            else CustomAttribute(
+                name=name,
+                dtype=dtype or wp.float32,
+                frequency=frequency,
+                assignment=assignment,
+                namespace=namespace,
+                default=default,
+            )
+        )
         return self._custom.declare(attr)
 
     def set_custom_attribute(self, key: str, index: int, value):
@@ -431,8 +727,14 @@ class ModelBuilder:
             self.end_world()
         return w
 
-    def replicate(self, builder: ModelBuilder, world_count: int | None = None, spacing=(0.0, 0.0, 0.0),
-                  copy_count: int | None = None, gravity=None):
+    def replicate(
+        self,
+        builder: ModelBuilder,
+        world_count: int | None = None,
+        spacing=(0.0, 0.0, 0.0),
+        copy_count: int | None = None,
+        gravity=None,
+    ):
         """Add ``world_count`` copies of ``builder``, each its own world, laid on a grid of ``spacing`` [m].
 
         Vectorised: the cost grows with the entity count, not with a Python loop per world.
@@ -466,12 +768,14 @@ class ModelBuilder:
             offsets = starts["shape"] + builder.shape_count * np.arange(n, dtype=np.int64)
             self._filter_pairs.append((pairs[None] + offsets[:, None, None]).reshape(-1, 2))
         for _key, attr in builder.custom_attributes.items():
-            mine = self._custom.declare(CustomAttribute(attr.name, attr.dtype, attr.frequency, attr.assignment,
-                                                        attr.namespace, attr.default))
+            mine = self._custom.declare(
+                CustomAttribute(attr.name, attr.dtype, attr.frequency, attr.assignment, attr.namespace, attr.default)
+            )
             if attr.frequency == "world":
                 continue
             kind = {"joint_dof": "dof", "joint_coord": "coord", "equality_constraint": "equality"}.get(
-                attr.frequency, attr.frequency)
+                attr.frequency, attr.frequency
+            )
             step = builder.tables[kind].count
             for k in range(n):
                 base = starts[kind] + k * step
@@ -502,9 +806,13 @@ class ModelBuilder:
         """Opaque state to :meth:`restore` (importers undo a failed import with it)."""
         import copy
 
-        return ({k: t.snapshot() for k, t in self.tables.items()}, len(self.meshes),
-                list(self._filter_pairs), copy.deepcopy(self._custom.attributes),
-                (self._worlds.current, self._worlds.count, list(self._worlds.gravity)))
+        return (
+            {k: t.snapshot() for k, t in self.tables.items()},
+            len(self.meshes),
+            list(self._filter_pairs),
+            copy.deepcopy(self._custom.attributes),
+            (self._worlds.current, self._worlds.count, list(self._worlds.gravity)),
+        )
 
     def restore(self, snap):
         tables, nmesh, pairs, custom, worlds = snap
@@ -532,8 +840,14 @@ class ModelBuilder:
 
 
 def _size_dims(geo_type) -> int:
-    return {GeoType.SPHERE: 1, GeoType.BOX: 3, GeoType.CAPSULE: 2, GeoType.CYLINDER: 2, GeoType.CONE: 2,
-            GeoType.MESH: 3}.get(GeoType(geo_type), 0)
+    return {
+        GeoType.SPHERE: 1,
+        GeoType.BOX: 3,
+        GeoType.CAPSULE: 2,
+        GeoType.CYLINDER: 2,
+        GeoType.CONE: 2,
+        GeoType.MESH: 3,
+    }.get(GeoType(geo_type), 0)
 
 
 def _check_inertia(inertia, name) -> np.ndarray:
@@ -552,6 +866,7 @@ def _check_inertia(inertia, name) -> np.ndarray:
     if eig.min() <= 0.0:
         raise ModelBuildError(f"body {name}: inertia is not positive definite (eigenvalues {eig.tolist()})")
     if eig[0] + eig[1] < eig[2] * (1.0 - 1e-6):
-        raise ModelBuildError(f"body {name}: principal inertia {eig.tolist()} violates the triangle inequality "
-                              "I1 + I2 >= I3")
+        raise ModelBuildError(
+            f"body {name}: principal inertia {eig.tolist()} violates the triangle inequality I1 + I2 >= I3"
+        )
     return arr

@@ -48,11 +48,15 @@ def _root_masks(src_tables):
     parent = joint.get("parent")
     free_root = np.nonzero(((jt == JointType.FREE) | (jt == JointType.DISTANCE)) & (parent < 0))[0]
     coord_mask = np.zeros(src_tables["coord"].count, dtype=bool)
-    return {
-        ("body", "q"): np.ones(src_tables["body"].count, dtype=bool),
-        ("shape", "xform"): src_tables["shape"].get("body") < 0,
-        ("joint", "parent_xform"): parent < 0,
-    }, joint.get("q_start")[free_root], coord_mask
+    return (
+        {
+            ("body", "q"): np.ones(src_tables["body"].count, dtype=bool),
+            ("shape", "xform"): src_tables["shape"].get("body") < 0,
+            ("joint", "parent_xform"): parent < 0,
+        },
+        joint.get("q_start")[free_root],
+        coord_mask,
+    )
 
 
 def append_copies(dst_tables, src_tables, copy_xforms, copy_world_maps, mesh_offset):
@@ -93,11 +97,12 @@ def append_copies(dst_tables, src_tables, copy_xforms, copy_world_maps, mesh_off
         if kind == "coord" and len(free_q_starts):
             q = blocks["q"].reshape(n, m).copy()
             for qs in free_q_starts:
-                q[:, qs:qs + 7] = transform_mul(copy_xforms, q[:, qs:qs + 7])
+                q[:, qs : qs + 7] = transform_mul(copy_xforms, q[:, qs : qs + 7])
             blocks["q"] = q.reshape(-1)
         if kind == "particle":
             q = blocks["q"].reshape(n, m, 3)
-            blocks["q"] = transform_mul(copy_xforms[:, None, :], np.concatenate(
-                [q, np.tile([0.0, 0, 0, 1], (n, m, 1))], axis=-1))[..., :3].reshape(n * m, 3)
+            blocks["q"] = transform_mul(
+                copy_xforms[:, None, :], np.concatenate([q, np.tile([0.0, 0, 0, 1], (n, m, 1))], axis=-1)
+            )[..., :3].reshape(n * m, 3)
         dst_tables[kind].add_block(blocks, n * m, src.labels * n)
     return starts

@@ -15,8 +15,14 @@ __all__ = ["CustomAttribute", "CustomAttributeRegistry", "FREQUENCY_KIND", "ASSI
 
 # frequency name -> builder table kind ("world" is handled separately)
 FREQUENCY_KIND = {
-    "body": "body", "shape": "shape", "joint": "joint", "joint_dof": "dof", "joint_coord": "coord",
-    "articulation": "articulation", "particle": "particle", "equality_constraint": "equality",
+    "body": "body",
+    "shape": "shape",
+    "joint": "joint",
+    "joint_dof": "dof",
+    "joint_coord": "coord",
+    "articulation": "articulation",
+    "particle": "particle",
+    "equality_constraint": "equality",
     "world": "world",
 }
 ASSIGNMENTS = ("model", "state", "control", "contact")
@@ -50,11 +56,13 @@ class CustomAttribute:
 
     def validate(self):
         if self.frequency not in FREQUENCY_KIND:
-            raise ModelBuildError(f"custom attribute {self.key!r}: frequency {self.frequency!r} is not one "
-                                  f"of {sorted(FREQUENCY_KIND)}")
+            raise ModelBuildError(
+                f"custom attribute {self.key!r}: frequency {self.frequency!r} is not one of {sorted(FREQUENCY_KIND)}"
+            )
         if self.assignment not in ASSIGNMENTS:
-            raise ModelBuildError(f"custom attribute {self.key!r}: assignment {self.assignment!r} is not "
-                                  f"one of {ASSIGNMENTS}")
+            raise ModelBuildError(
+                f"custom attribute {self.key!r}: assignment {self.assignment!r} is not one of {ASSIGNMENTS}"
+            )
         if not self.name.isidentifier():
             raise ModelBuildError(f"custom attribute name {self.name!r} must be a Python identifier")
 
@@ -65,8 +73,16 @@ def _dtype_length(dtype) -> int:
 
 def _np_scalar(dtype):
     scalar = getattr(dtype, "_wp_scalar_type_", dtype)
-    return {wp.float32: np.float32, wp.float64: np.float64, wp.int32: np.int32, wp.int64: np.int64,
-            wp.bool: np.bool_, wp.uint8: np.uint8, wp.uint32: np.uint32, wp.float16: np.float16}[scalar]
+    return {
+        wp.float32: np.float32,
+        wp.float64: np.float64,
+        wp.int32: np.int32,
+        wp.int64: np.int64,
+        wp.bool: np.bool_,
+        wp.uint8: np.uint8,
+        wp.uint32: np.uint32,
+        wp.float16: np.float16,
+    }[scalar]
 
 
 class CustomAttributeRegistry:
@@ -80,8 +96,9 @@ class CustomAttributeRegistry:
         old = self.attributes.get(attr.key)
         if old is not None:
             if (old.dtype, old.frequency, old.assignment) != (attr.dtype, attr.frequency, attr.assignment):
-                raise ModelBuildError(f"custom attribute {attr.key!r} already declared with another dtype, "
-                                      "frequency or assignment")
+                raise ModelBuildError(
+                    f"custom attribute {attr.key!r} already declared with another dtype, frequency or assignment"
+                )
             return old
         self.attributes[attr.key] = attr
         return attr
@@ -91,11 +108,9 @@ class CustomAttributeRegistry:
         for key, value in (values or {}).items():
             attr = self.attributes.get(key)
             if attr is None:
-                raise ModelBuildError(f"custom attribute {key!r} is not declared; call "
-                                      "add_custom_attribute() first")
+                raise ModelBuildError(f"custom attribute {key!r} is not declared; call add_custom_attribute() first")
             if attr.frequency != frequency:
-                raise ModelBuildError(f"custom attribute {key!r} has frequency {attr.frequency!r}, "
-                                      f"not {frequency!r}")
+                raise ModelBuildError(f"custom attribute {key!r} has frequency {attr.frequency!r}, not {frequency!r}")
             attr.values[index] = value
 
     def build_arrays(self, counts: dict, device) -> dict[str, tuple[CustomAttribute, np.ndarray]]:
@@ -110,8 +125,9 @@ class CustomAttributeRegistry:
                 arr[:] = np.asarray(attr.default)
             for i, v in attr.values.items():
                 if i >= n:
-                    raise ModelBuildError(f"custom attribute {key!r}: index {i} out of range for "
-                                          f"{n} {attr.frequency} entities")
+                    raise ModelBuildError(
+                        f"custom attribute {key!r}: index {i} out of range for {n} {attr.frequency} entities"
+                    )
                 arr[i] = np.asarray(v)
             out[key] = (attr, arr)
         return out

@@ -15,8 +15,14 @@ from .worlds import check_world_order, world_start
 
 __all__ = ["build_model", "auto_articulations"]
 
-_KIND_NAMES = {"particle": "particle", "body": "body", "shape": "shape", "joint": "joint",
-               "articulation": "articulation", "equality": "equality constraint"}
+_KIND_NAMES = {
+    "particle": "particle",
+    "body": "body",
+    "shape": "shape",
+    "joint": "joint",
+    "articulation": "articulation",
+    "equality": "equality constraint",
+}
 
 
 def auto_articulations(builder):
@@ -34,8 +40,7 @@ def auto_articulations(builder):
     for j in np.nonzero(art < 0)[0]:
         j = int(j)
         prev = int(art[j - 1]) if j > 0 else -1
-        joins = prev >= 0 and ends[prev] == j and world[j] == world[j - 1] and \
-            owner_of_body.get(int(parent[j])) == prev
+        joins = prev >= 0 and ends[prev] == j and world[j] == world[j - 1] and owner_of_body.get(int(parent[j])) == prev
         if not joins:
             ta.add_row(None, joint_start=j, joint_end=j, world=int(world[j]))
             starts.append(j)
@@ -70,15 +75,22 @@ def _body_mass(builder):
     tb, ts = builder.tables["body"], builder.tables["shape"]
     n = tb.count
     m_s, com_s, inertia_s = accumulate_body_mass(
-        n, ts.get("body"), ts.get("type"), ts.get("xform"), ts.get("scale"), ts.get("mesh"), ts.get("density"),
-        builder.meshes)
+        n,
+        ts.get("body"),
+        ts.get("type"),
+        ts.get("xform"),
+        ts.get("scale"),
+        ts.get("mesh"),
+        ts.get("density"),
+        builder.meshes,
+    )
     mass_given, com_given, inertia_given = tb.get("mass_given"), tb.get("com_given"), tb.get("inertia_given")
     mass = np.where(mass_given, tb.get("mass"), m_s)
     com = np.where(com_given[:, None], tb.get("com"), com_s)
     # Shape inertia, scaled to a given mass and shifted from the shapes' COM to the body's COM.
     ratio = np.divide(mass, m_s, out=np.zeros(n), where=m_s > 0)
     d = com_s - com
-    shift = (np.einsum("ni,ni->n", d, d)[:, None, None] * np.eye(3) - np.einsum("ni,nj->nij", d, d))
+    shift = np.einsum("ni,ni->n", d, d)[:, None, None] * np.eye(3) - np.einsum("ni,nj->nij", d, d)
     derived = ratio[:, None, None] * inertia_s + (mass * (m_s > 0))[:, None, None] * shift
     inertia = np.where(inertia_given[:, None, None], tb.get("inertia"), derived)
     if (mass < 0).any():
@@ -131,10 +143,17 @@ def build_model(builder, device=None, requires_grad=False) -> Model:
     inv_mass = np.divide(1.0, mass, out=np.zeros_like(mass), where=mass > 0)
     inv_inertia = _inverse_inertia(inertia)
     pm = t["particle"].get("mass")
-    check_float_range(builder, [("body", "mass", mass), ("body", "com", com), ("body", "inertia", inertia),
-                                ("body", "inverse mass", inv_mass), ("body", "inverse inertia", inv_inertia),
-                                ("particle", "inverse mass", np.divide(1.0, pm, out=np.zeros_like(pm),
-                                                                       where=pm > 0))])
+    check_float_range(
+        builder,
+        [
+            ("body", "mass", mass),
+            ("body", "com", com),
+            ("body", "inertia", inertia),
+            ("body", "inverse mass", inv_mass),
+            ("body", "inverse inertia", inv_inertia),
+            ("particle", "inverse mass", np.divide(1.0, pm, out=np.zeros_like(pm), where=pm > 0)),
+        ],
+    )
     m = Model(device)
     dev = m.device
     m.requires_grad = requires_grad
@@ -197,18 +216,37 @@ def _upload_joints(m, t, dev, rg):
     tj, td, tc = t["joint"], t["dof"], t["coord"]
     m.joint_count, m.joint_dof_count, m.joint_coord_count = tj.count, td.count, tc.count
     m.joint_key = list(tj.labels)
-    for name, col, dtype in (("joint_type", "type", wp.int32), ("joint_parent", "parent", wp.int32),
-                             ("joint_child", "child", wp.int32), ("joint_q_start", "q_start", wp.int32),
-                             ("joint_qd_start", "qd_start", wp.int32), ("joint_enabled", "enabled", wp.bool),
-                             ("joint_world", "world", wp.int32), ("joint_articulation", "articulation", wp.int32)):
+    for name, col, dtype in (
+        ("joint_type", "type", wp.int32),
+        ("joint_parent", "parent", wp.int32),
+        ("joint_child", "child", wp.int32),
+        ("joint_q_start", "q_start", wp.int32),
+        ("joint_qd_start", "qd_start", wp.int32),
+        ("joint_enabled", "enabled", wp.bool),
+        ("joint_world", "world", wp.int32),
+        ("joint_articulation", "articulation", wp.int32),
+    ):
         setattr(m, name, _arr(tj.get(col), dtype, dev))
     m.joint_X_p = _arr(tj.get("parent_xform"), wp.transform, dev)
     m.joint_X_c = _arr(tj.get("child_xform"), wp.transform, dev)
     m.joint_dof_dim = _arr(np.stack([tj.get("lin_count"), tj.get("ang_count")], axis=1), wp.vec2i, dev)
     m.joint_axis = _arr(td.get("axis"), wp.vec3, dev)
-    for col in ("limit_lower", "limit_upper", "limit_ke", "limit_kd", "target_ke", "target_kd", "armature",
-                "effort_limit", "velocity_limit", "friction_dynamic", "viscous_damping", "damping",
-                "spring_stiffness", "spring_ref"):
+    for col in (
+        "limit_lower",
+        "limit_upper",
+        "limit_ke",
+        "limit_kd",
+        "target_ke",
+        "target_kd",
+        "armature",
+        "effort_limit",
+        "velocity_limit",
+        "friction_dynamic",
+        "viscous_damping",
+        "damping",
+        "spring_stiffness",
+        "spring_ref",
+    ):
         setattr(m, f"joint_{col}", _arr(td.get(col), wp.float32, dev))
     m.joint_friction = _arr(td.get("friction_static"), wp.float32, dev)
     m.joint_target_pos = _arr(td.get("target_pos"), wp.float32, dev)
@@ -220,8 +258,9 @@ def _upload_joints(m, t, dev, rg):
     ta = t["articulation"]
     m.articulation_count = ta.count
     m.articulation_key = list(ta.labels)
-    m.articulation_start = _arr(np.append(ta.get("joint_start"), tj.count if ta.count == 0 else ta.get("joint_end")[-1]),
-                                wp.int32, dev)
+    m.articulation_start = _arr(
+        np.append(ta.get("joint_start"), tj.count if ta.count == 0 else ta.get("joint_end")[-1]), wp.int32, dev
+    )
     m.articulation_end = _arr(ta.get("joint_end"), wp.int32, dev)
     m.articulation_self_collision = _arr(ta.get("self_collision"), wp.bool, dev)
     m.articulation_world = _arr(ta.get("world"), wp.int32, dev)
@@ -240,17 +279,33 @@ def _upload_misc(m, t, dev):
     m.particle_world = _arr(tp.get("world"), wp.int32, dev)
     m.equality_constraint_count = te.count
     m.equality_constraint_key = list(te.labels)
-    for col, dtype in (("type", wp.int32), ("body1", wp.int32), ("body2", wp.int32), ("anchor", wp.vec3),
-                       ("relpose", wp.transform), ("joint1", wp.int32), ("joint2", wp.int32),
-                       ("polycoef", wp.types.vector(5, wp.float32)), ("torquescale", wp.float32),
-                       ("solref", wp.vec2), ("solimp", wp.types.vector(5, wp.float32)), ("enabled", wp.bool),
-                       ("world", wp.int32)):
+    for col, dtype in (
+        ("type", wp.int32),
+        ("body1", wp.int32),
+        ("body2", wp.int32),
+        ("anchor", wp.vec3),
+        ("relpose", wp.transform),
+        ("joint1", wp.int32),
+        ("joint2", wp.int32),
+        ("polycoef", wp.types.vector(5, wp.float32)),
+        ("torquescale", wp.float32),
+        ("solref", wp.vec2),
+        ("solimp", wp.types.vector(5, wp.float32)),
+        ("enabled", wp.bool),
+        ("world", wp.int32),
+    ):
         setattr(m, f"equality_constraint_{col}", _arr(te.get(col), dtype, dev))
 
 
 def _world_starts(m, t, world_count, dev):
-    for kind, name in (("particle", "particle"), ("body", "body"), ("shape", "shape"), ("joint", "joint"),
-                       ("articulation", "articulation"), ("equality", "equality_constraint")):
+    for kind, name in (
+        ("particle", "particle"),
+        ("body", "body"),
+        ("shape", "shape"),
+        ("joint", "joint"),
+        ("articulation", "articulation"),
+        ("equality", "equality_constraint"),
+    ):
         setattr(m, f"{name}_world_start", _arr(world_start(t[kind].get("world"), world_count), wp.int32, dev))
     jw = t["joint"].get("world")
     jt = t["joint"].get("type")

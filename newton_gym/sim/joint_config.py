@@ -89,8 +89,20 @@ def _initial_coords(joint_type, parent_pose, child_pose, parent_xform, child_xfo
     return [0.0] * joint_coord_count(joint_type, d6_count)
 
 
-def write_joint(tables, scope_world, joint_type, parent, child, parent_xform, child_xform,
-                linear: list, angular: list, label=None, enabled=True, filter_parent=True) -> int:
+def write_joint(
+    tables,
+    scope_world,
+    joint_type,
+    parent,
+    child,
+    parent_xform,
+    child_xform,
+    linear: list,
+    angular: list,
+    label=None,
+    enabled=True,
+    filter_parent=True,
+) -> int:
     """Validate and append one joint with its DOF and coordinate rows. Returns the joint index."""
     bodies = tables["body"]
     joint_index = tables["joint"].count
@@ -104,14 +116,19 @@ def write_joint(tables, scope_world, joint_type, parent, child, parent_xform, ch
     if parent > child:
         raise ModelBuildError(
             f"joint {name}: parent body {parent} was added after its child body {child}; add parents "
-            "first (the articulation tree must be ordered parent before child)")
+            "first (the articulation tree must be ordered parent before child)"
+        )
     child_world = int(bodies.value("world", child))
     parent_world = int(bodies.value("world", parent)) if parent >= 0 else scope_world
-    if child_world != scope_world or parent_world not in (scope_world, -1) or \
-            (parent >= 0 and parent_world != child_world):
+    if (
+        child_world != scope_world
+        or parent_world not in (scope_world, -1)
+        or (parent >= 0 and parent_world != child_world)
+    ):
         raise ModelBuildError(
             f"joint {name} spans worlds: it is added in world {scope_world} but connects parent body "
-            f"{parent} (world {parent_world}) and child body {child} (world {child_world})")
+            f"{parent} (world {parent_world}) and child body {child} (world {child_world})"
+        )
     pxf = normalize_transform(parent_xform)
     cxf = normalize_transform(child_xform)
     d6 = len(linear) + len(angular)
@@ -121,13 +138,25 @@ def write_joint(tables, scope_world, joint_type, parent, child, parent_xform, ch
     coords = _initial_coords(JointType(joint_type), parent_pose, bodies.value("q", child), pxf, cxf, d6)
     dof_cfgs = list(linear) + list(angular)
     if len(dof_cfgs) != joint_dof_count(joint_type, d6):
-        raise ModelBuildError(f"joint {name}: {len(dof_cfgs)} DOF configs for a {JointType(joint_type).name} "
-                              f"joint with {joint_dof_count(joint_type, d6)} DOFs")
+        raise ModelBuildError(
+            f"joint {name}: {len(dof_cfgs)} DOF configs for a {JointType(joint_type).name} "
+            f"joint with {joint_dof_count(joint_type, d6)} DOFs"
+        )
     tables["joint"].add_row(
-        label, type=int(joint_type), parent=parent, child=child, parent_xform=pxf, child_xform=cxf,
-        q_start=tables["coord"].count, qd_start=tables["dof"].count, lin_count=len(linear),
-        ang_count=len(angular), enabled=bool(enabled), filter_parent=bool(filter_parent),
-        world=scope_world)
+        label,
+        type=int(joint_type),
+        parent=parent,
+        child=child,
+        parent_xform=pxf,
+        child_xform=cxf,
+        q_start=tables["coord"].count,
+        qd_start=tables["dof"].count,
+        lin_count=len(linear),
+        ang_count=len(angular),
+        enabled=bool(enabled),
+        filter_parent=bool(filter_parent),
+        world=scope_world,
+    )
     for cfg in dof_cfgs:
         if cfg.limit_lower > cfg.limit_upper:
             raise ModelBuildError(f"joint {name}: limit_lower {cfg.limit_lower} > limit_upper {cfg.limit_upper}")

@@ -29,9 +29,17 @@ __all__ = ["eval_fk", "eval_ik", "joint_transform_and_twist", "body_frame_state"
 
 
 @wp.func
-def joint_transform_and_twist(jtype: int, axis_start: int, q_start: int, lin: int, ang: int,
-                              joint_axis: wp.array(dtype=wp.vec3), joint_q: wp.array(dtype=float),
-                              joint_qd: wp.array(dtype=float), x_wpj: wp.transform):
+def joint_transform_and_twist(
+    jtype: int,
+    axis_start: int,
+    q_start: int,
+    lin: int,
+    ang: int,
+    joint_axis: wp.array(dtype=wp.vec3),
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
+    x_wpj: wp.transform,
+):
     """Joint transform X_j (child joint frame in parent joint frame) and the joint's relative twist in
     world frame as (linear velocity of the child joint origin, angular velocity), for all but free joints."""
     x_j = wp.transform_identity()
@@ -60,7 +68,11 @@ def joint_transform_and_twist(jtype: int, axis_start: int, q_start: int, lin: in
         r = d6_rotation(joint_axis, joint_q, axis_start + lin, q_start + lin, ang)
         wl = wp.vec3(0.0)
         for k in range(ang):
-            wl = wl + d6_axis_world(joint_axis, joint_q, axis_start + lin, q_start + lin, k) * joint_qd[axis_start + lin + k]
+            wl = (
+                wl
+                + d6_axis_world(joint_axis, joint_q, axis_start + lin, q_start + lin, k)
+                * joint_qd[axis_start + lin + k]
+            )
         x_j = wp.transform(t, r)
         v = wp.quat_rotate(q_pj, vt)
         w = wp.quat_rotate(q_pj, wl)
@@ -68,8 +80,12 @@ def joint_transform_and_twist(jtype: int, axis_start: int, q_start: int, lin: in
 
 
 @wp.func
-def body_frame_state(body: int, body_q: wp.array(dtype=wp.transform), body_qd: wp.array(dtype=wp.spatial_vector),
-                     body_com: wp.array(dtype=wp.vec3)):
+def body_frame_state(
+    body: int,
+    body_q: wp.array(dtype=wp.transform),
+    body_qd: wp.array(dtype=wp.spatial_vector),
+    body_com: wp.array(dtype=wp.vec3),
+):
     """Pose, COM velocity, angular velocity and world COM of ``body`` (the world frame at rest for -1)."""
     x = wp.transform_identity()
     v = wp.vec3(0.0)
@@ -86,15 +102,26 @@ def body_frame_state(body: int, body_q: wp.array(dtype=wp.transform), body_qd: w
 @wp.kernel
 def _fk_kernel(
     # Model:
-    first: int, articulation_start: wp.array(dtype=int), articulation_mask: wp.array(dtype=bool), use_mask: int,
-    joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int), joint_child: wp.array(dtype=int),
-    joint_X_p: wp.array(dtype=wp.transform), joint_X_c: wp.array(dtype=wp.transform),
-    joint_q_start: wp.array(dtype=int), joint_qd_start: wp.array(dtype=int), joint_dof_dim: wp.array(dtype=wp.vec2i),
-    joint_axis: wp.array(dtype=wp.vec3), body_com: wp.array(dtype=wp.vec3),
+    first: int,
+    articulation_start: wp.array(dtype=int),
+    articulation_mask: wp.array(dtype=bool),
+    use_mask: int,
+    joint_type: wp.array(dtype=int),
+    joint_parent: wp.array(dtype=int),
+    joint_child: wp.array(dtype=int),
+    joint_X_p: wp.array(dtype=wp.transform),
+    joint_X_c: wp.array(dtype=wp.transform),
+    joint_q_start: wp.array(dtype=int),
+    joint_qd_start: wp.array(dtype=int),
+    joint_dof_dim: wp.array(dtype=wp.vec2i),
+    joint_axis: wp.array(dtype=wp.vec3),
+    body_com: wp.array(dtype=wp.vec3),
     # Data in:
-    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
     # Data out:
-    body_q_out: wp.array(dtype=wp.transform), body_qd_out: wp.array(dtype=wp.spatial_vector),
+    body_q_out: wp.array(dtype=wp.transform),
+    body_qd_out: wp.array(dtype=wp.spatial_vector),
 ):
     a = wp.tid() + first
     if use_mask != 0:
@@ -108,8 +135,10 @@ def _fk_kernel(
         qs = joint_q_start[j]
         ds = joint_qd_start[j]
         if jt == JOINT_FREE or jt == JOINT_DISTANCE:
-            x_j = wp.transform(wp.vec3(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2]),
-                               wp.normalize(wp.quat(joint_q[qs + 3], joint_q[qs + 4], joint_q[qs + 5], joint_q[qs + 6])))
+            x_j = wp.transform(
+                wp.vec3(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2]),
+                wp.normalize(wp.quat(joint_q[qs + 3], joint_q[qs + 4], joint_q[qs + 5], joint_q[qs + 6])),
+            )
             x_wc = x_wpj * x_j * wp.transform_inverse(joint_X_c[j])
             com_c = wp.transform_point(x_wc, body_com[child])
             v_rel = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
@@ -117,7 +146,9 @@ def _fk_kernel(
             v_c = velocity_at_point(v_p, w_p, com_p, com_c) + v_rel
         else:
             dim = joint_dof_dim[j]
-            x_j, v_j, w_rel = joint_transform_and_twist(jt, ds, qs, dim[0], dim[1], joint_axis, joint_q, joint_qd, x_wpj)
+            x_j, v_j, w_rel = joint_transform_and_twist(
+                jt, ds, qs, dim[0], dim[1], joint_axis, joint_q, joint_qd, x_wpj
+            )
             x_wcj = x_wpj * x_j
             x_wc = x_wcj * wp.transform_inverse(joint_X_c[j])
             com_c = wp.transform_point(x_wc, body_com[child])
@@ -142,11 +173,30 @@ def eval_fk(model, joint_q, joint_qd, state, mask=None, articulations=None):
     if count == 0:
         return
     use_mask = 0 if mask is None else 1
-    wp.launch(_fk_kernel, dim=count, device=model.device, inputs=[
-        first, model.articulation_start, mask if mask is not None else model.articulation_self_collision, use_mask,
-        model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p, model.joint_X_c,
-        model.joint_q_start, model.joint_qd_start, model.joint_dof_dim, model.joint_axis, model.body_com,
-        joint_q, joint_qd], outputs=[state.body_q, state.body_qd])
+    wp.launch(
+        _fk_kernel,
+        dim=count,
+        device=model.device,
+        inputs=[
+            first,
+            model.articulation_start,
+            mask if mask is not None else model.articulation_self_collision,
+            use_mask,
+            model.joint_type,
+            model.joint_parent,
+            model.joint_child,
+            model.joint_X_p,
+            model.joint_X_c,
+            model.joint_q_start,
+            model.joint_qd_start,
+            model.joint_dof_dim,
+            model.joint_axis,
+            model.body_com,
+            joint_q,
+            joint_qd,
+        ],
+        outputs=[state.body_q, state.body_qd],
+    )
 
 
 @wp.func
@@ -175,14 +225,22 @@ def _d6_angles(r: wp.quat, axis_start: int, count: int, joint_axis: wp.array(dty
 @wp.kernel
 def _ik_kernel(
     # Model:
-    joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int), joint_child: wp.array(dtype=int),
-    joint_X_p: wp.array(dtype=wp.transform), joint_X_c: wp.array(dtype=wp.transform),
-    joint_q_start: wp.array(dtype=int), joint_qd_start: wp.array(dtype=int), joint_dof_dim: wp.array(dtype=wp.vec2i),
-    joint_axis: wp.array(dtype=wp.vec3), body_com: wp.array(dtype=wp.vec3),
+    joint_type: wp.array(dtype=int),
+    joint_parent: wp.array(dtype=int),
+    joint_child: wp.array(dtype=int),
+    joint_X_p: wp.array(dtype=wp.transform),
+    joint_X_c: wp.array(dtype=wp.transform),
+    joint_q_start: wp.array(dtype=int),
+    joint_qd_start: wp.array(dtype=int),
+    joint_dof_dim: wp.array(dtype=wp.vec2i),
+    joint_axis: wp.array(dtype=wp.vec3),
+    body_com: wp.array(dtype=wp.vec3),
     # Data in:
-    body_q: wp.array(dtype=wp.transform), body_qd: wp.array(dtype=wp.spatial_vector),
+    body_q: wp.array(dtype=wp.transform),
+    body_qd: wp.array(dtype=wp.spatial_vector),
     # Data out:
-    joint_q_out: wp.array(dtype=float), joint_qd_out: wp.array(dtype=float),
+    joint_q_out: wp.array(dtype=float),
+    joint_qd_out: wp.array(dtype=float),
 ):
     j = wp.tid()
     x_wp, v_p, w_p, com_p = body_frame_state(joint_parent[j], body_q, body_qd, body_com)
@@ -196,8 +254,9 @@ def _ik_kernel(
     w_rel = w_c - w_p
     anchor = wp.transform_get_translation(x_wcj)
     # Velocity of the child joint origin relative to the parent's point there, in the parent joint frame.
-    v_rel_local = wp.quat_rotate_inv(q_pj, velocity_at_point(v_c, w_c, com_c, anchor)
-                                     - velocity_at_point(v_p, w_p, com_p, anchor))
+    v_rel_local = wp.quat_rotate_inv(
+        q_pj, velocity_at_point(v_c, w_c, com_c, anchor) - velocity_at_point(v_p, w_p, com_p, anchor)
+    )
     w_rel_local = wp.quat_rotate_inv(q_pj, w_rel)
     jt = joint_type[j]
     qs = joint_q_start[j]
@@ -258,7 +317,23 @@ def eval_ik(model, state, joint_q, joint_qd):
     """
     if model.joint_count == 0:
         return
-    wp.launch(_ik_kernel, dim=model.joint_count, device=model.device, inputs=[
-        model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p, model.joint_X_c,
-        model.joint_q_start, model.joint_qd_start, model.joint_dof_dim, model.joint_axis, model.body_com,
-        state.body_q, state.body_qd], outputs=[joint_q, joint_qd])
+    wp.launch(
+        _ik_kernel,
+        dim=model.joint_count,
+        device=model.device,
+        inputs=[
+            model.joint_type,
+            model.joint_parent,
+            model.joint_child,
+            model.joint_X_p,
+            model.joint_X_c,
+            model.joint_q_start,
+            model.joint_qd_start,
+            model.joint_dof_dim,
+            model.joint_axis,
+            model.body_com,
+            state.body_q,
+            state.body_qd,
+        ],
+        outputs=[joint_q, joint_qd],
+    )

@@ -60,8 +60,9 @@ def unit_mass_properties(geo_type: int, scale, mesh=None):
     return 0.0, com, np.zeros((3, 3))  # plane: no mass
 
 
-def accumulate_body_mass(body_count, shape_body, shape_type, shape_xform, shape_scale, shape_mesh,
-                         shape_density, meshes):
+def accumulate_body_mass(
+    body_count, shape_body, shape_type, shape_xform, shape_scale, shape_mesh, shape_density, meshes
+):
     """Sum shape masses onto bodies.
 
     Returns per body: mass (body_count,) [kg], COM in body frame (body_count, 3) [m], inertia about
@@ -74,8 +75,9 @@ def accumulate_body_mass(body_count, shape_body, shape_type, shape_xform, shape_
     sel = np.nonzero((shape_body >= 0) & (shape_density > 0))[0]
     if len(sel) == 0:
         return mass, np.zeros((body_count, 3)), second
-    keys = np.concatenate([shape_type[sel, None].astype(np.float64), shape_scale[sel],
-                           shape_mesh[sel, None].astype(np.float64)], axis=1)
+    keys = np.concatenate(
+        [shape_type[sel, None].astype(np.float64), shape_scale[sel], shape_mesh[sel, None].astype(np.float64)], axis=1
+    )
     uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     for k, key in enumerate(uniq):
@@ -87,13 +89,15 @@ def accumulate_body_mass(body_count, shape_body, shape_type, shape_xform, shape_
         rot = quat_to_matrix(xf[:, 3:])
         c_body = xf[:, :3] + quat_rotate(xf[:, 3:], c)
         inertia_body = np.einsum("nij,jk,nlk->nil", rot, inertia, rot) * shape_density[idx, None, None]
-        shift = (np.einsum("ni,ni->n", c_body, c_body)[:, None, None] * np.eye(3)
-                 - np.einsum("ni,nj->nij", c_body, c_body)) * m[:, None, None]
+        shift = (
+            np.einsum("ni,ni->n", c_body, c_body)[:, None, None] * np.eye(3) - np.einsum("ni,nj->nij", c_body, c_body)
+        ) * m[:, None, None]
         b = shape_body[idx]
         np.add.at(mass, b, m)
         np.add.at(first, b, m[:, None] * c_body)
         np.add.at(second, b, inertia_body + shift)
     com = np.divide(first, mass[:, None], out=np.zeros_like(first), where=mass[:, None] > 0)
-    back = (np.einsum("ni,ni->n", com, com)[:, None, None] * np.eye(3)
-            - np.einsum("ni,nj->nij", com, com)) * mass[:, None, None]
+    back = (np.einsum("ni,ni->n", com, com)[:, None, None] * np.eye(3) - np.einsum("ni,nj->nij", com, com)) * mass[
+        :, None, None
+    ]
     return mass, com, second - back

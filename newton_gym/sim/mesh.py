@@ -54,8 +54,12 @@ class Mesh:
                 return self._unit_props
             s = a + b + c
             com = (det[:, None] * s).sum(axis=0) / 24.0 / vol
-            outer = (np.einsum("ni,nj->nij", a, a) + np.einsum("ni,nj->nij", b, b)
-                     + np.einsum("ni,nj->nij", c, c) + np.einsum("ni,nj->nij", s, s))
+            outer = (
+                np.einsum("ni,nj->nij", a, a)
+                + np.einsum("ni,nj->nij", b, b)
+                + np.einsum("ni,nj->nij", c, c)
+                + np.einsum("ni,nj->nij", s, s)
+            )
             cov = (det[:, None, None] * outer).sum(axis=0) / 120.0
             inertia_origin = np.trace(cov) * np.eye(3) - cov
             inertia = inertia_origin - vol * (np.dot(com, com) * np.eye(3) - np.outer(com, com))

@@ -30,7 +30,7 @@ def world_view(array, world_start, world_count: int):
     if world_count == 0 or (counts != counts[0]).any():
         raise ModelBuildError(f"world_view needs worlds of equal size; per-world counts are {counts.tolist()}")
     t = wp.to_torch(array)
-    t = t[int(starts[0]): int(starts[world_count])]
+    t = t[int(starts[0]) : int(starts[world_count])]
     return t.view((world_count, int(counts[0])) + tuple(t.shape[1:]))
 
 
@@ -42,8 +42,13 @@ class WorldViews:
     linear first; joint_q (world_count, coords); joint_qd (world_count, dofs).
     """
 
-    _FIELDS = {"body_q": "body_world_start", "body_qd": "body_world_start", "body_f": "body_world_start",
-               "joint_q": "joint_coord_world_start", "joint_qd": "joint_dof_world_start"}
+    _FIELDS = {
+        "body_q": "body_world_start",
+        "body_qd": "body_world_start",
+        "body_f": "body_world_start",
+        "joint_q": "joint_coord_world_start",
+        "joint_qd": "joint_dof_world_start",
+    }
 
     def __init__(self, model, state=None):
         self.model = model

@@ -75,12 +75,30 @@ class EqType(IntEnum):
     JOINT = 2
 
 
-_COORDS = {JointType.PRISMATIC: 1, JointType.REVOLUTE: 1, JointType.BALL: 4, JointType.FIXED: 0,
-           JointType.FREE: 7, JointType.DISTANCE: 7}
-_DOFS = {JointType.PRISMATIC: 1, JointType.REVOLUTE: 1, JointType.BALL: 3, JointType.FIXED: 0,
-         JointType.FREE: 6, JointType.DISTANCE: 6}
-_CONSTRAINTS = {JointType.PRISMATIC: 5, JointType.REVOLUTE: 5, JointType.BALL: 3, JointType.FIXED: 6,
-                JointType.FREE: 0, JointType.DISTANCE: 1}
+_COORDS = {
+    JointType.PRISMATIC: 1,
+    JointType.REVOLUTE: 1,
+    JointType.BALL: 4,
+    JointType.FIXED: 0,
+    JointType.FREE: 7,
+    JointType.DISTANCE: 7,
+}
+_DOFS = {
+    JointType.PRISMATIC: 1,
+    JointType.REVOLUTE: 1,
+    JointType.BALL: 3,
+    JointType.FIXED: 0,
+    JointType.FREE: 6,
+    JointType.DISTANCE: 6,
+}
+_CONSTRAINTS = {
+    JointType.PRISMATIC: 5,
+    JointType.REVOLUTE: 5,
+    JointType.BALL: 3,
+    JointType.FIXED: 6,
+    JointType.FREE: 0,
+    JointType.DISTANCE: 1,
+}
 
 
 def joint_dof_count(joint_type: JointType, d6_axes: int = 0) -> int:

@@ -25,7 +25,8 @@ class WorldScope:
         if self.current != -1:
             raise ModelBuildError(
                 f"begin_world() called while world {self.current} is still open: worlds cannot be "
-                "nested; call end_world() first")
+                "nested; call end_world() first"
+            )
         self.current = self.count
         self.count += 1
         self.gravity.append(tuple(float(g) for g in gravity))
@@ -49,7 +50,7 @@ def world_start(entity_world: np.ndarray, world_count: int) -> np.ndarray:
     counts = np.bincount(w[w >= 0], minlength=world_count)[:world_count]
     starts = np.empty(world_count + 2, dtype=np.int32)
     starts[0] = front
-    starts[1:world_count + 1] = front + np.cumsum(counts)
+    starts[1 : world_count + 1] = front + np.cumsum(counts)
     starts[-1] = total
     return starts
 
@@ -63,7 +64,7 @@ def check_world_order(kind: str, entity_world: np.ndarray, labels=None):
     inner = np.nonzero(w >= 0)[0]
     if len(inner) == 0:
         return
-    seg = w[inner[0]:inner[-1] + 1]
+    seg = w[inner[0] : inner[-1] + 1]
     bad = np.nonzero(np.diff(seg) < 0)[0]
     if len(bad) == 0 and (seg >= 0).all():
         return
@@ -71,4 +72,5 @@ def check_world_order(kind: str, entity_world: np.ndarray, labels=None):
     name = labels[pos] if labels is not None and pos < len(labels) and labels[pos] else f"#{pos}"
     raise ModelBuildError(
         f"{kind} {name} (world {int(w[pos])}) breaks world order: entities must be added as global "
-        "(-1) ones first, then each world in ascending order, then global ones after the last world")
+        "(-1) ones first, then each world in ascending order, then global ones after the last world"
+    )

@@ -6,9 +6,20 @@ import warp as wp
 
 from .types import JointType
 
-__all__ = ["JOINT_PRISMATIC", "JOINT_REVOLUTE", "JOINT_BALL", "JOINT_FREE", "JOINT_DISTANCE", "JOINT_D6",
-           "velocity_at_point", "angle_about_axis", "quat_about_axis", "d6_rotation", "d6_axis_world",
-           "wrap_angle"]
+__all__ = [
+    "JOINT_PRISMATIC",
+    "JOINT_REVOLUTE",
+    "JOINT_BALL",
+    "JOINT_FREE",
+    "JOINT_DISTANCE",
+    "JOINT_D6",
+    "velocity_at_point",
+    "angle_about_axis",
+    "quat_about_axis",
+    "d6_rotation",
+    "d6_axis_world",
+    "wrap_angle",
+]
 
 
 # JointType values as Warp constants, for kernels that branch on the joint type.
@@ -18,6 +29,7 @@ JOINT_BALL = wp.constant(int(JointType.BALL))
 JOINT_FREE = wp.constant(int(JointType.FREE))
 JOINT_DISTANCE = wp.constant(int(JointType.DISTANCE))
 JOINT_D6 = wp.constant(int(JointType.D6))
+
 
 @wp.func
 def velocity_at_point(v_com: wp.vec3, w: wp.vec3, com_world: wp.vec3, point: wp.vec3):
@@ -48,8 +60,9 @@ def quat_about_axis(axis: wp.vec3, angle: float):
 
 
 @wp.func
-def d6_rotation(joint_axis: wp.array(dtype=wp.vec3), joint_q: wp.array(dtype=float), axis_start: int,
-                q_start: int, count: int):
+def d6_rotation(
+    joint_axis: wp.array(dtype=wp.vec3), joint_q: wp.array(dtype=float), axis_start: int, q_start: int, count: int
+):
     """Rotation of a D6 joint: R(a_1, q_1) * R(a_2, q_2) * ... over its ``count`` angular axes."""
     r = wp.quat_identity()
     for k in range(count):
@@ -58,8 +71,9 @@ def d6_rotation(joint_axis: wp.array(dtype=wp.vec3), joint_q: wp.array(dtype=flo
 
 
 @wp.func
-def d6_axis_world(joint_axis: wp.array(dtype=wp.vec3), joint_q: wp.array(dtype=float), axis_start: int,
-                  q_start: int, k: int):
+def d6_axis_world(
+    joint_axis: wp.array(dtype=wp.vec3), joint_q: wp.array(dtype=float), axis_start: int, q_start: int, k: int
+):
     """Axis k of a D6 joint's angular chain in the parent joint frame: (R_1 ... R_{k-1}) a_k."""
     r = wp.quat_identity()
     for i in range(k):

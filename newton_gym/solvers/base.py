@@ -10,12 +10,12 @@ __all__ = ["SolverBase", "SolverNotifyFlags"]
 class SolverNotifyFlags(enum.IntFlag):
     """What changed in the model, for :meth:`SolverBase.notify_model_changed` (Newton's names)."""
 
-    JOINT_PROPERTIES = 1 << 0           # joint frames, axes, types
-    JOINT_DOF_PROPERTIES = 1 << 1       # per-DOF limits, gains, damping, armature, friction
-    BODY_PROPERTIES = 1 << 2            # body frames
-    BODY_INERTIAL_PROPERTIES = 1 << 3   # mass, COM, inertia
-    SHAPE_PROPERTIES = 1 << 4           # shape materials and contact parameters
-    MODEL_PROPERTIES = 1 << 5           # gravity and other model-wide settings
+    JOINT_PROPERTIES = 1 << 0  # joint frames, axes, types
+    JOINT_DOF_PROPERTIES = 1 << 1  # per-DOF limits, gains, damping, armature, friction
+    BODY_PROPERTIES = 1 << 2  # body frames
+    BODY_INERTIAL_PROPERTIES = 1 << 3  # mass, COM, inertia
+    SHAPE_PROPERTIES = 1 << 4  # shape materials and contact parameters
+    MODEL_PROPERTIES = 1 << 5  # gravity and other model-wide settings
 
 
 class SolverBase:

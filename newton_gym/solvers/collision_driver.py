@@ -43,36 +43,36 @@ class Contacts(DeclaredFields):
     Warp arrays hold at least one element, so a model without pairs still launches."""
 
     # Layout (host).
-    pair_count: int = 0                    # candidate shape pairs
-    slot_count: int = 0                    # contact slots (each pair owns its maximum contact count)
-    pair_slots_host: np.ndarray = None     # (pair_count,) int64 slots of each pair
+    pair_count: int = 0  # candidate shape pairs
+    slot_count: int = 0  # contact slots (each pair owns its maximum contact count)
+    pair_slots_host: np.ndarray = None  # (pair_count,) int64 slots of each pair
     pair_slot_start_host: np.ndarray = None  # (pair_count + 1,) int64 first slot of each pair
-    pair_world_host: np.ndarray = None     # (pair_count,) int64 world of each pair (ascending)
-    pair_condim_host: np.ndarray = None    # (pair_count,) int64 NumPy copy of ``pair_condim``
+    pair_world_host: np.ndarray = None  # (pair_count,) int64 world of each pair (ascending)
+    pair_condim_host: np.ndarray = None  # (pair_count,) int64 NumPy copy of ``pair_condim``
     # Static pair tables (Warp; fixed once built unless noted).
-    pair_shape: wp.array = None            # (pair_count,) vec2i shapes (A, B), type A <= type B
-    pair_body: wp.array = None             # (pair_count,) vec2i bodies of A and B (-1: static)
-    pair_slot_start: wp.array = None       # (pair_count + 1,) int32 first slot of each pair
-    pair_world: wp.array = None            # (pair_count,) int32 world of each pair
-    pair_radius: wp.array = None           # (pair_count,) float32 sum of the two bounding radii [m]
-    pair_condim: wp.array = None           # (pair_count,) int32 contact dimensionality (max of the two shapes)
-    slot_pair: wp.array = None             # (slot_count,) int32 pair of each slot
-    mesh_start: wp.array = None            # (mesh_count + 1,) int32 first convex-hull vertex of each mesh
-    mesh_verts: wp.array = None            # (hull vertices,) vec3 mesh convex-hull vertices, mesh frame [m]
+    pair_shape: wp.array = None  # (pair_count,) vec2i shapes (A, B), type A <= type B
+    pair_body: wp.array = None  # (pair_count,) vec2i bodies of A and B (-1: static)
+    pair_slot_start: wp.array = None  # (pair_count + 1,) int32 first slot of each pair
+    pair_world: wp.array = None  # (pair_count,) int32 world of each pair
+    pair_radius: wp.array = None  # (pair_count,) float32 sum of the two bounding radii [m]
+    pair_condim: wp.array = None  # (pair_count,) int32 contact dimensionality (max of the two shapes)
+    slot_pair: wp.array = None  # (slot_count,) int32 pair of each slot
+    mesh_start: wp.array = None  # (mesh_count + 1,) int32 first convex-hull vertex of each mesh
+    mesh_verts: wp.array = None  # (hull vertices,) vec3 mesh convex-hull vertices, mesh frame [m]
     # Pair parameters (:func:`.contact_params.combine_pair_params`; edited by set_world_friction).
-    pair_mu: wp.array = None               # (pair_count,) float32 friction coefficient (max of the two) [-]
-    pair_margin: wp.array = None           # (pair_count,) float32 MuJoCo margin (sum of margins + gaps) [m]
-    pair_gap: wp.array = None              # (pair_count,) float32 sum of gaps [m]
-    pair_bound: wp.array = None            # (pair_count,) float32 pair_radius + margin [m]
-    pair_solref: wp.array = None           # (pair_count,) vec2 mean solref (time constant [s], damping ratio [-])
-    pair_solimp: wp.array = None           # (pair_count,) vec5 mean solimp
+    pair_mu: wp.array = None  # (pair_count,) float32 friction coefficient (max of the two) [-]
+    pair_margin: wp.array = None  # (pair_count,) float32 MuJoCo margin (sum of margins + gaps) [m]
+    pair_gap: wp.array = None  # (pair_count,) float32 sum of gaps [m]
+    pair_bound: wp.array = None  # (pair_count,) float32 pair_radius + margin [m]
+    pair_solref: wp.array = None  # (pair_count,) vec2 mean solref (time constant [s], damping ratio [-])
+    pair_solimp: wp.array = None  # (pair_count,) vec5 mean solimp
     # Per step, per slot.
-    active: wp.array = None                # (slot_count,) int32 1 where the slot holds a contact
-    point: wp.array = None                 # (slot_count,) vec3 world contact point [m]
-    normal: wp.array = None                # (slot_count,) vec3 unit normal from A to B
-    dist: wp.array = None                  # (slot_count,) float32 signed distance [m] (negative: penetration)
-    tangent: wp.array = None               # (slot_count,) vec3 first friction direction (unit, normal to n)
-    force: wp.array = None                 # (slot_count,) vec3 contact force on B, world frame [N]
+    active: wp.array = None  # (slot_count,) int32 1 where the slot holds a contact
+    point: wp.array = None  # (slot_count,) vec3 world contact point [m]
+    normal: wp.array = None  # (slot_count,) vec3 unit normal from A to B
+    dist: wp.array = None  # (slot_count,) float32 signed distance [m] (negative: penetration)
+    tangent: wp.array = None  # (slot_count,) vec3 first friction direction (unit, normal to n)
+    force: wp.array = None  # (slot_count,) vec3 contact force on B, world frame [N]
 
 
 def _shape_radius(stype, scale, mesh_radius):
@@ -127,8 +127,9 @@ def _world_candidates(model):
         ia, ib = np.triu_indices(int(k), 1)
         local = np.arange(int(k))
         a = np.concatenate([starts + ia, starts + np.repeat(local, len(glob))], axis=1)
-        b = np.concatenate([starts + ib, np.broadcast_to(np.tile(glob, int(k)), (len(worlds), int(k) * len(glob)))],
-                           axis=1)
+        b = np.concatenate(
+            [starts + ib, np.broadcast_to(np.tile(glob, int(k)), (len(worlds), int(k) * len(glob)))], axis=1
+        )
         parts_a.append(a.reshape(-1))
         parts_b.append(b.reshape(-1))
         parts_w.append(np.repeat(worlds, a.shape[1]))
@@ -160,9 +161,14 @@ def build_contacts(model, layout) -> Contacts:
     mesh_start, mesh_verts, mesh_radius = _mesh_tables(model, shape_mesh, scale, stype)
     body_art = np.append(layout.body_art, -1)
     body_dyn = np.append(layout.body_dof_last >= 0, False)
-    sh = {"collide": model.shape_collide.numpy().astype(bool), "body": sbody,
-          "dynamic": body_dyn[sbody], "group": model.shape_collision_group.numpy(), "art": body_art[sbody],
-          "self_collide": np.append(model.articulation_self_collision.numpy().astype(bool), True)}
+    sh = {
+        "collide": model.shape_collide.numpy().astype(bool),
+        "body": sbody,
+        "dynamic": body_dyn[sbody],
+        "group": model.shape_collision_group.numpy(),
+        "art": body_art[sbody],
+        "self_collide": np.append(model.articulation_self_collision.numpy().astype(bool), True),
+    }
     n = max(model.shape_count, 1)
     fp = model.shape_collision_filter_pair_array.numpy().reshape(-1, 2).astype(np.int64)
     filter_codes = np.minimum(fp[:, 0], fp[:, 1]) * n + np.maximum(fp[:, 0], fp[:, 1])
@@ -178,8 +184,11 @@ def build_contacts(model, layout) -> Contacts:
     ok = counts_table[stype[a], stype[b]] > 0
     skipped = int((~ok).sum())
     if skipped:
-        warnings.warn(f"SolverGeneralized: {skipped} shape pair(s) of unsupported type combinations will not "
-                      f"collide (supported: {_supported()})", stacklevel=3)
+        warnings.warn(
+            f"SolverGeneralized: {skipped} shape pair(s) of unsupported type combinations will not "
+            f"collide (supported: {_supported()})",
+            stacklevel=3,
+        )
     pa, pb, pw = a[ok], b[ok], w[ok]
     return _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_start, mesh_verts, mesh_radius)
 
@@ -202,8 +211,9 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
     condim, priority = model.shape_condim.numpy(), model.shape_priority.numpy()
     if len(pa):  # MuJoCo: the higher-priority shape's condim, else the larger one
         pr_a, pr_b = priority[pa], priority[pb]
-        c.pair_condim_host = np.where(pr_a > pr_b, condim[pa],
-                                      np.where(pr_b > pr_a, condim[pb], np.maximum(condim[pa], condim[pb])))
+        c.pair_condim_host = np.where(
+            pr_a > pr_b, condim[pa], np.where(pr_b > pr_a, condim[pb], np.maximum(condim[pa], condim[pb]))
+        )
     else:
         c.pair_condim_host = np.zeros(0, np.int64)
     radius = _shape_radius(stype, scale, mesh_radius)
@@ -259,9 +269,19 @@ def _feature_vs(pw: wp.vec3, rad: float, tb: int, xb: wp.transform, size_b: wp.v
 
 
 @wp.func
-def _emit(slot: int, d: float, n: wp.vec3, p: wp.vec3, margin: float, hint: wp.vec3, active: wp.array(dtype=int),
-          point: wp.array(dtype=wp.vec3), normal: wp.array(dtype=wp.vec3), dist: wp.array(dtype=float),
-          tangent: wp.array(dtype=wp.vec3)):
+def _emit(
+    slot: int,
+    d: float,
+    n: wp.vec3,
+    p: wp.vec3,
+    margin: float,
+    hint: wp.vec3,
+    active: wp.array(dtype=int),
+    point: wp.array(dtype=wp.vec3),
+    normal: wp.array(dtype=wp.vec3),
+    dist: wp.array(dtype=float),
+    tangent: wp.array(dtype=wp.vec3),
+):
     """Store a contact when closer than the margin. The first friction direction (which orients a
     pyramidal cone) follows MuJoCo's contact frame: ``hint`` projected on the contact plane where the
     collider gives one (a capsule's axis on a plane), else world y, or world z for a normal near y."""
@@ -280,8 +300,16 @@ def _emit(slot: int, d: float, n: wp.vec3, p: wp.vec3, margin: float, hint: wp.v
 
 
 @wp.func
-def _mesh_vertex(k: int, ms: int, me: int, mesh_verts: wp.array(dtype=wp.vec3), scale: wp.vec3,
-                 xb: wp.transform, o: wp.vec3, n: wp.vec3):
+def _mesh_vertex(
+    k: int,
+    ms: int,
+    me: int,
+    mesh_verts: wp.array(dtype=wp.vec3),
+    scale: wp.vec3,
+    xb: wp.transform,
+    o: wp.vec3,
+    n: wp.vec3,
+):
     """k-th deepest hull vertex along -n (ties broken by index), as (depth, world point)."""
     prev_d = float(-1.0e30)
     prev_i = int(-1)
@@ -307,15 +335,25 @@ def _mesh_vertex(k: int, ms: int, me: int, mesh_verts: wp.array(dtype=wp.vec3), 
 def _collide_kernel(
     # Model:
     first: int,
-    shape_type: wp.array(dtype=int), shape_transform: wp.array(dtype=wp.transform),
-    shape_scale: wp.array(dtype=wp.vec3), shape_mesh: wp.array(dtype=int), pair_shape: wp.array(dtype=wp.vec2i),
-    pair_body: wp.array(dtype=wp.vec2i), pair_slot_start: wp.array(dtype=int), pair_bound: wp.array(dtype=float),
-    pair_margin: wp.array(dtype=float), mesh_start: wp.array(dtype=int), mesh_verts: wp.array(dtype=wp.vec3),
+    shape_type: wp.array(dtype=int),
+    shape_transform: wp.array(dtype=wp.transform),
+    shape_scale: wp.array(dtype=wp.vec3),
+    shape_mesh: wp.array(dtype=int),
+    pair_shape: wp.array(dtype=wp.vec2i),
+    pair_body: wp.array(dtype=wp.vec2i),
+    pair_slot_start: wp.array(dtype=int),
+    pair_bound: wp.array(dtype=float),
+    pair_margin: wp.array(dtype=float),
+    mesh_start: wp.array(dtype=int),
+    mesh_verts: wp.array(dtype=wp.vec3),
     # Data in:
     body_q: wp.array(dtype=wp.transform),
     # Data out:
-    active: wp.array(dtype=int), point: wp.array(dtype=wp.vec3), normal: wp.array(dtype=wp.vec3),
-    dist: wp.array(dtype=float), tangent: wp.array(dtype=wp.vec3),
+    active: wp.array(dtype=int),
+    point: wp.array(dtype=wp.vec3),
+    normal: wp.array(dtype=wp.vec3),
+    dist: wp.array(dtype=float),
+    tangent: wp.array(dtype=wp.vec3),
 ):
     p = wp.tid() + first
     s = pair_shape[p]
@@ -378,9 +416,20 @@ def _collide_kernel(
 
 
 @wp.func
-def _collide_capsule(start: int, xa: wp.transform, size_a: wp.vec3, tb: int, xb: wp.transform, size_b: wp.vec3,
-                     margin: float, active: wp.array(dtype=int), point: wp.array(dtype=wp.vec3),
-                     normal: wp.array(dtype=wp.vec3), dist: wp.array(dtype=float), tangent: wp.array(dtype=wp.vec3)):
+def _collide_capsule(
+    start: int,
+    xa: wp.transform,
+    size_a: wp.vec3,
+    tb: int,
+    xb: wp.transform,
+    size_b: wp.vec3,
+    margin: float,
+    active: wp.array(dtype=int),
+    point: wp.array(dtype=wp.vec3),
+    normal: wp.array(dtype=wp.vec3),
+    dist: wp.array(dtype=float),
+    tangent: wp.array(dtype=wp.vec3),
+):
     """Capsule A against capsule, box or cylinder B: 3 slots (closest / end points)."""
     axis_a = wp.transform_vector(xa, wp.vec3(0.0, 0.0, 1.0))
     hint = axis_a
@@ -412,8 +461,24 @@ def collide(model, contacts: Contacts, body_q, span):
     """Narrow phase over the precomputed pairs in ``span`` = (first, count); fills their contact slots."""
     if span[1] == 0:
         return
-    wp.launch(_collide_kernel, dim=span[1], device=model.device, inputs=[
-        span[0], model.shape_type, model.shape_transform, model.shape_scale, model.shape_mesh, contacts.pair_shape,
-        contacts.pair_body, contacts.pair_slot_start, contacts.pair_bound, contacts.pair_margin,
-        contacts.mesh_start, contacts.mesh_verts, body_q], outputs=[
-        contacts.active, contacts.point, contacts.normal, contacts.dist, contacts.tangent])
+    wp.launch(
+        _collide_kernel,
+        dim=span[1],
+        device=model.device,
+        inputs=[
+            span[0],
+            model.shape_type,
+            model.shape_transform,
+            model.shape_scale,
+            model.shape_mesh,
+            contacts.pair_shape,
+            contacts.pair_body,
+            contacts.pair_slot_start,
+            contacts.pair_bound,
+            contacts.pair_margin,
+            contacts.mesh_start,
+            contacts.mesh_verts,
+            body_q,
+        ],
+        outputs=[contacts.active, contacts.point, contacts.normal, contacts.dist, contacts.tangent],
+    )

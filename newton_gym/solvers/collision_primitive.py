@@ -29,8 +29,14 @@ def feature_count(type_a: int, type_b: int) -> int:
     """Contact slots of a pair with type_a <= type_b (0: unsupported pair)."""
     a, b = GeoType(type_a), GeoType(type_b)
     if a == GeoType.PLANE:
-        return {GeoType.SPHERE: 1, GeoType.CAPSULE: 2, GeoType.BOX: 8, GeoType.CYLINDER: 6, GeoType.CONE: 4,
-                GeoType.MESH: 4}.get(b, 0)
+        return {
+            GeoType.SPHERE: 1,
+            GeoType.CAPSULE: 2,
+            GeoType.BOX: 8,
+            GeoType.CYLINDER: 6,
+            GeoType.CONE: 4,
+            GeoType.MESH: 4,
+        }.get(b, 0)
     if a == GeoType.SPHERE:
         return 1 if b in (GeoType.SPHERE, GeoType.CAPSULE, GeoType.BOX, GeoType.CYLINDER) else 0
     if a == GeoType.CAPSULE:
@@ -42,8 +48,10 @@ def feature_count(type_a: int, type_b: int) -> int:
     return 0
 
 
-SUPPORTED = "plane-{sphere, capsule, box, cylinder, cone, mesh hull}, sphere-{sphere, capsule, box, cylinder}, " \
-            "capsule-{capsule, box, cylinder}, box-{box, cylinder}, cylinder-cylinder"
+SUPPORTED = (
+    "plane-{sphere, capsule, box, cylinder, cone, mesh hull}, sphere-{sphere, capsule, box, cylinder}, "
+    "capsule-{capsule, box, cylinder}, box-{box, cylinder}, cylinder-cylinder"
+)
 
 
 @wp.func
@@ -61,8 +69,9 @@ def point_distance(stype: int, size: wp.vec3, p: wp.vec3):
             n = d / dist
         return dist - size[0], n, centre + n * size[0]
     if stype == BOX:
-        q = wp.vec3(wp.clamp(p[0], -size[0], size[0]), wp.clamp(p[1], -size[1], size[1]),
-                    wp.clamp(p[2], -size[2], size[2]))
+        q = wp.vec3(
+            wp.clamp(p[0], -size[0], size[0]), wp.clamp(p[1], -size[1], size[1]), wp.clamp(p[2], -size[2], size[2])
+        )
         d = p - q
         dist = wp.length(d)
         if dist > 1.0e-9:

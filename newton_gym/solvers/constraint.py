@@ -25,8 +25,16 @@ from ..sim.types import EqType, JointType
 from .layout import DeclaredFields
 from .spatial import point_jacobian
 
-__all__ = ["Rows", "build_rows", "make_rows", "reset_warmstart", "ROW_CONTACT", "ROW_LIMIT", "ROW_FRICTION",
-           "ROW_EQUALITY"]
+__all__ = [
+    "Rows",
+    "build_rows",
+    "make_rows",
+    "reset_warmstart",
+    "ROW_CONTACT",
+    "ROW_LIMIT",
+    "ROW_FRICTION",
+    "ROW_EQUALITY",
+]
 
 ROW_CONTACT = 0
 ROW_LIMIT = 1
@@ -50,44 +58,44 @@ class Rows(DeclaredFields):
     """
 
     # Layout (host).
-    count: int = 0                  # total rows over all worlds
-    width: int = 8                  # floats per Jacobian side: max_art_dofs rounded up to 8 (padding stays 0)
-    cone: str = "pyramidal"         # "pyramidal" (4 edge rows per contact) or "elliptic" (normal + 2 tangents)
-    world_count: int = 1            # worlds of the solve (max(1, model.world_count))
-    kind_host: np.ndarray = None    # (count,) int32 NumPy copy of ``kind``
+    count: int = 0  # total rows over all worlds
+    width: int = 8  # floats per Jacobian side: max_art_dofs rounded up to 8 (padding stays 0)
+    cone: str = "pyramidal"  # "pyramidal" (4 edge rows per contact) or "elliptic" (normal + 2 tangents)
+    world_count: int = 1  # worlds of the solve (max(1, model.world_count))
+    kind_host: np.ndarray = None  # (count,) int32 NumPy copy of ``kind``
     # Static row tables (Warp int32 unless noted).
     world_row_start: wp.array = None  # (world_count + 1,) first row of each world
-    kind: wp.array = None           # (count,) ROW_CONTACT / ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY
-    owner: wp.array = None          # (count,) contact slot, DOF or equality constraint of the row
-    sub: wp.array = None            # (count,) sub-row: pyramid edge / tangent, equality component
-    art: wp.array = None            # (count,) vec2i articulation of side 0 / side 1 (-1: none)
-    row_world: wp.array = None      # (count,) world of each row
-    slot_row: wp.array = None       # (slot_count,) first row of each contact slot
-    slot_nrows: wp.array = None     # (slot_count,) rows of each contact slot (1, 3 or 4)
+    kind: wp.array = None  # (count,) ROW_CONTACT / ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY
+    owner: wp.array = None  # (count,) contact slot, DOF or equality constraint of the row
+    sub: wp.array = None  # (count,) sub-row: pyramid edge / tangent, equality component
+    art: wp.array = None  # (count,) vec2i articulation of side 0 / side 1 (-1: none)
+    row_world: wp.array = None  # (count,) world of each row
+    slot_row: wp.array = None  # (slot_count,) first row of each contact slot
+    slot_nrows: wp.array = None  # (slot_count,) rows of each contact slot (1, 3 or 4)
     # Per substep (float32 unless noted).
-    active: wp.array = None         # (count,) int32 1 where the row takes part in this substep's solve
-    jac: wp.array = None            # (count * 2 * width,) J per side [m/rad, - or 1/m per DOF unit]
-    minv_jac: wp.array = None       # (count * 2 * width,) Y = L^-T J^T per side (M = L^T L, so A = Y^T Y)
-    pos: wp.array = None            # (count,) position error r [m or rad] (negative: violated)
-    solref: wp.array = None         # (count,) vec2 MuJoCo solref (time constant [s], damping ratio [-])
-    solimp: wp.array = None         # (count,) vec5 MuJoCo solimp (dmin, dmax [-], width [m or rad], mid, power)
-    diag_approx: wp.array = None    # (count,) MuJoCo's diagApprox of A_ii [1/kg or 1/(kg m^2)]
-    lo: wp.array = None             # (count,) lower force bound [N or N m]
-    hi: wp.array = None             # (count,) upper force bound [N or N m]
-    force: wp.array = None          # (count,) last solved force [N or N m], the next substep's warm start
+    active: wp.array = None  # (count,) int32 1 where the row takes part in this substep's solve
+    jac: wp.array = None  # (count * 2 * width,) J per side [m/rad, - or 1/m per DOF unit]
+    minv_jac: wp.array = None  # (count * 2 * width,) Y = L^-T J^T per side (M = L^T L, so A = Y^T Y)
+    pos: wp.array = None  # (count,) position error r [m or rad] (negative: violated)
+    solref: wp.array = None  # (count,) vec2 MuJoCo solref (time constant [s], damping ratio [-])
+    solimp: wp.array = None  # (count,) vec5 MuJoCo solimp (dmin, dmax [-], width [m or rad], mid, power)
+    diag_approx: wp.array = None  # (count,) MuJoCo's diagApprox of A_ii [1/kg or 1/(kg m^2)]
+    lo: wp.array = None  # (count,) lower force bound [N or N m]
+    hi: wp.array = None  # (count,) upper force bound [N or N m]
+    force: wp.array = None  # (count,) last solved force [N or N m], the next substep's warm start
     # Parameters of the rows the solver creates itself (joint limits and joint friction).
-    limit_solref: wp.vec2 = None    # joint-limit solref ([s], [-])
-    limit_solimp: vec5 = None       # joint-limit solimp
+    limit_solref: wp.vec2 = None  # joint-limit solref ([s], [-])
+    limit_solimp: vec5 = None  # joint-limit solimp
     friction_solref: wp.vec2 = None  # joint-friction solref ([s], [-])
-    friction_solimp: vec5 = None    # joint-friction solimp
+    friction_solimp: vec5 = None  # joint-friction solimp
     friction_rest_speed: float = 0.0  # [m/s or rad/s] below it a DOF's static friction applies
     # Equality constraints.
-    eq_anchor2: wp.array = None     # (equality_count,) vec3 anchor in body2's frame [m]
-    eq_rel: wp.array = None         # (equality_count,) transform of body1 relative to body2 (weld target)
+    eq_anchor2: wp.array = None  # (equality_count,) vec3 anchor in body2's frame [m]
+    eq_rel: wp.array = None  # (equality_count,) transform of body1 relative to body2 (weld target)
     # MuJoCo's inverse weights at the initial state (:func:`set_invweights`).
     body_invweight: wp.array = None  # (body_count,) vec2 translation [1/kg] and rotation [1/(kg m^2)]
     dof_invweight: wp.array = None  # (joint_dof_count,) diag(M^-1) [1/kg or 1/(kg m^2)]
-    world_scale: wp.array = None    # (world_count,) 1 / (mean diag(M) * DOFs) [1/kg]: Newton's stop scale
+    world_scale: wp.array = None  # (world_count,) 1 / (mean diag(M) * DOFs) [1/kg]: Newton's stop scale
 
 
 def _contact_rows(condim: int, cone: str) -> int:
@@ -124,8 +132,11 @@ def _row_table(model, layout, contacts, cone: str):
     limited = np.nonzero((np.asarray(layout.dof_coord) >= 0) & ((lower > -1e9) | (upper < 1e9)))[0]
     rubbing = np.nonzero(fric > 0.0)[0]
     for kind, dofs, order in ((ROW_LIMIT, limited, 1), (ROW_FRICTION, rubbing, 2)):
-        parts.append(np.column_stack([np.full(len(dofs), kind), dofs, np.zeros(len(dofs), int), dof_art[dofs],
-                                      np.full(len(dofs), -1)]))
+        parts.append(
+            np.column_stack(
+                [np.full(len(dofs), kind), dofs, np.zeros(len(dofs), int), dof_art[dofs], np.full(len(dofs), -1)]
+            )
+        )
         worlds.append(dof_world[dofs])
         rank.append(np.full(len(dofs), order))
     per_world = [[] for _ in range(layout.world_count)]
@@ -157,7 +168,8 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
             f"sides x {rows.width} DOFs (the largest articulation's, padded to 8) = {need} Jacobian floats, above "
             f"the limit of 2^31 - 1 (int32 indexing); rows grow with the square of the colliding links and "
             f"their width with the articulation's DOFs: disable self-collisions (add_articulation("
-            f"enable_self_collisions=False)) or filter shape pairs")
+            f"enable_self_collisions=False)) or filter shape pairs"
+        )
     starts = np.concatenate([[0], np.cumsum(np.bincount(row_world, minlength=worlds)[:worlds])]).astype(np.int32)
     table = table.astype(np.int32)
     rows.kind_host = table[:, 0]
@@ -230,7 +242,7 @@ def set_invweights(model, layout, data, rows):
     for n in np.unique(counts[counts > 0]):
         n = int(n)
         arts = np.nonzero(counts == n)[0]
-        idx = art_start[arts][:, None] + np.arange(n)                      # (A, n) DOF indices
+        idx = art_start[arts][:, None] + np.arange(n)  # (A, n) DOF indices
         entries = np.asarray(layout.art_mat_start, dtype=np.int64)[arts][:, None] + np.arange(n * n)
         mats = mass[entries].reshape(-1, n, n) + armature[idx][:, :, None] * np.eye(n)
         minv = np.linalg.inv(mats)
@@ -243,7 +255,7 @@ def set_invweights(model, layout, data, rows):
         bodies = np.nonzero((body_art >= 0) & (position[np.maximum(body_art, 0)] >= 0))[0]
         if len(bodies) == 0:
             continue
-        group = position[body_art[bodies]]                                  # (B,) index into arts
+        group = position[body_art[bodies]]  # (B,) index into arts
         lever = transform_point(body_q[bodies], com_local[bodies]) - ref[arts[group]]
         # which DOFs move each body: its chain from its last DOF up through the DOF parents
         chain = np.zeros((len(bodies), n), dtype=bool)
@@ -253,7 +265,7 @@ def set_invweights(model, layout, data, rows):
             live = np.nonzero(k >= 0)[0]
             chain[live, k[live] - first[live]] = True
             k[live] = np.asarray(layout.dof_parent, dtype=np.int64)[k[live]]
-        s = cdof[idx[group]]                                                # (B, n, 6)
+        s = cdof[idx[group]]  # (B, n, 6)
         jl = (s[..., :3] + np.cross(s[..., 3:], lever[:, None, :])) * chain[..., None]
         ja = s[..., 3:] * chain[..., None]
         mi = minv[group]
@@ -286,15 +298,15 @@ def _joint_block_invweights(model, layout, minv_of, body_q, com_local, dof_w):
         n = minv.shape[0]
         k = d - int(layout.art_dof_start[a])
         if jtype[j] == JointType.BALL:
-            dof_w[d:d + 3] = np.trace(minv[k:k + 3, k:k + 3]) / 3.0
+            dof_w[d : d + 3] = np.trace(minv[k : k + 3, k : k + 3]) / 3.0
             continue
         c = int(child[j])
         lever = transform_point(body_q[c], com_local[c]) - body_q[c][:3]
         jac = np.zeros((3, n))
-        jac[:, k:k + 3] = np.eye(3)
-        jac[:, k + 3:k + 6] = np.array([[0, -lever[2], lever[1]], [lever[2], 0, -lever[0]], [-lever[1], lever[0], 0]])
-        dof_w[d:d + 3] = np.trace(jac @ minv @ jac.T) / 3.0
-        dof_w[d + 3:d + 6] = np.trace(minv[k + 3:k + 6, k + 3:k + 6]) / 3.0
+        jac[:, k : k + 3] = np.eye(3)
+        jac[:, k + 3 : k + 6] = np.array([[0, -lever[2], lever[1]], [lever[2], 0, -lever[0]], [-lever[1], lever[0], 0]])
+        dof_w[d : d + 3] = np.trace(jac @ minv @ jac.T) / 3.0
+        dof_w[d + 3 : d + 6] = np.trace(minv[k + 3 : k + 6, k + 3 : k + 6]) / 3.0
 
 
 def _pair_articulations(model, layout, contacts):
@@ -382,10 +394,22 @@ def impedance(solimp: vec5, r: float):
 
 
 @wp.func
-def _point_row(b: int, sign: float, side_art: int, point: wp.vec3, direction: wp.vec3, art: wp.vec2i,
-               body_dof_last: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
-               art_dof_start: wp.array(dtype=int), art_ref: wp.array(dtype=wp.vec3),
-               cdof: wp.array(dtype=wp.spatial_vector), base: int, width: int, jac: wp.array(dtype=float)):
+def _point_row(
+    b: int,
+    sign: float,
+    side_art: int,
+    point: wp.vec3,
+    direction: wp.vec3,
+    art: wp.vec2i,
+    body_dof_last: wp.array(dtype=int),
+    dof_parent: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int),
+    art_ref: wp.array(dtype=wp.vec3),
+    cdof: wp.array(dtype=wp.spatial_vector),
+    base: int,
+    width: int,
+    jac: wp.array(dtype=float),
+):
     """Add sign * d(direction . v_point)/d qd of a point on body b to the row's side holding its
     articulation."""
     if side_art < 0:
@@ -403,10 +427,20 @@ def _point_row(b: int, sign: float, side_art: int, point: wp.vec3, direction: wp
 
 
 @wp.func
-def _angular_row(b: int, sign: float, side_art: int, direction: wp.vec3, art: wp.vec2i,
-                 body_dof_last: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
-                 art_dof_start: wp.array(dtype=int), cdof: wp.array(dtype=wp.spatial_vector), base: int,
-                 width: int, jac: wp.array(dtype=float)):
+def _angular_row(
+    b: int,
+    sign: float,
+    side_art: int,
+    direction: wp.vec3,
+    art: wp.vec2i,
+    body_dof_last: wp.array(dtype=int),
+    dof_parent: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int),
+    cdof: wp.array(dtype=wp.spatial_vector),
+    base: int,
+    width: int,
+    jac: wp.array(dtype=float),
+):
     if side_art < 0:
         return
     side = int(0)
@@ -452,22 +486,47 @@ def _clear_row(base: int, width: int, jac: wp.array(dtype=float)):
 def _equality_rows_kernel(
     # Model:
     first: int,
-    kind: wp.array(dtype=int), owner: wp.array(dtype=int), sub: wp.array(dtype=int), art: wp.array(dtype=wp.vec2i),
-    width: int, eq_type: wp.array(dtype=int), eq_body1: wp.array(dtype=int), eq_body2: wp.array(dtype=int),
-    eq_anchor: wp.array(dtype=wp.vec3), eq_anchor2: wp.array(dtype=wp.vec3), eq_rel: wp.array(dtype=wp.transform),
-    eq_joint1: wp.array(dtype=int), eq_joint2: wp.array(dtype=int), eq_polycoef: wp.array(dtype=vec5),
-    eq_solref: wp.array(dtype=wp.vec2), eq_solimp: wp.array(dtype=vec5), eq_enabled: wp.array(dtype=bool),
-    joint_q_start: wp.array(dtype=int), joint_qd_start: wp.array(dtype=int), body_art: wp.array(dtype=int),
-    body_dof_last: wp.array(dtype=int), dof_parent: wp.array(dtype=int), dof_art: wp.array(dtype=int),
+    kind: wp.array(dtype=int),
+    owner: wp.array(dtype=int),
+    sub: wp.array(dtype=int),
+    art: wp.array(dtype=wp.vec2i),
+    width: int,
+    eq_type: wp.array(dtype=int),
+    eq_body1: wp.array(dtype=int),
+    eq_body2: wp.array(dtype=int),
+    eq_anchor: wp.array(dtype=wp.vec3),
+    eq_anchor2: wp.array(dtype=wp.vec3),
+    eq_rel: wp.array(dtype=wp.transform),
+    eq_joint1: wp.array(dtype=int),
+    eq_joint2: wp.array(dtype=int),
+    eq_polycoef: wp.array(dtype=vec5),
+    eq_solref: wp.array(dtype=wp.vec2),
+    eq_solimp: wp.array(dtype=vec5),
+    eq_enabled: wp.array(dtype=bool),
+    joint_q_start: wp.array(dtype=int),
+    joint_qd_start: wp.array(dtype=int),
+    body_art: wp.array(dtype=int),
+    body_dof_last: wp.array(dtype=int),
+    dof_parent: wp.array(dtype=int),
+    dof_art: wp.array(dtype=int),
     art_dof_start: wp.array(dtype=int),
     # Data in:
-    body_q: wp.array(dtype=wp.transform), joint_q: wp.array(dtype=float), art_ref: wp.array(dtype=wp.vec3),
-    cdof: wp.array(dtype=wp.spatial_vector), body_invweight: wp.array(dtype=wp.vec2),
+    body_q: wp.array(dtype=wp.transform),
+    joint_q: wp.array(dtype=float),
+    art_ref: wp.array(dtype=wp.vec3),
+    cdof: wp.array(dtype=wp.spatial_vector),
+    body_invweight: wp.array(dtype=wp.vec2),
     dof_invweight: wp.array(dtype=float),
     # Data out:
-    active_out: wp.array(dtype=int), jac_out: wp.array(dtype=float), pos_out: wp.array(dtype=float),
-    solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=vec5), lo_out: wp.array(dtype=float),
-    hi_out: wp.array(dtype=float), force_out: wp.array(dtype=float), diag_approx_out: wp.array(dtype=float),
+    active_out: wp.array(dtype=int),
+    jac_out: wp.array(dtype=float),
+    pos_out: wp.array(dtype=float),
+    solref_out: wp.array(dtype=wp.vec2),
+    solimp_out: wp.array(dtype=vec5),
+    lo_out: wp.array(dtype=float),
+    hi_out: wp.array(dtype=float),
+    force_out: wp.array(dtype=float),
+    diag_approx_out: wp.array(dtype=float),
 ):
     i = wp.tid() + first
     if kind[i] != _EQUALITY:
@@ -488,8 +547,21 @@ def _equality_rows_kernel(
         approx = dof_invweight[joint_qd_start[eq_joint1[e]]]
         if eq_joint2[e] >= 0:
             approx += dof_invweight[joint_qd_start[eq_joint2[e]]]
-        pos = _joint_equality_row(e, eq_joint1, eq_joint2, eq_polycoef, joint_q_start, joint_qd_start, dof_art,
-                                  art_dof_start, joint_q, a, base, width, jac_out)
+        pos = _joint_equality_row(
+            e,
+            eq_joint1,
+            eq_joint2,
+            eq_polycoef,
+            joint_q_start,
+            joint_qd_start,
+            dof_art,
+            art_dof_start,
+            joint_q,
+            a,
+            base,
+            width,
+            jac_out,
+        )
     else:
         b1 = eq_body1[e]
         b2 = eq_body2[e]
@@ -511,11 +583,39 @@ def _equality_rows_kernel(
             p2 = wp.transform_point(x2, eq_anchor2[e])
             pos = p1[s] - p2[s]
             if b1 >= 0:
-                _point_row(b1, 1.0, body_art[b1], p1, axis, a, body_dof_last, dof_parent, art_dof_start, art_ref,
-                           cdof, base, width, jac_out)
+                _point_row(
+                    b1,
+                    1.0,
+                    body_art[b1],
+                    p1,
+                    axis,
+                    a,
+                    body_dof_last,
+                    dof_parent,
+                    art_dof_start,
+                    art_ref,
+                    cdof,
+                    base,
+                    width,
+                    jac_out,
+                )
             if b2 >= 0:
-                _point_row(b2, -1.0, body_art[b2], p2, axis, a, body_dof_last, dof_parent, art_dof_start, art_ref,
-                           cdof, base, width, jac_out)
+                _point_row(
+                    b2,
+                    -1.0,
+                    body_art[b2],
+                    p2,
+                    axis,
+                    a,
+                    body_dof_last,
+                    dof_parent,
+                    art_dof_start,
+                    art_ref,
+                    cdof,
+                    base,
+                    width,
+                    jac_out,
+                )
         else:
             target = wp.transform_get_rotation(x2 * eq_rel[e])
             err = wp.transform_get_rotation(x1) * wp.quat_inverse(target)
@@ -524,11 +624,24 @@ def _equality_rows_kernel(
                 v = -v
             pos = v[s - 3]
             if b1 >= 0:
-                _angular_row(b1, 1.0, body_art[b1], axis, a, body_dof_last, dof_parent, art_dof_start, cdof, base,
-                             width, jac_out)
+                _angular_row(
+                    b1, 1.0, body_art[b1], axis, a, body_dof_last, dof_parent, art_dof_start, cdof, base, width, jac_out
+                )
             if b2 >= 0:
-                _angular_row(b2, -1.0, body_art[b2], axis, a, body_dof_last, dof_parent, art_dof_start, cdof, base,
-                             width, jac_out)
+                _angular_row(
+                    b2,
+                    -1.0,
+                    body_art[b2],
+                    axis,
+                    a,
+                    body_dof_last,
+                    dof_parent,
+                    art_dof_start,
+                    cdof,
+                    base,
+                    width,
+                    jac_out,
+                )
     active_out[i] = 1
     diag_approx_out[i] = approx
     pos_out[i] = pos
@@ -539,11 +652,21 @@ def _equality_rows_kernel(
 
 
 @wp.func
-def _joint_equality_row(e: int, eq_joint1: wp.array(dtype=int), eq_joint2: wp.array(dtype=int),
-                        eq_polycoef: wp.array(dtype=vec5), joint_q_start: wp.array(dtype=int),
-                        joint_qd_start: wp.array(dtype=int), dof_art: wp.array(dtype=int),
-                        art_dof_start: wp.array(dtype=int), joint_q: wp.array(dtype=float), a: wp.vec2i, base: int,
-                        width: int, jac_out: wp.array(dtype=float)):
+def _joint_equality_row(
+    e: int,
+    eq_joint1: wp.array(dtype=int),
+    eq_joint2: wp.array(dtype=int),
+    eq_polycoef: wp.array(dtype=vec5),
+    joint_q_start: wp.array(dtype=int),
+    joint_qd_start: wp.array(dtype=int),
+    dof_art: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int),
+    joint_q: wp.array(dtype=float),
+    a: wp.vec2i,
+    base: int,
+    width: int,
+    jac_out: wp.array(dtype=float),
+):
     """Row of q1 - poly(q2) (MuJoCo joint equality); returns the violation."""
     c = eq_polycoef[e]
     d1 = joint_qd_start[eq_joint1[e]]
@@ -572,21 +695,50 @@ def make_rows(model, tree, data, rows, joint_q, span):
     for this substep; contact, limit and friction rows are filled inside the world kernel (:mod:`.world_solve`)."""
     if span[1] == 0 or model.equality_constraint_count == 0:
         return
-    outs = [rows.active, rows.jac, rows.pos, rows.solref, rows.solimp, rows.lo, rows.hi, rows.force,
-            rows.diag_approx]
-    wp.launch(_equality_rows_kernel, dim=span[1], device=model.device, inputs=[
-        span[0], rows.kind, rows.owner, rows.sub, rows.art, rows.width, model.equality_constraint_type,
-        model.equality_constraint_body1, model.equality_constraint_body2, model.equality_constraint_anchor,
-        rows.eq_anchor2, rows.eq_rel, model.equality_constraint_joint1, model.equality_constraint_joint2,
-        model.equality_constraint_polycoef, model.equality_constraint_solref, model.equality_constraint_solimp,
-        model.equality_constraint_enabled, model.joint_q_start, model.joint_qd_start, tree["body_art"],
-        tree["body_dof_last"], tree["dof_parent"], tree["dof_art"], tree["art_dof_start"], data.body_q, joint_q,
-        data.art_ref, data.cdof, rows.body_invweight, rows.dof_invweight], outputs=outs)
+    outs = [rows.active, rows.jac, rows.pos, rows.solref, rows.solimp, rows.lo, rows.hi, rows.force, rows.diag_approx]
+    wp.launch(
+        _equality_rows_kernel,
+        dim=span[1],
+        device=model.device,
+        inputs=[
+            span[0],
+            rows.kind,
+            rows.owner,
+            rows.sub,
+            rows.art,
+            rows.width,
+            model.equality_constraint_type,
+            model.equality_constraint_body1,
+            model.equality_constraint_body2,
+            model.equality_constraint_anchor,
+            rows.eq_anchor2,
+            rows.eq_rel,
+            model.equality_constraint_joint1,
+            model.equality_constraint_joint2,
+            model.equality_constraint_polycoef,
+            model.equality_constraint_solref,
+            model.equality_constraint_solimp,
+            model.equality_constraint_enabled,
+            model.joint_q_start,
+            model.joint_qd_start,
+            tree["body_art"],
+            tree["body_dof_last"],
+            tree["dof_parent"],
+            tree["dof_art"],
+            tree["art_dof_start"],
+            data.body_q,
+            joint_q,
+            data.art_ref,
+            data.cdof,
+            rows.body_invweight,
+            rows.dof_invweight,
+        ],
+        outputs=outs,
+    )
 
 
 @wp.kernel
-def _reset_rows_kernel(row_world: wp.array(dtype=int), world_mask: wp.array(dtype=bool),
-                       force: wp.array(dtype=float)):
+def _reset_rows_kernel(row_world: wp.array(dtype=int), world_mask: wp.array(dtype=bool), force: wp.array(dtype=float)):
     i = wp.tid()
     if world_mask[row_world[i]]:
         force[i] = 0.0
@@ -595,5 +747,10 @@ def _reset_rows_kernel(row_world: wp.array(dtype=int), world_mask: wp.array(dtyp
 def reset_warmstart(model, rows, world_mask):
     """Forget the warm-start forces of the masked worlds."""
     if rows.count:
-        wp.launch(_reset_rows_kernel, dim=rows.count, device=model.device, inputs=[rows.row_world, world_mask],
-                  outputs=[rows.force])
+        wp.launch(
+            _reset_rows_kernel,
+            dim=rows.count,
+            device=model.device,
+            inputs=[rows.row_world, world_mask],
+            outputs=[rows.force],
+        )

@@ -24,12 +24,21 @@ wp.set_module_options({"enable_backward": False})
 @wp.kernel
 def _pair_params_kernel(
     # Model:
-    pair_shape: wp.array(dtype=wp.vec2i), pair_radius: wp.array(dtype=float),
-    shape_mu: wp.array(dtype=float), shape_margin: wp.array(dtype=float), shape_gap: wp.array(dtype=float),
-    shape_solref: wp.array(dtype=wp.vec2), shape_solimp: wp.array(dtype=vec5), shape_priority: wp.array(dtype=int),
+    pair_shape: wp.array(dtype=wp.vec2i),
+    pair_radius: wp.array(dtype=float),
+    shape_mu: wp.array(dtype=float),
+    shape_margin: wp.array(dtype=float),
+    shape_gap: wp.array(dtype=float),
+    shape_solref: wp.array(dtype=wp.vec2),
+    shape_solimp: wp.array(dtype=vec5),
+    shape_priority: wp.array(dtype=int),
     # Data out:
-    mu_out: wp.array(dtype=float), margin_out: wp.array(dtype=float), gap_out: wp.array(dtype=float),
-    bound_out: wp.array(dtype=float), solref_out: wp.array(dtype=wp.vec2), solimp_out: wp.array(dtype=vec5),
+    mu_out: wp.array(dtype=float),
+    margin_out: wp.array(dtype=float),
+    gap_out: wp.array(dtype=float),
+    bound_out: wp.array(dtype=float),
+    solref_out: wp.array(dtype=wp.vec2),
+    solimp_out: wp.array(dtype=vec5),
 ):
     p = wp.tid()
     s = pair_shape[p]
@@ -62,11 +71,29 @@ def combine_pair_params(model, contacts):
     from the model's shape columns (one launch, no host sync, capture-safe)."""
     if contacts.pair_count == 0:
         return
-    wp.launch(_pair_params_kernel, dim=contacts.pair_count, device=model.device, inputs=[
-        contacts.pair_shape, contacts.pair_radius, model.shape_material_mu, model.shape_contact_margin,
-        model.shape_contact_gap, model.shape_solref, model.shape_solimp, model.shape_priority], outputs=[
-        contacts.pair_mu, contacts.pair_margin, contacts.pair_gap, contacts.pair_bound, contacts.pair_solref,
-        contacts.pair_solimp])
+    wp.launch(
+        _pair_params_kernel,
+        dim=contacts.pair_count,
+        device=model.device,
+        inputs=[
+            contacts.pair_shape,
+            contacts.pair_radius,
+            model.shape_material_mu,
+            model.shape_contact_margin,
+            model.shape_contact_gap,
+            model.shape_solref,
+            model.shape_solimp,
+            model.shape_priority,
+        ],
+        outputs=[
+            contacts.pair_mu,
+            contacts.pair_margin,
+            contacts.pair_gap,
+            contacts.pair_bound,
+            contacts.pair_solref,
+            contacts.pair_solimp,
+        ],
+    )
 
 
 @wp.kernel
@@ -74,7 +101,8 @@ def _world_friction_kernel(
     # Model:
     pair_world: wp.array(dtype=int),
     # Data in:
-    world_mu: wp.array(dtype=float), world_mask: wp.array(dtype=bool),
+    world_mu: wp.array(dtype=float),
+    world_mask: wp.array(dtype=bool),
     # Data out:
     mu_out: wp.array(dtype=float),
 ):
@@ -91,5 +119,10 @@ def set_world_friction(model, contacts, world_mu, world_mask):
     ``world_mask``: (world_count,) bool, Warp arrays on the model's device."""
     if contacts.pair_count == 0:
         return
-    wp.launch(_world_friction_kernel, dim=contacts.pair_count, device=model.device,
-              inputs=[contacts.pair_world, world_mu, world_mask], outputs=[contacts.pair_mu])
+    wp.launch(
+        _world_friction_kernel,
+        dim=contacts.pair_count,
+        device=model.device,
+        inputs=[contacts.pair_world, world_mu, world_mask],
+        outputs=[contacts.pair_mu],
+    )

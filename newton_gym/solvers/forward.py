@@ -26,9 +26,20 @@ def _to_d(v: wp.vec3):
 
 
 @wp.func
-def _integrate_free(qs: int, ds: int, dt: float, midpoint: int, x_wpj: wp.transform, x_wc: wp.transform,
-                    com_local: wp.vec3, x_c: wp.transform, acc_lin: wp.vec3, acc_ang: wp.vec3,
-                    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
+def _integrate_free(
+    qs: int,
+    ds: int,
+    dt: float,
+    midpoint: int,
+    x_wpj: wp.transform,
+    x_wc: wp.transform,
+    com_local: wp.vec3,
+    x_c: wp.transform,
+    acc_lin: wp.vec3,
+    acc_ang: wp.vec3,
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
+):
     # Rotation update in float64: float32 quaternion products drift the energy of a spinning body.
     v = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2]) + dt * acc_lin
     h = wp.float64(dt)
@@ -47,8 +58,9 @@ def _integrate_free(qs: int, ds: int, dt: float, midpoint: int, x_wpj: wp.transf
             rot_step = wp.quatd(axis[0] * sh, axis[1] * sh, axis[2] * sh, wp.cos(wp.float64(0.5) * angle))
     w_new = wp.quat_rotate(rot_step, w_naive)
     r0 = wp.transform_get_rotation(x_wc)
-    rot_d = wp.normalize(rot_step * wp.quatd(wp.float64(r0[0]), wp.float64(r0[1]), wp.float64(r0[2]),
-                                             wp.float64(r0[3])))
+    rot_d = wp.normalize(
+        rot_step * wp.quatd(wp.float64(r0[0]), wp.float64(r0[1]), wp.float64(r0[2]), wp.float64(r0[3]))
+    )
     rot = wp.quat(float(rot_d[0]), float(rot_d[1]), float(rot_d[2]), float(rot_d[3]))
     com = wp.transform_point(x_wc, com_local) + dt * v
     x_new = wp.transform(com - wp.quat_rotate(rot, com_local), rot)
@@ -64,10 +76,17 @@ def _integrate_free(qs: int, ds: int, dt: float, midpoint: int, x_wpj: wp.transf
 
 
 @wp.func
-def _implicit_correction(off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
-                         joint_armature: wp.array(dtype=float), mass_matrix: wp.array(dtype=wp.float64),
-                         chol_implicit: wp.array(dtype=wp.float64), qacc: wp.array(dtype=float),
-                         scratch: wp.array(dtype=wp.float64)):
+def _implicit_correction(
+    off: int,
+    n: int,
+    d0: int,
+    dof_parent: wp.array(dtype=int),
+    joint_armature: wp.array(dtype=float),
+    mass_matrix: wp.array(dtype=wp.float64),
+    chol_implicit: wp.array(dtype=wp.float64),
+    qacc: wp.array(dtype=float),
+    scratch: wp.array(dtype=wp.float64),
+):
     """qacc <- M_hat^-1 (M qacc) for one articulation (MuJoCo's implicitfast step). M qacc is a tree-sparse
     product over the ancestor entries of ``mass_matrix`` (the only non-zero ones, stored symmetrically)
     plus the armature, formed in ``scratch``."""
@@ -91,18 +110,32 @@ def _implicit_correction(off: int, n: int, d0: int, dof_parent: wp.array(dtype=i
 def _integrate_kernel(
     # Model:
     first: int,
-    articulation_start: wp.array(dtype=int), joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int),
-    joint_child: wp.array(dtype=int), joint_X_p: wp.array(dtype=wp.transform),
-    joint_X_c: wp.array(dtype=wp.transform), joint_q_start: wp.array(dtype=int),
-    joint_qd_start: wp.array(dtype=int), body_com: wp.array(dtype=wp.vec3), art_dof_start: wp.array(dtype=int),
-    art_mat_start: wp.array(dtype=int), dof_parent: wp.array(dtype=int), joint_armature: wp.array(dtype=float),
-    dt: float, midpoint: int,
+    articulation_start: wp.array(dtype=int),
+    joint_type: wp.array(dtype=int),
+    joint_parent: wp.array(dtype=int),
+    joint_child: wp.array(dtype=int),
+    joint_X_p: wp.array(dtype=wp.transform),
+    joint_X_c: wp.array(dtype=wp.transform),
+    joint_q_start: wp.array(dtype=int),
+    joint_qd_start: wp.array(dtype=int),
+    body_com: wp.array(dtype=wp.vec3),
+    art_dof_start: wp.array(dtype=int),
+    art_mat_start: wp.array(dtype=int),
+    dof_parent: wp.array(dtype=int),
+    joint_armature: wp.array(dtype=float),
+    dt: float,
+    midpoint: int,
     # Data in:
-    body_q: wp.array(dtype=wp.transform), qacc_smooth: wp.array(dtype=float), qacc_constraint: wp.array(dtype=float),
-    mass_matrix: wp.array(dtype=wp.float64), chol_implicit: wp.array(dtype=wp.float64),
+    body_q: wp.array(dtype=wp.transform),
+    qacc_smooth: wp.array(dtype=float),
+    qacc_constraint: wp.array(dtype=float),
+    mass_matrix: wp.array(dtype=wp.float64),
+    chol_implicit: wp.array(dtype=wp.float64),
     art_implicit: wp.array(dtype=int),
     # Data out (updated in place):
-    qacc: wp.array(dtype=float), scratch: wp.array(dtype=wp.float64), joint_q: wp.array(dtype=float),
+    qacc: wp.array(dtype=float),
+    scratch: wp.array(dtype=wp.float64),
+    joint_q: wp.array(dtype=float),
     joint_qd: wp.array(dtype=float),
 ):
     a = wp.tid() + first
@@ -111,8 +144,9 @@ def _integrate_kernel(
     for d in range(d0, d0 + n):
         qacc[d] = qacc_smooth[d] + qacc_constraint[d]
     if art_implicit[a] != 0:
-        _implicit_correction(art_mat_start[a], n, d0, dof_parent, joint_armature, mass_matrix, chol_implicit, qacc,
-                             scratch)
+        _implicit_correction(
+            art_mat_start[a], n, d0, dof_parent, joint_armature, mass_matrix, chol_implicit, qacc, scratch
+        )
     j1 = articulation_start[a + 1]
     for j in range(articulation_start[a], j1):
         jt = joint_type[j]
@@ -132,8 +166,20 @@ def _integrate_kernel(
             if p >= 0:
                 x_wp = body_q[p]
             c = joint_child[j]
-            _integrate_free(qs, ds, dt, midpoint, x_wp * joint_X_p[j], body_q[c], body_com[c], joint_X_c[j], acc_l,
-                            acc_a, joint_q, joint_qd)
+            _integrate_free(
+                qs,
+                ds,
+                dt,
+                midpoint,
+                x_wp * joint_X_p[j],
+                body_q[c],
+                body_com[c],
+                joint_X_c[j],
+                acc_l,
+                acc_a,
+                joint_q,
+                joint_qd,
+            )
         else:
             for d in range(ds, de):
                 joint_qd[d] = joint_qd[d] + dt * qacc[d]
@@ -152,12 +198,36 @@ def integrate(model, tree, data, body_q, joint_q, joint_qd, dt, span, midpoint=F
     """Advance joint_q / joint_qd in place by dt with qacc = qacc_smooth + qacc_constraint, corrected for
     the velocity-implicit terms (module docstring; the result is left in ``data.qacc``), for the
     articulations in ``span`` = (first, count). ``midpoint``: the energy-conserving free-joint rotation."""
-    wp.launch(_integrate_kernel, dim=span[1], device=model.device, inputs=[
-        span[0], model.articulation_start, model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p,
-        model.joint_X_c, model.joint_q_start, model.joint_qd_start, model.body_com, tree["art_dof_start"],
-        tree["art_mat_start"], tree["dof_parent"], model.joint_armature, float(dt), int(bool(midpoint)), body_q,
-        data.qacc_smooth, data.qacc_constraint, data.mass_matrix, data.chol_implicit, data.art_implicit],
-        outputs=[data.qacc, data.dof_scratch, joint_q, joint_qd])
+    wp.launch(
+        _integrate_kernel,
+        dim=span[1],
+        device=model.device,
+        inputs=[
+            span[0],
+            model.articulation_start,
+            model.joint_type,
+            model.joint_parent,
+            model.joint_child,
+            model.joint_X_p,
+            model.joint_X_c,
+            model.joint_q_start,
+            model.joint_qd_start,
+            model.body_com,
+            tree["art_dof_start"],
+            tree["art_mat_start"],
+            tree["dof_parent"],
+            model.joint_armature,
+            float(dt),
+            int(bool(midpoint)),
+            body_q,
+            data.qacc_smooth,
+            data.qacc_constraint,
+            data.mass_matrix,
+            data.chol_implicit,
+            data.art_implicit,
+        ],
+        outputs=[data.qacc, data.dof_scratch, joint_q, joint_qd],
+    )
 
 
 @wp.kernel
@@ -179,10 +249,14 @@ def copy_joint_state(model, src, dst, coords, dofs):
 def _health_kernel(
     # Model:
     first: int,
-    articulation_world_start: wp.array(dtype=int), art_dof_start: wp.array(dtype=int),
-    art_coord_start: wp.array(dtype=int), max_speed: float, world_offset: int,
+    articulation_world_start: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int),
+    art_coord_start: wp.array(dtype=int),
+    max_speed: float,
+    world_offset: int,
     # Data in:
-    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
     # Data out:
     world_unhealthy_out: wp.array(dtype=int),
 ):
@@ -205,15 +279,30 @@ def compute_health(model, tree, joint_q, joint_qd, max_speed, out, span):
     ``max_speed`` [m/s or rad/s], for the worlds in ``span`` = (first, count). A model without worlds
     reports its articulations as world 0."""
     starts = model.articulation_world_start if model.world_count > 0 else tree["all_art_range"]
-    wp.launch(_health_kernel, dim=span[1], device=model.device, inputs=[
-        span[0], starts, tree["art_dof_start"], tree["art_coord_start"], float(max_speed), 0, joint_q, joint_qd],
-        outputs=[out])
+    wp.launch(
+        _health_kernel,
+        dim=span[1],
+        device=model.device,
+        inputs=[
+            span[0],
+            starts,
+            tree["art_dof_start"],
+            tree["art_coord_start"],
+            float(max_speed),
+            0,
+            joint_q,
+            joint_qd,
+        ],
+        outputs=[out],
+    )
 
 
 @wp.kernel
 def _reset_kernel(
     # Model:
-    entity_joint: wp.array(dtype=int), joint_world: wp.array(dtype=int), initial: wp.array(dtype=float),
+    entity_joint: wp.array(dtype=int),
+    joint_world: wp.array(dtype=int),
+    initial: wp.array(dtype=float),
     # Data in:
     world_mask: wp.array(dtype=bool),
     # Data out:
@@ -228,8 +317,18 @@ def _reset_kernel(
 def reset_joint_state(model, world_mask, joint_q, joint_qd):
     """Restore the model's initial joint_q / joint_qd in the worlds where ``world_mask`` is True."""
     if model.joint_coord_count:
-        wp.launch(_reset_kernel, dim=model.joint_coord_count, device=model.device, inputs=[
-            model.joint_coord_joint, model.joint_world, model.joint_q, world_mask], outputs=[joint_q])
+        wp.launch(
+            _reset_kernel,
+            dim=model.joint_coord_count,
+            device=model.device,
+            inputs=[model.joint_coord_joint, model.joint_world, model.joint_q, world_mask],
+            outputs=[joint_q],
+        )
     if model.joint_dof_count:
-        wp.launch(_reset_kernel, dim=model.joint_dof_count, device=model.device, inputs=[
-            model.joint_dof_joint, model.joint_world, model.joint_qd, world_mask], outputs=[joint_qd])
+        wp.launch(
+            _reset_kernel,
+            dim=model.joint_dof_count,
+            device=model.device,
+            inputs=[model.joint_dof_joint, model.joint_world, model.joint_qd, world_mask],
+            outputs=[joint_qd],
+        )

@@ -30,32 +30,32 @@ class _Data:
         def z(n, dtype):
             return wp.zeros(max(int(n), 1), dtype=dtype, device=device)
 
-        self.body_q = z(nb, wp.transform)            # (body_count,) FK at the substep start
-        self.body_qd = z(nb, wp.spatial_vector)      # (body_count,) COM twists at the substep start
-        self.art_ref = z(na, wp.vec3)                # (articulation_count,) reference point r [m]
-        self.body_cvel = z(nb, wp.spatial_vector)    # (body_count,) twist about r
-        self.body_h = z(nb, wp.vec3)                 # (body_count,) m (c - r)
-        self.body_rot_inertia = z(nb, wp.mat33)      # (body_count,) inertia about r, world axes
-        self.crb_m = z(nb, wp.float64)               # (body_count,) composite mass [kg]
-        self.crb_h = z(nb, wp.vec3d)                 # (body_count,) composite first moment about r [kg m]
-        self.crb_i = z(nb, wp.mat33d)                # (body_count,) composite rotational inertia about r [kg m^2]
+        self.body_q = z(nb, wp.transform)  # (body_count,) FK at the substep start
+        self.body_qd = z(nb, wp.spatial_vector)  # (body_count,) COM twists at the substep start
+        self.art_ref = z(na, wp.vec3)  # (articulation_count,) reference point r [m]
+        self.body_cvel = z(nb, wp.spatial_vector)  # (body_count,) twist about r
+        self.body_h = z(nb, wp.vec3)  # (body_count,) m (c - r)
+        self.body_rot_inertia = z(nb, wp.mat33)  # (body_count,) inertia about r, world axes
+        self.crb_m = z(nb, wp.float64)  # (body_count,) composite mass [kg]
+        self.crb_h = z(nb, wp.vec3d)  # (body_count,) composite first moment about r [kg m]
+        self.crb_i = z(nb, wp.mat33d)  # (body_count,) composite rotational inertia about r [kg m^2]
         self.body_cacc = z(nb, wp.spatial_vector)
         self.body_cfrc = z(nb, wp.spatial_vector)
-        self.cdof = z(nd, wp.spatial_vector)         # (joint_dof_count,) motion subspaces about r
+        self.cdof = z(nd, wp.spatial_vector)  # (joint_dof_count,) motion subspaces about r
         self.cdof_dot = z(nd, wp.spatial_vector)
-        self.qfrc = z(nd, float)                     # applied + passive + actuator joint forces
-        self.qfrc_bias = z(nd, float)                # C(q, qd) + gravity - body_f
-        self.dof_diag = z(nd, float)                 # armature + implicit terms
+        self.qfrc = z(nd, float)  # applied + passive + actuator joint forces
+        self.qfrc_bias = z(nd, float)  # C(q, qd) + gravity - body_f
+        self.dof_diag = z(nd, float)  # armature + implicit terms
         self.qacc_smooth = z(nd, float)
         self.qacc_constraint = z(nd, float)
         nmat = int(tree.art_mat_start[-1])
         # float64 from here to the factors: see spatial.ltl_factor (long chains).
-        self.mass_matrix = z(nmat, wp.float64)       # per-articulation dense blocks
-        self.chol = z(nmat, wp.float64)              # L of M = L^T L (mass matrix with armature)
-        self.chol_implicit = z(nmat, wp.float64)     # L of M_hat = M + dt D (velocity-implicit terms)
+        self.mass_matrix = z(nmat, wp.float64)  # per-articulation dense blocks
+        self.chol = z(nmat, wp.float64)  # L of M = L^T L (mass matrix with armature)
+        self.chol_implicit = z(nmat, wp.float64)  # L of M_hat = M + dt D (velocity-implicit terms)
         self.art_implicit = z(model.articulation_count, int)  # 1 where chol_implicit is current
-        self.qacc = z(nd, float)                     # (joint_dof_count,) integrated acceleration [m/s^2, rad/s^2]
-        self.dof_scratch = z(nd, wp.float64)         # (joint_dof_count,) float64 right-hand sides of the M solves
+        self.qacc = z(nd, float)  # (joint_dof_count,) integrated acceleration [m/s^2, rad/s^2]
+        self.dof_scratch = z(nd, wp.float64)  # (joint_dof_count,) float64 right-hand sides of the M solves
 
 
 class SolverGeneralized(SolverBase):
@@ -107,13 +107,27 @@ class SolverGeneralized(SolverBase):
         newton_iterations: (max(world_count, 1),) int32 Newton iterations of each world's last solve.
     """
 
-    def __init__(self, model, substeps: int = 1, iterations: int = 30, cone: str = "pyramidal", solver: str = "newton",
-                 tolerance: float = 1.0e-8, ls_iterations: int = 50,
-                 actuators: Actuators | None = None, integrator: str = "implicitfast", max_speed: float = 1.0e3,
-                 friction_rest_speed: float = 1.0e-2, limit_solref=(0.02, 1.0),
-                 limit_solimp=(0.9, 0.95, 0.001, 0.5, 2.0), friction_solref=(0.02, 1.0),
-                 friction_solimp=(0.9, 0.95, 0.001, 0.5, 2.0), pgs_tolerance: float = 1.0e-6,
-                 pgs_subspace: bool = True, threads: int = 1):
+    def __init__(
+        self,
+        model,
+        substeps: int = 1,
+        iterations: int = 30,
+        cone: str = "pyramidal",
+        solver: str = "newton",
+        tolerance: float = 1.0e-8,
+        ls_iterations: int = 50,
+        actuators: Actuators | None = None,
+        integrator: str = "implicitfast",
+        max_speed: float = 1.0e3,
+        friction_rest_speed: float = 1.0e-2,
+        limit_solref=(0.02, 1.0),
+        limit_solimp=(0.9, 0.95, 0.001, 0.5, 2.0),
+        friction_solref=(0.02, 1.0),
+        friction_solimp=(0.9, 0.95, 0.001, 0.5, 2.0),
+        pgs_tolerance: float = 1.0e-6,
+        pgs_subspace: bool = True,
+        threads: int = 1,
+    ):
         super().__init__(model)
         if cone not in ("pyramidal", "elliptic"):
             raise SolverError(f"SolverGeneralized: cone must be 'pyramidal' or 'elliptic', got {cone!r}")
@@ -144,12 +158,32 @@ class SolverGeneralized(SolverBase):
         self.world_count = max(model.world_count, 1)
         self.world_unhealthy = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)
         self.contacts = collision_driver.build_contacts(model, layout)
-        self.rows = constraint.build_rows(model, layout, self.contacts, cone, dict(
-            limit_solref=limit_solref, limit_solimp=limit_solimp, friction_solref=friction_solref,
-            friction_solimp=friction_solimp, friction_rest_speed=friction_rest_speed))
+        self.rows = constraint.build_rows(
+            model,
+            layout,
+            self.contacts,
+            cone,
+            dict(
+                limit_solref=limit_solref,
+                limit_solimp=limit_solimp,
+                friction_solref=friction_solref,
+                friction_solimp=friction_solimp,
+                friction_rest_speed=friction_rest_speed,
+            ),
+        )
         self.solver = self._constraint_solver(solver, layout)
-        self._world_solver = WorldSolver(model, layout, self.tree, self.contacts, self.rows, pgs_tolerance,
-                                     pgs_subspace, self.solver == "newton", tolerance, ls_iterations)
+        self._world_solver = WorldSolver(
+            model,
+            layout,
+            self.tree,
+            self.contacts,
+            self.rows,
+            pgs_tolerance,
+            pgs_subspace,
+            self.solver == "newton",
+            tolerance,
+            ls_iterations,
+        )
         self.newton_iterations = self._world_solver.rd.niter if self.solver == "newton" else None
         self.body_contact_wrench = wp.zeros(max(model.body_count, 1), dtype=wp.spatial_vector, device=self.device)
         self.body_contact_count = wp.zeros(max(model.body_count, 1), dtype=wp.int32, device=self.device)
@@ -184,8 +218,9 @@ class SolverGeneralized(SolverBase):
         if reason is not None:
             warnings.warn(f"SolverGeneralized(threads={threads}) steps on one thread: {reason}", stacklevel=3)
             return [whole]
-        return partition.split_spans(self.model, self.contacts, self.rows, act_dof,
-                                     min(threads, self.model.world_count))
+        return partition.split_spans(
+            self.model, self.contacts, self.rows, act_dof, min(threads, self.model.world_count)
+        )
 
     @property
     def threads(self) -> int:
@@ -200,8 +235,9 @@ class SolverGeneralized(SolverBase):
         state = model.state()
         everything = (0, model.articulation_count)
         eval_fk(model, state.joint_q, state.joint_qd, self._kin)
-        smooth.compute_subspaces(model, self.data, self.data.body_q, self.data.body_qd, state.joint_q,
-                                 state.joint_qd, everything)
+        smooth.compute_subspaces(
+            model, self.data, self.data.body_q, self.data.body_qd, state.joint_q, state.joint_qd, everything
+        )
         smooth.compute_mass_matrix(model, self.tree, self.data, everything)
         constraint.set_invweights(model, self.layout, self.data, self.rows)
 
@@ -229,9 +265,12 @@ class SolverGeneralized(SolverBase):
                 consts.append(("equality constraints", float(ref.min())))
         soft = [f"{name} {tc:g} s" for name, tc in consts if 0.0 < tc < 2.0 * h * (1.0 - 1.0e-5)]
         if soft:
-            warnings.warn(f"SolverGeneralized: time step {h:g} s (dt {dt:g} s / {self.substeps} substeps) is too "
-                          f"large for the constraint time constants ({', '.join(soft)}): they are softened to "
-                          f"{2.0 * h:g} s; use a smaller dt or more substeps to keep them", stacklevel=3)
+            warnings.warn(
+                f"SolverGeneralized: time step {h:g} s (dt {dt:g} s / {self.substeps} substeps) is too "
+                f"large for the constraint time constants ({', '.join(soft)}): they are softened to "
+                f"{2.0 * h:g} s; use a smaller dt or more substeps to keep them",
+                stacklevel=3,
+            )
 
     def step(self, state_in, state_out, control, dt: float):
         if dt != self._checked_dt and not self.device.is_capturing:
@@ -260,8 +299,9 @@ class SolverGeneralized(SolverBase):
         for k in range(self.substeps):
             self._substep(span, state_out, state_in.body_f, control, ctrl, h, k == self.substeps - 1)
         eval_fk(model, state_out.joint_q, state_out.joint_qd, state_out, articulations=span.articulations)
-        forward.compute_health(model, self.tree, state_out.joint_q, state_out.joint_qd, self.max_speed,
-                               self.world_unhealthy, span.worlds)
+        forward.compute_health(
+            model, self.tree, state_out.joint_q, state_out.joint_qd, self.max_speed, self.world_unhealthy, span.worlds
+        )
 
     def _substep(self, span, state, body_f, control, ctrl, dt, last):
         model, tree, data = self.model, self.tree, self.data
@@ -271,19 +311,30 @@ class SolverGeneralized(SolverBase):
         eval_fk(model, state.joint_q, state.joint_qd, self._kin, articulations=arts)
         smooth.compute_subspaces(model, data, data.body_q, data.body_qd, state.joint_q, state.joint_qd, arts)
         smooth.compute_mass_matrix(model, tree, data, arts)
-        smooth.compute_bias(model, tree, data, data.body_q, body_f, state.joint_qd, dt, arts,
-                            self.integrator == "midpoint")
+        smooth.compute_bias(
+            model, tree, data, data.body_q, body_f, state.joint_qd, dt, arts, self.integrator == "midpoint"
+        )
         passive.compute_passive(model, tree, data, state.joint_q, state.joint_qd, control, dt, span.dofs)
         passive.apply_actuators(model, tree, self._act, ctrl, state.joint_q, state.joint_qd, dt, data, span.actuators)
         smooth.factor_and_solve(model, tree, data, arts)
         collision_driver.collide(model, self.contacts, data.body_q, span.pairs)
-        pgs.solve(model, tree, data, self.rows, self._world_solver, state.joint_q, state.joint_qd, dt, self.iterations,
-                  span)
+        pgs.solve(
+            model, tree, data, self.rows, self._world_solver, state.joint_q, state.joint_qd, dt, self.iterations, span
+        )
         if last:  # the outputs describe the last substep's contacts
-            pgs.contact_outputs(model, data, self.contacts, self.rows, self.body_contact_wrench,
-                                self.body_contact_count, self.world_contact_count, span)
-        forward.integrate(model, tree, data, data.body_q, state.joint_q, state.joint_qd, dt, arts,
-                          self.integrator == "midpoint")
+            pgs.contact_outputs(
+                model,
+                data,
+                self.contacts,
+                self.rows,
+                self.body_contact_wrench,
+                self.body_contact_count,
+                self.world_contact_count,
+                span,
+            )
+        forward.integrate(
+            model, tree, data, data.body_q, state.joint_q, state.joint_qd, dt, arts, self.integrator == "midpoint"
+        )
 
     # ------------------------------------------------------------------ capture
     def capture(self, state_in, state_out, control, dt: float, steps: int = 1):
@@ -292,8 +343,10 @@ class SolverGeneralized(SolverBase):
         steps need ``state_in is state_out`` (stepping in place). Returns the list of graphs."""
         steps = int(steps)
         if steps < 1 or (steps > 1 and state_in is not state_out):
-            raise SolverError(f"SolverGeneralized.capture: steps must be >= 1, and steps > 1 needs state_in is "
-                              f"state_out (got steps={steps}, state_in is state_out: {state_in is state_out})")
+            raise SolverError(
+                f"SolverGeneralized.capture: steps must be >= 1, and steps > 1 needs state_in is "
+                f"state_out (got steps={steps}, state_in is state_out: {state_in is state_out})"
+            )
         if dt != self._checked_dt:
             self._check_timestep(float(dt))
         args = self._step_args(state_in, state_out, control, dt)
@@ -352,8 +405,13 @@ class SolverGeneralized(SolverBase):
             world_mask = wp.array(np.asarray(world_mask, dtype=bool), dtype=wp.bool, device=self.device)
         forward.reset_joint_state(self.model, world_mask, state.joint_q, state.joint_qd)
         constraint.reset_warmstart(self.model, self.rows, world_mask)
-        wp.launch(_clear_flags_kernel, dim=self.world_count, device=self.device,
-                  inputs=[world_mask], outputs=[self.world_unhealthy])
+        wp.launch(
+            _clear_flags_kernel,
+            dim=self.world_count,
+            device=self.device,
+            inputs=[world_mask],
+            outputs=[self.world_unhealthy],
+        )
         if kinematics:
             eval_fk(self.model, state.joint_q, state.joint_qd, state)
 

@@ -67,10 +67,21 @@ class TreeLayout:
     def upload(self, device) -> dict:
         """Warp int32 copies of the arrays, keyed by field name."""
         out = {}
-        for name in ("art_dof_start", "art_mat_start", "art_coord_start", "all_art_range", "art_world",
-                     "dof_parent", "dof_art", "dof_coord", "body_dof_last", "body_art"):
-            out[name] = wp.array(np.ascontiguousarray(getattr(self, name), dtype=np.int32), dtype=wp.int32,
-                                 device=device)
+        for name in (
+            "art_dof_start",
+            "art_mat_start",
+            "art_coord_start",
+            "all_art_range",
+            "art_world",
+            "dof_parent",
+            "dof_art",
+            "dof_coord",
+            "body_dof_last",
+            "body_art",
+        ):
+            out[name] = wp.array(
+                np.ascontiguousarray(getattr(self, name), dtype=np.int32), dtype=wp.int32, device=device
+            )
         return out
 
 
@@ -95,8 +106,11 @@ def build_tree_layout(model) -> TreeLayout:
     art_coord_start = np.zeros(art_count + 1, np.int64)
     for a in range(art_count):
         art_coord_start[a] = q_start[art_start[a]] if art_start[a] < nj else model.joint_coord_count
-    art_coord_start[art_count] = model.joint_coord_count if art_count == 0 else (
-        q_start[art_start[art_count]] if art_start[art_count] < nj else model.joint_coord_count)
+    art_coord_start[art_count] = (
+        model.joint_coord_count
+        if art_count == 0
+        else (q_start[art_start[art_count]] if art_start[art_count] < nj else model.joint_coord_count)
+    )
     dof_parent = np.full(nd, -1, np.int64)
     dof_art = np.full(nd, -1, np.int64)
     dof_coord = np.full(nd, -1, np.int64)
@@ -116,6 +130,17 @@ def build_tree_layout(model) -> TreeLayout:
             body_art[c] = a
     art_world = world_of(art_world)
     world_count = max(1, model.world_count)
-    return TreeLayout(art_dof_start, art_mat_start, art_coord_start, np.array([0, art_count]), art_world,
-                      int(sizes.max()) if art_count else 0, dof_parent, dof_art, dof_coord, body_dof_last, body_art,
-                      world_count)
+    return TreeLayout(
+        art_dof_start,
+        art_mat_start,
+        art_coord_start,
+        np.array([0, art_count]),
+        art_world,
+        int(sizes.max()) if art_count else 0,
+        dof_parent,
+        dof_art,
+        dof_coord,
+        body_dof_last,
+        body_art,
+        world_count,
+    )

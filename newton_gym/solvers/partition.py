@@ -38,9 +38,17 @@ class Span:
 
 def whole_span(model, contacts, rows, actuator_count: int, world_count: int) -> Span:
     """The span of every entity (one group)."""
-    return Span(worlds=(0, world_count), articulations=(0, model.articulation_count), dofs=(0, model.joint_dof_count),
-                coords=(0, model.joint_coord_count), bodies=(0, model.body_count), pairs=(0, contacts.pair_count),
-                slots=(0, contacts.slot_count), rows=(0, rows.count), actuators=(0, actuator_count))
+    return Span(
+        worlds=(0, world_count),
+        articulations=(0, model.articulation_count),
+        dofs=(0, model.joint_dof_count),
+        coords=(0, model.joint_coord_count),
+        bodies=(0, model.body_count),
+        pairs=(0, contacts.pair_count),
+        slots=(0, contacts.slot_count),
+        rows=(0, rows.count),
+        actuators=(0, actuator_count),
+    )
 
 
 def _has_globals(start: np.ndarray) -> bool:
@@ -78,8 +86,10 @@ def split_spans(model, contacts, rows, actuator_dof: np.ndarray, parts: int) -> 
     for i in range(len(cuts)):  # strictly increasing, leaving one world for each later group
         cuts[i] = min(max(cuts[i], cuts[i - 1] + 1 if i else 1), nw - (parts - 1 - i))
     bounds = np.array([0] + cuts + [nw], dtype=np.int64)
-    starts = {kind: getattr(model, f"{kind}_world_start").numpy()[: nw + 1].astype(np.int64)
-              for kind in ("articulation", "joint_dof", "joint_coord", "body")}
+    starts = {
+        kind: getattr(model, f"{kind}_world_start").numpy()[: nw + 1].astype(np.int64)
+        for kind in ("articulation", "joint_dof", "joint_coord", "body")
+    }
     pair_start = np.searchsorted(contacts.pair_world_host, np.arange(nw + 1), side="left")
     slot_start = np.asarray(contacts.pair_slot_start_host, dtype=np.int64)
     row_start = rows.world_row_start.numpy()[: nw + 1].astype(np.int64) if rows.count else np.zeros(nw + 1, np.int64)
@@ -91,9 +101,17 @@ def split_spans(model, contacts, rows, actuator_dof: np.ndarray, parts: int) -> 
     spans = []
     for w0, w1 in zip(bounds[:-1], bounds[1:]):
         p0, p1 = int(pair_start[w0]), int(pair_start[w1])
-        spans.append(Span(worlds=(int(w0), int(w1 - w0)), articulations=rng(starts["articulation"], w0, w1),
-                          dofs=rng(starts["joint_dof"], w0, w1), coords=rng(starts["joint_coord"], w0, w1),
-                          bodies=rng(starts["body"], w0, w1), pairs=(p0, p1 - p0),
-                          slots=(int(slot_start[p0]), int(slot_start[p1] - slot_start[p0])),
-                          rows=rng(row_start, w0, w1), actuators=rng(act_start, w0, w1)))
+        spans.append(
+            Span(
+                worlds=(int(w0), int(w1 - w0)),
+                articulations=rng(starts["articulation"], w0, w1),
+                dofs=rng(starts["joint_dof"], w0, w1),
+                coords=rng(starts["joint_coord"], w0, w1),
+                bodies=rng(starts["body"], w0, w1),
+                pairs=(p0, p1 - p0),
+                slots=(int(slot_start[p0]), int(slot_start[p1] - slot_start[p0])),
+                rows=rng(row_start, w0, w1),
+                actuators=rng(act_start, w0, w1),
+            )
+        )
     return spans

@@ -62,38 +62,56 @@ class Actuators:
         n = self.count
         dof = np.asarray(self.dof, dtype=np.int32).reshape(n)
         if n and (dof.min() < 0 or dof.max() >= dof_count):
-            raise ModelBuildError(f"Actuators.dof must lie in [0, {dof_count - 1}] (the model's DOFs), got "
-                                  f"{dof.tolist()}")
+            raise ModelBuildError(
+                f"Actuators.dof must lie in [0, {dof_count - 1}] (the model's DOFs), got {dof.tolist()}"
+            )
         gear = np.broadcast_to(np.asarray(self.gear, dtype=np.float32), (n,))
         ctrl = np.zeros((n, 2), np.float32) if self.ctrl_range is None else np.asarray(self.ctrl_range, np.float32)
         force = np.zeros((n, 2), np.float32) if self.force_range is None else np.asarray(self.force_range, np.float32)
         gain = np.ones(n, np.float32) if self.gain is None else np.broadcast_to(np.asarray(self.gain, np.float32), (n,))
         bias = np.zeros((n, 3), np.float32) if self.bias is None else np.asarray(self.bias, np.float32).reshape(n, 3)
-        for name, values in (("gear", gear), ("ctrl_range", ctrl), ("force_range", force), ("gain", gain),
-                             ("bias", bias)):
+        for name, values in (
+            ("gear", gear),
+            ("ctrl_range", ctrl),
+            ("force_range", force),
+            ("gain", gain),
+            ("bias", bias),
+        ):
             if not np.isfinite(values).all():
                 raise ModelBuildError(f"Actuators.{name} must be finite, got {np.asarray(values).tolist()}")
-        return {"dof": wp.array(dof, dtype=wp.int32, device=device),
-                "gear": wp.array(np.ascontiguousarray(gear), dtype=wp.float32, device=device),
-                "ctrl_range": wp.array(ctrl.reshape(n, 2), dtype=wp.vec2, device=device),
-                "force_range": wp.array(force.reshape(n, 2), dtype=wp.vec2, device=device),
-                "gain": wp.array(np.ascontiguousarray(gain), dtype=wp.float32, device=device),
-                "bias": wp.array(np.ascontiguousarray(bias), dtype=wp.vec3, device=device)}
+        return {
+            "dof": wp.array(dof, dtype=wp.int32, device=device),
+            "gear": wp.array(np.ascontiguousarray(gear), dtype=wp.float32, device=device),
+            "ctrl_range": wp.array(ctrl.reshape(n, 2), dtype=wp.vec2, device=device),
+            "force_range": wp.array(force.reshape(n, 2), dtype=wp.vec2, device=device),
+            "gain": wp.array(np.ascontiguousarray(gain), dtype=wp.float32, device=device),
+            "bias": wp.array(np.ascontiguousarray(bias), dtype=wp.vec3, device=device),
+        }
 
 
 @wp.kernel
 def _passive_kernel(
     # Model:
     first: int,
-    dof_coord: wp.array(dtype=int), joint_armature: wp.array(dtype=float), joint_damping: wp.array(dtype=float),
-    joint_viscous: wp.array(dtype=float), joint_spring_ke: wp.array(dtype=float),
-    joint_spring_ref: wp.array(dtype=float), joint_target_ke: wp.array(dtype=float),
-    joint_target_kd: wp.array(dtype=float), joint_effort_limit: wp.array(dtype=float), dt: float,
+    dof_coord: wp.array(dtype=int),
+    joint_armature: wp.array(dtype=float),
+    joint_damping: wp.array(dtype=float),
+    joint_viscous: wp.array(dtype=float),
+    joint_spring_ke: wp.array(dtype=float),
+    joint_spring_ref: wp.array(dtype=float),
+    joint_target_ke: wp.array(dtype=float),
+    joint_target_kd: wp.array(dtype=float),
+    joint_effort_limit: wp.array(dtype=float),
+    dt: float,
     # Data in:
-    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float), joint_f: wp.array(dtype=float),
-    target_pos: wp.array(dtype=float), target_vel: wp.array(dtype=float),
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
+    joint_f: wp.array(dtype=float),
+    target_pos: wp.array(dtype=float),
+    target_vel: wp.array(dtype=float),
     # Data out:
-    qfrc_out: wp.array(dtype=float), dof_diag_out: wp.array(dtype=float),
+    qfrc_out: wp.array(dtype=float),
+    dof_diag_out: wp.array(dtype=float),
 ):
     d = wp.tid() + first
     qd = joint_qd[d]
@@ -136,11 +154,30 @@ def compute_passive(model, tree, data, joint_q, joint_qd, control, dt, span):
     ``span`` = (first, count)."""
     if span[1] == 0:
         return
-    wp.launch(_passive_kernel, dim=span[1], device=model.device, inputs=[
-        span[0], tree["dof_coord"], model.joint_armature, model.joint_damping, model.joint_viscous_damping,
-        model.joint_spring_stiffness, model.joint_spring_ref, model.joint_target_ke, model.joint_target_kd,
-        model.joint_effort_limit, float(dt), joint_q, joint_qd, control.joint_f, control.joint_target_pos,
-        control.joint_target_vel], outputs=[data.qfrc, data.dof_diag])
+    wp.launch(
+        _passive_kernel,
+        dim=span[1],
+        device=model.device,
+        inputs=[
+            span[0],
+            tree["dof_coord"],
+            model.joint_armature,
+            model.joint_damping,
+            model.joint_viscous_damping,
+            model.joint_spring_stiffness,
+            model.joint_spring_ref,
+            model.joint_target_ke,
+            model.joint_target_kd,
+            model.joint_effort_limit,
+            float(dt),
+            joint_q,
+            joint_qd,
+            control.joint_f,
+            control.joint_target_pos,
+            control.joint_target_vel,
+        ],
+        outputs=[data.qfrc, data.dof_diag],
+    )
 
 
 @wp.func
@@ -155,13 +192,20 @@ def _actuator_kernel(
     # Model:
     first: int,
     dof_coord: wp.array(dtype=int),
-    act_dof: wp.array(dtype=int), act_gear: wp.array(dtype=float), act_ctrl_range: wp.array(dtype=wp.vec2),
-    act_force_range: wp.array(dtype=wp.vec2), act_gain: wp.array(dtype=float), act_bias: wp.array(dtype=wp.vec3),
+    act_dof: wp.array(dtype=int),
+    act_gear: wp.array(dtype=float),
+    act_ctrl_range: wp.array(dtype=wp.vec2),
+    act_force_range: wp.array(dtype=wp.vec2),
+    act_gain: wp.array(dtype=float),
+    act_bias: wp.array(dtype=wp.vec3),
     dt: float,
     # Data in:
-    ctrl: wp.array(dtype=float), joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
+    ctrl: wp.array(dtype=float),
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
     # Data out:
-    qfrc_out: wp.array(dtype=float), dof_diag_out: wp.array(dtype=float),
+    qfrc_out: wp.array(dtype=float),
+    dof_diag_out: wp.array(dtype=float),
 ):
     i = wp.tid() + first
     d = act_dof[i]
@@ -187,7 +231,23 @@ def apply_actuators(model, tree, actuators: dict, ctrl, joint_q, joint_qd, dt, d
     own their actuators' DOFs: :mod:`.partition`)."""
     if span[1] == 0:
         return
-    wp.launch(_actuator_kernel, dim=span[1], device=model.device, inputs=[
-        span[0], tree["dof_coord"], actuators["dof"], actuators["gear"], actuators["ctrl_range"],
-        actuators["force_range"], actuators["gain"], actuators["bias"], float(dt), ctrl, joint_q, joint_qd],
-        outputs=[data.qfrc, data.dof_diag])
+    wp.launch(
+        _actuator_kernel,
+        dim=span[1],
+        device=model.device,
+        inputs=[
+            span[0],
+            tree["dof_coord"],
+            actuators["dof"],
+            actuators["gear"],
+            actuators["ctrl_range"],
+            actuators["force_range"],
+            actuators["gain"],
+            actuators["bias"],
+            float(dt),
+            ctrl,
+            joint_q,
+            joint_qd,
+        ],
+        outputs=[data.qfrc, data.dof_diag],
+    )

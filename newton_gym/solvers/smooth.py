@@ -51,18 +51,31 @@ def _parent_twist(p: int, body_cvel: wp.array(dtype=wp.spatial_vector)):
 def _subspace_kernel(
     # Model:
     first: int,
-    articulation_start: wp.array(dtype=int), joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int),
-    joint_child: wp.array(dtype=int), joint_X_p: wp.array(dtype=wp.transform),
-    joint_X_c: wp.array(dtype=wp.transform), joint_q_start: wp.array(dtype=int),
-    joint_qd_start: wp.array(dtype=int), joint_dof_dim: wp.array(dtype=wp.vec2i), joint_axis: wp.array(dtype=wp.vec3),
-    body_mass: wp.array(dtype=float), body_com: wp.array(dtype=wp.vec3), body_inertia: wp.array(dtype=wp.mat33),
+    articulation_start: wp.array(dtype=int),
+    joint_type: wp.array(dtype=int),
+    joint_parent: wp.array(dtype=int),
+    joint_child: wp.array(dtype=int),
+    joint_X_p: wp.array(dtype=wp.transform),
+    joint_X_c: wp.array(dtype=wp.transform),
+    joint_q_start: wp.array(dtype=int),
+    joint_qd_start: wp.array(dtype=int),
+    joint_dof_dim: wp.array(dtype=wp.vec2i),
+    joint_axis: wp.array(dtype=wp.vec3),
+    body_mass: wp.array(dtype=float),
+    body_com: wp.array(dtype=wp.vec3),
+    body_inertia: wp.array(dtype=wp.mat33),
     # Data in:
-    body_q: wp.array(dtype=wp.transform), body_qd: wp.array(dtype=wp.spatial_vector),
-    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
+    body_q: wp.array(dtype=wp.transform),
+    body_qd: wp.array(dtype=wp.spatial_vector),
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
     # Data out:
-    art_ref_out: wp.array(dtype=wp.vec3), body_cvel_out: wp.array(dtype=wp.spatial_vector),
-    body_h_out: wp.array(dtype=wp.vec3), body_rot_inertia_out: wp.array(dtype=wp.mat33),
-    cdof_out: wp.array(dtype=wp.spatial_vector), cdof_dot_out: wp.array(dtype=wp.spatial_vector),
+    art_ref_out: wp.array(dtype=wp.vec3),
+    body_cvel_out: wp.array(dtype=wp.spatial_vector),
+    body_h_out: wp.array(dtype=wp.vec3),
+    body_rot_inertia_out: wp.array(dtype=wp.mat33),
+    cdof_out: wp.array(dtype=wp.spatial_vector),
+    cdof_dot_out: wp.array(dtype=wp.spatial_vector),
 ):
     a = wp.tid() + first
     j0 = articulation_start[a]
@@ -88,17 +101,45 @@ def _subspace_kernel(
         q_pj = wp.transform_get_rotation(x_wpj)
         x_wcj = x_wc * joint_X_c[j]
         lever = wp.transform_get_translation(x_wcj) - r
-        _joint_subspace(joint_type[j], joint_q_start[j], joint_qd_start[j], joint_dof_dim[j], joint_axis, joint_q,
-                        joint_qd, q_pj, wp.transform_get_rotation(x_wcj), lever, com - r,
-                        wp.spatial_top(body_qd[c]), v_p, v_c, cdof_out, cdof_dot_out)
+        _joint_subspace(
+            joint_type[j],
+            joint_q_start[j],
+            joint_qd_start[j],
+            joint_dof_dim[j],
+            joint_axis,
+            joint_q,
+            joint_qd,
+            q_pj,
+            wp.transform_get_rotation(x_wcj),
+            lever,
+            com - r,
+            wp.spatial_top(body_qd[c]),
+            v_p,
+            v_c,
+            cdof_out,
+            cdof_dot_out,
+        )
 
 
 @wp.func
-def _joint_subspace(jt: int, qs: int, ds: int, dim: wp.vec2i, joint_axis: wp.array(dtype=wp.vec3),
-                    joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float), q_pj: wp.quat, q_cj: wp.quat,
-                    lever: wp.vec3, com_lever: wp.vec3, v_com: wp.vec3, v_p: wp.spatial_vector,
-                    v_c: wp.spatial_vector, cdof_out: wp.array(dtype=wp.spatial_vector),
-                    cdof_dot_out: wp.array(dtype=wp.spatial_vector)):
+def _joint_subspace(
+    jt: int,
+    qs: int,
+    ds: int,
+    dim: wp.vec2i,
+    joint_axis: wp.array(dtype=wp.vec3),
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
+    q_pj: wp.quat,
+    q_cj: wp.quat,
+    lever: wp.vec3,
+    com_lever: wp.vec3,
+    v_com: wp.vec3,
+    v_p: wp.spatial_vector,
+    v_c: wp.spatial_vector,
+    cdof_out: wp.array(dtype=wp.spatial_vector),
+    cdof_dot_out: wp.array(dtype=wp.spatial_vector),
+):
     """Motion subspace S_k of each DOF about r and its time derivative (Featherstone RBDA sec. 3.5: the
     derivative of a subspace fixed in a frame moving with twist v is v x S)."""
     if jt == JOINT_REVOLUTE:
@@ -147,11 +188,32 @@ def _joint_subspace(jt: int, qs: int, ds: int, dim: wp.vec2i, joint_axis: wp.arr
 
 def compute_subspaces(model, data, body_q, body_qd, joint_q, joint_qd, span):
     """Reference points, body twists and inertias about them, motion subspaces and their derivatives."""
-    wp.launch(_subspace_kernel, dim=span[1], device=model.device, inputs=[
-        span[0], model.articulation_start, model.joint_type, model.joint_parent, model.joint_child, model.joint_X_p,
-        model.joint_X_c, model.joint_q_start, model.joint_qd_start, model.joint_dof_dim, model.joint_axis,
-        model.body_mass, model.body_com, model.body_inertia, body_q, body_qd, joint_q, joint_qd], outputs=[
-        data.art_ref, data.body_cvel, data.body_h, data.body_rot_inertia, data.cdof, data.cdof_dot])
+    wp.launch(
+        _subspace_kernel,
+        dim=span[1],
+        device=model.device,
+        inputs=[
+            span[0],
+            model.articulation_start,
+            model.joint_type,
+            model.joint_parent,
+            model.joint_child,
+            model.joint_X_p,
+            model.joint_X_c,
+            model.joint_q_start,
+            model.joint_qd_start,
+            model.joint_dof_dim,
+            model.joint_axis,
+            model.body_mass,
+            model.body_com,
+            model.body_inertia,
+            body_q,
+            body_qd,
+            joint_q,
+            joint_qd,
+        ],
+        outputs=[data.art_ref, data.body_cvel, data.body_h, data.body_rot_inertia, data.cdof, data.cdof_dot],
+    )
 
 
 @wp.func
@@ -171,14 +233,25 @@ def _inertia_about_ref64(m: float, com_body: wp.vec3, inertia_body: wp.mat33, x_
 def _crb_kernel(
     # Model:
     first: int,
-    articulation_start: wp.array(dtype=int), joint_parent: wp.array(dtype=int), joint_child: wp.array(dtype=int),
-    joint_qd_start: wp.array(dtype=int), body_mass: wp.array(dtype=float), body_com: wp.array(dtype=wp.vec3),
-    body_inertia: wp.array(dtype=wp.mat33), body_art: wp.array(dtype=int), art_dof_start: wp.array(dtype=int),
-    art_mat_start: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
+    articulation_start: wp.array(dtype=int),
+    joint_parent: wp.array(dtype=int),
+    joint_child: wp.array(dtype=int),
+    joint_qd_start: wp.array(dtype=int),
+    body_mass: wp.array(dtype=float),
+    body_com: wp.array(dtype=wp.vec3),
+    body_inertia: wp.array(dtype=wp.mat33),
+    body_art: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int),
+    art_mat_start: wp.array(dtype=int),
+    dof_parent: wp.array(dtype=int),
     # Data in:
-    body_q: wp.array(dtype=wp.transform), art_ref: wp.array(dtype=wp.vec3), cdof: wp.array(dtype=wp.spatial_vector),
+    body_q: wp.array(dtype=wp.transform),
+    art_ref: wp.array(dtype=wp.vec3),
+    cdof: wp.array(dtype=wp.spatial_vector),
     # Data out:
-    crb_m_out: wp.array(dtype=wp.float64), crb_h_out: wp.array(dtype=wp.vec3d), crb_i_out: wp.array(dtype=wp.mat33d),
+    crb_m_out: wp.array(dtype=wp.float64),
+    crb_h_out: wp.array(dtype=wp.vec3d),
+    crb_i_out: wp.array(dtype=wp.mat33d),
     mass_matrix_out: wp.array(dtype=wp.float64),
 ):
     a = wp.tid() + first
@@ -227,11 +300,29 @@ def _crb_kernel(
 
 def compute_mass_matrix(model, tree, data, span):
     """Composite rigid-body inertias and each articulation's dense joint-space mass matrix."""
-    wp.launch(_crb_kernel, dim=span[1], device=model.device, inputs=[
-        span[0], model.articulation_start, model.joint_parent, model.joint_child, model.joint_qd_start, model.body_mass,
-        model.body_com, model.body_inertia, tree["body_art"], tree["art_dof_start"], tree["art_mat_start"],
-        tree["dof_parent"], data.body_q, data.art_ref, data.cdof], outputs=[
-        data.crb_m, data.crb_h, data.crb_i, data.mass_matrix])
+    wp.launch(
+        _crb_kernel,
+        dim=span[1],
+        device=model.device,
+        inputs=[
+            span[0],
+            model.articulation_start,
+            model.joint_parent,
+            model.joint_child,
+            model.joint_qd_start,
+            model.body_mass,
+            model.body_com,
+            model.body_inertia,
+            tree["body_art"],
+            tree["art_dof_start"],
+            tree["art_mat_start"],
+            tree["dof_parent"],
+            data.body_q,
+            data.art_ref,
+            data.cdof,
+        ],
+        outputs=[data.crb_m, data.crb_h, data.crb_i, data.mass_matrix],
+    )
 
 
 @wp.func
@@ -250,18 +341,33 @@ def _gyro_midpoint(inertia_b: wp.mat33, w_b: wp.vec3, dt: float):
 def _rne_kernel(
     # Model:
     first: int,
-    articulation_start: wp.array(dtype=int), joint_type: wp.array(dtype=int), joint_parent: wp.array(dtype=int),
-    joint_child: wp.array(dtype=int), joint_qd_start: wp.array(dtype=int), body_mass: wp.array(dtype=float),
-    body_com: wp.array(dtype=wp.vec3), body_inertia: wp.array(dtype=wp.mat33), body_art: wp.array(dtype=int),
-    art_dof_start: wp.array(dtype=int), art_world: wp.array(dtype=int), gravity: wp.array(dtype=wp.vec3),
-    gyro_midpoint: int, dt: float,
+    articulation_start: wp.array(dtype=int),
+    joint_type: wp.array(dtype=int),
+    joint_parent: wp.array(dtype=int),
+    joint_child: wp.array(dtype=int),
+    joint_qd_start: wp.array(dtype=int),
+    body_mass: wp.array(dtype=float),
+    body_com: wp.array(dtype=wp.vec3),
+    body_inertia: wp.array(dtype=wp.mat33),
+    body_art: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int),
+    art_world: wp.array(dtype=int),
+    gravity: wp.array(dtype=wp.vec3),
+    gyro_midpoint: int,
+    dt: float,
     # Data in:
-    body_q: wp.array(dtype=wp.transform), body_f: wp.array(dtype=wp.spatial_vector), joint_qd: wp.array(dtype=float),
-    art_ref: wp.array(dtype=wp.vec3), body_cvel: wp.array(dtype=wp.spatial_vector), body_h: wp.array(dtype=wp.vec3),
-    body_rot_inertia: wp.array(dtype=wp.mat33), cdof: wp.array(dtype=wp.spatial_vector),
+    body_q: wp.array(dtype=wp.transform),
+    body_f: wp.array(dtype=wp.spatial_vector),
+    joint_qd: wp.array(dtype=float),
+    art_ref: wp.array(dtype=wp.vec3),
+    body_cvel: wp.array(dtype=wp.spatial_vector),
+    body_h: wp.array(dtype=wp.vec3),
+    body_rot_inertia: wp.array(dtype=wp.mat33),
+    cdof: wp.array(dtype=wp.spatial_vector),
     cdof_dot: wp.array(dtype=wp.spatial_vector),
     # Data out:
-    body_cacc_out: wp.array(dtype=wp.spatial_vector), body_cfrc_out: wp.array(dtype=wp.spatial_vector),
+    body_cacc_out: wp.array(dtype=wp.spatial_vector),
+    body_cfrc_out: wp.array(dtype=wp.spatial_vector),
     qfrc_bias_out: wp.array(dtype=float),
 ):
     a = wp.tid() + first
@@ -321,18 +427,50 @@ def _rne_kernel(
 
 def compute_bias(model, tree, data, state_body_q, body_f, joint_qd, dt, span, gyro_midpoint=True):
     """Bias forces C(q, qd) including gravity (per world) and minus external body wrenches body_f."""
-    wp.launch(_rne_kernel, dim=span[1], device=model.device, inputs=[
-        span[0], model.articulation_start, model.joint_type, model.joint_parent, model.joint_child,
-        model.joint_qd_start, model.body_mass, model.body_com, model.body_inertia, tree["body_art"],
-        tree["art_dof_start"],
-        tree["art_world"], model.gravity, int(gyro_midpoint), float(dt), state_body_q, body_f, joint_qd,
-        data.art_ref, data.body_cvel, data.body_h, data.body_rot_inertia, data.cdof, data.cdof_dot], outputs=[
-        data.body_cacc, data.body_cfrc, data.qfrc_bias])
+    wp.launch(
+        _rne_kernel,
+        dim=span[1],
+        device=model.device,
+        inputs=[
+            span[0],
+            model.articulation_start,
+            model.joint_type,
+            model.joint_parent,
+            model.joint_child,
+            model.joint_qd_start,
+            model.body_mass,
+            model.body_com,
+            model.body_inertia,
+            tree["body_art"],
+            tree["art_dof_start"],
+            tree["art_world"],
+            model.gravity,
+            int(gyro_midpoint),
+            float(dt),
+            state_body_q,
+            body_f,
+            joint_qd,
+            data.art_ref,
+            data.body_cvel,
+            data.body_h,
+            data.body_rot_inertia,
+            data.cdof,
+            data.cdof_dot,
+        ],
+        outputs=[data.body_cacc, data.body_cfrc, data.qfrc_bias],
+    )
 
 
 @wp.func
-def _copy_ancestors(src: wp.array(dtype=wp.float64), dst: wp.array(dtype=wp.float64), off: int, n: int, d0: int,
-                    dof_parent: wp.array(dtype=int), diag: wp.array(dtype=float)):
+def _copy_ancestors(
+    src: wp.array(dtype=wp.float64),
+    dst: wp.array(dtype=wp.float64),
+    off: int,
+    n: int,
+    d0: int,
+    dof_parent: wp.array(dtype=int),
+    diag: wp.array(dtype=float),
+):
     """dst = src + diag(diag) on the ancestor entries and the diagonal of each row (the only entries
     :func:`.spatial.ltl_factor` reads and writes)."""
     for k in range(n):
@@ -348,14 +486,21 @@ def _copy_ancestors(src: wp.array(dtype=wp.float64), dst: wp.array(dtype=wp.floa
 def _factor_kernel(
     # Model:
     first: int,
-    art_dof_start: wp.array(dtype=int), art_mat_start: wp.array(dtype=int), dof_parent: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int),
+    art_mat_start: wp.array(dtype=int),
+    dof_parent: wp.array(dtype=int),
     joint_armature: wp.array(dtype=float),
     # Data in:
-    mass_matrix: wp.array(dtype=wp.float64), dof_diag: wp.array(dtype=float), qfrc: wp.array(dtype=float),
+    mass_matrix: wp.array(dtype=wp.float64),
+    dof_diag: wp.array(dtype=float),
+    qfrc: wp.array(dtype=float),
     qfrc_bias: wp.array(dtype=float),
     # Data out:
-    chol_out: wp.array(dtype=wp.float64), chol_implicit_out: wp.array(dtype=wp.float64),
-    art_implicit_out: wp.array(dtype=int), qacc_smooth_out: wp.array(dtype=float), scratch: wp.array(dtype=wp.float64),
+    chol_out: wp.array(dtype=wp.float64),
+    chol_implicit_out: wp.array(dtype=wp.float64),
+    art_implicit_out: wp.array(dtype=int),
+    qacc_smooth_out: wp.array(dtype=float),
+    scratch: wp.array(dtype=wp.float64),
 ):
     a = wp.tid() + first
     d0 = art_dof_start[a]
@@ -383,7 +528,20 @@ def factor_and_solve(model, tree, data, span):
     :func:`.spatial.ltl_factor`) and solve for the unconstrained acceleration M^-1 (qfrc - bias), as
     MuJoCo's qacc_smooth; where a DOF has implicit terms (damping, drive gains: ``dof_diag`` beyond the
     armature) also factor M_hat = M + dt D for the velocity-implicit correction of :mod:`.forward`."""
-    wp.launch(_factor_kernel, dim=span[1], device=model.device, inputs=[
-        span[0], tree["art_dof_start"], tree["art_mat_start"], tree["dof_parent"], model.joint_armature,
-        data.mass_matrix, data.dof_diag, data.qfrc, data.qfrc_bias], outputs=[
-        data.chol, data.chol_implicit, data.art_implicit, data.qacc_smooth, data.dof_scratch])
+    wp.launch(
+        _factor_kernel,
+        dim=span[1],
+        device=model.device,
+        inputs=[
+            span[0],
+            tree["art_dof_start"],
+            tree["art_mat_start"],
+            tree["dof_parent"],
+            model.joint_armature,
+            data.mass_matrix,
+            data.dof_diag,
+            data.qfrc,
+            data.qfrc_bias,
+        ],
+        outputs=[data.chol, data.chol_implicit, data.art_implicit, data.qacc_smooth, data.dof_scratch],
+    )

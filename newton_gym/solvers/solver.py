@@ -21,15 +21,25 @@ __all__ = ["solve", "contact_outputs"]
 def _contact_output_kernel(
     # Model:
     first: int,
-    slot_pair: wp.array(dtype=int), pair_body: wp.array(dtype=wp.vec2i), pair_world: wp.array(dtype=int),
-    pair_mu: wp.array(dtype=float), slot_row: wp.array(dtype=int), slot_nrows: wp.array(dtype=int),
-    body_q: wp.array(dtype=wp.transform), body_com: wp.array(dtype=wp.vec3),
+    slot_pair: wp.array(dtype=int),
+    pair_body: wp.array(dtype=wp.vec2i),
+    pair_world: wp.array(dtype=int),
+    pair_mu: wp.array(dtype=float),
+    slot_row: wp.array(dtype=int),
+    slot_nrows: wp.array(dtype=int),
+    body_q: wp.array(dtype=wp.transform),
+    body_com: wp.array(dtype=wp.vec3),
     # Data in:
-    active: wp.array(dtype=int), point: wp.array(dtype=wp.vec3), normal: wp.array(dtype=wp.vec3),
-    tangent: wp.array(dtype=wp.vec3), row_force: wp.array(dtype=float),
+    active: wp.array(dtype=int),
+    point: wp.array(dtype=wp.vec3),
+    normal: wp.array(dtype=wp.vec3),
+    tangent: wp.array(dtype=wp.vec3),
+    row_force: wp.array(dtype=float),
     # Data out:
-    force_out: wp.array(dtype=wp.vec3), body_wrench_out: wp.array(dtype=wp.spatial_vector),
-    body_count_out: wp.array(dtype=int), world_count_out: wp.array(dtype=int),
+    force_out: wp.array(dtype=wp.vec3),
+    body_wrench_out: wp.array(dtype=wp.spatial_vector),
+    body_count_out: wp.array(dtype=int),
+    world_count_out: wp.array(dtype=int),
 ):
     s = wp.tid() + first
     if active[s] == 0:
@@ -64,8 +74,7 @@ def _contact_output_kernel(
 
 
 @wp.kernel
-def _clear_outputs_kernel(first: int, body_wrench: wp.array(dtype=wp.spatial_vector),
-                          body_count: wp.array(dtype=int)):
+def _clear_outputs_kernel(first: int, body_wrench: wp.array(dtype=wp.spatial_vector), body_count: wp.array(dtype=int)):
     b = wp.tid() + first
     body_wrench[b] = wp.spatial_vector()
     body_count[b] = 0
@@ -93,7 +102,25 @@ def contact_outputs(model, data, contacts, rows, body_wrench, body_count, world_
     if worlds[1]:
         wp.launch(_clear_counts_kernel, dim=worlds[1], device=dev, inputs=[worlds[0], world_count])
     if slots[1]:
-        wp.launch(_contact_output_kernel, dim=slots[1], device=dev, inputs=[
-            slots[0], contacts.slot_pair, contacts.pair_body, contacts.pair_world, contacts.pair_mu, rows.slot_row,
-            rows.slot_nrows, data.body_q, model.body_com, contacts.active, contacts.point, contacts.normal,
-            contacts.tangent, rows.force], outputs=[contacts.force, body_wrench, body_count, world_count])
+        wp.launch(
+            _contact_output_kernel,
+            dim=slots[1],
+            device=dev,
+            inputs=[
+                slots[0],
+                contacts.slot_pair,
+                contacts.pair_body,
+                contacts.pair_world,
+                contacts.pair_mu,
+                rows.slot_row,
+                rows.slot_nrows,
+                data.body_q,
+                model.body_com,
+                contacts.active,
+                contacts.point,
+                contacts.normal,
+                contacts.tangent,
+                rows.force,
+            ],
+            outputs=[contacts.force, body_wrench, body_count, world_count],
+        )

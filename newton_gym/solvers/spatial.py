@@ -12,8 +12,15 @@ from __future__ import annotations
 import warp as wp
 
 __all__ = [
-    "inertia_mul", "cross_motion", "cross_force", "inertia_about", "point_jacobian", "ltl_factor", "ltl_solve_t",
-    "ltl_solve", "quat_exp",
+    "inertia_mul",
+    "cross_motion",
+    "cross_force",
+    "inertia_about",
+    "point_jacobian",
+    "ltl_factor",
+    "ltl_solve_t",
+    "ltl_solve",
+    "quat_exp",
 ]
 
 
@@ -101,8 +108,15 @@ def ltl_factor(lf: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_pa
 
 
 @wp.func
-def ltl_solve_t(lf: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
-                x: wp.array(dtype=wp.float64), x_off: int):
+def ltl_solve_t(
+    lf: wp.array(dtype=wp.float64),
+    off: int,
+    n: int,
+    d0: int,
+    dof_parent: wp.array(dtype=int),
+    x: wp.array(dtype=wp.float64),
+    x_off: int,
+):
     """Solve L^T z = b in place (b given in x[x_off : x_off + n]) for the factor of :func:`ltl_factor`.
     z keeps b's sparsity pattern closed under ancestors (a Jacobian row's path stays its path)."""
     for kk in range(n):
@@ -120,8 +134,14 @@ def ltl_solve_t(lf: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_p
 
 @wp.func  # Warp overload: chosen by argument types
 def ltl_solve_t(  # noqa: F811
-        lf: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
-        x: wp.array(dtype=wp.float32), x_off: int):
+    lf: wp.array(dtype=wp.float64),
+    off: int,
+    n: int,
+    d0: int,
+    dof_parent: wp.array(dtype=int),
+    x: wp.array(dtype=wp.float32),
+    x_off: int,
+):
     """:func:`ltl_solve_t` on a float32 right-hand side (constraint Jacobian rows): products in float64,
     each update stored in float32."""
     for kk in range(n):
@@ -138,8 +158,15 @@ def ltl_solve_t(  # noqa: F811
 
 
 @wp.func
-def ltl_solve(lf: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
-              x: wp.array(dtype=wp.float64), x_off: int):
+def ltl_solve(
+    lf: wp.array(dtype=wp.float64),
+    off: int,
+    n: int,
+    d0: int,
+    dof_parent: wp.array(dtype=int),
+    x: wp.array(dtype=wp.float64),
+    x_off: int,
+):
     """Solve L x = z in place (z given in x[x_off : x_off + n]); after :func:`ltl_solve_t` this gives
     M^-1 b."""
     for k in range(n):
@@ -154,8 +181,14 @@ def ltl_solve(lf: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_par
 
 @wp.func  # Warp overload: chosen by argument types
 def ltl_solve(  # noqa: F811
-        lf: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int),
-        x: wp.array(dtype=wp.float32), x_off: int):
+    lf: wp.array(dtype=wp.float64),
+    off: int,
+    n: int,
+    d0: int,
+    dof_parent: wp.array(dtype=int),
+    x: wp.array(dtype=wp.float32),
+    x_off: int,
+):
     """:func:`ltl_solve` on a float32 array: each entry's sum in float64, stored once in float32."""
     for k in range(n):
         row_k = off + k * n
@@ -168,8 +201,15 @@ def ltl_solve(  # noqa: F811
 
 
 @wp.func
-def dense_cholesky_solve(a: wp.array(dtype=float), off: int, n: int, b: wp.array(dtype=float), b_off: int,
-                         x: wp.array(dtype=float), x_off: int):
+def dense_cholesky_solve(
+    a: wp.array(dtype=float),
+    off: int,
+    n: int,
+    b: wp.array(dtype=float),
+    b_off: int,
+    x: wp.array(dtype=float),
+    x_off: int,
+):
     """Factor the symmetric positive definite n x n matrix whose lower triangle is stored row-major at
     ``off`` in ``a`` in place (A = C C^T; squared pivots clamped at 1e-20, so a degenerate block gives no NaN), then
     solve A x = b (``b`` and ``x`` may be the same array and offset)."""

@@ -72,9 +72,17 @@ def _cone(x: wp.vec3, mu: float, d: wp.vec3):
     # d^2 / dU^2 of (N - mu T)^2 / 2, then scaled by dU / djar = mu on every axis and by Dm.
     a = mu * n / (t * t * t)
     b = mu * mu - mu * n / t
-    h = wp.mat33(1.0, -mu / t * u[0], -mu / t * u[1],
-                 -mu / t * u[0], a * u[0] * u[0] + b, a * u[0] * u[1],
-                 -mu / t * u[1], a * u[0] * u[1], a * u[1] * u[1] + b)
+    h = wp.mat33(
+        1.0,
+        -mu / t * u[0],
+        -mu / t * u[1],
+        -mu / t * u[0],
+        a * u[0] * u[0] + b,
+        a * u[0] * u[1],
+        -mu / t * u[1],
+        a * u[0] * u[1],
+        a * u[1] * u[1] + b,
+    )
     return 0.5 * dm * nmt * nmt, force, h * (dm * mu * mu)
 
 
@@ -126,8 +134,17 @@ def _dvec(rd: RowData, r: int):
 
 
 @wp.func
-def _cost(k: int, r0: int, yoff: int, wd0: int, wn: int, mu: wp.array(dtype=float), rm: RowModel, rd: RowData,
-          u: wp.array(dtype=float)):
+def _cost(
+    k: int,
+    r0: int,
+    yoff: int,
+    wd0: int,
+    wn: int,
+    mu: wp.array(dtype=float),
+    rm: RowModel,
+    rd: RowData,
+    u: wp.array(dtype=float),
+):
     """Cost at u; also refreshes jar of every row."""
     for c in range(_LANE, k, _LANES):
         rd.jar[r0 + c] = rd.bias[r0 + c] + _dot_row(yoff + c * wn, rd.ynz_count[r0 + c], rd, u, wd0)
@@ -135,8 +152,9 @@ def _cost(k: int, r0: int, yoff: int, wd0: int, wn: int, mu: wp.array(dtype=floa
 
 
 @wp.func
-def _cost_at_jar(k: int, r0: int, wd0: int, wn: int, mu: wp.array(dtype=float), rm: RowModel, rd: RowData,
-                 u: wp.array(dtype=float)):
+def _cost_at_jar(
+    k: int, r0: int, wd0: int, wn: int, mu: wp.array(dtype=float), rm: RowModel, rd: RowData, u: wp.array(dtype=float)
+):
     """Cost at u with jar already current."""
     total = float(0.0)
     for a in range(wn):
@@ -188,8 +206,17 @@ def _sub_force(row: int, count: int, f: float, wd0: int, rd: RowData):
 
 
 @wp.func
-def _hessian_and_gradient(k: int, r0: int, yoff: int, hoff: int, wd0: int, wn: int, mu: wp.array(dtype=float),
-                          rd: RowData, u: wp.array(dtype=float)):
+def _hessian_and_gradient(
+    k: int,
+    r0: int,
+    yoff: int,
+    hoff: int,
+    wd0: int,
+    wn: int,
+    mu: wp.array(dtype=float),
+    rd: RowData,
+    u: wp.array(dtype=float),
+):
     """Lower triangle of the Hessian at ``hess`` and the gradient u - sum f_c Y_c at ``grad``, from the
     current jar."""
     for a in range(_LANE, wn, _LANES):
@@ -220,8 +247,7 @@ def _hessian_and_gradient(k: int, r0: int, yoff: int, hoff: int, wd0: int, wn: i
 
 
 @wp.func
-def _slope(alpha: float, up: float, pp: float, k: int, r0: int, mu: wp.array(dtype=float), rm: RowModel,
-           rd: RowData):
+def _slope(alpha: float, up: float, pp: float, k: int, r0: int, mu: wp.array(dtype=float), rm: RowModel, rd: RowData):
     """(phi'(alpha), phi''(alpha)) of the cost along the search direction."""
     d1 = up + alpha * pp
     d2 = pp
@@ -246,8 +272,18 @@ def _slope(alpha: float, up: float, pp: float, k: int, r0: int, mu: wp.array(dty
 
 
 @wp.func
-def _line_search(k: int, r0: int, yoff: int, wd0: int, wn: int, ls_iterations: int, mu: wp.array(dtype=float),
-                 rm: RowModel, rd: RowData, u: wp.array(dtype=float)):
+def _line_search(
+    k: int,
+    r0: int,
+    yoff: int,
+    wd0: int,
+    wn: int,
+    ls_iterations: int,
+    mu: wp.array(dtype=float),
+    rm: RowModel,
+    rd: RowData,
+    u: wp.array(dtype=float),
+):
     """Exact minimum along p = ``search`` of the convex cost: 1-D Newton steps kept inside a bracket
     [lo, hi] of the slope's sign change, until the slope is 1 % of its start."""
     up = float(0.0)
@@ -280,8 +316,9 @@ def _line_search(k: int, r0: int, yoff: int, wd0: int, wn: int, ls_iterations: i
 
 
 @wp.func
-def _mark_cones(k: int, r0: int, rm: RowModel, rd: RowData, pair_mu: wp.array(dtype=float),
-                slot_pair: wp.array(dtype=int)):
+def _mark_cones(
+    k: int, r0: int, rm: RowModel, rd: RowData, pair_mu: wp.array(dtype=float), slot_pair: wp.array(dtype=int)
+):
     """rd.cone[c] = 1 on the normal row of each elliptic contact, with its friction in rd.cone_mu[c]."""
     for c in range(_LANE, k, _LANES):
         i = rd.act_list[r0 + c]
@@ -294,9 +331,19 @@ def _mark_cones(k: int, r0: int, rm: RowModel, rd: RowData, pair_mu: wp.array(dt
 
 
 @wp.func
-def newton_solve(k: int, r0: int, w: int, iterations: int, tolerance: float, rm: RowModel, rd: RowData,
-                 tm: TreeTables, pair_mu: wp.array(dtype=float), slot_pair: wp.array(dtype=int),
-                 u: wp.array(dtype=float)):
+def newton_solve(
+    k: int,
+    r0: int,
+    w: int,
+    iterations: int,
+    tolerance: float,
+    rm: RowModel,
+    rd: RowData,
+    tm: TreeTables,
+    pair_mu: wp.array(dtype=float),
+    slot_pair: wp.array(dtype=int),
+    u: wp.array(dtype=float),
+):
     """Primal Newton solve of world w's k active rows (compact r0 .. r0 + k - 1, their Y, bias, reg and
     warm-start forces filled). Leaves u = L (qacc - qacc_smooth) in ``u`` at the world's DOFs (zero on
     entry) and each row's force in ``rd.force``."""

@@ -18,7 +18,8 @@ wp.set_module_options({"enable_backward": False})
 def _dot8(a: vec8, b: vec8):
     """a . b as a sum tree (independent float adds)."""
     return ((a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3])) + (
-        (a[4] * b[4] + a[5] * b[5]) + (a[6] * b[6] + a[7] * b[7]))
+        (a[4] * b[4] + a[5] * b[5]) + (a[6] * b[6] + a[7] * b[7])
+    )
 
 
 @wp.func
@@ -83,8 +84,17 @@ def row_axpy(i: int, scale: float, rm: RowModel, rd: RowData, tm: TreeTables, x:
 
 
 @wp.func
-def residual(c: int, r0: int, k: int, dense: int, moff: int, rm: RowModel, rd: RowData, tm: TreeTables,
-             qacc_c: wp.array(dtype=float)):
+def residual(
+    c: int,
+    r0: int,
+    k: int,
+    dense: int,
+    moff: int,
+    rm: RowModel,
+    rd: RowData,
+    tm: TreeTables,
+    qacc_c: wp.array(dtype=float),
+):
     """Gradient of the dual at compact row c: a0 - a_ref + (A f)_c + R_c f_c."""
     g = rd.bias[r0 + c] + rd.reg[r0 + c] * rd.cforce[r0 + c]
     if dense != 0:
@@ -97,8 +107,9 @@ def residual(c: int, r0: int, k: int, dense: int, moff: int, rm: RowModel, rd: R
 
 
 @wp.func
-def set_force(c: int, r0: int, f: float, dense: int, rm: RowModel, rd: RowData, tm: TreeTables,
-              qacc_c: wp.array(dtype=float)):
+def set_force(
+    c: int, r0: int, f: float, dense: int, rm: RowModel, rd: RowData, tm: TreeTables, qacc_c: wp.array(dtype=float)
+):
     """Store the new force of compact row c; returns |change|. Matrix-free worlds update z = Y f."""
     df = f - rd.cforce[r0 + c]
     rd.cforce[r0 + c] = f
@@ -108,8 +119,16 @@ def set_force(c: int, r0: int, f: float, dense: int, rm: RowModel, rd: RowData, 
 
 
 @wp.func
-def _dense_residual(c: int, k: int, r0: int, moff: int, mat: wp.array(dtype=float), bias: wp.array(dtype=float),
-                    reg: wp.array(dtype=float), force: wp.array(dtype=float)):
+def _dense_residual(
+    c: int,
+    k: int,
+    r0: int,
+    moff: int,
+    mat: wp.array(dtype=float),
+    bias: wp.array(dtype=float),
+    reg: wp.array(dtype=float),
+    force: wp.array(dtype=float),
+):
     """Gradient (A f + R f + a0 - a_ref)_c of the dual on the dense block; four partial sums keep the float
     adds independent."""
     row = moff + c * k
@@ -131,10 +150,21 @@ def _dense_residual(c: int, k: int, r0: int, moff: int, mat: wp.array(dtype=floa
 
 
 @wp.func
-def _subspace_step(k: int, r0: int, moff: int, mat: wp.array(dtype=float), bias: wp.array(dtype=float),
-                   reg: wp.array(dtype=float), act_list: wp.array(dtype=int), lo: wp.array(dtype=float),
-                   hi: wp.array(dtype=float), force: wp.array(dtype=float), free: wp.array(dtype=int),
-                   step: wp.array(dtype=float), scratch: wp.array(dtype=float)):
+def _subspace_step(
+    k: int,
+    r0: int,
+    moff: int,
+    mat: wp.array(dtype=float),
+    bias: wp.array(dtype=float),
+    reg: wp.array(dtype=float),
+    act_list: wp.array(dtype=int),
+    lo: wp.array(dtype=float),
+    hi: wp.array(dtype=float),
+    force: wp.array(dtype=float),
+    free: wp.array(dtype=int),
+    step: wp.array(dtype=float),
+    scratch: wp.array(dtype=float),
+):
     """Subspace minimization (PGS-SM): with the rows at a bound held there, take the exact Newton step
     (A + R)_FF d = -g_F on the free rows F (strictly inside their bounds) by a dense Cholesky in
     ``scratch``, then clamp to the bounds."""
@@ -163,11 +193,25 @@ def _subspace_step(k: int, r0: int, moff: int, mat: wp.array(dtype=float), bias:
 
 
 @wp.func
-def pgs_dense_box(k: int, r0: int, moff: int, iterations: int, tolerance: float, mat: wp.array(dtype=float),
-                  bias: wp.array(dtype=float), reg: wp.array(dtype=float), inv: wp.array(dtype=float),
-                  act_list: wp.array(dtype=int), lo: wp.array(dtype=float), hi: wp.array(dtype=float),
-                  force: wp.array(dtype=float), subspace: int, free: wp.array(dtype=int),
-                  step: wp.array(dtype=float), scratch: wp.array(dtype=float)):
+def pgs_dense_box(
+    k: int,
+    r0: int,
+    moff: int,
+    iterations: int,
+    tolerance: float,
+    mat: wp.array(dtype=float),
+    bias: wp.array(dtype=float),
+    reg: wp.array(dtype=float),
+    inv: wp.array(dtype=float),
+    act_list: wp.array(dtype=int),
+    lo: wp.array(dtype=float),
+    hi: wp.array(dtype=float),
+    force: wp.array(dtype=float),
+    subspace: int,
+    free: wp.array(dtype=int),
+    step: wp.array(dtype=float),
+    scratch: wp.array(dtype=float),
+):
     """Projected Gauss-Seidel on the dense k x k block at ``moff`` when every row has box bounds
     (pyramidal cones, limits, friction, equalities), with a subspace-minimization step after every
     sweep when ``subspace`` is set. Stops after a sweep whose total |force change| is at most

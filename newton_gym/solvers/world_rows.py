@@ -16,8 +16,15 @@ wp.set_module_options({"enable_backward": False})
 
 
 @wp.func
-def contact_row(i: int, rm: RowModel, rd: RowData, cm: ContactTables, tm: TreeTables,
-                art_ref: wp.array(dtype=wp.vec3), cdof: wp.array(dtype=wp.spatial_vector)):
+def contact_row(
+    i: int,
+    rm: RowModel,
+    rd: RowData,
+    cm: ContactTables,
+    tm: TreeTables,
+    art_ref: wp.array(dtype=wp.vec3),
+    cdof: wp.array(dtype=wp.spatial_vector),
+):
     """Fill contact row i (a pyramid edge, the normal or an elliptic tangent); returns 1 when active."""
     slot = rm.owner[i]
     if cm.active[slot] == 0:
@@ -44,8 +51,22 @@ def contact_row(i: int, rm: RowModel, rd: RowData, cm: ContactTables, tm: TreeTa
             sign = 1.0
             if side == 0:
                 sign = -1.0
-            _point_row(b, sign, tm.body_art[b], pt, direction, a, tm.body_dof_last, tm.dof_parent, tm.art_dof_start,
-                       art_ref, cdof, base, width, rd.jac)
+            _point_row(
+                b,
+                sign,
+                tm.body_art[b],
+                pt,
+                direction,
+                a,
+                tm.body_dof_last,
+                tm.dof_parent,
+                tm.art_dof_start,
+                art_ref,
+                cdof,
+                base,
+                width,
+                rd.jac,
+            )
             tran += rm.body_invweight[b][0]
     pos = cm.dist[slot] - (cm.pair_margin[p] - cm.pair_gap[p])
     # MuJoCo's diagApprox from the bodies' inverse weights at the initial pose (pyramid edges: contact_pyramid).
@@ -63,9 +84,19 @@ def contact_row(i: int, rm: RowModel, rd: RowData, cm: ContactTables, tm: TreeTa
 
 
 @wp.func
-def dof_row(i: int, ci: int, kind: int, dt: float, rm: RowModel, rd: RowData, tm: TreeTables,
-            joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float), chol: wp.array(dtype=wp.float64),
-            qacc_smooth: wp.array(dtype=float)):
+def dof_row(
+    i: int,
+    ci: int,
+    kind: int,
+    dt: float,
+    rm: RowModel,
+    rd: RowData,
+    tm: TreeTables,
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
+    chol: wp.array(dtype=wp.float64),
+    qacc_smooth: wp.array(dtype=float),
+):
     """Fill and finish joint-limit or joint-friction row i (static friction loss) at compact index ci; returns 1
     when active. J = sign e_d, so Y = sign L^-T e_d is nonzero only on d's path, a0 and v are entries."""
     d = rm.owner[i]
@@ -136,8 +167,18 @@ def _soft(sr: wp.vec2, si: vec5, pos: float, dt: float):
 
 
 @wp.func
-def finish_row(i: int, ci: int, dt: float, stiff: float, rm: RowModel, rd: RowData, tm: TreeTables,
-               chol: wp.array(dtype=wp.float64), qacc_smooth: wp.array(dtype=float), joint_qd: wp.array(dtype=float)):
+def finish_row(
+    i: int,
+    ci: int,
+    dt: float,
+    stiff: float,
+    rm: RowModel,
+    rd: RowData,
+    tm: TreeTables,
+    chol: wp.array(dtype=wp.float64),
+    qacc_smooth: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
+):
     """Y = L^-T J^T (into ``minv_jac``; M = L^T L, so A = Y^T Y), A_ii, a0 = J qacc_smooth, v = J qd and
     the soft-constraint terms of active row i, stored at compact index ci (MuJoCo computation: "Soft
     constraints"; solref "refsafe" clamp tc >= 2 dt). ``stiff`` 0 drops the position term of aref (the
@@ -184,10 +225,21 @@ def _finish_soft(i: int, ci: int, diag: float, a0: float, vel: float, dt: float,
 
 
 @wp.func
-def contact_pyramid(i: int, ci: int, w: int, dt: float, rm: RowModel, rd: RowData, cm: ContactTables,
-                    tm: TreeTables, art_ref: wp.array(dtype=wp.vec3), cdof: wp.array(dtype=wp.spatial_vector),
-                    chol: wp.array(dtype=wp.float64), qacc_smooth: wp.array(dtype=float),
-                    joint_qd: wp.array(dtype=float)):
+def contact_pyramid(
+    i: int,
+    ci: int,
+    w: int,
+    dt: float,
+    rm: RowModel,
+    rd: RowData,
+    cm: ContactTables,
+    tm: TreeTables,
+    art_ref: wp.array(dtype=wp.vec3),
+    cdof: wp.array(dtype=wp.spatial_vector),
+    chol: wp.array(dtype=wp.float64),
+    qacc_smooth: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
+):
     """Rows i .. i + 3 (compact ci .. ci + 3) of an active pyramidal contact, the edges n +- mu t1, n +- mu t2,
     formed from the basis rows J_n, J_t1, J_t2: one walk up each body's DOF path gives the three basis
     Jacobians, three L^-T solves give their Y (in the world's ``basis`` scratch) and the edges' Y, a0 and

@@ -44,12 +44,22 @@ DENSE_CAP = 48  # most active rows of one world kept as a dense Delassus block (
 def _world_kernel(
     # Model:
     first: int,
-    rm: RowModel, cm: ContactTables, tm: TreeTables, dt: float, iterations: int, tolerance: float,
+    rm: RowModel,
+    cm: ContactTables,
+    tm: TreeTables,
+    dt: float,
+    iterations: int,
+    tolerance: float,
     # Data in:
-    art_ref: wp.array(dtype=wp.vec3), cdof: wp.array(dtype=wp.spatial_vector), chol: wp.array(dtype=wp.float64),
-    qacc_smooth: wp.array(dtype=float), joint_q: wp.array(dtype=float), joint_qd: wp.array(dtype=float),
+    art_ref: wp.array(dtype=wp.vec3),
+    cdof: wp.array(dtype=wp.spatial_vector),
+    chol: wp.array(dtype=wp.float64),
+    qacc_smooth: wp.array(dtype=float),
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
     # Data out:
-    rd: RowData, qacc_c: wp.array(dtype=float),
+    rd: RowData,
+    qacc_c: wp.array(dtype=float),
 ):
     """One thread per world w: fill and list its active rows, build its dense Delassus block (or keep
     the matrix-free form), solve by PGS (with subspace minimization on dense pyramidal blocks) and
@@ -115,8 +125,25 @@ def _world_kernel(
         for c in range(k):  # warm start of the matrix-free form
             row_axpy(rd.act_list[r0 + c], rd.cforce[r0 + c], rm, rd, tm, qacc_c)
     if dense == 1 and rm.cone_rows != 3:
-        pgs_dense_box(k, r0, moff, iterations, tolerance, rd.dense, rd.bias, rd.reg, rd.inv, rd.act_list, rd.lo,
-                      rd.hi, rd.cforce, rm.subspace, rd.free, rd.step, rd.scratch)
+        pgs_dense_box(
+            k,
+            r0,
+            moff,
+            iterations,
+            tolerance,
+            rd.dense,
+            rd.bias,
+            rd.reg,
+            rd.inv,
+            rd.act_list,
+            rd.lo,
+            rd.hi,
+            rd.cforce,
+            rm.subspace,
+            rd.free,
+            rd.step,
+            rd.scratch,
+        )
         iterations = 0
     for _it in range(iterations):
         change = float(0.0)
@@ -126,13 +153,16 @@ def _world_kernel(
             i = rd.act_list[r0 + c]
             if rm.kind[i] == CONTACT and rm.slot_nrows[rm.owner[i]] == 3:
                 # Normal row, then both tangents projected onto the friction disc |f_t| <= mu f_n.
-                fn = wp.max(rd.cforce[r0 + c] - residual(c, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[r0 + c],
-                            0.0)
+                fn = wp.max(
+                    rd.cforce[r0 + c] - residual(c, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[r0 + c], 0.0
+                )
                 change += set_force(c, r0, fn, dense, rm, rd, tm, qacc_c)
-                f1 = rd.cforce[r0 + c + 1] - residual(c + 1, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[
-                    r0 + c + 1]
-                f2 = rd.cforce[r0 + c + 2] - residual(c + 2, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[
-                    r0 + c + 2]
+                f1 = (
+                    rd.cforce[r0 + c + 1] - residual(c + 1, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[r0 + c + 1]
+                )
+                f2 = (
+                    rd.cforce[r0 + c + 2] - residual(c + 2, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[r0 + c + 2]
+                )
                 norm = wp.sqrt(f1 * f1 + f2 * f2)
                 limit = row_mu(cm, rm, i) * fn
                 if norm > limit:
@@ -143,8 +173,11 @@ def _world_kernel(
                 scale += wp.abs(fn) + wp.abs(f1) + wp.abs(f2)
                 c += 3
                 continue
-            f = wp.clamp(rd.cforce[r0 + c] - residual(c, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[r0 + c],
-                         rd.lo[i], rd.hi[i])
+            f = wp.clamp(
+                rd.cforce[r0 + c] - residual(c, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[r0 + c],
+                rd.lo[i],
+                rd.hi[i],
+            )
             change += set_force(c, r0, f, dense, rm, rd, tm, qacc_c)
             scale += wp.abs(f)
             c += 1
@@ -176,7 +209,7 @@ def world_dof_start(layout, arts=None, art_start=None) -> np.ndarray:
     pos = 0
     for w in range(worlds):
         out[w] = pos
-        for a in arts[art_start[w]:art_start[w + 1]]:
+        for a in arts[art_start[w] : art_start[w + 1]]:
             if layout.art_dof_start[a] != pos:
                 raise ModelBuildError(f"world {w}: its articulations' DOFs are not one contiguous range")
             pos = int(layout.art_dof_start[a + 1])
@@ -187,8 +220,19 @@ def world_dof_start(layout, arts=None, art_start=None) -> np.ndarray:
 class WorldSolver:
     """Host side of the fused world kernel: builds the structs once, launches per substep."""
 
-    def __init__(self, model, layout, tree, contacts, rows, tolerance: float, subspace: bool, newton: bool = False,
-                 newton_tolerance: float = 1.0e-8, ls_iterations: int = 50):
+    def __init__(
+        self,
+        model,
+        layout,
+        tree,
+        contacts,
+        rows,
+        tolerance: float,
+        subspace: bool,
+        newton: bool = False,
+        newton_tolerance: float = 1.0e-8,
+        ls_iterations: int = 50,
+    ):
         dev = model.device
         self.model = model
         self.newton = bool(newton)
@@ -209,7 +253,8 @@ class WorldSolver:
             raise ModelBuildError(
                 f"SolverGeneralized: the per-world constraint blocks need {int(ydense_start[-1])} (rows x DOFs), "
                 f"{int(hess_start[-1])} (DOFs^2) and {int(dense_start[-1])} (dense Delassus) floats, above the "
-                f"limit of 2^31 - 1 (int32 indexing); reduce the contact pairs (self-collisions, filters) or DOFs")
+                f"limit of 2^31 - 1 (int32 indexing); reduce the contact pairs (self-collisions, filters) or DOFs"
+            )
 
         def arr(x, dtype):
             x = np.ascontiguousarray(x)
@@ -278,6 +323,24 @@ class WorldSolver:
         ``data.qacc_constraint``."""
         if self.count == 0 or span[1] == 0:
             return
-        wp.launch(_world_kernel, dim=span[1], device=self.model.device, inputs=[
-            span[0], self.rm, self.cm, self.tm, float(dt), int(iterations), self.tolerance, data.art_ref, data.cdof,
-            data.chol, data.qacc_smooth, joint_q, joint_qd], outputs=[self.rd, data.qacc_constraint])
+        wp.launch(
+            _world_kernel,
+            dim=span[1],
+            device=self.model.device,
+            inputs=[
+                span[0],
+                self.rm,
+                self.cm,
+                self.tm,
+                float(dt),
+                int(iterations),
+                self.tolerance,
+                data.art_ref,
+                data.cdof,
+                data.chol,
+                data.qacc_smooth,
+                joint_q,
+                joint_qd,
+            ],
+            outputs=[self.rd, data.qacc_constraint],
+        )

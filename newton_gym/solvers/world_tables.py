@@ -21,32 +21,32 @@ FRICTION = wp.constant(ROW_FRICTION)
 class RowModel:
     """Static row tables (see :class:`.constraint.Rows`) and per-world ranges."""
 
-    world_row_start: wp.array(dtype=int)   # (worlds + 1,) first row of each world (Rows.world_row_start)
-    world_art_start: wp.array(dtype=int)   # (worlds + 1,) CSR into world_arts
-    world_arts: wp.array(dtype=int)        # articulations of each world
-    dense_start: wp.array(dtype=int)        # (worlds,) offset of each world's dense block
-    dense_cap: wp.array(dtype=int)          # (worlds,) most active rows its block holds
-    kind: wp.array(dtype=int)               # (rows,) Rows.kind, and the next four likewise
+    world_row_start: wp.array(dtype=int)  # (worlds + 1,) first row of each world (Rows.world_row_start)
+    world_art_start: wp.array(dtype=int)  # (worlds + 1,) CSR into world_arts
+    world_arts: wp.array(dtype=int)  # articulations of each world
+    dense_start: wp.array(dtype=int)  # (worlds,) offset of each world's dense block
+    dense_cap: wp.array(dtype=int)  # (worlds,) most active rows its block holds
+    kind: wp.array(dtype=int)  # (rows,) Rows.kind, and the next four likewise
     owner: wp.array(dtype=int)
     sub: wp.array(dtype=int)
     art: wp.array(dtype=wp.vec2i)
     slot_nrows: wp.array(dtype=int)
-    width: int                               # floats per Jacobian side (Rows.width)
-    cone_rows: int                           # rows of a condim-3 contact: 4 pyramidal, 3 elliptic
-    limit_solref: wp.vec2                    # ([s], [-])
+    width: int  # floats per Jacobian side (Rows.width)
+    cone_rows: int  # rows of a condim-3 contact: 4 pyramidal, 3 elliptic
+    limit_solref: wp.vec2  # ([s], [-])
     limit_solimp: vec5
-    friction_solref: wp.vec2                 # ([s], [-])
+    friction_solref: wp.vec2  # ([s], [-])
     friction_solimp: vec5
-    rest_speed: float                        # [m/s or rad/s] Rows.friction_rest_speed
-    subspace: int                            # 1: PGS with subspace minimization on dense blocks
+    rest_speed: float  # [m/s or rad/s] Rows.friction_rest_speed
+    subspace: int  # 1: PGS with subspace minimization on dense blocks
     body_invweight: wp.array(dtype=wp.vec2)  # (bodies,) [1/kg], [1/(kg m^2)]
-    dof_invweight: wp.array(dtype=float)     # (DOFs,) [1/kg or 1/(kg m^2)]
-    newton: int                              # 1: primal Newton solve (:mod:`.world_newton`), 0: PGS
-    ls_iterations: int                       # most 1-D Newton steps of one line search
-    world_dof_start: wp.array(dtype=int)   # (worlds + 1,) first DOF of each world (contiguous per world)
-    ydense_start: wp.array(dtype=int)       # (worlds,) offset of each world's (rows, DOFs) Y block
-    hess_start: wp.array(dtype=int)         # (worlds,) offset of each world's (DOFs, DOFs) Hessian
-    world_scale: wp.array(dtype=float)      # (worlds,) 1 / (mean diag(M) DOFs) [1/kg]: Newton's stop scale
+    dof_invweight: wp.array(dtype=float)  # (DOFs,) [1/kg or 1/(kg m^2)]
+    newton: int  # 1: primal Newton solve (:mod:`.world_newton`), 0: PGS
+    ls_iterations: int  # most 1-D Newton steps of one line search
+    world_dof_start: wp.array(dtype=int)  # (worlds + 1,) first DOF of each world (contiguous per world)
+    ydense_start: wp.array(dtype=int)  # (worlds,) offset of each world's (rows, DOFs) Y block
+    hess_start: wp.array(dtype=int)  # (worlds,) offset of each world's (DOFs, DOFs) Hessian
+    world_scale: wp.array(dtype=float)  # (worlds,) 1 / (mean diag(M) DOFs) [1/kg]: Newton's stop scale
 
 
 @wp.struct
@@ -57,7 +57,7 @@ class RowData:
     active: wp.array(dtype=int)
     jac: wp.array(dtype=float)
     minv_jac: wp.array(dtype=float)
-    minv8: wp.array(dtype=vec8)             # minv_jac seen as whole chunks of 8 (rows.width is a multiple of 8)
+    minv8: wp.array(dtype=vec8)  # minv_jac seen as whole chunks of 8 (rows.width is a multiple of 8)
     pos: wp.array(dtype=float)
     solref: wp.array(dtype=wp.vec2)
     solimp: wp.array(dtype=vec5)
@@ -65,27 +65,27 @@ class RowData:
     hi: wp.array(dtype=float)
     force: wp.array(dtype=float)
     diag_approx: wp.array(dtype=float)
-    act_list: wp.array(dtype=int)           # compact: row index of each active row
-    bias: wp.array(dtype=float)             # compact: a0 - a_ref [m/s^2 or rad/s^2]
-    reg: wp.array(dtype=float)              # compact: regularizer R [1/kg or 1/(kg m^2)]
-    inv: wp.array(dtype=float)              # compact: 1 / (A_ii + R)
-    cforce: wp.array(dtype=float)           # compact: force [N or N m]
-    dense: wp.array(dtype=float)            # per world: k x k Delassus block A of its active rows
-    free: wp.array(dtype=int)               # compact: free rows of a subspace step
-    step: wp.array(dtype=float)             # compact: its Newton step
-    scratch: wp.array(dtype=float)          # like dense: its Cholesky factor
-    basis: wp.array(dtype=float)            # (worlds * 3 * 2 * width,) Y of one contact's n, t1, t2
-    ydense: wp.array(dtype=float)           # Newton: per world (rows, DOFs) Y of its active rows
-    ynz: wp.array(dtype=int)                # Newton: like ydense, each row's non-zero columns (ascending)
-    ynz_count: wp.array(dtype=int)          # Newton, compact: number of non-zero columns of each row
-    hess: wp.array(dtype=float)             # Newton: per world (DOFs, DOFs) Hessian, then its Cholesky factor
-    jar: wp.array(dtype=float)              # Newton, compact: J qacc - aref of each active row
-    jv: wp.array(dtype=float)               # Newton, compact: Y . p along the search direction
-    cone: wp.array(dtype=int)               # Newton, compact: 1 on the normal row of an elliptic contact
-    cone_mu: wp.array(dtype=float)          # Newton, compact: that contact's friction coefficient
-    niter: wp.array(dtype=int)              # Newton, (worlds,): iterations of the last solve
-    grad: wp.array(dtype=float)             # Newton, per DOF: gradient (then -gradient)
-    search: wp.array(dtype=float)           # Newton, per DOF: search direction p
+    act_list: wp.array(dtype=int)  # compact: row index of each active row
+    bias: wp.array(dtype=float)  # compact: a0 - a_ref [m/s^2 or rad/s^2]
+    reg: wp.array(dtype=float)  # compact: regularizer R [1/kg or 1/(kg m^2)]
+    inv: wp.array(dtype=float)  # compact: 1 / (A_ii + R)
+    cforce: wp.array(dtype=float)  # compact: force [N or N m]
+    dense: wp.array(dtype=float)  # per world: k x k Delassus block A of its active rows
+    free: wp.array(dtype=int)  # compact: free rows of a subspace step
+    step: wp.array(dtype=float)  # compact: its Newton step
+    scratch: wp.array(dtype=float)  # like dense: its Cholesky factor
+    basis: wp.array(dtype=float)  # (worlds * 3 * 2 * width,) Y of one contact's n, t1, t2
+    ydense: wp.array(dtype=float)  # Newton: per world (rows, DOFs) Y of its active rows
+    ynz: wp.array(dtype=int)  # Newton: like ydense, each row's non-zero columns (ascending)
+    ynz_count: wp.array(dtype=int)  # Newton, compact: number of non-zero columns of each row
+    hess: wp.array(dtype=float)  # Newton: per world (DOFs, DOFs) Hessian, then its Cholesky factor
+    jar: wp.array(dtype=float)  # Newton, compact: J qacc - aref of each active row
+    jv: wp.array(dtype=float)  # Newton, compact: Y . p along the search direction
+    cone: wp.array(dtype=int)  # Newton, compact: 1 on the normal row of an elliptic contact
+    cone_mu: wp.array(dtype=float)  # Newton, compact: that contact's friction coefficient
+    niter: wp.array(dtype=int)  # Newton, (worlds,): iterations of the last solve
+    grad: wp.array(dtype=float)  # Newton, per DOF: gradient (then -gradient)
+    search: wp.array(dtype=float)  # Newton, per DOF: search direction p
 
 
 @wp.struct

@@ -17,8 +17,7 @@ Training needs the ``train`` extra (skrl, tensorboard, tqdm) and ``plot`` (matpl
 
 from .config import PolicyCfg, PPOCfg, TrainCfg, load_train_config
 
-__all__ = ["TrainCfg", "PPOCfg", "PolicyCfg", "load_train_config", "PPORunner", "SkrlVecEnv", "load_policy",
-           "train"]
+__all__ = ["TrainCfg", "PPOCfg", "PolicyCfg", "load_train_config", "PPORunner", "SkrlVecEnv", "load_policy", "train"]
 
 
 def __getattr__(name):

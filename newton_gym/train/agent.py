@@ -46,11 +46,19 @@ def build_models(cfg, observation_space, action_space, device) -> dict:
 def _ppo_cfg(cfg, observation_space, device, log_dir: str | None) -> PPO_CFG:
     p = cfg.ppo
     agent_cfg = PPO_CFG(
-        rollouts=p.rollouts, learning_epochs=p.learning_epochs, mini_batches=p.mini_batches,
-        discount_factor=p.discount_factor, gae_lambda=p.gae_lambda, learning_rate=p.learning_rate,
-        grad_norm_clip=p.grad_norm_clip, ratio_clip=p.ratio_clip, value_clip=p.value_clip,
-        entropy_loss_scale=p.entropy_loss_scale, value_loss_scale=p.value_loss_scale,
-        time_limit_bootstrap=p.time_limit_bootstrap)
+        rollouts=p.rollouts,
+        learning_epochs=p.learning_epochs,
+        mini_batches=p.mini_batches,
+        discount_factor=p.discount_factor,
+        gae_lambda=p.gae_lambda,
+        learning_rate=p.learning_rate,
+        grad_norm_clip=p.grad_norm_clip,
+        ratio_clip=p.ratio_clip,
+        value_clip=p.value_clip,
+        entropy_loss_scale=p.entropy_loss_scale,
+        value_loss_scale=p.value_loss_scale,
+        time_limit_bootstrap=p.time_limit_bootstrap,
+    )
     if p.lr_schedule == "adaptive":
         agent_cfg.learning_rate_scheduler = KLAdaptiveLR
         agent_cfg.learning_rate_scheduler_kwargs = {"kl_threshold": p.desired_kl}
@@ -80,8 +88,14 @@ def build_agent(cfg, observation_space, action_space, num_envs: int, device, log
     """
     models = build_models(cfg, observation_space, action_space, device)
     memory = RandomMemory(memory_size=cfg.ppo.rollouts, num_envs=num_envs, device=device)
-    agent = LeanPPO(models=models, memory=memory, observation_space=observation_space, action_space=action_space,
-                    device=device, cfg=_ppo_cfg(cfg, observation_space, device, log_dir))
+    agent = LeanPPO(
+        models=models,
+        memory=memory,
+        observation_space=observation_space,
+        action_space=action_space,
+        device=device,
+        cfg=_ppo_cfg(cfg, observation_space, device, log_dir),
+    )
     # Fused Adam (one kernel over all parameters) instead of torch's CPU default of a loop of operators
     # per parameter tensor: the same Adam step, about 6x less time per mini-batch step on the CPU.
     for group in [agent.optimizer.defaults, *agent.optimizer.param_groups]:

@@ -29,8 +29,11 @@ __all__ = ["save_checkpoint", "load_checkpoint", "load_policy", "save_policy_che
 def save_checkpoint(path: str, agent, meta: dict) -> str:
     """Write ``agent.checkpoint_modules`` and ``meta`` (under "newton_gym") to ``path``."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    data = {name: module.state_dict() for name, module in agent.checkpoint_modules.items()
-            if module is not None and hasattr(module, "state_dict")}
+    data = {
+        name: module.state_dict()
+        for name, module in agent.checkpoint_modules.items()
+        if module is not None and hasattr(module, "state_dict")
+    }
     data["newton_gym"] = dict(meta)
     tmp = f"{path}.tmp"
     torch.save(data, tmp)
@@ -71,7 +74,7 @@ class DeterministicPolicy(torch.nn.Module):
         super().__init__()
         self.meta = meta
         self.net = mlp(meta["observation_size"], meta["hidden"], meta["action_size"], meta["activation"])
-        self.net.load_state_dict({k[len("net."):]: v for k, v in policy_state.items() if k.startswith("net.")})
+        self.net.load_state_dict({k[len("net.") :]: v for k, v in policy_state.items() if k.startswith("net.")})
         low = torch.as_tensor(np.asarray(meta["action_low"], dtype=np.float32))
         high = torch.as_tensor(np.asarray(meta["action_high"], dtype=np.float32))
         self.register_buffer("low", low)

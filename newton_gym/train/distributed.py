@@ -101,7 +101,7 @@ def sync_running_scaler(scaler) -> None:
     if scaler is None or not hasattr(scaler, "running_mean") or not (dist.is_available() and dist.is_initialized()):
         return
     n = dist.get_world_size()
-    stats = torch.stack([scaler.running_mean, scaler.running_variance + scaler.running_mean ** 2])
+    stats = torch.stack([scaler.running_mean, scaler.running_variance + scaler.running_mean**2])
     dist.all_reduce(stats, op=dist.ReduceOp.SUM)
     stats /= n
     scaler.running_mean.copy_(stats[0])

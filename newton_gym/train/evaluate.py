@@ -25,8 +25,9 @@ MUJOCO_TWIN = {"Newton/Ant-v0": "Ant-v5", "Newton/Humanoid-v0": "Humanoid-v5"}
 NEWTON_TWIN = {f"MuJoCo/{v}": k for k, v in MUJOCO_TWIN.items()}
 
 
-def run_newton(policy, task: str, episodes: int, seed: int = 0, max_steps: int = 1000,
-               reset_noise_scale: float | None = None) -> list[float]:
+def run_newton(
+    policy, task: str, episodes: int, seed: int = 0, max_steps: int = 1000, reset_noise_scale: float | None = None
+) -> list[float]:
     """Returns of the first episode of each of ``episodes`` worlds of newton_gym's ``task`` (reset noise
     as the task defines it, or ``reset_noise_scale``)."""
     import gymnasium as gym
@@ -47,8 +48,15 @@ def run_newton(policy, task: str, episodes: int, seed: int = 0, max_steps: int =
     return returns.tolist()
 
 
-def run_mujoco(policy, task: str, episodes: int, seed: int = 0, max_steps: int = 1000,
-               integrator: str | None = None, reset_noise_scale: float | None = None) -> list[float]:
+def run_mujoco(
+    policy,
+    task: str,
+    episodes: int,
+    seed: int = 0,
+    max_steps: int = 1000,
+    integrator: str | None = None,
+    reset_noise_scale: float | None = None,
+) -> list[float]:
     """Returns of ``episodes`` episodes of gymnasium's MuJoCo ``task`` (e.g. "Ant-v5") with newton_gym's
     observation options, under the task file's integrator or ``integrator``."""
     import gymnasium as gym
@@ -72,8 +80,9 @@ def run_mujoco(policy, task: str, episodes: int, seed: int = 0, max_steps: int =
     return returns
 
 
-def evaluate(policy, task: str, episodes: int = 8, seed: int = 0, max_steps: int = 1000,
-             reset_noise_scale: float | None = None) -> dict:
+def evaluate(
+    policy, task: str, episodes: int = 8, seed: int = 0, max_steps: int = 1000, reset_noise_scale: float | None = None
+) -> dict:
     """{"<newton task>": returns, "<mujoco task> (MuJoCo <integrator>)": returns, ...} of the
     deterministic ``policy`` trained on ``task`` (a newton_gym id or its ``MuJoCo/<id>`` twin); ``{}`` when
     the task has no twin. A policy trained in MuJoCo runs there under its training integrator; one trained
@@ -90,6 +99,7 @@ def evaluate(policy, task: str, episodes: int = 8, seed: int = 0, max_steps: int
         integrators = ["rk4", "implicitfast"]
     out = {newton: run_newton(policy, newton, episodes, seed, max_steps, reset_noise_scale)}
     for integrator in integrators:
-        out[f"{mujoco_task} (MuJoCo {integrator})"] = run_mujoco(policy, mujoco_task, episodes, seed, max_steps,
-                                                                  integrator, reset_noise_scale)
+        out[f"{mujoco_task} (MuJoCo {integrator})"] = run_mujoco(
+            policy, mujoco_task, episodes, seed, max_steps, integrator, reset_noise_scale
+        )
     return out

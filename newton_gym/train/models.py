@@ -24,11 +24,13 @@ class GaussianPolicy(GaussianMixin, Model):
         init_log_std: initial log standard deviation.
     """
 
-    def __init__(self, observation_space, action_space, device, hidden=(128, 128), activation="elu",
-                 init_log_std: float = -0.5):
+    def __init__(
+        self, observation_space, action_space, device, hidden=(128, 128), activation="elu", init_log_std: float = -0.5
+    ):
         Model.__init__(self, observation_space=observation_space, action_space=action_space, device=device)
-        GaussianMixin.__init__(self, clip_actions=False, clip_log_std=True, min_log_std=-5.0, max_log_std=1.0,
-                               role="policy")
+        GaussianMixin.__init__(
+            self, clip_actions=False, clip_log_std=True, min_log_std=-5.0, max_log_std=1.0, role="policy"
+        )
         self.net = mlp(self.num_observations, hidden, self.num_actions, activation)
         with torch.no_grad():  # small initial means: the first actions come from the exploration noise
             self.net[-1].weight.mul_(0.01)
@@ -36,8 +38,9 @@ class GaussianPolicy(GaussianMixin, Model):
         self.log_std_parameter = nn.Parameter(torch.full((self.num_actions,), float(init_log_std)))
 
     def compute(self, inputs, role=""):
-        return self.net(inputs["observations"]), {"log_std": self.log_std_parameter.expand(
-            inputs["observations"].shape[0], -1)}
+        return self.net(inputs["observations"]), {
+            "log_std": self.log_std_parameter.expand(inputs["observations"].shape[0], -1)
+        }
 
 
 class ValueNet(DeterministicMixin, Model):

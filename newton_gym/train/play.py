@@ -34,12 +34,21 @@ def _make_env(meta: dict, task: str | None, seed: int, record: bool):
 
     env_overrides = dict(meta.get("train_config", {}).get("env", {}))
     env_overrides["seed"] = seed
-    return gym.make_vec(task or meta["task"], num_envs=1, device="cpu",
-                        render_mode="rgb_array" if record else None, **env_overrides)
+    return gym.make_vec(
+        task or meta["task"], num_envs=1, device="cpu", render_mode="rgb_array" if record else None, **env_overrides
+    )
 
 
-def play(checkpoint: str, out_dir: str | None = None, task: str | None = None, episodes: int = 1,
-         max_steps: int = 0, seed: int = 0, gif_every: int = 2, log=print) -> PlayResult:
+def play(
+    checkpoint: str,
+    out_dir: str | None = None,
+    task: str | None = None,
+    episodes: int = 1,
+    max_steps: int = 0,
+    seed: int = 0,
+    gif_every: int = 2,
+    log=print,
+) -> PlayResult:
     """Run ``episodes`` episodes of the checkpoint's policy (mean actions) and record them.
 
     Args:

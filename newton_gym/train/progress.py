@@ -28,8 +28,14 @@ class Progress:
             except ImportError as exc:
                 raise ImportError("the progress bar needs tqdm: pip install 'newton-gym[train]'") from exc
             total = int(total_steps) if self.by_steps else int(math.ceil(seconds))
-            self.bar = tqdm(total=total, unit="step" if self.by_steps else "s", file=sys.stdout,
-                            dynamic_ncols=True, unit_scale=self.by_steps, desc="PPO")
+            self.bar = tqdm(
+                total=total,
+                unit="step" if self.by_steps else "s",
+                file=sys.stdout,
+                dynamic_ncols=True,
+                unit_scale=self.by_steps,
+                desc="PPO",
+            )
 
     def update(self, env_steps: int, mean_return: float) -> None:
         """Move the bar to ``env_steps`` (or to the elapsed seconds) and refresh its postfix."""
@@ -38,8 +44,10 @@ class Progress:
         elapsed = time.perf_counter() - self.start
         target = env_steps if self.by_steps else min(int(elapsed), self.bar.total)
         self.bar.update(max(min(target, self.bar.total) - self.bar.n, 0))
-        postfix = {"return": "n/a" if math.isnan(mean_return) else f"{mean_return:.1f}",
-                   "steps/s": f"{env_steps / max(elapsed, 1e-9):.0f}"}
+        postfix = {
+            "return": "n/a" if math.isnan(mean_return) else f"{mean_return:.1f}",
+            "steps/s": f"{env_steps / max(elapsed, 1e-9):.0f}",
+        }
         if not self.by_steps:
             postfix["steps"] = env_steps
         self.bar.set_postfix(postfix, refresh=True)

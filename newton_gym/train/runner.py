@@ -86,8 +86,9 @@ class PPORunner:
         from .agent import build_agent
 
         log_dir = self.out_dir if self.dist.is_main else None
-        agent = build_agent(self.cfg, self.env.observation_space, self.env.action_space, self.cfg.num_envs,
-                            self.env.device, log_dir)
+        agent = build_agent(
+            self.cfg, self.env.observation_space, self.env.action_space, self.cfg.num_envs, self.env.device, log_dir
+        )
         agent.init(trainer_cfg=None)
         agent.enable_training_mode(True)
         return agent
@@ -96,12 +97,18 @@ class PPORunner:
         """Checkpoint metadata (see :mod:`newton_gym.train.checkpoint`)."""
         vec = self.vec
         return {
-            "task": self.cfg.task, "observation_size": int(vec.single_observation_space.shape[0]),
+            "task": self.cfg.task,
+            "observation_size": int(vec.single_observation_space.shape[0]),
             "action_size": int(vec.single_action_space.shape[0]),
-            "action_low": vec.single_action_space.low.tolist(), "action_high": vec.single_action_space.high.tolist(),
-            "scale_actions": self.cfg.policy.scale_actions, "hidden": list(self.cfg.policy.hidden),
-            "activation": self.cfg.policy.activation, "train_config": to_dict(self.cfg),
-            "env_steps": self.env_steps, "iteration": self.iteration, "mean_return": self.episodes.mean_return,
+            "action_low": vec.single_action_space.low.tolist(),
+            "action_high": vec.single_action_space.high.tolist(),
+            "scale_actions": self.cfg.policy.scale_actions,
+            "hidden": list(self.cfg.policy.hidden),
+            "activation": self.cfg.policy.activation,
+            "train_config": to_dict(self.cfg),
+            "env_steps": self.env_steps,
+            "iteration": self.iteration,
+            "mean_return": self.episodes.mean_return,
         }
 
     # ------------------------------------------------------------------ training
@@ -127,10 +134,19 @@ class PPORunner:
                 actions, _ = agent.act(obs, None, timestep=timestep, timesteps=timesteps)
                 next_obs, reward, terminated, truncated, info = env.step(actions)
                 self.episodes.on_step(info, reward)
-                agent.record_transition(observations=obs, states=None, actions=actions, rewards=reward,
-                                        next_observations=info["bootstrap_obs"], next_states=None,
-                                        terminated=terminated, truncated=truncated, infos=info,
-                                        timestep=timestep, timesteps=timesteps)
+                agent.record_transition(
+                    observations=obs,
+                    states=None,
+                    actions=actions,
+                    rewards=reward,
+                    next_observations=info["bootstrap_obs"],
+                    next_states=None,
+                    terminated=terminated,
+                    truncated=truncated,
+                    infos=info,
+                    timestep=timestep,
+                    timesteps=timesteps,
+                )
             agent.post_interaction(timestep=timestep, timesteps=timesteps)
             obs = next_obs
             timestep += 1
@@ -146,10 +162,13 @@ class PPORunner:
         iterations = self._planned_iterations()
         timesteps = iterations * self.cfg.ppo.rollouts if self.cfg.timesteps > 0 else 10**12
         self._write_config()
-        self.log(f"training {self.cfg.task}: {self.cfg.num_envs} worlds x {self.dist.world_size} process(es), "
-                 f"{self._steps_per_iteration()} env steps per iteration, out: {self.out_dir}")
-        progress = Progress(self.cfg.timesteps, self.cfg.minutes * 60.0 - (time.perf_counter() - self.t0),
-                            enabled=self.show_progress)
+        self.log(
+            f"training {self.cfg.task}: {self.cfg.num_envs} worlds x {self.dist.world_size} process(es), "
+            f"{self._steps_per_iteration()} env steps per iteration, out: {self.out_dir}"
+        )
+        progress = Progress(
+            self.cfg.timesteps, self.cfg.minutes * 60.0 - (time.perf_counter() - self.t0), enabled=self.show_progress
+        )
         obs, _ = self.env.reset()
         timestep, stop = 0, False
         try:
@@ -166,8 +185,9 @@ class PPORunner:
     def _log_start_return(self, progress):
         if not self._start_logged and len(self.episodes.first_returns) >= self.cfg.num_envs:
             self._start_logged = True
-            progress.write(self.log, f"return at start (first {self.cfg.num_envs} episodes): "
-                                     f"{self.episodes.start_return:.1f}")
+            progress.write(
+                self.log, f"return at start (first {self.cfg.num_envs} episodes): {self.episodes.start_return:.1f}"
+            )
 
     def _after_update(self):
         self.iteration += 1
@@ -207,10 +227,19 @@ class PPORunner:
             writer = getattr(self.agent, "writer", None)
             if writer is not None:
                 writer.flush()
-        result = TrainResult(all_reduce_mean(self.episodes.start_return), all_reduce_mean(self.episodes.mean_return),
-                             self.env_steps, self.iteration, time.perf_counter() - self.t0, checkpoint, png)
-        self.log(f"return at start: {result.start_return:.1f}   at end: {result.end_return:.1f}   "
-                 f"({result.env_steps} env steps, {result.iterations} iterations, {result.seconds:.0f} s)")
+        result = TrainResult(
+            all_reduce_mean(self.episodes.start_return),
+            all_reduce_mean(self.episodes.mean_return),
+            self.env_steps,
+            self.iteration,
+            time.perf_counter() - self.t0,
+            checkpoint,
+            png,
+        )
+        self.log(
+            f"return at start: {result.start_return:.1f}   at end: {result.end_return:.1f}   "
+            f"({result.env_steps} env steps, {result.iterations} iterations, {result.seconds:.0f} s)"
+        )
         return result
 
     def close(self):

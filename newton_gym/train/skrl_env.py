@@ -89,8 +89,9 @@ class SkrlVecEnv(Wrapper):
         self._seed = seed
         self._observations = None
         self._info = {}
-        self.scaler = ActionScaler(env.single_action_space.low, env.single_action_space.high, self._device,
-                                   enabled=scale_actions)
+        self.scaler = ActionScaler(
+            env.single_action_space.low, env.single_action_space.high, self._device, enabled=scale_actions
+        )
         self._action_space = self.scaler.policy_space(env.single_action_space)
 
     @property

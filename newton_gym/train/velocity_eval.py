@@ -22,16 +22,32 @@ import torch
 __all__ = ["DEFAULT_COMMANDS", "tracking_error_newton", "tracking_error_mujoco"]
 
 #: (vx [m/s], vy [m/s], wz [rad/s]) commands of the evaluation: forward, backward, sideways, turning.
-DEFAULT_COMMANDS = np.array([
-    [0.5, 0.0, 0.0], [1.0, 0.0, 0.0], [-0.5, 0.0, 0.0], [0.0, 0.4, 0.0],
-    [0.0, -0.4, 0.0], [0.5, 0.0, 0.5], [0.0, 0.0, -0.8], [0.0, 0.0, 0.0],
-], dtype=np.float32)
+DEFAULT_COMMANDS = np.array(
+    [
+        [0.5, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [-0.5, 0.0, 0.0],
+        [0.0, 0.4, 0.0],
+        [0.0, -0.4, 0.0],
+        [0.5, 0.0, 0.5],
+        [0.0, 0.0, -0.8],
+        [0.0, 0.0, 0.0],
+    ],
+    dtype=np.float32,
+)
 
 _ROBOT_OF_TASK = {"Newton/Go1-Flat-v0": "go1", "Newton/G1-Flat-v0": "g1"}
 
 
-def tracking_error_newton(policy, task: str = "Newton/Go1-Flat-v0", commands=DEFAULT_COMMANDS, seconds: float = 6.0,
-                          settle: float = 1.0, seed: int = 0, action_clip: float | None = None) -> np.ndarray:
+def tracking_error_newton(
+    policy,
+    task: str = "Newton/Go1-Flat-v0",
+    commands=DEFAULT_COMMANDS,
+    seconds: float = 6.0,
+    settle: float = 1.0,
+    seed: int = 0,
+    action_clip: float | None = None,
+) -> np.ndarray:
     """(C,) mean |cmd_xy - v_xy| [m/s] per command, one world per command stepped together.
 
     Args:
@@ -47,12 +63,21 @@ def tracking_error_newton(policy, task: str = "Newton/Go1-Flat-v0", commands=DEF
 
     commands = torch.as_tensor(np.asarray(commands, dtype=np.float32))
     extra = {} if action_clip is None else {"action_clip": float(action_clip)}
-    env = gym.make_vec(task, num_envs=len(commands), device="cpu", noise=False, push_interval=(1e9, 1e9),
-                       randomization={"friction": None, "mass_scale": None}, **extra)
+    env = gym.make_vec(
+        task,
+        num_envs=len(commands),
+        device="cpu",
+        noise=False,
+        push_interval=(1e9, 1e9),
+        randomization={"friction": None, "mass_scale": None},
+        **extra,
+    )
     task_obj = env.task
     env.reset(seed=seed)
     home = task_obj.init_qpos.expand(len(commands), -1).clone()
-    task_obj.layout.set_state(home, torch.zeros(len(commands), task_obj.layout.nv), torch.ones(len(commands), dtype=bool))
+    task_obj.layout.set_state(
+        home, torch.zeros(len(commands), task_obj.layout.nv), torch.ones(len(commands), dtype=bool)
+    )
     task_obj.command = commands.clone()
     obs = task_obj.observe(env.sim)
     steps = int(round(seconds / env.sim.dt))
@@ -77,19 +102,28 @@ def _observation(m, d, command, home, last_action) -> np.ndarray:
     rot = np.zeros(9)
     mujoco.mju_quat2Mat(rot, d.qpos[3:7])
     rot = rot.reshape(3, 3)
-    return np.concatenate([
-        rot.T @ d.qvel[0:3],           # base linear velocity, base frame
-        d.qvel[3:6],                   # angular velocity (MuJoCo: already in the base frame)
-        rot.T @ np.array([0.0, 0.0, -1.0]),
-        command,
-        d.qpos[7:] - home,
-        d.qvel[6:],
-        last_action,
-    ]).astype(np.float32)
+    return np.concatenate(
+        [
+            rot.T @ d.qvel[0:3],  # base linear velocity, base frame
+            d.qvel[3:6],  # angular velocity (MuJoCo: already in the base frame)
+            rot.T @ np.array([0.0, 0.0, -1.0]),
+            command,
+            d.qpos[7:] - home,
+            d.qvel[6:],
+            last_action,
+        ]
+    ).astype(np.float32)
 
 
-def tracking_error_mujoco(policy, robot: str = "go1", commands=DEFAULT_COMMANDS, seconds: float = 6.0,
-                          settle: float = 1.0, action_clip: float = 5.0, frame_skip: int = 4) -> np.ndarray:
+def tracking_error_mujoco(
+    policy,
+    robot: str = "go1",
+    commands=DEFAULT_COMMANDS,
+    seconds: float = 6.0,
+    settle: float = 1.0,
+    action_clip: float = 5.0,
+    frame_skip: int = 4,
+) -> np.ndarray:
     """(C,) mean |cmd_xy - v_xy| [m/s] per command in MuJoCo C on the shipped MJCF of ``robot``.
 
     Args:

@@ -23,6 +23,14 @@ from .resolvers import (
 )
 
 __all__ = [
-    "add_usd", "SchemaResolver", "SchemaResolverNewton", "SchemaResolverPhysx", "SchemaResolverMjc", "AttrSpec",
-    "ResolveContext", "PRIM_KINDS", "default_resolvers", "UsdImportWarning",
+    "add_usd",
+    "SchemaResolver",
+    "SchemaResolverNewton",
+    "SchemaResolverPhysx",
+    "SchemaResolverMjc",
+    "AttrSpec",
+    "ResolveContext",
+    "PRIM_KINDS",
+    "default_resolvers",
+    "UsdImportWarning",
 ]

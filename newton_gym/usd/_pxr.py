@@ -32,10 +32,10 @@ def require_pxr() -> SimpleNamespace:
         try:
             from pxr import Gf, Sdf, Tf, Usd, UsdGeom, UsdPhysics, Vt, Work
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError("newton_gym.usd needs OpenUSD: install the 'usd-core' package "
-                              "(pip install usd-core)") from exc
-        _PXR = SimpleNamespace(Gf=Gf, Sdf=Sdf, Tf=Tf, Usd=Usd, UsdGeom=UsdGeom, UsdPhysics=UsdPhysics, Vt=Vt,
-                               Work=Work)
+            raise ImportError(
+                "newton_gym.usd needs OpenUSD: install the 'usd-core' package (pip install usd-core)"
+            ) from exc
+        _PXR = SimpleNamespace(Gf=Gf, Sdf=Sdf, Tf=Tf, Usd=Usd, UsdGeom=UsdGeom, UsdPhysics=UsdPhysics, Vt=Vt, Work=Work)
     return _PXR
 
 

@@ -15,8 +15,21 @@ import numpy as np
 
 __all__ = ["import_actuators", "ACTUATOR_KEYS"]
 
-ACTUATOR_KEYS = ("gear", "ctrl_range_min", "ctrl_range_max", "ctrl_limited", "force_range_min", "force_range_max",
-                 "force_limited", "gain_type", "gain_prm", "bias_type", "bias_prm", "dyn_type", "dyn_prm")
+ACTUATOR_KEYS = (
+    "gear",
+    "ctrl_range_min",
+    "ctrl_range_max",
+    "ctrl_limited",
+    "force_range_min",
+    "force_range_max",
+    "force_limited",
+    "gain_type",
+    "gain_prm",
+    "bias_type",
+    "bias_prm",
+    "dyn_type",
+    "dyn_prm",
+)
 
 
 def _limited(flag, lo, hi) -> bool:
@@ -36,14 +49,22 @@ def _record(ctx, path, target, joint):
     ctrl = (float(v["ctrl_range_min"]), float(v["ctrl_range_max"]))
     force = (float(v["force_range_min"]), float(v["force_range_max"]))
     return {
-        "path": path, "target": target, "joint": joint,
+        "path": path,
+        "target": target,
+        "joint": joint,
         "dof": int(tj.value("qd_start", joint)),
         "dof_count": int(tj.value("lin_count", joint)) + int(tj.value("ang_count", joint)),
-        "gear": gear[:6], "ctrl_range": ctrl, "ctrl_limited": _limited(v["ctrl_limited"], *ctrl),
-        "force_range": force, "force_limited": _limited(v["force_limited"], *force),
-        "gain_type": v["gain_type"], "gain_prm": [float(x) for x in v["gain_prm"]],
-        "bias_type": v["bias_type"], "bias_prm": [float(x) for x in v["bias_prm"]],
-        "dyn_type": v["dyn_type"], "dyn_prm": [float(x) for x in v["dyn_prm"]],
+        "gear": gear[:6],
+        "ctrl_range": ctrl,
+        "ctrl_limited": _limited(v["ctrl_limited"], *ctrl),
+        "force_range": force,
+        "force_limited": _limited(v["force_limited"], *force),
+        "gain_type": v["gain_type"],
+        "gain_prm": [float(x) for x in v["gain_prm"]],
+        "bias_type": v["bias_type"],
+        "bias_prm": [float(x) for x in v["bias_prm"]],
+        "dyn_type": v["dyn_type"],
+        "dyn_prm": [float(x) for x in v["dyn_prm"]],
     }
 
 
@@ -67,7 +88,7 @@ def _add_armature(ctx, path, record):
     td = ctx.builder.tables["dof"]
     start, n = record["dof"], record["dof_count"]
     angular_start = start + int(ctx.builder.tables["joint"].value("lin_count", record["joint"]))
-    values = td.get("armature")[start:start + n].copy()
+    values = td.get("armature")[start : start + n].copy()
     for k in range(n):
         factor = ctx.units.dof("armature", start + k >= angular_start)
         values[k] += float(armature) * factor
@@ -81,8 +102,10 @@ def import_actuators(ctx, joint_map: dict) -> list:
     if not prims:
         return []
     if not any(r.spec("actuator", "gear") for r in ctx.resolvers):
-        ctx.warn(str(prims[0].GetPath()), "MjcActuator prims are only read with SchemaResolverMjc among the "
-                                          "schema_resolvers; actuators not imported")
+        ctx.warn(
+            str(prims[0].GetPath()),
+            "MjcActuator prims are only read with SchemaResolverMjc among the schema_resolvers; actuators not imported",
+        )
         return []
     out = []
     for prim in prims:
@@ -93,14 +116,20 @@ def import_actuators(ctx, joint_map: dict) -> list:
             ctx.warn(path, "MjcActuator has no mjc:target; skipped")
             continue
         if targets[0] not in joint_map:
-            ctx.warn(path, f"MjcActuator target {targets[0]} is not an imported joint (only joint transmissions "
-                           "are supported); skipped")
+            ctx.warn(
+                path,
+                f"MjcActuator target {targets[0]} is not an imported joint (only joint transmissions "
+                "are supported); skipped",
+            )
             continue
         record = _record(ctx, path, targets[0], joint_map[targets[0]])
         unsupported = _unsupported(record)
         if unsupported:
-            ctx.warn(path, f"MjcActuator {unsupported} is not supported (joint actuators with a fixed gain, no or "
-                           "affine bias and no activation dynamics on a one-DOF joint are); skipped")
+            ctx.warn(
+                path,
+                f"MjcActuator {unsupported} is not supported (joint actuators with a fixed gain, no or "
+                "affine bias and no activation dynamics on a one-DOF joint are); skipped",
+            )
             continue
         _add_armature(ctx, path, record)
         out.append(record)

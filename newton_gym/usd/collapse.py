@@ -26,8 +26,12 @@ def _merge_mass(parent, child, x_pc):
     com_c = x_pc[:3] + rot @ child.com
     total = parent.mass + child.mass
     com = (parent.mass * parent.com + child.mass * com_c) / total if total > 0 else parent.com
-    inertia = (parent.inertia + _shift(parent.mass, parent.com - com)
-               + rot @ child.inertia @ rot.T + _shift(child.mass, com_c - com))
+    inertia = (
+        parent.inertia
+        + _shift(parent.mass, parent.com - com)
+        + rot @ child.inertia @ rot.T
+        + _shift(child.mass, com_c - com)
+    )
     parent.mass, parent.com, parent.inertia = total, com, inertia
 
 

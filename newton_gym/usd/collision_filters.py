@@ -68,8 +68,11 @@ def _group_pairs(ctx, parsed, out) -> set:
     pairs = set()
     for path, desc in parsed.groups:
         mine = members[merged[path]]
-        others = set().union(*[members[merged.get(str(f), str(f))] for f in desc.filteredGroups]) \
-            if desc.filteredGroups else set()
+        others = (
+            set().union(*[members[merged.get(str(f), str(f))] for f in desc.filteredGroups])
+            if desc.filteredGroups
+            else set()
+        )
         if desc.invertFilteredGroups:
             others = everyone - others
         pairs |= {(min(a, b), max(a, b)) for a in mine for b in others if a != b}
@@ -83,6 +86,7 @@ def _owner_shapes(out, bodies, comps_by_art):
         if path in bodies:
             return {out.shape[s.path] for s in bodies[path].shapes if s.path in out.shape}
         return set().union(*comps_by_art.get(path, [set()]))
+
     return shapes_of
 
 
@@ -94,8 +98,11 @@ def _filtered_pairs(ctx, parsed, out, bodies) -> set:
     shapes_of = _owner_shapes(out, bodies, comps_by_art)
     owners = [(p.path, p.filtered) for p in out.shape_plans.values() if p.filtered]
     owners += [(b.path, b.filtered) for b in bodies.values() if b.filtered]
-    owners += [(path, [str(f) for f in desc.filteredCollisions]) for path, desc in parsed.articulations
-               if desc.filteredCollisions]
+    owners += [
+        (path, [str(f) for f in desc.filteredCollisions])
+        for path, desc in parsed.articulations
+        if desc.filteredCollisions
+    ]
     pairs = set()
     for owner, targets in owners:
         mine = shapes_of(owner)

@@ -25,17 +25,39 @@ from .stage_bodies import BODY_EXTRA_DEFAULTS
 __all__ = ["declare_scene_attributes", "apply_custom_values", "apply_body_extras", "FREQUENCIES"]
 
 FREQUENCIES = ("body", "shape", "joint", "joint_dof", "joint_coord", "articulation")
-_VEC = {2: ("float2", "double2", "half2", "texCoord2f", "texCoord2d"),
-        3: ("float3", "double3", "half3", "vector3f", "vector3d", "point3f", "point3d", "normal3f", "normal3d",
-            "color3f", "color3d"),
-        4: ("float4", "double4", "half4", "color4f", "color4d")}
+_VEC = {
+    2: ("float2", "double2", "half2", "texCoord2f", "texCoord2d"),
+    3: (
+        "float3",
+        "double3",
+        "half3",
+        "vector3f",
+        "vector3d",
+        "point3f",
+        "point3d",
+        "normal3f",
+        "normal3d",
+        "color3f",
+        "color3d",
+    ),
+    4: ("float4", "double4", "half4", "color4f", "color4d"),
+}
 
 
 def _warp_type(type_name: str):
     import warp as wp
 
-    simple = {"float": wp.float32, "double": wp.float32, "half": wp.float32, "int": wp.int32,
-              "uint": wp.int32, "bool": wp.bool, "quatf": wp.quat, "quatd": wp.quat, "quath": wp.quat}
+    simple = {
+        "float": wp.float32,
+        "double": wp.float32,
+        "half": wp.float32,
+        "int": wp.int32,
+        "uint": wp.int32,
+        "bool": wp.bool,
+        "quatf": wp.quat,
+        "quatd": wp.quat,
+        "quath": wp.quat,
+    }
     if type_name in simple:
         return simple[type_name]
     for n, names in _VEC.items():
@@ -67,8 +89,9 @@ def _declare_one(ctx, attrs, name, attr, data):
         attrs.fail(name, f"USD type {attr.GetTypeName()} is not supported for custom attributes")
     default = _check_value(attrs, name, attrs.get(name, "any"), dtype)
     with ctx.at(path):
-        ctx.builder.add_custom_attribute(short, dtype, assignment=assignment, frequency=frequency,
-                                         namespace=namespace, default=default)
+        ctx.builder.add_custom_attribute(
+            short, dtype, assignment=assignment, frequency=frequency, namespace=namespace, default=default
+        )
     return f"{namespace}:{short}" if namespace else short
 
 
@@ -131,9 +154,14 @@ def _entities(ctx, out) -> dict:
     for prim, index in zip(out.component_prims, out.component_articulation):
         if prim is not None and ctx.stage.GetPrimAtPath(prim).HasAPI(P.ArticulationRootAPI):
             arts.setdefault(prim, []).append(index)
-    return {"body": {p: [i] for p, i in out.body.items()}, "shape": {p: [i] for p, i in out.shape.items()},
-            "joint": {p: [i] for p, i in out.joint.items()}, "joint_dof": dof, "joint_coord": coord,
-            "articulation": arts}
+    return {
+        "body": {p: [i] for p, i in out.body.items()},
+        "shape": {p: [i] for p, i in out.shape.items()},
+        "joint": {p: [i] for p, i in out.joint.items()},
+        "joint_dof": dof,
+        "joint_coord": coord,
+        "articulation": arts,
+    }
 
 
 def apply_custom_values(ctx, out):
@@ -162,8 +190,10 @@ def _warn_misplaced(ctx, entities, name):
     for kind in ("body", "joint", "shape"):
         for path in entities[kind]:
             if name in ctx.prims[path].names:
-                ctx.warn(path, f"{name} has articulation frequency and is only read on ArticulationRootAPI "
-                               "prims; ignored here")
+                ctx.warn(
+                    path,
+                    f"{name} has articulation frequency and is only read on ArticulationRootAPI prims; ignored here",
+                )
 
 
 def apply_body_extras(ctx, out, bodies) -> list:
@@ -172,13 +202,17 @@ def apply_body_extras(ctx, out, bodies) -> list:
 
     keys = []
     for key, default in BODY_EXTRA_DEFAULTS.items():
-        values = {out.body[p]: b.extras[key] for p, b in bodies.items()
-                  if p in out.body and b.extras.get(key, default) != default}
+        values = {
+            out.body[p]: b.extras[key]
+            for p, b in bodies.items()
+            if p in out.body and b.extras.get(key, default) != default
+        }
         if not values:
             continue
         dtype = wp.bool if isinstance(default, bool) else wp.float32
-        ctx.builder.add_custom_attribute(key, dtype, assignment="model", frequency="body", namespace="usd",
-                                         default=default)
+        ctx.builder.add_custom_attribute(
+            key, dtype, assignment="model", frequency="body", namespace="usd", default=default
+        )
         for index, value in values.items():
             ctx.builder.set_custom_attribute(f"usd:{key}", index, value)
         keys.append(f"usd:{key}")

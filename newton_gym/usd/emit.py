@@ -39,8 +39,9 @@ class Emitted:
 
 def _add_shape(ctx, out, plan, body_index):
     with ctx.at(plan.path):
-        index = ctx.builder.add_shape(body_index, plan.geo, plan.xform, scale=plan.size, mesh=plan.mesh,
-                                      cfg=plan.cfg, key=plan.path)
+        index = ctx.builder.add_shape(
+            body_index, plan.geo, plan.xform, scale=plan.size, mesh=plan.mesh, cfg=plan.cfg, key=plan.path
+        )
     out.shape[plan.path] = index
     out.shape_plans[index] = plan
     return index
@@ -57,9 +58,18 @@ def _add_joint(ctx, out, j, state):
         elif j.path is None:
             index = b.add_joint_fixed(-1, child, j.parent_xform, j.child_xform, key=j.key)
         else:
-            index = b.add_joint(j.type, parent, child, j.parent_xform, j.child_xform,
-                                linear_axes=[d.cfg for d in j.linear], angular_axes=[d.cfg for d in j.angular],
-                                key=j.key, enabled=j.enabled, collision_filter_parent=j.filter_parent)
+            index = b.add_joint(
+                j.type,
+                parent,
+                child,
+                j.parent_xform,
+                j.child_xform,
+                linear_axes=[d.cfg for d in j.linear],
+                angular_axes=[d.cfg for d in j.angular],
+                key=j.key,
+                enabled=j.enabled,
+                collision_filter_parent=j.filter_parent,
+            )
     if j.path is None:
         out.auto_joints[j.key] = index
     else:
@@ -86,8 +96,9 @@ def _emit_component(ctx, out, comp, bodies, state):
     for path in comp.bodies:
         plan = bodies[path]
         with ctx.at(path):
-            out.body[path] = b.add_link(xform=plan.pose, mass=plan.mass, com=plan.com, inertia=plan.inertia,
-                                        key=path, kinematic=plan.kinematic)
+            out.body[path] = b.add_link(
+                xform=plan.pose, mass=plan.mass, com=plan.com, inertia=plan.inertia, key=path, kinematic=plan.kinematic
+            )
         if np.any(plan.velocity != 0.0):
             state["body_qd"].append((out.body[path], plan.velocity))
         shapes.extend(_add_shape(ctx, out, s, out.body[path]) for s in plan.shapes)
@@ -107,14 +118,17 @@ def _emit_loop(ctx, out, j):
     with ctx.at(j.path):
         if j.type == JointType.FIXED:
             relpose = transform_mul(j.child_xform, transform_inverse(j.parent_xform))
-            out.equality[j.path] = b.add_equality_constraint_weld(body1, body2, relpose=relpose,
-                                                                  anchor=j.child_xform[:3], key=j.path)
+            out.equality[j.path] = b.add_equality_constraint_weld(
+                body1, body2, relpose=relpose, anchor=j.child_xform[:3], key=j.path
+            )
         elif j.type == JointType.BALL:
-            out.equality[j.path] = b.add_equality_constraint_connect(body1, body2, anchor=j.child_xform[:3],
-                                                                     key=j.path)
+            out.equality[j.path] = b.add_equality_constraint_connect(body1, body2, anchor=j.child_xform[:3], key=j.path)
         else:
-            ctx.warn(j.path, f"loop-closing {j.type.name.lower()} joints (physics:excludeFromArticulation) are "
-                             "not supported; only fixed and spherical ones become equality constraints")
+            ctx.warn(
+                j.path,
+                f"loop-closing {j.type.name.lower()} joints (physics:excludeFromArticulation) are "
+                "not supported; only fixed and spherical ones become equality constraints",
+            )
 
 
 def _apply_state(ctx, out, bodies, state):

@@ -42,11 +42,22 @@ from .topology import build_components
 __all__ = ["add_usd", "import_stage"]
 
 
-def add_usd(builder, source, *, xform=None, floating: bool | None = None, schema_resolvers=None,
-            enable_self_collisions: bool = True, root_path: str = "/", ignore_paths=None,
-            collapse_fixed_joints: bool = False, joint_ordering: str | None = "dfs",
-            only_load_enabled_joints: bool = True, apply_scene_gravity: bool = True,
-            mesh_maxhullvert: int | None = None) -> dict:
+def add_usd(
+    builder,
+    source,
+    *,
+    xform=None,
+    floating: bool | None = None,
+    schema_resolvers=None,
+    enable_self_collisions: bool = True,
+    root_path: str = "/",
+    ignore_paths=None,
+    collapse_fixed_joints: bool = False,
+    joint_ordering: str | None = "dfs",
+    only_load_enabled_joints: bool = True,
+    apply_scene_gravity: bool = True,
+    mesh_maxhullvert: int | None = None,
+) -> dict:
     """Import the UsdPhysics content of a USD stage into ``builder`` (in its current world scope).
 
     Args:
@@ -82,16 +93,39 @@ def add_usd(builder, source, *, xform=None, floating: bool | None = None, schema
         ImportFailedError: the file is missing or not USD, holds no UsdPhysics content, or a prim is
             invalid (the message names the file and prim). The builder is then unchanged.
     """
-    return import_stage(builder, source, xform=xform, floating=floating, schema_resolvers=schema_resolvers,
-                        enable_self_collisions=enable_self_collisions, root_path=root_path,
-                        ignore_paths=ignore_paths, collapse_fixed_joints=collapse_fixed_joints,
-                        joint_ordering=joint_ordering, only_load_enabled_joints=only_load_enabled_joints,
-                        apply_scene_gravity=apply_scene_gravity, mesh_maxhullvert=mesh_maxhullvert)[0]
+    return import_stage(
+        builder,
+        source,
+        xform=xform,
+        floating=floating,
+        schema_resolvers=schema_resolvers,
+        enable_self_collisions=enable_self_collisions,
+        root_path=root_path,
+        ignore_paths=ignore_paths,
+        collapse_fixed_joints=collapse_fixed_joints,
+        joint_ordering=joint_ordering,
+        only_load_enabled_joints=only_load_enabled_joints,
+        apply_scene_gravity=apply_scene_gravity,
+        mesh_maxhullvert=mesh_maxhullvert,
+    )[0]
 
 
-def import_stage(builder, source, *, xform=None, floating=None, schema_resolvers=None, enable_self_collisions=True,
-                 root_path="/", ignore_paths=None, collapse_fixed_joints=False, joint_ordering="dfs",
-                 only_load_enabled_joints=True, apply_scene_gravity=True, mesh_maxhullvert=None):
+def import_stage(
+    builder,
+    source,
+    *,
+    xform=None,
+    floating=None,
+    schema_resolvers=None,
+    enable_self_collisions=True,
+    root_path="/",
+    ignore_paths=None,
+    collapse_fixed_joints=False,
+    joint_ordering="dfs",
+    only_load_enabled_joints=True,
+    apply_scene_gravity=True,
+    mesh_maxhullvert=None,
+):
     """:func:`add_usd` returning ``(result, context)``; the ImportContext tells ``inspect`` which
     attributes were read."""
     require_pxr()
@@ -104,14 +138,21 @@ def import_stage(builder, source, *, xform=None, floating=None, schema_resolvers
     if isinstance(ignore_paths, str):
         ignore_paths = [ignore_paths]
     options = ImportOptions(
-        xform=xform, floating=floating, enable_self_collisions=enable_self_collisions,
-        root_path=str(root_path or "/"), ignore_paths=tuple(str(p) for p in ignore_paths or ()),
-        collapse_fixed_joints=collapse_fixed_joints, joint_ordering=joint_ordering,
-        only_load_enabled_joints=only_load_enabled_joints, apply_scene_gravity=apply_scene_gravity,
-        mesh_maxhullvert=mesh_maxhullvert)
+        xform=xform,
+        floating=floating,
+        enable_self_collisions=enable_self_collisions,
+        root_path=str(root_path or "/"),
+        ignore_paths=tuple(str(p) for p in ignore_paths or ()),
+        collapse_fixed_joints=collapse_fixed_joints,
+        joint_ordering=joint_ordering,
+        only_load_enabled_joints=only_load_enabled_joints,
+        apply_scene_gravity=apply_scene_gravity,
+        mesh_maxhullvert=mesh_maxhullvert,
+    )
     stage, name, notes = open_stage(source)
-    ctx = ImportContext(stage, name, builder, resolvers, options,
-                        PrimCache(stage, name, options.root_path, options.ignore_paths))
+    ctx = ImportContext(
+        stage, name, builder, resolvers, options, PrimCache(stage, name, options.root_path, options.ignore_paths)
+    )
     for note in notes:
         ctx.warn(None, note)
     snapshot, gravity = builder.snapshot(), builder.gravity
@@ -123,12 +164,14 @@ def import_stage(builder, source, *, xform=None, floating=None, schema_resolvers
         if isinstance(exc, require_pxr().Tf.ErrorException):
             raise ImportFailedError(f"{name}: OpenUSD error: {first_error_line(exc)}") from exc
         if isinstance(exc, UnicodeDecodeError):
-            raise ImportFailedError(f"{name}: holds text that is not valid UTF-8 ({exc.reason} at byte "
-                                    f"{exc.start})") from exc
+            raise ImportFailedError(
+                f"{name}: holds text that is not valid UTF-8 ({exc.reason} at byte {exc.start})"
+            ) from exc
         if isinstance(exc, Exception) and not isinstance(exc, NewtonGymError):
             # the builder is restored; the error keeps the package's type and says it is ours to fix
-            raise ImportFailedError(f"{name}: internal error while importing ({type(exc).__name__}: {exc}); "
-                                    "please report it with this file") from exc
+            raise ImportFailedError(
+                f"{name}: internal error while importing ({type(exc).__name__}: {exc}); please report it with this file"
+            ) from exc
         raise
 
 
@@ -137,8 +180,9 @@ def _check_has_physics(ctx, parsed):
         return
     if any(is_joint_prim(p) for p in ctx.prims.range_prims()):
         return
-    ctx.fail(None, f"no UsdPhysics content under {ctx.options.root_path} (no PhysicsScene, rigid body, "
-                   "collider or joint)")
+    ctx.fail(
+        None, f"no UsdPhysics content under {ctx.options.root_path} (no PhysicsScene, rigid body, collider or joint)"
+    )
 
 
 def _import(ctx) -> dict:
@@ -173,16 +217,22 @@ def _apply_gravity(ctx):
     up = ctx.builder.up_vector
     along = float(np.dot(g, up))
     if np.linalg.norm(g - along * up) > 1e-6 * max(1.0, np.linalg.norm(g)):
-        ctx.warn(ctx.scene.path, f"gravity {g.tolist()} is not along the builder's up axis; only its component "
-                                 f"along {ctx.builder.up_axis.name} is applied")
+        ctx.warn(
+            ctx.scene.path,
+            f"gravity {g.tolist()} is not along the builder's up axis; only its component "
+            f"along {ctx.builder.up_axis.name} is applied",
+        )
     if ctx.scene.path is None or not ctx.options.apply_scene_gravity:
         return
     world = ctx.builder.current_world
     if world == -1:
         ctx.builder.gravity = along
     elif not np.allclose(ctx.builder.world_gravity[world], along * up, atol=1e-6):
-        ctx.warn(ctx.scene.path, f"the stage's gravity {(along * up).tolist()} differs from world {world}'s "
-                                 f"{list(ctx.builder.world_gravity[world])}; pass it to begin_world(gravity=...)")
+        ctx.warn(
+            ctx.scene.path,
+            f"the stage's gravity {(along * up).tolist()} differs from world {world}'s "
+            f"{list(ctx.builder.world_gravity[world])}; pass it to begin_world(gravity=...)",
+        )
 
 
 def _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies) -> dict:

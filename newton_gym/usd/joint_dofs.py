@@ -24,13 +24,24 @@ from .resolvers.base import ResolveContext
 __all__ = ["DofSpec", "newton_joint_dofs", "build_dofs", "JOINT_KEYS", "NEWTON_DOF_TOKENS"]
 
 NEWTON_DOF_TOKENS = ("angle", "distance", "transX", "transY", "transZ", "rotX", "rotY", "rotZ")
-_NEWTON_ARRAYS = ("newton:armature", "newton:staticFrictionEffort", "newton:dynamicFrictionEffort",
-                  "newton:viscousDamping")
+_NEWTON_ARRAYS = (
+    "newton:armature",
+    "newton:staticFrictionEffort",
+    "newton:dynamicFrictionEffort",
+    "newton:viscousDamping",
+)
 #: Resolver keys set per DOF, with the unit quantity that converts them from stage units.
 JOINT_KEYS = {
-    "armature": "armature", "damping": "damping", "friction_static": "effort", "friction_dynamic": "effort",
-    "viscous_damping": "damping", "velocity_limit": "velocity", "limit_ke": "stiffness", "limit_kd": "damping",
-    "spring_stiffness": "stiffness", "spring_ref": "position",
+    "armature": "armature",
+    "damping": "damping",
+    "friction_static": "effort",
+    "friction_dynamic": "effort",
+    "viscous_damping": "damping",
+    "velocity_limit": "velocity",
+    "limit_ke": "stiffness",
+    "limit_kd": "damping",
+    "spring_stiffness": "stiffness",
+    "spring_ref": "position",
 }
 _DEG = math.pi / 180.0
 
@@ -84,14 +95,20 @@ def newton_joint_dofs(ctx, path: str, specs: list) -> tuple | None:
             attrs.fail("newton:dofs", f"repeated DOF tokens {dofs}")
     elif arrays:
         if {len(v) for v in arrays.values()} != {len(tokens)}:
-            ctx.fail(path, "NewtonJointAPI arrays without newton:dofs must hold one value per joint DOF "
-                           f"({len(tokens)}: {', '.join(tokens)}); got lengths "
-                           f"{ {n: len(v) for n, v in arrays.items()} }")
+            ctx.fail(
+                path,
+                "NewtonJointAPI arrays without newton:dofs must hold one value per joint DOF "
+                f"({len(tokens)}: {', '.join(tokens)}); got lengths "
+                f"{ {n: len(v) for n, v in arrays.items()} }",
+            )
         dofs = list(tokens)
     for name, v in arrays.items():
         if dofs and len(v) != len(dofs):
-            attrs.fail(name, f"has {len(v)} values but newton:dofs has {len(dofs)} ({', '.join(dofs)}): "
-                             "NewtonJointAPI arrays must have equal lengths")
+            attrs.fail(
+                name,
+                f"has {len(v)} values but newton:dofs has {len(dofs)} ({', '.join(dofs)}): "
+                "NewtonJointAPI arrays must have equal lengths",
+            )
     _warn_friction_order(ctx, path, values, dofs)
     return None if dofs is None else tuple(dofs)
 
@@ -127,10 +144,12 @@ def _drive(ctx, path, spec: DofSpec) -> dict:
         return {}
     u, ang = ctx.units, spec.angular
     per_unit = (1.0 / _DEG) if ang else 1.0
-    out = {"target_ke": float(d.stiffness) * per_unit * u.dof("stiffness", ang),
-           "target_kd": float(d.damping) * per_unit * u.dof("damping", ang),
-           "target_pos": float(d.targetPosition) * (_DEG if ang else u.m),
-           "target_vel": float(d.targetVelocity) * (_DEG if ang else u.m)}
+    out = {
+        "target_ke": float(d.stiffness) * per_unit * u.dof("stiffness", ang),
+        "target_kd": float(d.damping) * per_unit * u.dof("damping", ang),
+        "target_pos": float(d.targetPosition) * (_DEG if ang else u.m),
+        "target_vel": float(d.targetVelocity) * (_DEG if ang else u.m),
+    }
     if math.isfinite(float(d.forceLimit)) and float(d.forceLimit) > 0:
         out["effort_limit"] = float(d.forceLimit) * u.dof("effort", ang)
     if any(not math.isfinite(v) for v in out.values()):
@@ -143,8 +162,13 @@ def _drive(ctx, path, spec: DofSpec) -> dict:
 def _dof_plan(ctx, path, spec: DofSpec, newton_dofs) -> DofPlan:
     default = ctx.builder.default_joint_cfg
     u, ang = ctx.units, spec.angular
-    rctx = ResolveContext(axis=spec.token, dof_token=spec.newton, angular=ang, newton_dofs=newton_dofs,
-                          angle_degrees=getattr(ctx.scene, "angle_degrees", True))
+    rctx = ResolveContext(
+        axis=spec.token,
+        dof_token=spec.newton,
+        angular=ang,
+        newton_dofs=newton_dofs,
+        angle_degrees=getattr(ctx.scene, "angle_degrees", True),
+    )
     fields = {}
     for key, quantity in JOINT_KEYS.items():
         factor = u.dof(quantity, ang)
@@ -158,8 +182,13 @@ def _dof_plan(ctx, path, spec: DofSpec, newton_dofs) -> DofPlan:
     q0 = attrs.get(f"state:{spec.token}:physics:position", "float") or 0.0
     qd0 = attrs.get(f"state:{spec.token}:physics:velocity", "float") or 0.0
     scale = _DEG if ang else u.m
-    return DofPlan(cfg=JointDofConfig.make(axis=tuple(np.asarray(spec.axis, float)), **base), token=spec.token,
-                   angular=ang, q0=q0 * scale, qd0=qd0 * scale)
+    return DofPlan(
+        cfg=JointDofConfig.make(axis=tuple(np.asarray(spec.axis, float)), **base),
+        token=spec.token,
+        angular=ang,
+        q0=q0 * scale,
+        qd0=qd0 * scale,
+    )
 
 
 def build_dofs(ctx, path: str, specs: list) -> list:

@@ -36,8 +36,10 @@ def _triangles(ctx, path, mesh_schema) -> tuple | None:
     if counts.sum() != len(idx) or (counts < 3).any() or idx.min() < 0 or idx.max() >= len(v):
         ctx.fail(path, "mesh faceVertexCounts / faceVertexIndices are inconsistent with its points")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    tris = [np.stack([np.full(c - 2, s), s + np.arange(1, c - 1), s + np.arange(2, c)], axis=1)
-            for s, c in zip(starts, counts)]  # fan triangulation of each polygon
+    tris = [
+        np.stack([np.full(c - 2, s), s + np.arange(1, c - 1), s + np.arange(2, c)], axis=1)
+        for s, c in zip(starts, counts)
+    ]  # fan triangulation of each polygon
     tri = idx[np.concatenate(tris)]
     if str(mesh_schema.GetOrientationAttr().Get()) == "leftHanded":
         tri = tri[:, ::-1]

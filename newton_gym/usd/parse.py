@@ -24,8 +24,10 @@ def first_error_line(exc) -> str:
     try:
         text = str(exc)
     except UnicodeDecodeError:
-        text = " ".join(str(getattr(e, "commentary", "")) if _decodes(e) else "(text that is not valid UTF-8)"
-                        for e in getattr(exc, "args", ()))
+        text = " ".join(
+            str(getattr(e, "commentary", "")) if _decodes(e) else "(text that is not valid UTF-8)"
+            for e in getattr(exc, "args", ())
+        )
         if not text.strip():
             return "the file holds bytes that are not valid UTF-8"
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
@@ -71,8 +73,9 @@ def open_stage(source):
     except pxr.Tf.ErrorException as exc:
         raise ImportFailedError(f"{path}: not a readable USD file: {first_error_line(exc)}") from None
     except UnicodeDecodeError as exc:
-        raise ImportFailedError(f"{path}: not a readable USD file: text that is not valid UTF-8 "
-                                f"({exc.reason} at byte {exc.start})") from None
+        raise ImportFailedError(
+            f"{path}: not a readable USD file: text that is not valid UTF-8 ({exc.reason} at byte {exc.start})"
+        ) from None
     if stage is None:
         raise ImportFailedError(f"{path}: not a readable USD file")
     return stage, path, notes
@@ -102,12 +105,26 @@ class ParsedStage:
         return not (self.scenes or self.bodies or self.shapes or self.joints or self.articulations)
 
 
-_SHAPES = ("CubeShape", "SphereShape", "CapsuleShape", "Capsule1Shape", "CylinderShape", "Cylinder1Shape",
-           "ConeShape", "MeshShape", "PlaneShape")
+_SHAPES = (
+    "CubeShape",
+    "SphereShape",
+    "CapsuleShape",
+    "Capsule1Shape",
+    "CylinderShape",
+    "Cylinder1Shape",
+    "ConeShape",
+    "MeshShape",
+    "PlaneShape",
+)
 _JOINTS = ("FixedJoint", "RevoluteJoint", "PrismaticJoint", "SphericalJoint", "DistanceJoint", "D6Joint")
 _UNSUPPORTED = ("CustomShape", "SpherePointsShape", "CustomJoint")
-_ROLES = {"Scene": "scenes", "RigidBody": "bodies", "Articulation": "articulations",
-          "RigidBodyMaterial": "materials", "CollisionGroup": "groups"}
+_ROLES = {
+    "Scene": "scenes",
+    "RigidBody": "bodies",
+    "Articulation": "articulations",
+    "RigidBodyMaterial": "materials",
+    "CollisionGroup": "groups",
+}
 
 
 def max_mesh_colliders_per_body(prims) -> int:
@@ -133,8 +150,11 @@ def _run_parser(ctx):
     many = max_mesh_colliders_per_body(ctx.prims.range_prims()) > MESH_COLLIDER_THREAD_LIMIT
     with work_thread_limit(many) as single:
         if many and not single:
-            ctx.warn(None, f"a rigid body has more than {MESH_COLLIDER_THREAD_LIMIT} mesh colliders and "
-                           "PXR_WORK_THREAD_LIMIT is set to more than 1: OpenUSD's parser may crash")
+            ctx.warn(
+                None,
+                f"a rigid body has more than {MESH_COLLIDER_THREAD_LIMIT} mesh colliders and "
+                "PXR_WORK_THREAD_LIMIT is set to more than 1: OpenUSD's parser may crash",
+            )
         raw = load(ctx.stage, [ctx.options.root_path], excludePaths=list(ctx.prims.ignore_paths))
     return raw, many and single
 

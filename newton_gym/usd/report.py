@@ -27,9 +27,11 @@ def _bodies(builder, start) -> list:
     tb = builder.tables["body"]
     lines = [f"Bodies ({tb.count - start}):"]
     for i in range(start, tb.count):
-        lines.append(f"  [{i}] {tb.labels[i]}  mass {_fmt(float(tb.value('mass', i)))} kg  "
-                     f"com {_fmt(tb.value('com', i))} m  inertia diag {_fmt(np.diag(tb.value('inertia', i)))} kg m^2"
-                     + ("  kinematic" if tb.value("kinematic", i) else ""))
+        lines.append(
+            f"  [{i}] {tb.labels[i]}  mass {_fmt(float(tb.value('mass', i)))} kg  "
+            f"com {_fmt(tb.value('com', i))} m  inertia diag {_fmt(np.diag(tb.value('inertia', i)))} kg m^2"
+            + ("  kinematic" if tb.value("kinematic", i) else "")
+        )
     return lines
 
 
@@ -40,13 +42,17 @@ def _joints(builder, start) -> list:
         p, c = int(tj.value("parent", j)), int(tj.value("child", j))
         n = int(tj.value("lin_count", j)) + int(tj.value("ang_count", j))
         q = int(tj.value("qd_start", j))
-        lines.append(f"  [{j}] {tj.labels[j]}  {JointType(int(tj.value('type', j))).name}  "
-                     f"{tb.labels[p] if p >= 0 else 'world'} -> {tb.labels[c]}  dofs {n}")
+        lines.append(
+            f"  [{j}] {tj.labels[j]}  {JointType(int(tj.value('type', j))).name}  "
+            f"{tb.labels[p] if p >= 0 else 'world'} -> {tb.labels[c]}  dofs {n}"
+        )
         for k in range(q, q + n):
-            lines.append(f"      dof {k}: axis {_fmt(td.value('axis', k))} limits [{_fmt(float(td.value('limit_lower', k)))}, "
-                         f"{_fmt(float(td.value('limit_upper', k)))}] armature {_fmt(float(td.value('armature', k)))} "
-                         f"damping {_fmt(float(td.value('damping', k)))} ke {_fmt(float(td.value('target_ke', k)))} "
-                         f"kd {_fmt(float(td.value('target_kd', k)))}")
+            lines.append(
+                f"      dof {k}: axis {_fmt(td.value('axis', k))} limits [{_fmt(float(td.value('limit_lower', k)))}, "
+                f"{_fmt(float(td.value('limit_upper', k)))}] armature {_fmt(float(td.value('armature', k)))} "
+                f"damping {_fmt(float(td.value('damping', k)))} ke {_fmt(float(td.value('target_ke', k)))} "
+                f"kd {_fmt(float(td.value('target_kd', k)))}"
+            )
     return lines
 
 
@@ -55,11 +61,13 @@ def _shapes(builder, start) -> list:
     lines = [f"Shapes ({ts.count - start}):"]
     for s in range(start, ts.count):
         b = int(ts.value("body", s))
-        lines.append(f"  [{s}] {ts.labels[s]}  {GeoType(int(ts.value('type', s))).name}  "
-                     f"body {tb.labels[b] if b >= 0 else 'static'}  size {_fmt(ts.value('scale', s))} m  "
-                     f"mu {_fmt(float(ts.value('mu', s)))} margin {_fmt(float(ts.value('margin', s)))} "
-                     f"gap {_fmt(float(ts.value('gap', s)))} density {_fmt(float(ts.value('density', s)))}"
-                     + ("" if ts.value("collide", s) else "  (no collisions)"))
+        lines.append(
+            f"  [{s}] {ts.labels[s]}  {GeoType(int(ts.value('type', s))).name}  "
+            f"body {tb.labels[b] if b >= 0 else 'static'}  size {_fmt(ts.value('scale', s))} m  "
+            f"mu {_fmt(float(ts.value('mu', s)))} margin {_fmt(float(ts.value('margin', s)))} "
+            f"gap {_fmt(float(ts.value('gap', s)))} density {_fmt(float(ts.value('density', s)))}"
+            + ("" if ts.value("collide", s) else "  (no collisions)")
+        )
     return lines
 
 
@@ -88,15 +96,20 @@ def inspect_usd(source, schema_resolvers=None, show_defaults: bool = False, **kw
 
     builder = ModelBuilder()
     result, ctx = import_stage(builder, source, schema_resolvers=schema_resolvers, **kwargs)
-    head = [f"USD import of {result['source']}",
-            f"  metersPerUnit {result['meters_per_unit']}, kilogramsPerUnit {result['kilograms_per_unit']}, "
-            f"up axis {result['up_axis'].name}, gravity {_fmt(result['gravity'])} m/s^2, "
-            f"physics_dt {result['physics_dt']}, max_solver_iterations {result['max_solver_iterations']}"]
+    head = [
+        f"USD import of {result['source']}",
+        f"  metersPerUnit {result['meters_per_unit']}, kilogramsPerUnit {result['kilograms_per_unit']}, "
+        f"up axis {result['up_axis'].name}, gravity {_fmt(result['gravity'])} m/s^2, "
+        f"physics_dt {result['physics_dt']}, max_solver_iterations {result['max_solver_iterations']}",
+    ]
     lines = head + _bodies(builder, 0) + _joints(builder, 0) + _shapes(builder, 0)
     if result["actuators"]:
         lines.append(f"Actuators ({len(result['actuators'])}):")
-        lines.extend(f"  {a['path']} -> {a['target']} (dof {a['dof']}) gear {_fmt(a['gear'][0])} ctrl_range "
-                     f"{_fmt(a['ctrl_range'])} {a['gain_type']}/{a['bias_type']}" for a in result["actuators"])
+        lines.extend(
+            f"  {a['path']} -> {a['target']} (dof {a['dof']}) gear {_fmt(a['gear'][0])} ctrl_range "
+            f"{_fmt(a['ctrl_range'])} {a['gain_type']}/{a['bias_type']}"
+            for a in result["actuators"]
+        )
     lines += _resolved(result, show_defaults)
     unused = unused_attributes(ctx, result["schema_attrs"])
     lines.append("Authored solver attributes nothing used:")

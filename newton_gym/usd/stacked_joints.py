@@ -42,8 +42,11 @@ def _groups(joints: list) -> list:
     for j in joints:
         if not j.excluded:
             by_pair[frozenset((j.parent, j.child))].append(j)
-    return [sorted(g, key=lambda j: j.order) for g in by_pair.values()
-            if len(g) > 1 and all(j.type in _STACKABLE for j in g)]
+    return [
+        sorted(g, key=lambda j: j.order)
+        for g in by_pair.values()
+        if len(g) > 1 and all(j.type in _STACKABLE for j in g)
+    ]
 
 
 def _chain(stack: list, bodies: dict) -> tuple:

@@ -52,8 +52,7 @@ def plan_bodies(ctx, parsed) -> tuple[dict, dict]:
         if not desc.rigidBodyEnabled:
             disabled[path] = pose
             continue
-        plan = BodyPlan(path=path, pose=pose, kinematic=bool(desc.kinematicBody),
-                        velocity=_velocity(ctx, path, desc))
+        plan = BodyPlan(path=path, pose=pose, kinematic=bool(desc.kinematicBody), velocity=_velocity(ctx, path, desc))
         for key, default in BODY_EXTRA_DEFAULTS.items():
             plan.extras[key] = ctx.resolve("body", key, path, default=default)
         plan.filtered = tuple(str(p) for p in desc.filteredCollisions)

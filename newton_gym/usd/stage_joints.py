@@ -65,8 +65,12 @@ def _ball_specs(desc) -> list:
         # coneAngle1 toward the one after (a rotation about the next axis).
         cones[(a + 2) % 3] = abs(lim[0])
         cones[(a + 1) % 3] = abs(lim[1])
-    return [DofSpec(f"rot{'XYZ'[i]}", f"rot{'XYZ'[i]}", True, tuple(_UNIT[i]),
-                    (-cones[i], cones[i]) if i in cones else None) for i in range(3)]
+    return [
+        DofSpec(
+            f"rot{'XYZ'[i]}", f"rot{'XYZ'[i]}", True, tuple(_UNIT[i]), (-cones[i], cones[i]) if i in cones else None
+        )
+        for i in range(3)
+    ]
 
 
 def _specs(ctx, path, desc, type_name):
@@ -76,8 +80,14 @@ def _specs(ctx, path, desc, type_name):
     if type_name in ("RevoluteJoint", "PrismaticJoint"):
         angular = type_name == "RevoluteJoint"
         axis = tuple(_UNIT[_AXIS_INDEX.get(_axis_name(desc), 0)])
-        spec = DofSpec("angular" if angular else "linear", "angle" if angular else "distance", angular, axis,
-                       _limit(desc.limit), desc.drive)
+        spec = DofSpec(
+            "angular" if angular else "linear",
+            "angle" if angular else "distance",
+            angular,
+            axis,
+            _limit(desc.limit),
+            desc.drive,
+        )
         return (JointType.REVOLUTE if angular else JointType.PRISMATIC), [spec]
     if type_name == "SphericalJoint":
         return JointType.BALL, _ball_specs(desc)
@@ -94,7 +104,7 @@ def _check_targets(ctx, path, prim):
     """A body relationship that targets a missing prim is an error naming the joint."""
     for k in (0, 1):
         rel = prim.GetRelationship(f"physics:body{k}")
-        for target in (rel.GetTargets() if rel else []):
+        for target in rel.GetTargets() if rel else []:
             if not ctx.stage.GetPrimAtPath(target):
                 ctx.fail(path, f"physics:body{k} targets {target}, which does not exist")
 
@@ -108,8 +118,11 @@ def _warn_static_target(ctx, path, k):
     rel = ctx.stage.GetPrimAtPath(path).GetRelationship(f"physics:body{k}")
     targets = rel.GetTargets() if rel else []
     if targets:
-        ctx.warn(path, f"physics:body{k} targets {targets[0]}, which is not a rigid body (nor inside one): "
-                       "the joint attaches to the world there")
+        ctx.warn(
+            path,
+            f"physics:body{k} targets {targets[0]}, which is not a rigid body (nor inside one): "
+            "the joint attaches to the world there",
+        )
 
 
 def _side(ctx, path, body_path, bodies, disabled, k):
@@ -151,11 +164,21 @@ def _plan_one(ctx, path, desc, type_name, bodies, disabled, order):
         poses.append(ctx.frame.local_pose(p, q) if body else ctx.frame.world_pose(p, q))
     jtype, specs = _specs(ctx, path, desc, type_name)
     dofs = build_dofs(ctx, path, specs)
-    plan = JointPlan(path=path, key=path, type=jtype, parent=b0, child=b1, parent_xform=poses[0],
-                     child_xform=poses[1], linear=[d for d in dofs if not d.angular],
-                     angular=[d for d in dofs if d.angular], enabled=bool(desc.jointEnabled),
-                     filter_parent=not bool(desc.collisionEnabled), excluded=bool(desc.excludeFromArticulation),
-                     order=order)
+    plan = JointPlan(
+        path=path,
+        key=path,
+        type=jtype,
+        parent=b0,
+        child=b1,
+        parent_xform=poses[0],
+        child_xform=poses[1],
+        linear=[d for d in dofs if not d.angular],
+        angular=[d for d in dofs if d.angular],
+        enabled=bool(desc.jointEnabled),
+        filter_parent=not bool(desc.collisionEnabled),
+        excluded=bool(desc.excludeFromArticulation),
+        order=order,
+    )
     if b1 is None:
         plan.flip()  # the body becomes the child of the world
     return plan
@@ -183,11 +206,18 @@ def _audit_unreported(ctx, reported: set):
         if prim.IsA(P.Joint):
             ctx.warn(path, "joint connects no rigid body (physics:body0 and physics:body1 name none); skipped")
         else:
-            ctx.warn(path, f"prim type {type_name!r} is not a registered UsdPhysics type (the schema is "
-                           f"'Physics{type_name}'); not imported as a joint")
+            ctx.warn(
+                path,
+                f"prim type {type_name!r} is not a registered UsdPhysics type (the schema is "
+                f"'Physics{type_name}'); not imported as a joint",
+            )
         angular = not (prim.IsA(P.PrismaticJoint) or type_name == "PrismaticJoint")
-        rctx = ResolveContext(axis="angular" if angular else "linear", dof_token="angle" if angular else "distance",
-                              angular=angular, angle_degrees=getattr(ctx.scene, "angle_degrees", True))
+        rctx = ResolveContext(
+            axis="angular" if angular else "linear",
+            dof_token="angle" if angular else "distance",
+            angular=angular,
+            angle_degrees=getattr(ctx.scene, "angle_degrees", True),
+        )
         for key in JOINT_KEYS:
             ctx.resolve("joint", key, path, default=getattr(ctx.builder.default_joint_cfg, key), dof=rctx)
 

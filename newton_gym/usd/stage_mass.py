@@ -153,9 +153,12 @@ def _fail_self_collider(ctx, body, body_prim):
         return
     if _authored(ctx.prims[body.path])["mass"] is not None:
         return
-    ctx.fail(body.path, "rigid body is its own collider but its mass cannot be computed from its collision "
-                        "geometry (a plane, or a shape without volume); author physics:mass and "
-                        "physics:diagonalInertia (PhysicsMassAPI) on it")
+    ctx.fail(
+        body.path,
+        "rigid body is its own collider but its mass cannot be computed from its collision "
+        "geometry (a plane, or a shape without volume); author physics:mass and "
+        "physics:diagonalInertia (PhysicsMassAPI) on it",
+    )
 
 
 def _resolve_body(ctx, body):

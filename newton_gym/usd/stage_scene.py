@@ -56,8 +56,12 @@ def _qmul(a, b) -> tuple:
     cheaper without numpy)."""
     ax, ay, az, aw = a
     bx, by, bz, bw = b
-    return (aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz)
+    return (
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    )
 
 
 def _qrot(q, v) -> tuple:
@@ -136,8 +140,7 @@ def read_units(ctx) -> Units:
         m = float(pxr.UsdGeom.GetStageMetersPerUnit(stage))
     else:
         m = 1.0
-        ctx.warn(None, "the stage authors no metersPerUnit; reading it in metres (USD's fallback would be "
-                       "centimetres)")
+        ctx.warn(None, "the stage authors no metersPerUnit; reading it in metres (USD's fallback would be centimetres)")
     kg = float(pxr.UsdPhysics.GetStageKilogramsPerUnit(stage))
     if not (m > 0 and math.isfinite(m) and kg > 0 and math.isfinite(kg)):
         ctx.fail(None, f"invalid stage units metersPerUnit={m}, kilogramsPerUnit={kg}")
@@ -152,8 +155,11 @@ def make_frame(ctx, units: Units) -> tuple[ImportFrame, Axis]:
     builder_up = ctx.builder.up_axis
     if stage_up != builder_up:
         if not ctx.stage.HasAuthoredMetadata("upAxis"):
-            ctx.warn(None, f"the stage authors no upAxis; using USD's fallback {stage_up.name} and rotating it "
-                           f"onto the builder's {builder_up.name}")
+            ctx.warn(
+                None,
+                f"the stage authors no upAxis; using USD's fallback {stage_up.name} and rotating it "
+                f"onto the builder's {builder_up.name}",
+            )
         rot = quat_between(stage_up.to_vec3(), builder_up.to_vec3())
     else:
         rot = quat_identity()

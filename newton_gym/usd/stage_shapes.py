@@ -35,8 +35,11 @@ def _axis_rotation(desc) -> np.ndarray:
 def _tapered(ctx, path, desc, kind) -> float:
     top, bottom = float(desc.topRadius), float(desc.bottomRadius)
     if abs(top - bottom) > 1e-9 * max(1.0, top, bottom):
-        ctx.warn(path, f"{kind} with top radius {top} and bottom radius {bottom} is approximated by radius "
-                       f"{max(top, bottom)} (tapered {kind}s are not supported)")
+        ctx.warn(
+            path,
+            f"{kind} with top radius {top} and bottom radius {bottom} is approximated by radius "
+            f"{max(top, bottom)} (tapered {kind}s are not supported)",
+        )
     return max(top, bottom)
 
 
@@ -52,8 +55,13 @@ def _primitive(ctx, path, desc, type_name):
         radius = _tapered(ctx, path, desc, "capsule" if type_name == "Capsule1Shape" else "cylinder")
     else:
         radius = float(desc.radius)
-    geo = {"CapsuleShape": GeoType.CAPSULE, "Capsule1Shape": GeoType.CAPSULE, "CylinderShape": GeoType.CYLINDER,
-           "Cylinder1Shape": GeoType.CYLINDER, "ConeShape": GeoType.CONE}[type_name]
+    geo = {
+        "CapsuleShape": GeoType.CAPSULE,
+        "Capsule1Shape": GeoType.CAPSULE,
+        "CylinderShape": GeoType.CYLINDER,
+        "Cylinder1Shape": GeoType.CYLINDER,
+        "ConeShape": GeoType.CONE,
+    }[type_name]
     return geo, np.array([radius, float(desc.halfHeight), 0.0]), _axis_rotation(desc)
 
 
@@ -104,11 +112,16 @@ def _shape_cfg(ctx, path, desc):
     gap = ctx.resolve("shape", "gap", path, default=cfg.gap / m)
     visible = pxr.UsdGeom.Imageable(attrs.prim).ComputeVisibility() != "invisible"
     return replace(
-        cfg, margin=float(margin) * m, gap=float(gap) * m, collide=bool(desc.collisionEnabled), visible=visible,
+        cfg,
+        margin=float(margin) * m,
+        gap=float(gap) * m,
+        collide=bool(desc.collisionEnabled),
+        visible=visible,
         condim=int(ctx.resolve("shape", "condim", path, default=cfg.condim)),
         priority=int(ctx.resolve("shape", "priority", path, default=cfg.priority)),
         solref=tuple(ctx.resolve("shape", "solref", path, default=tuple(cfg.solref))),
-        solimp=tuple(ctx.resolve("shape", "solimp", path, default=tuple(cfg.solimp))))
+        solimp=tuple(ctx.resolve("shape", "solimp", path, default=tuple(cfg.solimp))),
+    )
 
 
 def _plan_one(ctx, path, desc, type_name, bodies):
@@ -136,10 +149,19 @@ def _plan_one(ctx, path, desc, type_name, bodies):
     caff = ctx.resolve("shape", "conaffinity", path)
     if ctype == 0 and caff == 0:
         cfg = replace(cfg, collide=False)
-    return ShapePlan(path=path, geo=geo, xform=transform_mul(pose, offset), size=np.asarray(size, float),
-                     mesh=mesh, cfg=cfg, body=body, contype=ctype, conaffinity=caff,
-                     groups=tuple(str(g) for g in desc.collisionGroups),
-                     filtered=tuple(str(f) for f in desc.filteredCollisions))
+    return ShapePlan(
+        path=path,
+        geo=geo,
+        xform=transform_mul(pose, offset),
+        size=np.asarray(size, float),
+        mesh=mesh,
+        cfg=cfg,
+        body=body,
+        contype=ctype,
+        conaffinity=caff,
+        groups=tuple(str(g) for g in desc.collisionGroups),
+        filtered=tuple(str(f) for f in desc.filteredCollisions),
+    )
 
 
 def plan_shapes(ctx, parsed, bodies: dict) -> list:

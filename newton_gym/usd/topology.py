@@ -55,8 +55,11 @@ def _connected(body_order, adj) -> list:
 
 
 def _loop_error(ctx, joint):
-    ctx.fail(joint.path, "joint closes a kinematic loop (its bodies are already connected through other "
-                         "joints); mark it physics:excludeFromArticulation = true to import it as a loop closure")
+    ctx.fail(
+        joint.path,
+        "joint closes a kinematic loop (its bodies are already connected through other "
+        "joints); mark it physics:excludeFromArticulation = true to import it as a loop closure",
+    )
 
 
 def _root(ctx, comp, world, art_roots, tree):
@@ -94,8 +97,9 @@ def _traverse(ctx, root, adj, mode):
 
     push(root)
     while frontier:
-        _, jid, j, frm = frontier.pop() if mode == "dfs" else (
-            frontier.popleft() if mode == "bfs" else heapq.heappop(frontier))
+        _, jid, j, frm = (
+            frontier.pop() if mode == "dfs" else (frontier.popleft() if mode == "bfs" else heapq.heappop(frontier))
+        )
         if jid in used:
             continue
         used.add(jid)
@@ -116,8 +120,15 @@ def _root_joint(ctx, root, root_joint, bodies):
     if root_joint is not None and not (floating is True and root_joint.type == JointType.FIXED):
         return root_joint
     if floating is False:
-        return JointPlan(path=None, key=f"{root}:fixed", type=JointType.FIXED, parent=None, child=root,
-                         parent_xform=bodies[root].pose.copy(), child_xform=transform_identity())
+        return JointPlan(
+            path=None,
+            key=f"{root}:fixed",
+            type=JointType.FIXED,
+            parent=None,
+            child=root,
+            parent_xform=bodies[root].pose.copy(),
+            child_xform=transform_identity(),
+        )
     return JointPlan(path=None, key=f"{root}:free", type=JointType.FREE, parent=None, child=root)
 
 

@@ -4,7 +4,6 @@ import os
 
 import numpy as np
 import pytest
-import warp as wp
 
 import newton_gym as ng
 from newton_gym.sim.hostmath import quat_rotate, quat_to_matrix
@@ -75,8 +74,12 @@ def test_actuator_gears_and_geom_sizes(roundtrip):
         assert by_target[joint]["gear"][0] == pytest.approx(mj.actuator_gear[a, 0])
         np.testing.assert_allclose(by_target[joint]["ctrl_range"], mj.actuator_ctrlrange[a], atol=1e-7)
     scale = model.shape_scale.numpy()
-    dims = {int(mujoco.mjtGeom.mjGEOM_SPHERE): 1, int(mujoco.mjtGeom.mjGEOM_CAPSULE): 2,
-            int(mujoco.mjtGeom.mjGEOM_BOX): 3, int(mujoco.mjtGeom.mjGEOM_CYLINDER): 2}
+    dims = {
+        int(mujoco.mjtGeom.mjGEOM_SPHERE): 1,
+        int(mujoco.mjtGeom.mjGEOM_CAPSULE): 2,
+        int(mujoco.mjtGeom.mjGEOM_BOX): 3,
+        int(mujoco.mjtGeom.mjGEOM_CYLINDER): 2,
+    }
     checked = 0
     for g in range(mj.ngeom):
         if int(mj.geom_type[g]) not in dims:
@@ -121,9 +124,15 @@ def test_urdf_converts_and_imports_with_masses_and_limits(tmp_path):
         <axis xyz="1 0 0"/><limit lower="-0.1" upper="0.2" effort="5" velocity="1"/></joint>
       <joint name="weld" type="fixed"><parent link="slider"/><child link="tool"/><origin xyz="0.1 0 0"/></joint>
     </robot>""")
-    conv = UrdfConverter(UrdfConverterCfg(asset_path=str(urdf), usd_dir=str(tmp_path / "out"), fix_base=True,
-                                          merge_fixed_joints=False,
-                                          ros_package_paths=[{"name": "parts", "path": str(package)}]))
+    conv = UrdfConverter(
+        UrdfConverterCfg(
+            asset_path=str(urdf),
+            usd_dir=str(tmp_path / "out"),
+            fix_base=True,
+            merge_fixed_joints=False,
+            ros_package_paths=[{"name": "parts", "path": str(package)}],
+        )
+    )
     builder = ng.ModelBuilder()
     result = builder.add_usd(conv.usd_path)
     model = builder.finalize()

@@ -38,8 +38,10 @@ def convert_mjcf(path, out, **kwargs):
     return MjcfConverter(MjcfConverterCfg(asset_path=str(path), usd_dir=str(out), **kwargs))
 
 
-@pytest.mark.parametrize("converter, cfg", [(MjcfConverter, MjcfConverterCfg), (UrdfConverter, UrdfConverterCfg),
-                                            (MeshConverter, MeshConverterCfg)])
+@pytest.mark.parametrize(
+    "converter, cfg",
+    [(MjcfConverter, MjcfConverterCfg), (UrdfConverter, UrdfConverterCfg), (MeshConverter, MeshConverterCfg)],
+)
 def test_missing_file(tmp_path, converter, cfg):
     missing = tmp_path / "nope.xml"
     with pytest.raises(AssetError, match="does not exist") as info:
@@ -61,7 +63,9 @@ def test_malformed_mjcf_names_file_and_line(tmp_path):
 
 def test_mujoco_schema_error_names_line(tmp_path):
     path = tmp_path / "schema.xml"
-    path.write_text('<mujoco>\n<worldbody>\n<body name="a">\n<geom size="0.1" foo="2"/>\n</body>\n</worldbody>\n</mujoco>')
+    path.write_text(
+        '<mujoco>\n<worldbody>\n<body name="a">\n<geom size="0.1" foo="2"/>\n</body>\n</worldbody>\n</mujoco>'
+    )
     with pytest.raises(AssetError, match="unrecognized attribute") as info:
         convert_mjcf(path, tmp_path / "out")
     assert info.value.line == 4 and str(path) in str(info.value)
@@ -84,8 +88,10 @@ def test_urdf_root_must_be_robot(tmp_path):
 
 def test_missing_mesh_in_mjcf(tmp_path):
     path = tmp_path / "m.xml"
-    path.write_text('<mujoco><asset><mesh name="m" file="gone.stl"/></asset>'
-                    '<worldbody><body><freejoint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>')
+    path.write_text(
+        '<mujoco><asset><mesh name="m" file="gone.stl"/></asset>'
+        '<worldbody><body><freejoint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>'
+    )
     out = tmp_path / "out"
     out.mkdir()
     with pytest.raises(AssetError, match="gone.stl") as info:
@@ -103,8 +109,10 @@ def test_missing_include_in_mjcf(tmp_path):
 
 def test_missing_mesh_in_urdf(tmp_path):
     path = tmp_path / "r.urdf"
-    path.write_text('<robot name="r"><link name="a"><visual><geometry><mesh filename="meshes/gone.obj"/>'
-                    "</geometry></visual></link></robot>")
+    path.write_text(
+        '<robot name="r"><link name="a"><visual><geometry><mesh filename="meshes/gone.obj"/>'
+        "</geometry></visual></link></robot>"
+    )
     with pytest.raises(AssetError, match="gone.obj") as info:
         UrdfConverter(UrdfConverterCfg(asset_path=str(path), usd_dir=str(tmp_path / "out")))
     assert str(path) in str(info.value)
@@ -154,17 +162,22 @@ def test_invalid_configuration_values(tmp_path):
 
 
 def _one_geom_mjcf(geom_attributes: str, body_attributes: str = "") -> str:
-    return ('<mujoco model="m">\n<worldbody>\n'
-            f'<body name="b" {body_attributes}><freejoint/>\n'
-            f'<geom name="g" type="sphere" {geom_attributes}/></body>\n</worldbody>\n</mujoco>\n')
+    return (
+        '<mujoco model="m">\n<worldbody>\n'
+        f'<body name="b" {body_attributes}><freejoint/>\n'
+        f'<geom name="g" type="sphere" {geom_attributes}/></body>\n</worldbody>\n</mujoco>\n'
+    )
 
 
-@pytest.mark.parametrize("geom, body, field, line", [
-    ('size="0.1" friction="inf"', "", "geom_friction", 4),
-    ('size="inf"', "", "geom_size", 4),
-    ('size="0.1" pos="0 0 1e39"', "", "geom_pos", 4),  # finite in float64, inf as a USD float
-    ('size="0.1"', 'pos="0 0 -inf"', "body_pos", 3),
-])
+@pytest.mark.parametrize(
+    "geom, body, field, line",
+    [
+        ('size="0.1" friction="inf"', "", "geom_friction", 4),
+        ('size="inf"', "", "geom_size", 4),
+        ('size="0.1" pos="0 0 1e39"', "", "geom_pos", 4),  # finite in float64, inf as a USD float
+        ('size="0.1"', 'pos="0 0 -inf"', "body_pos", 3),
+    ],
+)
 def test_mjcf_non_finite_values_are_refused_with_their_line(tmp_path, geom, body, field, line):
     """MuJoCo compiles these values; the converter used to write them into USD as inf / NaN."""
     path = tmp_path / "bad.xml"
@@ -187,9 +200,11 @@ def test_mjcf_nan_that_mujoco_reads_as_unset_gives_a_warning_naming_the_line(tmp
 
 def test_urdf_non_finite_value_is_refused_naming_the_link(tmp_path):
     urdf = tmp_path / "r.urdf"
-    urdf.write_text('<robot name="r"><link name="a"><inertial><mass value="1"/>'
-                    '<origin xyz="0 0 inf"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/>'
-                    "</inertial></link></robot>")
+    urdf.write_text(
+        '<robot name="r"><link name="a"><inertial><mass value="1"/>'
+        '<origin xyz="0 0 inf"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/>'
+        "</inertial></link></robot>"
+    )
     with pytest.warns(UserWarning), pytest.raises(AssetError, match="<body name='a'>"):
         UrdfConverter(UrdfConverterCfg(asset_path=str(urdf), usd_dir=str(tmp_path / "out")))
 
@@ -241,8 +256,10 @@ def test_every_dropped_mjcf_element_warns_once_naming_file_line_and_element(tmp_
 def test_mjcf_timestep_outside_the_usable_range_is_refused(tmp_path, timestep):
     """Found by the fuzz run: timestep 0 escaped as ZeroDivisionError, 1e-45 as pxr's Tf.ErrorException."""
     path = tmp_path / "t.xml"
-    path.write_text(f'<mujoco model="m"><option timestep="{timestep}"/><worldbody><body name="b" pos="0 0 1">'
-                    '<freejoint/><geom type="sphere" size="0.1"/></body></worldbody></mujoco>')
+    path.write_text(
+        f'<mujoco model="m"><option timestep="{timestep}"/><worldbody><body name="b" pos="0 0 1">'
+        '<freejoint/><geom type="sphere" size="0.1"/></body></worldbody></mujoco>'
+    )
     with pytest.raises(AssetError, match="timestep") as info:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -59,8 +59,12 @@ def _convert(tmp_path, from_visuals):
     (tmp_path / "shell.obj").write_text(CUBE_OBJ)
     xml = tmp_path / "floorbot.xml"
     xml.write_text(FLOORBOT)
-    cfg = MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / f"out_{from_visuals}"),
-                           usd_file_name="floorbot.usda", collision_from_visuals=from_visuals)
+    cfg = MjcfConverterCfg(
+        asset_path=str(xml),
+        usd_dir=str(tmp_path / f"out_{from_visuals}"),
+        usd_file_name="floorbot.usda",
+        collision_from_visuals=from_visuals,
+    )
     return MjcfConverter(cfg).usd_path
 
 

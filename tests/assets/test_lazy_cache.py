@@ -95,8 +95,10 @@ def test_missing_usd_or_mesh_layer_reconverts(meshy):
 def test_urdf_mesh_change_reconverts(tmp_path):
     trimesh.creation.box((0.1, 0.1, 0.1)).export(str(tmp_path / "m.stl"))
     urdf = tmp_path / "r.urdf"
-    urdf.write_text('<robot name="r"><link name="a"><collision><geometry><mesh filename="m.stl"/>'
-                    "</geometry></collision></link></robot>")
+    urdf.write_text(
+        '<robot name="r"><link name="a"><collision><geometry><mesh filename="m.stl"/>'
+        "</geometry></collision></link></robot>"
+    )
     cfg = UrdfConverterCfg(asset_path=str(urdf), usd_dir=str(tmp_path / "out"))
     assert UrdfConverter(cfg).converted
     assert not UrdfConverter(cfg).converted
@@ -118,8 +120,10 @@ def test_output_names_and_default_folder():
         shutil.rmtree(conv.usd_dir)
 
 
-@pytest.mark.parametrize("given, expected", [("robot", "robot.usd"), ("robot.usda", "robot.usda"),
-                                             ("robot.usd", "robot.usd"), ("robot.v2", "robot.v2.usd")])
+@pytest.mark.parametrize(
+    "given, expected",
+    [("robot", "robot.usd"), ("robot.usda", "robot.usda"), ("robot.usd", "robot.usd"), ("robot.v2", "robot.v2.usd")],
+)
 def test_usd_file_name_resolution(tmp_path, given, expected):
     conv = mjcf(robot_source_path("inverted_pendulum"), tmp_path, usd_file_name=given)
     assert conv.usd_file_name == expected and os.path.isfile(conv.usd_path)
@@ -136,8 +140,9 @@ def _convert_in_child(xml, out, rounds, barrier, results):
     sizes = []
     try:
         for _ in range(rounds):
-            conv = MjcfConverter(MjcfConverterCfg(asset_path=xml, usd_dir=out, usd_file_name="meshy.usda",
-                                                  force_usd_conversion=True))
+            conv = MjcfConverter(
+                MjcfConverterCfg(asset_path=xml, usd_dir=out, usd_file_name="meshy.usda", force_usd_conversion=True)
+            )
             main = Sdf.Layer.OpenAsAnonymous(conv.usd_path)  # must always be complete
             meshes = Sdf.Layer.OpenAsAnonymous(os.path.join(out, conv.usd_instanceable_meshes_path))
             sizes.append((len(main.ExportToString()), len(meshes.ExportToString())))
@@ -182,8 +187,10 @@ while time.monotonic() < stop:
 
 
 def _mjcf_with_mass(mass: float) -> str:
-    return (f'<mujoco model="m"><worldbody><body name="b"><freejoint/>'
-            f'<geom type="sphere" size="0.1" mass="{mass}"/></body></worldbody></mujoco>')
+    return (
+        f'<mujoco model="m"><worldbody><body name="b"><freejoint/>'
+        f'<geom type="sphere" size="0.1" mass="{mass}"/></body></worldbody></mujoco>'
+    )
 
 
 def _stored_hash_and_mass(usd_path: str) -> tuple[str, float]:
@@ -210,8 +217,17 @@ def test_source_rewritten_during_conversions_never_leaves_a_stale_cache(tmp_path
     live.mkdir()
     source = live / "robot.xml"
     source.write_text(_mjcf_with_mass(1.0))
-    writer = subprocess.Popen([sys.executable, "-c", _REWRITER, str(source), str(tmp_path / "m1" / "robot.xml"),
-                               str(tmp_path / "m2" / "robot.xml"), "3.0"])
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            _REWRITER,
+            str(source),
+            str(tmp_path / "m1" / "robot.xml"),
+            str(tmp_path / "m2" / "robot.xml"),
+            "3.0",
+        ]
+    )
     seen = set()
     try:
         while writer.poll() is None:

@@ -53,9 +53,14 @@ def mass_props(prim):
 
 def test_mass_properties_equal_trimesh(mesh_file, tmp_path):
     path, mesh = mesh_file
-    cfg = MeshConverterCfg(asset_path=path, usd_dir=str(tmp_path / "out"), mass_props=MassPropertiesCfg(density=500.0),
-                           rigid_props=RigidBodyPropertiesCfg(), collision_props=CollisionPropertiesCfg(),
-                           mesh_collision_props=MeshCollisionPropertiesCfg())
+    cfg = MeshConverterCfg(
+        asset_path=path,
+        usd_dir=str(tmp_path / "out"),
+        mass_props=MassPropertiesCfg(density=500.0),
+        rigid_props=RigidBodyPropertiesCfg(),
+        collision_props=CollisionPropertiesCfg(),
+        mesh_collision_props=MeshCollisionPropertiesCfg(),
+    )
     conv = MeshConverter(cfg)
     stage = open_stage(conv.usd_path)
     root = stage.GetDefaultPrim()
@@ -80,9 +85,15 @@ def test_placement_and_mass_override(tmp_path):
     path = tmp_path / "lump.stl"
     mesh.export(str(path))
     rotation_xyzw = (0.0, np.sin(0.3), 0.0, np.cos(0.3))  # 0.6 rad about y
-    cfg = MeshConverterCfg(asset_path=str(path), usd_dir=str(tmp_path / "out"), make_instanceable=False,
-                           mass_props=MassPropertiesCfg(mass=3.0), translation=(1.0, 2.0, 3.0),
-                           rotation=rotation_xyzw, scale=(2.0, 1.0, 0.5))
+    cfg = MeshConverterCfg(
+        asset_path=str(path),
+        usd_dir=str(tmp_path / "out"),
+        make_instanceable=False,
+        mass_props=MassPropertiesCfg(mass=3.0),
+        translation=(1.0, 2.0, 3.0),
+        rotation=rotation_xyzw,
+        scale=(2.0, 1.0, 0.5),
+    )
     stage = open_stage(MeshConverter(cfg).usd_path)
     geometry = stage.GetPrimAtPath("/lump/geometry")
     pos, quat = local_pose(geometry)
@@ -98,7 +109,9 @@ def test_placement_and_mass_override(tmp_path):
     assert np.allclose(com, placed.center_mass, atol=1e-6)
     assert np.allclose(tensor, placed.moment_inertia * 3.0 / placed.volume, rtol=1e-5, atol=1e-9)
     # The composed world transform of the mesh equals the placement.
-    xf = UsdGeom.Xformable(stage.GetPrimAtPath("/lump/geometry/mesh")).ComputeLocalToWorldTransform(Usd.TimeCode.Default())
+    xf = UsdGeom.Xformable(stage.GetPrimAtPath("/lump/geometry/mesh")).ComputeLocalToWorldTransform(
+        Usd.TimeCode.Default()
+    )
     assert np.allclose(np.array(xf).T, matrix, atol=1e-6)
 
 

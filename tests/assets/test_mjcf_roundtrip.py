@@ -96,7 +96,9 @@ def test_masses_and_inertias_match_mujoco(conv):
         mass_api = UsdPhysics.MassAPI(prim)
         assert mass_api.GetMassAttr().Get() == pytest.approx(m.body_mass[b], rel=1e-5)
         assert np.allclose(mass_api.GetCenterOfMassAttr().Get(), m.body_ipos[b], atol=1e-6)
-        usd = inertia_tensor(np.array(mass_api.GetDiagonalInertiaAttr().Get()), gfq(mass_api.GetPrincipalAxesAttr().Get()))
+        usd = inertia_tensor(
+            np.array(mass_api.GetDiagonalInertiaAttr().Get()), gfq(mass_api.GetPrincipalAxesAttr().Get())
+        )
         ref = inertia_tensor(m.body_inertia[b], m.body_iquat[b])
         assert np.allclose(usd, ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
     # Massless links: one per extra joint on a multi-joint body.
@@ -122,7 +124,9 @@ def test_joints_match_mujoco(conv):
             continue
         prim = conv.joints[name]
         kind = int(m.jnt_type[j])
-        schema = {HINGE: UsdPhysics.RevoluteJoint, SLIDE: UsdPhysics.PrismaticJoint, BALL: UsdPhysics.SphericalJoint}[kind]
+        schema = {HINGE: UsdPhysics.RevoluteJoint, SLIDE: UsdPhysics.PrismaticJoint, BALL: UsdPhysics.SphericalJoint}[
+            kind
+        ]
         assert prim.IsA(schema)
         _, body1, _, _, pos1, rot1 = joint_frames(prim)
         child_pos, child_quat = local_pose(conv.stage.GetPrimAtPath(body1))
@@ -161,7 +165,7 @@ def test_forward_kinematics_matches_mujoco_at_random_configurations(conv):
         for j in range(m.njnt):
             if m.jnt_type[j] == FREE:
                 a = m.jnt_qposadr[j]
-                d.qpos[a + 3:a + 7] /= np.linalg.norm(d.qpos[a + 3:a + 7])
+                d.qpos[a + 3 : a + 7] /= np.linalg.norm(d.qpos[a + 3 : a + 7])
         mujoco.mj_kinematics(m, d)
         q = {m.joint(j).name: float(d.qpos[m.jnt_qposadr[j]]) for j in range(m.njnt) if m.jnt_type[j] in (HINGE, SLIDE)}
         floating = {}
@@ -256,8 +260,11 @@ def test_native_usdphysics_parser_accepts_the_stage(conv):
         result = parse(conv.stage, ["/"])
     assert len(result[UsdPhysics.ObjectType.Articulation][0]) == 1
     assert len(result[UsdPhysics.ObjectType.RigidBody][0]) == len(conv.bodies)
-    joint_kinds = (UsdPhysics.ObjectType.RevoluteJoint, UsdPhysics.ObjectType.PrismaticJoint,
-                   UsdPhysics.ObjectType.FixedJoint)
+    joint_kinds = (
+        UsdPhysics.ObjectType.RevoluteJoint,
+        UsdPhysics.ObjectType.PrismaticJoint,
+        UsdPhysics.ObjectType.FixedJoint,
+    )
     assert sum(len(result[k][0]) for k in joint_kinds if k in result) == len(conv.joints)
 
 

@@ -54,8 +54,9 @@ def test_link_density_applies_to_default_density_geoms_only(tmp_path, mesh_robot
     assert torso[0] == torso[1]
 
 
-@pytest.mark.parametrize("kind, token", [("Convex Decomposition", "convexDecomposition"),
-                                         ("Bounding Cube", "boundingCube")])
+@pytest.mark.parametrize(
+    "kind, token", [("Convex Decomposition", "convexDecomposition"), ("Bounding Cube", "boundingCube")]
+)
 def test_collision_type_on_mesh_colliders(tmp_path, mesh_robot, kind, token):
     stage = mjcf(tmp_path, mesh_robot, collision_type=kind)
     prim = stage.GetPrimAtPath("/meshbot/free/geom_0")
@@ -80,8 +81,14 @@ def test_physics_scene_not_imported(tmp_path):
 
 
 def test_actuator_overrides(tmp_path):
-    stage = mjcf(tmp_path, robot_source_path("ant"), override_gain_type="fixed", override_bias_type="affine",
-                 override_gain_prm=[50.0], override_bias_prm=[0.0, -50.0, -2.0])
+    stage = mjcf(
+        tmp_path,
+        robot_source_path("ant"),
+        override_gain_type="fixed",
+        override_bias_type="affine",
+        override_gain_prm=[50.0],
+        override_bias_prm=[0.0, -50.0, -2.0],
+    )
     for prim in stage.GetPrimAtPath("/ant/actuators").GetChildren():
         assert prim.GetAttribute("mjc:biasType").Get() == "affine"
         assert list(prim.GetAttribute("mjc:gainPrm").Get()) == [50.0] + [0.0] * 9

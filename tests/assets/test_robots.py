@@ -38,11 +38,14 @@ def test_regenerate_script_check_mode():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("name, root, body_count, joint_count, actuator_count", [
-    ("ant", "/ant", 13, 12, 8),  # torso floats (no root joint): 8 hinges + 4 jointless legs welded
-    ("humanoid", "/humanoid", 20, 19, 17),  # 13 bodies + 7 massless links; 17 hinges + 2 welded feet
-    ("inverted_pendulum", "/inverted_pendulum", 2, 2, 1),
-])
+@pytest.mark.parametrize(
+    "name, root, body_count, joint_count, actuator_count",
+    [
+        ("ant", "/ant", 13, 12, 8),  # torso floats (no root joint): 8 hinges + 4 jointless legs welded
+        ("humanoid", "/humanoid", 20, 19, 17),  # 13 bodies + 7 massless links; 17 hinges + 2 welded feet
+        ("inverted_pendulum", "/inverted_pendulum", 2, 2, 1),
+    ],
+)
 def test_shipped_structure(name, root, body_count, joint_count, actuator_count):
     stage = open_stage(robot_path(name))
     assert str(stage.GetDefaultPrim().GetPath()) == root

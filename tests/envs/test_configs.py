@@ -28,8 +28,14 @@ def test_types_are_checked():
     assert config_from(AntCfg, {"ctrl_cost_weight": 1}).ctrl_cost_weight == 1.0
 
 
-@pytest.mark.parametrize("cls, robot, reference", [(AntCfg, "ant", "Ant-v5"), (HumanoidCfg, "humanoid", "Humanoid-v5"),
-                                                   (CartpoleCfg, "inverted_pendulum", "InvertedPendulum-v5")])
+@pytest.mark.parametrize(
+    "cls, robot, reference",
+    [
+        (AntCfg, "ant", "Ant-v5"),
+        (HumanoidCfg, "humanoid", "Humanoid-v5"),
+        (CartpoleCfg, "inverted_pendulum", "InvertedPendulum-v5"),
+    ],
+)
 def test_tasks_step_at_their_references_time_step(cls, robot, reference):
     """Each task steps its solver at the shipped MJCF's <option timestep>, frame_skip times per env step, as
     gymnasium's MuJoCo task does, with no substeps (what the physics is checked against MuJoCo at)."""

@@ -44,8 +44,12 @@ def test_no_nan_reaches_reward_or_final_obs(task, corrupt):
 def test_vector_info_matches_gymnasium_layout():
     """Keys and masks as gymnasium's SyncVectorEnv (final_obs / final_info) wrapped in its vector
     RecordEpisodeStatistics (episode / _episode) give them, in a step where one env finishes."""
-    sync = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync",
-                        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP})
+    sync = gym.make_vec(
+        "CartPole-v1",
+        num_envs=2,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
+    )
     ref = gym.wrappers.vector.RecordEpisodeStatistics(sync)
     ref.reset(seed=0)
     while True:
@@ -81,15 +85,18 @@ def test_episode_statistics_are_masked_per_world():
     assert (info["episode"]["t"][:2] == 0).all() and info["episode"]["t"][2] > 0
 
 
-@pytest.mark.parametrize("actions, error", [
-    (np.array([["a"] * 8] * 2), EnvTypeError),
-    (np.ones((2, 8), dtype=np.complex64), EnvTypeError),
-    (torch.ones(2, 8, dtype=torch.complex64), EnvTypeError),
-    (torch.ones(2, 8, dtype=torch.bool), EnvTypeError),
-    (np.array([object()] * 16).reshape(2, 8), EnvTypeError),
-    ([[0.0] * 8, [0.0] * 7], EnvError),  # ragged
-    (np.zeros((2, 7)), EnvError),  # wrong shape
-])
+@pytest.mark.parametrize(
+    "actions, error",
+    [
+        (np.array([["a"] * 8] * 2), EnvTypeError),
+        (np.ones((2, 8), dtype=np.complex64), EnvTypeError),
+        (torch.ones(2, 8, dtype=torch.complex64), EnvTypeError),
+        (torch.ones(2, 8, dtype=torch.bool), EnvTypeError),
+        (np.array([object()] * 16).reshape(2, 8), EnvTypeError),
+        ([[0.0] * 8, [0.0] * 7], EnvError),  # ragged
+        (np.zeros((2, 7)), EnvError),  # wrong shape
+    ],
+)
 def test_bad_actions_raise_named_errors(actions, error):
     # Before: TypeError / NotImplementedError from torch for strings, complex and object arrays.
     env = gym.make_vec("Newton/Ant-v0", num_envs=2)
@@ -120,6 +127,7 @@ def test_huge_float64_action_is_clipped_not_zeroed():
 def test_one_world_failing_does_not_change_another_worlds_reset_noise():
     """Before, worlds shared one reset generator: a world that reset early shifted the noise every
     later reset drew, in every world."""
+
     def states_after_reset_of_world_1(break_world_0):
         env = gym.make_vec("Newton/Ant-v0", num_envs=3)
         env.reset(seed=7)
@@ -183,6 +191,7 @@ def _no_host_sync(monkeypatch):
     def refuse(name):
         def fail(*args, **kwargs):
             raise _HostSync(name)
+
         return fail
 
     for name in ("__bool__", "item", "tolist", "cpu", "numpy", "__int__", "__float__", "__index__"):
@@ -195,8 +204,13 @@ def _no_host_sync(monkeypatch):
 def test_sync_free_step_reads_nothing_back(task, monkeypatch):
     """With sync_free (the CUDA default) a step, autoreset and randomization included, performs no
     host sync; every end-of-episode key is present, masked."""
-    env = gym.make_vec(task, num_envs=4, sync_free=True, max_episode_steps=3,
-                       randomization={"mass_scale": (0.8, 1.2), "friction": (0.5, 1.0), "gravity_z": (-10, -9)})
+    env = gym.make_vec(
+        task,
+        num_envs=4,
+        sync_free=True,
+        max_episode_steps=3,
+        randomization={"mass_scale": (0.8, 1.2), "friction": (0.5, 1.0), "gravity_z": (-10, -9)},
+    )
     env.reset(seed=0)
     actions = torch.zeros(4, env.single_action_space.shape[0])
     with monkeypatch.context() as m:

@@ -29,10 +29,14 @@ def test_observation_terms_match_the_state(env):
     task = env.task
     qpos, qvel = task.layout.qpos(), task.layout.qvel()
     w, x, y, z = qpos[:, 3:7].T
-    rot = torch.stack([  # body -> world rotation matrices from MuJoCo's (w, x, y, z)
-        torch.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-        torch.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-        torch.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1)], -2)
+    rot = torch.stack(
+        [  # body -> world rotation matrices from MuJoCo's (w, x, y, z)
+            torch.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+            torch.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+            torch.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
+        ],
+        -2,
+    )
     lin_body = torch.einsum("nji,nj->ni", rot, qvel[:, :3])
     grav_body = torch.einsum("nji,j->ni", rot, torch.tensor([0.0, 0.0, -1.0]))
     torch.testing.assert_close(obs[:, 0:3], lin_body, atol=1e-5, rtol=1e-5)

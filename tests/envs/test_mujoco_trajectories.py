@@ -19,8 +19,9 @@ import newton_gym  # noqa: F401  (registers the ids)
 
 
 def _mujoco(robot, dt):
-    m = mujoco.MjModel.from_xml_path(os.path.join(os.path.dirname(gym.__file__), "envs", "mujoco", "assets",
-                                                  f"{robot}.xml"))
+    m = mujoco.MjModel.from_xml_path(
+        os.path.join(os.path.dirname(gym.__file__), "envs", "mujoco", "assets", f"{robot}.xml")
+    )
     m.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
     m.opt.solver = mujoco.mjtSolver.mjSOL_NEWTON
     assert m.opt.timestep == pytest.approx(dt)
@@ -28,8 +29,9 @@ def _mujoco(robot, dt):
 
 
 def _torso_errors(env_id, robot, dt, frame_skip, steps, amplitude, ctrl_scale, **overrides):
-    env = gym.make_vec(env_id, num_envs=1, device="cpu", reset_noise_scale=0.0, healthy_z_range=(-10.0, 10.0),
-                       **overrides)
+    env = gym.make_vec(
+        env_id, num_envs=1, device="cpu", reset_noise_scale=0.0, healthy_z_range=(-10.0, 10.0), **overrides
+    )
     env.reset(seed=0)
     layout = env.unwrapped.task.layout
     m = _mujoco(robot, dt)
@@ -58,7 +60,8 @@ def test_humanoid_torso_tracks_mujoco_for_half_a_second(amplitude):
 
 
 def test_ant_torso_tracks_mujoco_for_one_second():
-    errors, heights = _torso_errors("Newton/Ant-v0", "ant", 0.01, 5, 20, 1.0, 1.0,
-                                    sim={"sim_dt": 0.01, "substeps": 1, "frame_skip": 5})
+    errors, heights = _torso_errors(
+        "Newton/Ant-v0", "ant", 0.01, 5, 20, 1.0, 1.0, sim={"sim_dt": 0.01, "substeps": 1, "frame_skip": 5}
+    )
     assert heights[0] - heights.min() > 0.1
     assert errors.max() < 0.005, errors.max()

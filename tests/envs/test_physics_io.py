@@ -10,8 +10,10 @@ import newton_gym  # noqa: F401
 pytest.importorskip("mujoco")
 
 
-@pytest.mark.parametrize("ours, theirs", [("Newton/Ant-v0", "Ant-v5"), ("Newton/Cartpole-v0", "InvertedPendulum-v5"),
-                                          ("Newton/Humanoid-v0", "Humanoid-v5")])
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [("Newton/Ant-v0", "Ant-v5"), ("Newton/Cartpole-v0", "InvertedPendulum-v5"), ("Newton/Humanoid-v0", "Humanoid-v5")],
+)
 def test_observation_equals_gymnasium_for_the_same_mujoco_state(ours, theirs):
     kwargs = {"include_cfrc_ext_in_observation": False} if theirs == "Ant-v5" else {}
     if theirs == "Humanoid-v5":
@@ -28,8 +30,11 @@ def test_observation_equals_gymnasium_for_the_same_mujoco_state(ours, theirs):
     env = gym.make_vec(ours, num_envs=2)
     env.reset(seed=0)
     layout = env.task.layout
-    layout.set_state(torch.tensor(qpos, dtype=torch.float32).repeat(2, 1),
-                     torch.tensor(qvel, dtype=torch.float32).repeat(2, 1), torch.tensor([False, True]))
+    layout.set_state(
+        torch.tensor(qpos, dtype=torch.float32).repeat(2, 1),
+        torch.tensor(qvel, dtype=torch.float32).repeat(2, 1),
+        torch.tensor([False, True]),
+    )
     obs = env.task.observe(env.sim)[1].numpy()
     assert obs.shape == expected.shape
     np.testing.assert_allclose(obs, expected, atol=2e-5)
@@ -37,8 +42,13 @@ def test_observation_equals_gymnasium_for_the_same_mujoco_state(ours, theirs):
 
 
 def test_gravity_randomization_changes_free_fall_per_world(device):
-    env = gym.make_vec("Newton/Cartpole-v0", num_envs=6, device=device, reset_noise_scale=0.0,
-                       randomization={"gravity_z": (-20.0, -0.5)})
+    env = gym.make_vec(
+        "Newton/Cartpole-v0",
+        num_envs=6,
+        device=device,
+        reset_noise_scale=0.0,
+        randomization={"gravity_z": (-20.0, -0.5)},
+    )
     env.reset(seed=4)
     g = env.sim.model.gravity.numpy()[:, 2].copy()
     assert len(set(np.round(g, 4))) == 6 and g.min() >= -20 and g.max() <= -0.5
@@ -57,8 +67,9 @@ def test_gravity_randomization_changes_free_fall_per_world(device):
 
 def test_mass_and_friction_randomization_are_seeded(device):
     def sample(seed):
-        env = gym.make_vec("Newton/Ant-v0", num_envs=3, device=device,
-                           randomization={"mass_scale": (0.5, 2.0), "friction": (0.3, 1.2)})
+        env = gym.make_vec(
+            "Newton/Ant-v0", num_envs=3, device=device, randomization={"mass_scale": (0.5, 2.0), "friction": (0.3, 1.2)}
+        )
         env.reset(seed=seed)
         return env.randomizer.world_mass_scale.clone(), env.randomizer.world_friction.clone(), env
 

@@ -54,8 +54,9 @@ def test_reset_mask_and_seed_reproducibility(env):
 
 def test_gymnasium_vector_wrappers_accept_it(env):
     # (Gymnasium's observation wrappers refuse every SAME_STEP env, since final_obs would bypass them.)
-    wrapped = gym.wrappers.vector.RecordEpisodeStatistics(gym.wrappers.vector.ClipAction(env),
-                                                           stats_key="episode_stats")
+    wrapped = gym.wrappers.vector.RecordEpisodeStatistics(
+        gym.wrappers.vector.ClipAction(env), stats_key="episode_stats"
+    )
     wrapped.reset(seed=0)
     for _ in range(4):
         obs, reward, terminated, truncated, info = wrapped.step(np.zeros((N, 1), np.float32))

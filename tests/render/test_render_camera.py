@@ -33,24 +33,32 @@ def test_tracking_with_y_up():
     assert cam.up == (0.0, 1.0, 0.0)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(position=(0, 0, 1), target=(0, 0, 1)), "position and target"),
-    (dict(position=(0, 0, 3), target=(0, 0, 0)), "parallel"),
-    (dict(fov_deg=0.0), "fov_deg"),
-    (dict(fov_deg=180.0), "fov_deg"),
-    (dict(position=(0, 0)), "position"),
-    (dict(target=(0, float("nan"), 0)), "target"),
-    (dict(up=(0, 0, 0)), "up"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(position=(0, 0, 1), target=(0, 0, 1)), "position and target"),
+        (dict(position=(0, 0, 3), target=(0, 0, 0)), "parallel"),
+        (dict(fov_deg=0.0), "fov_deg"),
+        (dict(fov_deg=180.0), "fov_deg"),
+        (dict(position=(0, 0)), "position"),
+        (dict(target=(0, float("nan"), 0)), "target"),
+        (dict(up=(0, 0, 0)), "up"),
+    ],
+)
 def test_bad_camera(kwargs, match):
     with pytest.raises(RenderError, match=match):
         Camera(**kwargs)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(distance=0.0), "distance"), (dict(distance=float("inf")), "distance"),
-    (dict(elevation_deg=90.0), "elevation_deg"), (dict(elevation_deg=-95.0), "elevation_deg"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(distance=0.0), "distance"),
+        (dict(distance=float("inf")), "distance"),
+        (dict(elevation_deg=90.0), "elevation_deg"),
+        (dict(elevation_deg=-95.0), "elevation_deg"),
+    ],
+)
 def test_bad_tracking(kwargs, match):
     with pytest.raises(ValueError, match=match):
         Camera.tracking((0.0, 0.0, 0.0), **kwargs)

@@ -63,8 +63,9 @@ def _two_worlds():
     b.begin_world()
     body = b.add_body(xform=(0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0))
     b.add_shape_box(body, hx=0.3, hy=0.3, hz=0.3)  # 3, world 1
-    b.add_shape_box(body, xform=(0.0, 0.0, 0.6, 0.0, 0.0, 0.0, 1.0), hx=0.1, hy=0.1, hz=0.1,
-                    cfg=ShapeConfig(visible=False))  # 4, world 1, hidden
+    b.add_shape_box(
+        body, xform=(0.0, 0.0, 0.6, 0.0, 0.0, 0.0, 1.0), hx=0.1, hy=0.1, hz=0.1, cfg=ShapeConfig(visible=False)
+    )  # 4, world 1, hidden
     b.end_world()
     return b.finalize()
 
@@ -165,11 +166,19 @@ def test_bad_world(sphere_scene, world):
         RayCaster(model, 8, 8).render(model.state(), world=world)
 
 
-@pytest.mark.parametrize("name, kwargs", [("width", dict(width=0)), ("height", dict(height=-2)),
-                                          ("width", dict(width=2.5)), ("height", dict(height=0)),
-                                          ("ambient", dict(ambient=2.0)), ("checker_size", dict(checker_size=0)),
-                                          ("light_direction", dict(light_direction=(0, 0, 0))),
-                                          ("shape_colors", dict(shape_colors=np.zeros((5, 3))))])
+@pytest.mark.parametrize(
+    "name, kwargs",
+    [
+        ("width", dict(width=0)),
+        ("height", dict(height=-2)),
+        ("width", dict(width=2.5)),
+        ("height", dict(height=0)),
+        ("ambient", dict(ambient=2.0)),
+        ("checker_size", dict(checker_size=0)),
+        ("light_direction", dict(light_direction=(0, 0, 0))),
+        ("shape_colors", dict(shape_colors=np.zeros((5, 3)))),
+    ],
+)
 def test_bad_constructor_arguments(sphere_scene, name, kwargs):
     model, _ = sphere_scene
     with pytest.raises(ValueError, match=name):

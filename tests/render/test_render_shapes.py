@@ -33,17 +33,36 @@ def _cone_top():
 
 
 CASES = {
-    "sphere": (lambda b, s: b.add_shape_sphere(s, radius=0.5), _sphere_half(0.5, D), _sphere_half(0.5, D),
-               _sphere_half(0.5, D)),
-    "box": (lambda b, s: b.add_shape_box(s, hx=0.6, hy=0.2, hz=0.4), 0.6 / (D - 0.2) * F, 0.4 / (D - 0.2) * F,
-            0.4 / (D - 0.2) * F),
-    "mesh": (lambda b, s: b.add_shape_mesh(s, mesh=_cube_mesh(), scale=(0.6, 0.2, 0.4)), 0.6 / (D - 0.2) * F,
-             0.4 / (D - 0.2) * F, 0.4 / (D - 0.2) * F),
-    "capsule": (lambda b, s: b.add_shape_capsule(s, radius=0.25, half_height=0.4), _sphere_half(0.25, D),
-                math.tan(math.atan(0.4 / D) + math.asin(0.25 / math.hypot(D, 0.4))) * F,
-                math.tan(math.atan(0.4 / D) + math.asin(0.25 / math.hypot(D, 0.4))) * F),
-    "cylinder": (lambda b, s: b.add_shape_cylinder(s, radius=0.3, half_height=0.5), _sphere_half(0.3, D),
-                 0.5 / (D - 0.3) * F, 0.5 / (D - 0.3) * F),
+    "sphere": (
+        lambda b, s: b.add_shape_sphere(s, radius=0.5),
+        _sphere_half(0.5, D),
+        _sphere_half(0.5, D),
+        _sphere_half(0.5, D),
+    ),
+    "box": (
+        lambda b, s: b.add_shape_box(s, hx=0.6, hy=0.2, hz=0.4),
+        0.6 / (D - 0.2) * F,
+        0.4 / (D - 0.2) * F,
+        0.4 / (D - 0.2) * F,
+    ),
+    "mesh": (
+        lambda b, s: b.add_shape_mesh(s, mesh=_cube_mesh(), scale=(0.6, 0.2, 0.4)),
+        0.6 / (D - 0.2) * F,
+        0.4 / (D - 0.2) * F,
+        0.4 / (D - 0.2) * F,
+    ),
+    "capsule": (
+        lambda b, s: b.add_shape_capsule(s, radius=0.25, half_height=0.4),
+        _sphere_half(0.25, D),
+        math.tan(math.atan(0.4 / D) + math.asin(0.25 / math.hypot(D, 0.4))) * F,
+        math.tan(math.atan(0.4 / D) + math.asin(0.25 / math.hypot(D, 0.4))) * F,
+    ),
+    "cylinder": (
+        lambda b, s: b.add_shape_cylinder(s, radius=0.3, half_height=0.5),
+        _sphere_half(0.3, D),
+        0.5 / (D - 0.3) * F,
+        0.5 / (D - 0.3) * F,
+    ),
     "cone": (lambda b, s: b.add_shape_cone(s, radius=0.6, half_height=0.4), _sphere_half(0.3, D), *_cone_top()),
 }
 
@@ -86,22 +105,22 @@ def test_infinite_plane_fills_the_lower_half():
     b.add_ground_plane()
     model = b.finalize()
     ids = RayCaster(model, W, H).render_ids(model.state(), camera=Camera((0.0, -D, 1.0), (0.0, 0.0, 1.0)))
-    assert (ids[H // 2 + 1:] == 0).all() and (ids[:H // 2] == -1).all()
+    assert (ids[H // 2 + 1 :] == 0).all() and (ids[: H // 2] == -1).all()
 
 
 def test_shape_and_body_rotations_are_applied():
     """A capsule laid along X by its shape transform, then the body turned 90 deg about Z: along Y."""
     b = ModelBuilder()
     body = b.add_body(xform=(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0))
-    b.add_shape_capsule(body, xform=(0.0, 0.0, 0.0, *quat_from_axis_angle([0, 1, 0], math.pi / 2)), radius=0.2,
-                        half_height=0.6)
+    b.add_shape_capsule(
+        body, xform=(0.0, 0.0, 0.0, *quat_from_axis_angle([0, 1, 0], math.pi / 2)), radius=0.2, half_height=0.6
+    )
     model = b.finalize()
     caster = RayCaster(model, W, H)
     state = model.state()
     ids = caster.render_ids(state, camera=FRONT)
     along_x = _extent(ids[H // 2] == 0)
-    assert along_x == pytest.approx(2 * math.tan(math.atan(0.6 / D) + math.asin(0.2 / math.hypot(D, 0.6))) * F,
-                                    rel=0.1)
+    assert along_x == pytest.approx(2 * math.tan(math.atan(0.6 / D) + math.asin(0.2 / math.hypot(D, 0.6))) * F, rel=0.1)
     q = state.body_q.numpy()
     q[0, 3:] = quat_from_axis_angle([0, 0, 1], math.pi / 2)
     state.body_q.assign(q)

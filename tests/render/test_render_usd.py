@@ -75,8 +75,15 @@ def test_prim_types_and_sizes(tmp_path):
     stage = Usd.Stage.Open(str(tmp_path / "shapes.usd"))
     prims = {model.shape_key[s]: stage.GetPrimAtPath(p) for s, p in rec.shape_paths.items()}
     types = {k: p.GetTypeName() for k, p in prims.items()}
-    assert types == {"ground_plane": "Mesh", "box": "Cube", "ball": "Sphere", "capsule": "Capsule",
-                     "cylinder": "Cylinder", "cone": "Cone", "tet": "Mesh"}
+    assert types == {
+        "ground_plane": "Mesh",
+        "box": "Cube",
+        "ball": "Sphere",
+        "capsule": "Capsule",
+        "cylinder": "Cylinder",
+        "cone": "Cone",
+        "tet": "Mesh",
+    }
     assert str(prims["ground_plane"].GetPath()).startswith("/World/static/")
     assert str(prims["box"].GetPath()).startswith("/World/torso/")
     assert prims["ball"].GetAttribute("radius").Get() == pytest.approx(0.15)
@@ -145,9 +152,16 @@ def test_default_times_and_rewrite_of_an_open_file(tmp_path):
     assert attr.GetTimeSamples() == [0.0, 1.0]
 
 
-@pytest.mark.parametrize("kwargs, match", [(dict(world=1), "world"), (dict(world=-1), "world"),
-                                           (dict(fps=0), "fps"), (dict(plane_size=-1.0), "plane_size"),
-                                           (dict(shape_colors=np.ones((2, 3))), "shape_colors")])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(world=1), "world"),
+        (dict(world=-1), "world"),
+        (dict(fps=0), "fps"),
+        (dict(plane_size=-1.0), "plane_size"),
+        (dict(shape_colors=np.ones((2, 3))), "shape_colors"),
+    ],
+)
 def test_bad_arguments(tmp_path, kwargs, match):
     with pytest.raises(RenderError, match=match):
         UsdRecorder(_all_shapes(), tmp_path / "bad.usda", **kwargs)

@@ -14,7 +14,7 @@ def _frames(n, h=24, w=32):
     out = []
     for k in range(n):
         f = np.full((h, w, 3), 90, dtype=np.uint8)
-        f[8:16, 2 + 3 * k:10 + 3 * k] = (230, 20, 20)
+        f[8:16, 2 + 3 * k : 10 + 3 * k] = (230, 20, 20)
         out.append(f)
     return out
 
@@ -52,12 +52,15 @@ def test_gif_writer_leaves_no_file_on_error(tmp_path):
     assert not (tmp_path / "c.gif").exists()
 
 
-@pytest.mark.parametrize("frames, match", [
-    ([np.zeros((4, 4, 3), dtype=np.float32)], r"frames\[0\]"),
-    ([np.zeros((4, 4), dtype=np.uint8)], r"frames\[0\]"),
-    ([np.zeros((4, 4, 3), dtype=np.uint8), np.zeros((5, 4, 3), dtype=np.uint8)], r"frames\[1\]"),
-    ([], "no frames"),
-])
+@pytest.mark.parametrize(
+    "frames, match",
+    [
+        ([np.zeros((4, 4, 3), dtype=np.float32)], r"frames\[0\]"),
+        ([np.zeros((4, 4), dtype=np.uint8)], r"frames\[0\]"),
+        ([np.zeros((4, 4, 3), dtype=np.uint8), np.zeros((5, 4, 3), dtype=np.uint8)], r"frames\[1\]"),
+        ([], "no frames"),
+    ],
+)
 def test_bad_frames(tmp_path, frames, match):
     with pytest.raises(RenderError, match=match):
         write_gif(frames, tmp_path / "bad.gif")

@@ -44,8 +44,20 @@ def test_cone_com_and_mesh_inertia_closed_form():
     np.testing.assert_allclose(m.body_mass.numpy()[0], np.pi * 0.04 * 1.0 / 3.0, rtol=1e-6)
     # A unit cube mesh must give the box's mass properties.
     v = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
-    faces = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
-             [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
+    faces = [
+        [0, 1, 3],
+        [0, 3, 2],
+        [4, 6, 7],
+        [4, 7, 5],
+        [0, 4, 5],
+        [0, 5, 1],
+        [2, 3, 7],
+        [2, 7, 6],
+        [0, 2, 6],
+        [0, 6, 4],
+        [1, 5, 7],
+        [1, 7, 3],
+    ]
     b = ng.ModelBuilder()
     body = b.add_body()
     b.add_shape_mesh(body, (0.3, 0, 0, 0, 0, 0, 1), ng.Mesh(v, faces), scale=(2.0, 1.0, 1.0))
@@ -87,9 +99,21 @@ def test_joint_fields_and_articulations():
     b = ng.ModelBuilder()
     a = b.add_link(mass=1, inertia=np.eye(3) * 0.1)
     c = b.add_link(mass=1, inertia=np.eye(3) * 0.1)
-    j0 = b.add_joint_revolute(-1, a, axis=(0, 0, 1), limit_lower=-1, limit_upper=1, target_ke=100, target_kd=5,
-                              armature=0.01, effort_limit=20, velocity_limit=3, friction=2.0,
-                              friction_dynamic=1.5, viscous_damping=0.1)
+    j0 = b.add_joint_revolute(
+        -1,
+        a,
+        axis=(0, 0, 1),
+        limit_lower=-1,
+        limit_upper=1,
+        target_ke=100,
+        target_kd=5,
+        armature=0.01,
+        effort_limit=20,
+        velocity_limit=3,
+        friction=2.0,
+        friction_dynamic=1.5,
+        viscous_damping=0.1,
+    )
     j1 = b.add_joint_prismatic(a, c, axis="Y")
     b.add_articulation([j0, j1], key="arm")
     m = b.finalize()
@@ -114,17 +138,20 @@ def test_orphan_joints_get_articulations():
     assert m.articulation_start.numpy().tolist() == [0, 2, 3]
 
 
-@pytest.mark.parametrize("build, message", [
-    (lambda b: b.add_link(mass=1, inertia=np.diag([1.0, -1.0, 1.0])), "not positive definite"),
-    (lambda b: b.add_link(mass=1, inertia=np.diag([1.0, 1.0, 3.0])), "triangle inequality"),
-    (lambda b: b.add_link(mass=1, inertia=[[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]), "not symmetric"),
-    (lambda b: (b.add_link(), b.add_link(), b.add_joint_revolute(1, 0)), "added after its child"),
-    (lambda b: (b.begin_world(), b.begin_world()), "cannot be nested"),
-    (lambda b: b.end_world(), "without a matching begin_world"),
-    (lambda b: b.add_shape_sphere(7), "does not exist"),
-    (lambda b: b.add_shape_box(b.add_link(), hx=-1), "must be positive"),
-    (lambda b: b.add_joint_revolute(-1, b.add_link(), limit_lower=1, limit_upper=0), "limit_lower"),
-])
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (lambda b: b.add_link(mass=1, inertia=np.diag([1.0, -1.0, 1.0])), "not positive definite"),
+        (lambda b: b.add_link(mass=1, inertia=np.diag([1.0, 1.0, 3.0])), "triangle inequality"),
+        (lambda b: b.add_link(mass=1, inertia=[[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]), "not symmetric"),
+        (lambda b: (b.add_link(), b.add_link(), b.add_joint_revolute(1, 0)), "added after its child"),
+        (lambda b: (b.begin_world(), b.begin_world()), "cannot be nested"),
+        (lambda b: b.end_world(), "without a matching begin_world"),
+        (lambda b: b.add_shape_sphere(7), "does not exist"),
+        (lambda b: b.add_shape_box(b.add_link(), hx=-1), "must be positive"),
+        (lambda b: b.add_joint_revolute(-1, b.add_link(), limit_lower=1, limit_upper=0), "limit_lower"),
+    ],
+)
 def test_invalid_input_names_the_rule(build, message):
     b = ng.ModelBuilder()
     with pytest.raises(ModelBuildError, match=message):
@@ -220,8 +247,11 @@ def test_gravity_survives_composition():
     multi.end_world()
     scene.add_builder(multi)  # global scope: its worlds become new worlds with their gravity
     m = scene.finalize()
-    np.testing.assert_allclose(m.gravity.numpy(), [[0, 0, -1.62], [0, 0, -3.7], [0, 0, -9.81], [0, 0, -1.62],
-                                                   [0, 0, -1.62], [1, 0, 0]], rtol=1e-6)
+    np.testing.assert_allclose(
+        m.gravity.numpy(),
+        [[0, 0, -1.62], [0, 0, -3.7], [0, 0, -9.81], [0, 0, -1.62], [0, 0, -1.62], [1, 0, 0]],
+        rtol=1e-6,
+    )
     assert m.body_world.numpy().tolist() == [0, 1, 2, 3, 4, 5]
     ptr = m.gravity.ptr
     m.set_gravity([[0, 0, -1]] * 6)

@@ -13,15 +13,23 @@ def _chain(builder, base_xform=(0, 0, 1, 0, 0, 0, 1)):
     base = b.add_link(xform=base_xform, mass=1, com=(0.1, 0.2, 0.0), inertia=inertia)
     joints = [b.add_joint_free(base)]
     l1 = b.add_link(mass=1, com=(0, 0, -0.2), inertia=inertia)
-    joints.append(b.add_joint_revolute(base, l1, parent_xform=(0.3, 0, 0, *quat_from_axis_angle([1, 1, 0], 0.4)),
-                                       axis=(0, 1, 0)))
+    joints.append(
+        b.add_joint_revolute(base, l1, parent_xform=(0.3, 0, 0, *quat_from_axis_angle([1, 1, 0], 0.4)), axis=(0, 1, 0))
+    )
     l2 = b.add_link(mass=1, com=(0.05, 0, 0), inertia=inertia)
     joints.append(b.add_joint_prismatic(l1, l2, parent_xform=(0, 0, -0.4, 0, 0, 0, 1), axis=(1, 0, 0)))
     l3 = b.add_link(mass=1, com=(0.05, 0.02, 0), inertia=inertia)
     joints.append(b.add_joint_ball(l2, l3, parent_xform=(0, 0.1, 0, 0, 0, 0, 1), child_xform=(0, 0, 0.1, 0, 0, 0, 1)))
     l4 = b.add_link(mass=1, com=(0.05, 0.02, 0.03), inertia=inertia)
-    joints.append(b.add_joint_d6(l3, l4, linear_axes=[(1, 0, 0), (0, 0, 1)],
-                                 angular_axes=[(1, 0, 0), (0, 1, 0), (0, 0, 1)], parent_xform=(0, 0.1, 0, 0, 0, 0, 1)))
+    joints.append(
+        b.add_joint_d6(
+            l3,
+            l4,
+            linear_axes=[(1, 0, 0), (0, 0, 1)],
+            angular_axes=[(1, 0, 0), (0, 1, 0), (0, 0, 1)],
+            parent_xform=(0, 0.1, 0, 0, 0, 0, 1),
+        )
+    )
     l5 = b.add_link(mass=1, com=(0.0, 0.1, 0.0), inertia=inertia)
     joints.append(b.add_joint_fixed(l4, l5, parent_xform=(0.1, 0, 0, 0, 0, 0, 1)))
     b.add_articulation(joints)
@@ -31,15 +39,15 @@ def _random_q(model, rng):
     q = model.joint_q.numpy().copy()
     for k in range(model.world_count or 1):
         o = k * 18
-        q[o:o + 3] = rng.normal(size=3)
-        q[o + 3:o + 7] = rng.normal(size=4)
-        q[o + 3:o + 7] /= np.linalg.norm(q[o + 3:o + 7])
+        q[o : o + 3] = rng.normal(size=3)
+        q[o + 3 : o + 7] = rng.normal(size=4)
+        q[o + 3 : o + 7] /= np.linalg.norm(q[o + 3 : o + 7])
         q[o + 7] = rng.uniform(-2, 2)
         q[o + 8] = rng.uniform(-0.3, 0.3)
         b = rng.normal(size=4)
-        q[o + 9:o + 13] = b / np.linalg.norm(b)
-        q[o + 13:o + 15] = rng.uniform(-0.2, 0.2, size=2)
-        q[o + 15:o + 18] = rng.uniform(-1.0, 1.0, size=3)
+        q[o + 9 : o + 13] = b / np.linalg.norm(b)
+        q[o + 13 : o + 15] = rng.uniform(-0.2, 0.2, size=2)
+        q[o + 15 : o + 18] = rng.uniform(-1.0, 1.0, size=3)
     return q
 
 
@@ -69,8 +77,8 @@ def test_fk_ik_round_trip_all_joint_types():
     ng.eval_ik(model, s, q2, qd2)
     q2 = q2.numpy()
     for o in (3, 9, 21, 27):  # quaternions are equal up to sign
-        if np.dot(q2[o:o + 4], q[o:o + 4]) < 0:
-            q2[o:o + 4] *= -1
+        if np.dot(q2[o : o + 4], q[o : o + 4]) < 0:
+            q2[o : o + 4] *= -1
     np.testing.assert_allclose(q2, q, atol=2e-5)
     np.testing.assert_allclose(qd2.numpy(), qd, atol=2e-5)
 
@@ -79,13 +87,13 @@ def _integrate(q, qd, dt):
     """Advance coordinates by dt along qd (quaternions by the exponential map)."""
     out = q.copy()
     for o, d in ((0, 0), (18, 16)):
-        out[o:o + 3] += qd[d:d + 3] * dt  # free: COM velocity, corrected below via com offset
-        w = qd[d + 3:d + 6]
-        out[o + 3:o + 7] = quat_mul(quat_from_axis_angle(w, np.linalg.norm(w) * dt), q[o + 3:o + 7])
-        out[o + 7:o + 9] += qd[d + 6:d + 8] * dt
-        wb = qd[d + 8:d + 11]  # ball: child-frame angular velocity -> right multiplication
-        out[o + 9:o + 13] = quat_mul(q[o + 9:o + 13], quat_from_axis_angle(wb, np.linalg.norm(wb) * dt))
-        out[o + 13:o + 18] += qd[d + 11:d + 16] * dt
+        out[o : o + 3] += qd[d : d + 3] * dt  # free: COM velocity, corrected below via com offset
+        w = qd[d + 3 : d + 6]
+        out[o + 3 : o + 7] = quat_mul(quat_from_axis_angle(w, np.linalg.norm(w) * dt), q[o + 3 : o + 7])
+        out[o + 7 : o + 9] += qd[d + 6 : d + 8] * dt
+        wb = qd[d + 8 : d + 11]  # ball: child-frame angular velocity -> right multiplication
+        out[o + 9 : o + 13] = quat_mul(q[o + 9 : o + 13], quat_from_axis_angle(wb, np.linalg.norm(wb) * dt))
+        out[o + 13 : o + 18] += qd[d + 11 : d + 16] * dt
     return out
 
 
@@ -100,9 +108,9 @@ def test_fk_velocity_matches_finite_difference():
     bq0, bqd = _fk(model, q, qd)
     q1 = _integrate(q, qd, dt)
     for o, body in ((0, 0), (18, 6)):
-        c0 = quat_rotate(q[o + 3:o + 7], com[body])
-        c1 = quat_rotate(q1[o + 3:o + 7], com[body])
-        q1[o:o + 3] -= c1 - c0
+        c0 = quat_rotate(q[o + 3 : o + 7], com[body])
+        c1 = quat_rotate(q1[o + 3 : o + 7], com[body])
+        q1[o : o + 3] -= c1 - c0
     bq1, _ = _fk(model, q1, qd)
     x0 = bq0[:, :3] + quat_rotate(bq0[:, 3:], com)
     x1 = bq1[:, :3] + quat_rotate(bq1[:, 3:], com)

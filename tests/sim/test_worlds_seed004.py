@@ -33,9 +33,8 @@ def test_world_grouping_prints(capsys):
     print("Shape worlds:", model.shape_world.numpy().tolist())
     print("Joint worlds:", model.joint_world.numpy().tolist())
     assert capsys.readouterr().out == (
-        "Body worlds: [0, 0, 1, 1]\n"
-        "Shape worlds: [-1, 0, 0, 1, 1, -1]\n"
-        "Joint worlds: [0, 0, 1, 1]\n")
+        "Body worlds: [0, 0, 1, 1]\nShape worlds: [-1, 0, 0, 1, 1, -1]\nJoint worlds: [0, 0, 1, 1]\n"
+    )
 
 
 def test_world_start_prints(capsys):
@@ -48,10 +47,8 @@ def test_world_start_prints(capsys):
     print("Shape counts per world:", world_shape_counts)
     print("Global shape count:", global_shape_count)
     assert capsys.readouterr().out == (
-        "world_count: 2\n"
-        "Shape starts: [1, 3, 5, 6]\n"
-        "Shape counts per world: [2, 2]\n"
-        "Global shape count: 2\n")
+        "world_count: 2\nShape starts: [1, 3, 5, 6]\nShape counts per world: [2, 2]\nGlobal shape count: 2\n"
+    )
 
 
 def _arm(with_shapes):
@@ -106,8 +103,11 @@ def test_per_world_gravity_prints(capsys):
 
 
 @wp.kernel
-def _world_body_2d_kernel(body_world_start: wp.array(dtype=wp.int32), body_qd: wp.array(dtype=wp.spatial_vectorf),
-                          visits: wp.array(dtype=wp.int32)):
+def _world_body_2d_kernel(
+    body_world_start: wp.array(dtype=wp.int32),
+    body_qd: wp.array(dtype=wp.spatial_vectorf),
+    visits: wp.array(dtype=wp.int32),
+):
     world_id, body_world_id = wp.tid()
     world_start = body_world_start[world_id]
     num_bodies_in_world = body_world_start[world_id + 1] - world_start
@@ -123,6 +123,9 @@ def test_2d_world_entity_launch_visits_each_world_body_once():
     num_bodies_per_world = [body_world_start[i + 1] - body_world_start[i] for i in range(model.world_count)]
     state = model.state()
     visits = wp.zeros(model.body_count, dtype=wp.int32)
-    wp.launch(_world_body_2d_kernel, dim=(model.world_count, max(num_bodies_per_world)),
-              inputs=[model.body_world_start, state.body_qd, visits])
+    wp.launch(
+        _world_body_2d_kernel,
+        dim=(model.world_count, max(num_bodies_per_world)),
+        inputs=[model.body_world_start, state.body_qd, visits],
+    )
     assert visits.numpy().tolist() == [1, 1, 1, 1]

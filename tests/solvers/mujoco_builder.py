@@ -58,13 +58,19 @@ def _add_body(b, m, body, parent_link, pose):
 
     pos, quat = m.body_pos[body], m.body_quat[body]
     jn, ja = int(m.body_jntnum[body]), int(m.body_jntadr[body])
-    if jn > 1 and mujoco.mjtJoint.mjJNT_FREE in [int(t) for t in m.jnt_type[ja:ja + jn]]:
-        raise ImportFailedError(f"MjModel body {body} ({mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, body)}): a free "
-                                f"joint among several joints is not supported by this test utility")
+    if jn > 1 and mujoco.mjtJoint.mjJNT_FREE in [int(t) for t in m.jnt_type[ja : ja + jn]]:
+        raise ImportFailedError(
+            f"MjModel body {body} ({mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, body)}): a free "
+            f"joint among several joints is not supported by this test utility"
+        )
     chain = [b.add_link(xform=pose, mass=0.0, com=np.zeros(3), inertia=np.zeros((3, 3))) for _ in range(jn - 1)]
     r = _quat_mat(m.body_iquat[body])
-    link = b.add_link(xform=pose, mass=float(m.body_mass[body]), com=m.body_ipos[body],
-                      inertia=r @ np.diag(m.body_inertia[body]) @ r.T)
+    link = b.add_link(
+        xform=pose,
+        mass=float(m.body_mass[body]),
+        com=m.body_ipos[body],
+        inertia=r @ np.diag(m.body_inertia[body]) @ r.T,
+    )
     if jn == 0:
         return link, [b.add_joint_fixed(parent_link, link, parent_xform=np.concatenate([pos, _wxyz_to_xyzw(quat)]))]
     joints, parent = [], parent_link
@@ -97,9 +103,13 @@ def _add_joint(b, m, j, link, parent_link, pos, quat):
     p_xf = np.concatenate([pos + _quat_mat(quat) @ anchor, _wxyz_to_xyzw(quat)])
     c_xf = np.concatenate([m.jnt_pos[j], [0, 0, 0, 1.0]])
     d = int(m.jnt_dofadr[j])
-    dof = dict(armature=float(m.dof_armature[d]), damping=float(m.dof_damping[d]),
-               friction_static=float(m.dof_frictionloss[d]), friction_dynamic=float(m.dof_frictionloss[d]),
-               spring_stiffness=float(m.jnt_stiffness[j]))
+    dof = dict(
+        armature=float(m.dof_armature[d]),
+        damping=float(m.dof_damping[d]),
+        friction_static=float(m.dof_frictionloss[d]),
+        friction_dynamic=float(m.dof_frictionloss[d]),
+        spring_stiffness=float(m.jnt_stiffness[j]),
+    )
     if m.jnt_limited[j]:
         dof.update(limit_lower=float(m.jnt_range[j, 0]), limit_upper=float(m.jnt_range[j, 1]))
     if jtype == mujoco.mjtJoint.mjJNT_HINGE:
@@ -114,19 +124,31 @@ def _add_geoms(b, m, body, link):
     for g in range(int(m.body_geomadr[body]), int(m.body_geomadr[body] + m.body_geomnum[body])):
         gt = int(m.geom_type[g])
         if gt not in _GEOM:
-            raise ImportFailedError(f"MjModel geom {g}: geom type {gt} is not supported by this test utility "
-                                    f"(supported: {sorted(_GEOM)})")
-        cfg = ShapeConfig(density=0.0, mu=float(m.geom_friction[g, 0]), mu_torsional=float(m.geom_friction[g, 1]),
-                          mu_rolling=float(m.geom_friction[g, 2]), solref=tuple(m.geom_solref[g]),
-                          solimp=tuple(m.geom_solimp[g]), margin=float(m.geom_margin[g] - m.geom_gap[g]),
-                          gap=float(m.geom_gap[g]),
-                          condim=int(m.geom_condim[g]), priority=int(m.geom_priority[g]))
+            raise ImportFailedError(
+                f"MjModel geom {g}: geom type {gt} is not supported by this test utility (supported: {sorted(_GEOM)})"
+            )
+        cfg = ShapeConfig(
+            density=0.0,
+            mu=float(m.geom_friction[g, 0]),
+            mu_torsional=float(m.geom_friction[g, 1]),
+            mu_rolling=float(m.geom_friction[g, 2]),
+            solref=tuple(m.geom_solref[g]),
+            solimp=tuple(m.geom_solimp[g]),
+            margin=float(m.geom_margin[g] - m.geom_gap[g]),
+            gap=float(m.geom_gap[g]),
+            condim=int(m.geom_condim[g]),
+            priority=int(m.geom_priority[g]),
+        )
         xf = np.concatenate([m.geom_pos[g], _wxyz_to_xyzw(m.geom_quat[g])])
         size = m.geom_size[g]
         kind = _GEOM[gt]
-        scale = {GeoType.PLANE: (0.0, 0.0, 0.0), GeoType.SPHERE: (size[0], 0.0, 0.0),
-                 GeoType.CAPSULE: (size[0], size[1], 0.0), GeoType.CYLINDER: (size[0], size[1], 0.0),
-                 GeoType.BOX: tuple(size)}[kind]
+        scale = {
+            GeoType.PLANE: (0.0, 0.0, 0.0),
+            GeoType.SPHERE: (size[0], 0.0, 0.0),
+            GeoType.CAPSULE: (size[0], size[1], 0.0),
+            GeoType.CYLINDER: (size[0], size[1], 0.0),
+            GeoType.BOX: tuple(size),
+        }[kind]
         shapes[g] = b.add_shape(link, kind, xf, scale, cfg=cfg)
     return shapes
 
@@ -178,7 +200,7 @@ def _filter_like_mujoco(b, m, geom_shape):
     excluded = {(int(s) >> 16, int(s) & 0xFFFF) for s in m.exclude_signature}
     geoms = sorted(geom_shape)
     for i, g1 in enumerate(geoms):
-        for g2 in geoms[i + 1:]:
+        for g2 in geoms[i + 1 :]:
             b1, b2 = int(m.geom_bodyid[g1]), int(m.geom_bodyid[g2])
             w1, w2 = int(weld[b1]), int(weld[b2])
             ok = (m.geom_contype[g1] & m.geom_conaffinity[g2]) or (m.geom_contype[g2] & m.geom_conaffinity[g1])
@@ -195,11 +217,15 @@ def _actuators(m, dof_base):
     dofs, gear, ctrl, force, gain, bias = [], [], [], [], [], []
     for a in range(m.nu):
         if int(m.actuator_trntype[a]) != mujoco.mjtTrn.mjTRN_JOINT:
-            raise ImportFailedError(f"MjModel actuator {a}: only joint transmissions are supported, got "
-                                    f"trntype {int(m.actuator_trntype[a])}")
-        if (int(m.actuator_gaintype[a]) != mujoco.mjtGain.mjGAIN_FIXED
-                or int(m.actuator_biastype[a]) not in (mujoco.mjtBias.mjBIAS_NONE, mujoco.mjtBias.mjBIAS_AFFINE)
-                or int(m.actuator_dyntype[a]) != mujoco.mjtDyn.mjDYN_NONE):
+            raise ImportFailedError(
+                f"MjModel actuator {a}: only joint transmissions are supported, got "
+                f"trntype {int(m.actuator_trntype[a])}"
+            )
+        if (
+            int(m.actuator_gaintype[a]) != mujoco.mjtGain.mjGAIN_FIXED
+            or int(m.actuator_biastype[a]) not in (mujoco.mjtBias.mjBIAS_NONE, mujoco.mjtBias.mjBIAS_AFFINE)
+            or int(m.actuator_dyntype[a]) != mujoco.mjtDyn.mjDYN_NONE
+        ):
             raise ImportFailedError(f"MjModel actuator {a}: only fixed gain, affine bias, no dynamics")
         gain.append(float(m.actuator_gainprm[a, 0]))
         affine = int(m.actuator_biastype[a]) == mujoco.mjtBias.mjBIAS_AFFINE
@@ -208,8 +234,14 @@ def _actuators(m, dof_base):
         gear.append(float(m.actuator_gear[a, 0]))
         ctrl.append(m.actuator_ctrlrange[a] if m.actuator_ctrllimited[a] else (0.0, 0.0))
         force.append(m.actuator_forcerange[a] if m.actuator_forcelimited[a] else (0.0, 0.0))
-    return Actuators(np.asarray(dofs, np.int32), np.asarray(gear), np.asarray(ctrl).reshape(-1, 2),
-                     np.asarray(force).reshape(-1, 2), np.asarray(gain), np.asarray(bias).reshape(-1, 3))
+    return Actuators(
+        np.asarray(dofs, np.int32),
+        np.asarray(gear),
+        np.asarray(ctrl).reshape(-1, 2),
+        np.asarray(force).reshape(-1, 2),
+        np.asarray(gain),
+        np.asarray(bias).reshape(-1, 3),
+    )
 
 
 def mujoco_qpos_to_joint_q(m, qpos):
@@ -220,7 +252,7 @@ def mujoco_qpos_to_joint_q(m, qpos):
     for j in range(m.njnt):
         a = int(m.jnt_qposadr[j])
         if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
-            q[a + 3:a + 7] = _wxyz_to_xyzw(qpos[a + 3:a + 7])
+            q[a + 3 : a + 7] = _wxyz_to_xyzw(qpos[a + 3 : a + 7])
         elif m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
-            q[a:a + 4] = _wxyz_to_xyzw(qpos[a:a + 4])
+            q[a : a + 4] = _wxyz_to_xyzw(qpos[a : a + 4])
     return q.astype(np.float32)

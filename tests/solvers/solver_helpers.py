@@ -71,11 +71,12 @@ def run(model, solver: SolverGeneralized, steps: int, dt: float, ctrl=None, stat
 # the inertia of a solid rod: m l^2 / 12 about y and z, m r^2 / 2 about x), joined by hinges about y, the
 # first one hinged to the world at (0, 0, height); it starts straight along +x and falls under gravity.
 LINK_LENGTH, LINK_RADIUS, LINK_MASS, LINK_DAMPING = 0.05, 0.01, 0.1, 0.01
-_LINK_INERTIA = (LINK_MASS * LINK_RADIUS ** 2 / 2, LINK_MASS * LINK_LENGTH ** 2 / 12, LINK_MASS * LINK_LENGTH ** 2 / 12)
+_LINK_INERTIA = (LINK_MASS * LINK_RADIUS**2 / 2, LINK_MASS * LINK_LENGTH**2 / 12, LINK_MASS * LINK_LENGTH**2 / 12)
 
 
-def chain_builder(links: int, height: float = 1.0, floor: bool = False,
-                  self_collisions: bool = True) -> ng.ModelBuilder:
+def chain_builder(
+    links: int, height: float = 1.0, floor: bool = False, self_collisions: bool = True
+) -> ng.ModelBuilder:
     """The hinged capsule chain above, built in code (links collide with each other unless told not to)."""
     b = ng.ModelBuilder()
     if floor:
@@ -83,13 +84,24 @@ def chain_builder(links: int, height: float = 1.0, floor: bool = False,
     along_x = np.array([0.0, np.sqrt(0.5), 0.0, np.sqrt(0.5)])  # capsules lie along local z: turn z onto x
     parent, joints = -1, []
     for i in range(links):
-        link = b.add_link(xform=[i * LINK_LENGTH, 0.0, height, 0, 0, 0, 1], mass=LINK_MASS,
-                          com=[LINK_LENGTH / 2, 0.0, 0.0], inertia=np.diag(_LINK_INERTIA))
-        b.add_shape_capsule(link, np.concatenate([[LINK_LENGTH / 2, 0.0, 0.0], along_x]), radius=LINK_RADIUS,
-                            half_height=LINK_LENGTH / 2)
+        link = b.add_link(
+            xform=[i * LINK_LENGTH, 0.0, height, 0, 0, 0, 1],
+            mass=LINK_MASS,
+            com=[LINK_LENGTH / 2, 0.0, 0.0],
+            inertia=np.diag(_LINK_INERTIA),
+        )
+        b.add_shape_capsule(
+            link,
+            np.concatenate([[LINK_LENGTH / 2, 0.0, 0.0], along_x]),
+            radius=LINK_RADIUS,
+            half_height=LINK_LENGTH / 2,
+        )
         anchor = [0.0, 0.0, height, 0, 0, 0, 1] if parent < 0 else [LINK_LENGTH, 0.0, 0.0, 0, 0, 0, 1]
-        joints.append(b.add_joint_revolute(parent, link, anchor, [0, 0, 0, 0, 0, 0, 1], axis=(0.0, 1.0, 0.0),
-                                           damping=LINK_DAMPING))
+        joints.append(
+            b.add_joint_revolute(
+                parent, link, anchor, [0, 0, 0, 0, 0, 0, 1], axis=(0.0, 1.0, 0.0), damping=LINK_DAMPING
+            )
+        )
         parent = link
     b.add_articulation(joints, enable_self_collisions=self_collisions)
     return b
@@ -101,9 +113,10 @@ def chain_xml(links: int, height: float = 1.0, floor: bool = False) -> str:
     inertia = " ".join(f"{v:.17g}" for v in _LINK_INERTIA)
     for i in reversed(range(links)):
         pos = f"0 0 {height}" if i == 0 else f"{LINK_LENGTH} 0 0"
-        body = (f'<body pos="{pos}"><joint type="hinge" axis="0 1 0" damping="{LINK_DAMPING}"/>'
-                f'<inertial pos="{LINK_LENGTH / 2} 0 0" mass="{LINK_MASS}" diaginertia="{inertia}"/>'
-                f'<geom type="capsule" fromto="0 0 0 {LINK_LENGTH} 0 0" size="{LINK_RADIUS}"/>{body}</body>')
+        body = (
+            f'<body pos="{pos}"><joint type="hinge" axis="0 1 0" damping="{LINK_DAMPING}"/>'
+            f'<inertial pos="{LINK_LENGTH / 2} 0 0" mass="{LINK_MASS}" diaginertia="{inertia}"/>'
+            f'<geom type="capsule" fromto="0 0 0 {LINK_LENGTH} 0 0" size="{LINK_RADIUS}"/>{body}</body>'
+        )
     ground = '<geom type="plane" size="0 0 1"/>' if floor else ""
-    return (f'<mujoco><option timestep="0.002" gravity="0 0 -9.81"/><worldbody>{ground}{body}</worldbody>'
-            "</mujoco>")
+    return f'<mujoco><option timestep="0.002" gravity="0 0 -9.81"/><worldbody>{ground}{body}</worldbody></mujoco>'

@@ -33,16 +33,16 @@ TWO_LINKS = """
 CASES = {
     # PD to a target: stiff position servos (kv implicit), one with a gear.
     "position": '<position joint="j1" kp="200" kv="10"/><position joint="j2" kp="80" kv="4" gear="2"/>'
-                '<position joint="j3" kp="300" kv="20"/>',
+    '<position joint="j3" kp="300" kv="20"/>',
     # Saturated servo: the force range cuts the PD force most of the time.
     "position_saturated": '<position joint="j1" kp="400" kv="20" forcerange="-3 3"/>'
-                          '<position joint="j2" kp="80" kv="4" forcerange="-1 1"/><motor joint="j3" gear="5"/>',
+    '<position joint="j2" kp="80" kv="4" forcerange="-1 1"/><motor joint="j3" gear="5"/>',
     "velocity": '<velocity joint="j1" kv="8"/><velocity joint="j2" kv="3" ctrlrange="-1 1"/>'
-                '<velocity joint="j3" kv="30"/>',
+    '<velocity joint="j3" kv="30"/>',
     # General affine: constant bias, positive position feedback (a spring pushing away), velocity term.
     "general": '<general joint="j1" gainprm="3" biastype="affine" biasprm="0.5 -20 -2"/>'
-               '<general joint="j2" gainprm="2" biastype="affine" biasprm="-0.2 5 0"/>'
-               '<general joint="j3" gainprm="1" biastype="affine" biasprm="0 -50 0.5" ctrlrange="-2 2"/>',
+    '<general joint="j2" gainprm="2" biastype="affine" biasprm="-0.2 5 0"/>'
+    '<general joint="j3" gainprm="1" biastype="affine" biasprm="0 -50 0.5" ctrlrange="-2 2"/>',
 }
 
 
@@ -88,5 +88,6 @@ def test_non_finite_actuator_parameters_are_refused():
     bias = np.array(act.bias)
     bias[1, 1] = np.nan
     with pytest.raises(ModelBuildError, match="Actuators.bias"):
-        SolverGeneralized(model, actuators=Actuators(act.dof, act.gear, act.ctrl_range, act.force_range,
-                                                     act.gain, bias))
+        SolverGeneralized(
+            model, actuators=Actuators(act.dof, act.gear, act.ctrl_range, act.force_range, act.gain, bias)
+        )

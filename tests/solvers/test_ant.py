@@ -39,8 +39,8 @@ def _ours(model, act, ctrl, steps, **kwargs):
 def _gate(ours, ref):
     err = np.linalg.norm(ours - ref, axis=1)
     assert np.isfinite(ours).all()
-    assert err[:100].max() < 0.005, err[:100].max()   # 5 mm over the first second
-    assert err.max() < 0.03, err.max()                # 3 cm at 2 s
+    assert err[:100].max() < 0.005, err[:100].max()  # 5 mm over the first second
+    assert err.max() < 0.03, err.max()  # 3 cm at 2 s
 
 
 @pytest.mark.parametrize("solver", ["newton", "pgs"])
@@ -83,8 +83,11 @@ def test_pendulum_and_ant_worlds_match_their_single_world_runs(device):
         for b in builders:
             scene.add_world(b, gravity=(0.0, 0.0, -9.81))
         model = scene.finalize(device)
-        act = Actuators(ant_act.dof + act_offset, ant_act.gear, ant_act.ctrl_range, ant_act.force_range) \
-            if act_offset is not None else None
+        act = (
+            Actuators(ant_act.dof + act_offset, ant_act.gear, ant_act.ctrl_range, ant_act.force_range)
+            if act_offset is not None
+            else None
+        )
         solver = SolverGeneralized(model, substeps=SUBSTEPS, iterations=50, actuators=act)
         state = model.state()
         if pend_b.body_count and builders[0] is pend_b:

@@ -48,8 +48,9 @@ def test_notify_recombines_pair_parameters_from_edited_shapes():
     a, b = c.pair_shape.numpy()[: c.pair_count].T
     np.testing.assert_allclose(c.pair_mu.numpy()[: c.pair_count], np.maximum(mu[a], mu[b]), rtol=1e-6)
     np.testing.assert_allclose(c.pair_gap.numpy()[: c.pair_count], gap[a] + gap[b], rtol=1e-5)
-    np.testing.assert_allclose(c.pair_margin.numpy()[: c.pair_count], margin[a] + margin[b] + gap[a] + gap[b],
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        c.pair_margin.numpy()[: c.pair_count], margin[a] + margin[b] + gap[a] + gap[b], rtol=1e-5
+    )
     np.testing.assert_allclose(c.pair_solref.numpy()[: c.pair_count], 0.5 * (solref[a] + solref[b]), rtol=1e-6)
     np.testing.assert_allclose(c.pair_solimp.numpy()[: c.pair_count], 0.5 * (solimp[a] + solimp[b]), rtol=1e-6)
 

@@ -19,8 +19,9 @@ def test_drop_rests_at_analytic_height(shape, height, device):
     elif shape == "box":
         b.add_shape_box(body, hx=0.1, hy=0.15, hz=0.05)
     elif shape == "capsule":  # lying on its side
-        b.add_shape_capsule(body, xform=[0, 0, 0, *quat_from_axis_angle([1, 0, 0], np.pi / 2)], radius=0.05,
-                            half_height=0.1)
+        b.add_shape_capsule(
+            body, xform=[0, 0, 0, *quat_from_axis_angle([1, 0, 0], np.pi / 2)], radius=0.05, half_height=0.1
+        )
     else:
         b.add_shape_cylinder(body, radius=0.08, half_height=0.1)
     model = b.finalize(device)
@@ -73,8 +74,9 @@ def test_broadphase_pairs_stay_in_their_world_and_meet_globals():
     scene = ng.ModelBuilder()
     scene.add_ground_plane()
     scene.replicate(one, world_count=3)
-    scene.add_shape_box(-1, xform=[5, 0, 0, 0, 0, 0, 1], hx=0.1, hy=0.1, hz=0.1, cfg=ng.ModelBuilder.ShapeConfig(
-        collision_group=4))
+    scene.add_shape_box(
+        -1, xform=[5, 0, 0, 0, 0, 0, 1], hx=0.1, hy=0.1, hz=0.1, cfg=ng.ModelBuilder.ShapeConfig(collision_group=4)
+    )
     model = scene.finalize("cpu")
     solver = SolverGeneralized(model)
     c = solver.contacts

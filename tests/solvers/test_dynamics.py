@@ -51,8 +51,7 @@ def test_free_body_conserves_energy_and_momentum_and_flips():
     state.joint_qd.assign(np.array([0.1, 0.0, 0.2, 0.1, 4.0, 0.1], np.float32))
     e0, l0, _ = _free_body_invariants(state, inertia, 2.0)
     solver = SolverGeneralized(model, integrator="midpoint")
-    final, rec = run(model, solver, 1000, 0.0025, state=state,
-                     record=lambda s: _free_body_invariants(s, inertia, 2.0))
+    final, rec = run(model, solver, 1000, 0.0025, state=state, record=lambda s: _free_body_invariants(s, inertia, 2.0))
     energy = np.array([r[0] for r in rec])
     momentum = np.array([r[1] for r in rec])
     w_mid = np.array([r[2] for r in rec])

@@ -18,10 +18,17 @@ def pendulum():
     return model_from_xml(mujoco.MjModel.from_xml_string(pendulum_xml(2)))[0]
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"cone": "round"}, "cone"), ({"solver": "cg"}, "solver"), ({"threads": 0}, "threads"),
-    ({"substeps": 0}, "substeps"), ({"iterations": -1}, "iterations"), ({"integrator": "euler"}, "integrator"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"cone": "round"}, "cone"),
+        ({"solver": "cg"}, "solver"),
+        ({"threads": 0}, "threads"),
+        ({"substeps": 0}, "substeps"),
+        ({"iterations": -1}, "iterations"),
+        ({"integrator": "euler"}, "integrator"),
+    ],
+)
 def test_invalid_solver_arguments(pendulum, kwargs, name):
     with pytest.raises(SolverError, match=name) as info:
         SolverGeneralized(pendulum, **kwargs)
@@ -42,7 +49,9 @@ def test_actuator_on_a_missing_dof(pendulum):
 
 
 def test_mjcf_utility_names_an_unsupported_geom():
-    m = mujoco.MjModel.from_xml_string('<mujoco><worldbody><body><joint type="hinge"/>'
-                                       '<geom type="ellipsoid" size="0.1 0.2 0.3"/></body></worldbody></mujoco>')
+    m = mujoco.MjModel.from_xml_string(
+        '<mujoco><worldbody><body><joint type="hinge"/>'
+        '<geom type="ellipsoid" size="0.1 0.2 0.3"/></body></worldbody></mujoco>'
+    )
     with pytest.raises(ImportFailedError, match="geom 0: geom type 4"):
         builder_from_mujoco(m)

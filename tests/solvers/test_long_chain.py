@@ -27,7 +27,7 @@ from newton_gym.errors import ModelBuildError
 from newton_gym.solvers import SolverGeneralized
 
 DT = 0.002
-HANG_TOL = 2e-4   # [rad]
+HANG_TOL = 2e-4  # [rad]
 FLOOR_TOL = 3e-5  # [rad]
 
 

@@ -84,8 +84,11 @@ class _Case:
         self.env.reset(seed=0)
         sim = self.env.unwrapped.sim
         layout = self.env.unwrapped.task.layout
-        layout.set_state(torch.tensor(qpos[None], dtype=torch.float32), torch.tensor(qvel[None], dtype=torch.float32),
-                         torch.tensor([True]))
+        layout.set_state(
+            torch.tensor(qpos[None], dtype=torch.float32),
+            torch.tensor(qvel[None], dtype=torch.float32),
+            torch.tensor([True]),
+        )
         sim.ctrl[:] = torch.tensor(ctrl[None], dtype=torch.float32)
         self.solver = solver = sim.solver
         for name in ("mass_matrix", "qfrc_bias", "qfrc", "qacc_smooth", "qacc_constraint"):

@@ -191,8 +191,7 @@ class _Case:
         smooth.compute_mass_matrix(model, tree, data, arts)
         grab("mass_matrix", data.mass_matrix)
         data.qfrc_bias.fill_(float("nan"))
-        smooth.compute_bias(model, tree, data, data.body_q, state.body_f, state.joint_qd, dt, arts,
-                            gyro_midpoint=False)
+        smooth.compute_bias(model, tree, data, data.body_q, state.body_f, state.joint_qd, dt, arts, gyro_midpoint=False)
         grab("qfrc_bias", data.qfrc_bias)
         data.qfrc.fill_(float("nan"))
         passive.compute_passive(model, tree, data, state.joint_q, state.joint_qd, model.control(), dt, span.dofs)
@@ -258,8 +257,9 @@ def test_bias_forces(case):
 
 
 def test_passive_forces(case):
-    _assert_close(case.out["qfrc_passive"][: case.m.nv], case.T.T @ case.d.qfrc_passive,
-                  f"{case.m.nv}-dof qfrc_passive")
+    _assert_close(
+        case.out["qfrc_passive"][: case.m.nv], case.T.T @ case.d.qfrc_passive, f"{case.m.nv}-dof qfrc_passive"
+    )
 
 
 def test_passive_plus_actuator_forces(case):
@@ -274,8 +274,9 @@ def test_unconstrained_acceleration(case):
     mat = case.T.T @ case.M_mj @ case.T
     rhs = case.T.T @ (case.d.qfrc_passive + case.d.qfrc_actuator - case.d.qfrc_bias - case.M_mj @ case.tdot_qd)
     backward = (np.abs(mat @ ours - rhs) / (np.abs(mat) @ np.abs(ours) + np.abs(rhs))).max()
-    _WORST[f"{case.m.nv}-dof qacc_smooth (backward)"] = max(_WORST.get(f"{case.m.nv}-dof qacc_smooth (backward)", 0.0),
-                                                            backward)
+    _WORST[f"{case.m.nv}-dof qacc_smooth (backward)"] = max(
+        _WORST.get(f"{case.m.nv}-dof qacc_smooth (backward)", 0.0), backward
+    )
     assert backward < RTOL, f"qacc_smooth: componentwise backward error {backward:.2e}"
     # Forward error against MuJoCo's qacc_smooth.
     ref = np.linalg.solve(case.T, case.d.qacc_smooth - case.tdot_qd)
@@ -303,13 +304,23 @@ def test_contacts(case):
             k = min(left, key=lambda k: np.linalg.norm(d.contact.pos[k] - out["contact_point"][s]))
             left.remove(k)
             sign = 1.0 if d.contact.geom1[k] == pair_shape[s][0] else -1.0  # our normal points from A to B
-            got = np.concatenate([out["contact_point"][s], [out["contact_dist"][s]], sign * out["contact_normal"][s],
-                                  sign * out["contact_tangent"][s]])
+            got = np.concatenate(
+                [
+                    out["contact_point"][s],
+                    [out["contact_dist"][s]],
+                    sign * out["contact_normal"][s],
+                    sign * out["contact_tangent"][s],
+                ]
+            )
             want = np.concatenate([d.contact.pos[k], [d.contact.dist[k]], d.contact.frame[k][:6]])
             err = np.abs(got - want).max()
             _WORST["contact (m, unit vectors)"] = max(_WORST.get("contact (m, unit vectors)", 0.0), err)
-            np.testing.assert_allclose(got, want, atol=CONTACT_ATOL,
-                                       err_msg=f"{name[pair]}: point, dist, normal, tangent (max error {err:.1e})")
+            np.testing.assert_allclose(
+                got,
+                want,
+                atol=CONTACT_ATOL,
+                err_msg=f"{name[pair]}: point, dist, normal, tangent (max error {err:.1e})",
+            )
 
 
 def teardown_module():

@@ -51,8 +51,11 @@ def _press(m, qpos, rng):
     d.qpos[:] = qpos
     mujoco.mj_kinematics(m, d)
     # Lowest point of the robot's spheres and capsules (capsule axis = the geom's local z).
-    lowest = min(d.geom_xpos[g][2] - abs(d.geom_xmat[g][8]) * m.geom_size[g][1] * (m.geom_type[g] == 3)
-                 - m.geom_size[g][0] for g in range(m.ngeom) if m.geom_bodyid[g] > 0)
+    lowest = min(
+        d.geom_xpos[g][2] - abs(d.geom_xmat[g][8]) * m.geom_size[g][1] * (m.geom_type[g] == 3) - m.geom_size[g][0]
+        for g in range(m.ngeom)
+        if m.geom_bodyid[g] > 0
+    )
     out = qpos.copy()
     out[2] -= lowest + rng.uniform(0.0, 0.008)
     return out
@@ -121,8 +124,9 @@ def test_constrained_acceleration_and_one_step_match_mujoco(seed, friction, cone
     q1 = s1.joint_q.numpy().astype(np.float64)
     rot1 = quat_to_matrix(q1[3:7])
     _close(_to_mujoco_vel(rot1, s1.joint_qd.numpy()), d.qvel, 1e-3)
-    _close(mujoco_qpos_to_joint_q(m, d.qpos)[[0, 1, 2] + list(range(7, m.nq))],
-           q1[[0, 1, 2] + list(range(7, m.nq))], 1e-3)
+    _close(
+        mujoco_qpos_to_joint_q(m, d.qpos)[[0, 1, 2] + list(range(7, m.nq))], q1[[0, 1, 2] + list(range(7, m.nq))], 1e-3
+    )
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -134,5 +138,6 @@ def test_newton_and_pgs_solve_the_same_problem(seed):
     b = pgs.data.qacc_constraint.numpy()
     assert np.abs(a).max() > 1.0  # the contacts push
     _close(a, b, 1e-3)
-    np.testing.assert_allclose(newton.rows.force.numpy(), pgs.rows.force.numpy(),
-                               atol=1e-3 * np.abs(pgs.rows.force.numpy()).max())
+    np.testing.assert_allclose(
+        newton.rows.force.numpy(), pgs.rows.force.numpy(), atol=1e-3 * np.abs(pgs.rows.force.numpy()).max()
+    )

@@ -30,7 +30,7 @@ def test_interface():
     z0 = float(state.body_q.numpy()[0, 2])
     solver.step(state, state, None, 0.01)
     assert state.body_qd.numpy()[0, 2] == pytest.approx(-9.81 * 0.01, rel=1e-4)
-    assert state.body_q.numpy()[0, 2] == pytest.approx(z0 - 9.81 * 0.01 ** 2, rel=1e-5)
+    assert state.body_q.numpy()[0, 2] == pytest.approx(z0 - 9.81 * 0.01**2, rel=1e-5)
 
 
 def test_health_flag_and_reset_touch_only_their_world(device):

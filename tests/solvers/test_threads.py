@@ -28,8 +28,12 @@ def _mixed_worlds():
         dof0 += b.joint_dof_count
     model = scene.finalize("cpu")
     k = len(dofs)
-    acts = Actuators(np.concatenate(dofs), np.tile(ant_act.gear, k), np.tile(ant_act.ctrl_range, (k, 1)),
-                     np.tile(ant_act.force_range, (k, 1)))
+    acts = Actuators(
+        np.concatenate(dofs),
+        np.tile(ant_act.gear, k),
+        np.tile(ant_act.ctrl_range, (k, 1)),
+        np.tile(ant_act.force_range, (k, 1)),
+    )
     return model, acts
 
 
@@ -65,10 +69,17 @@ def test_spans_cover_every_entity_once():
     model, acts = _mixed_worlds()
     solver = SolverGeneralized(model, actuators=acts)
     spans = split_spans(model, solver.contacts, solver.rows, np.asarray(acts.dof), 3)
-    totals = {"worlds": model.world_count, "articulations": model.articulation_count,
-              "dofs": model.joint_dof_count, "coords": model.joint_coord_count, "bodies": model.body_count,
-              "pairs": solver.contacts.pair_count, "slots": solver.contacts.slot_count, "rows": solver.rows.count,
-              "actuators": acts.count}
+    totals = {
+        "worlds": model.world_count,
+        "articulations": model.articulation_count,
+        "dofs": model.joint_dof_count,
+        "coords": model.joint_coord_count,
+        "bodies": model.body_count,
+        "pairs": solver.contacts.pair_count,
+        "slots": solver.contacts.slot_count,
+        "rows": solver.rows.count,
+        "actuators": acts.count,
+    }
     for name, total in totals.items():
         ranges = [getattr(s, name) for s in spans]
         assert ranges[0][0] == 0 and sum(r[1] for r in ranges) == total, name

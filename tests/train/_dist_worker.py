@@ -16,7 +16,13 @@ runner = PPORunner(load_train_config(tiny_config()), out, progress=False)
 first_obs = runner.env.reset()[0].clone()
 result = runner.train()
 rank = int(os.environ["RANK"])
-torch.save({"policy": runner.agent.policy.state_dict(),
-            "obs_mean": runner.agent._observation_preprocessor.running_mean.clone(),
-            "first_obs": first_obs, "result": result.__dict__}, os.path.join(out, f"rank{rank}.pt"))
+torch.save(
+    {
+        "policy": runner.agent.policy.state_dict(),
+        "obs_mean": runner.agent._observation_preprocessor.running_mean.clone(),
+        "first_obs": first_obs,
+        "result": result.__dict__,
+    },
+    os.path.join(out, f"rank{rank}.pt"),
+)
 runner.close()

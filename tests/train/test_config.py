@@ -16,23 +16,29 @@ def test_defaults_and_overrides():
     assert cfg.ppo.learning_epochs == TrainCfg().ppo.learning_epochs
 
 
-@pytest.mark.parametrize("source, name", [
-    ({"num_env": 3}, "num_env"),
-    ({"ppo": {"learning_rte": 1e-3}}, "ppo.learning_rte"),
-    ({"policy": {"hiden": [8]}}, "policy.hiden"),
-])
+@pytest.mark.parametrize(
+    "source, name",
+    [
+        ({"num_env": 3}, "num_env"),
+        ({"ppo": {"learning_rte": 1e-3}}, "ppo.learning_rte"),
+        ({"policy": {"hiden": [8]}}, "policy.hiden"),
+    ],
+)
 def test_unknown_key_names_it(source, name):
     with pytest.raises(ConfigError, match=name.replace(".", r"\.")):
         load_train_config(source)
 
 
-@pytest.mark.parametrize("source, text", [
-    ({"num_envs": "many"}, "num_envs"),
-    ({"num_envs": 0}, "num_envs"),
-    ({"timesteps": 0, "minutes": 0.0}, "timesteps"),
-    ({"ppo": {"lr_schedule": "cosine"}}, "lr_schedule"),
-    ({"policy": {"activation": "gelu"}}, "activation"),
-])
+@pytest.mark.parametrize(
+    "source, text",
+    [
+        ({"num_envs": "many"}, "num_envs"),
+        ({"num_envs": 0}, "num_envs"),
+        ({"timesteps": 0, "minutes": 0.0}, "timesteps"),
+        ({"ppo": {"lr_schedule": "cosine"}}, "lr_schedule"),
+        ({"policy": {"activation": "gelu"}}, "activation"),
+    ],
+)
 def test_bad_values(source, text):
     with pytest.raises(ConfigError, match=text):
         load_train_config(source)

@@ -27,8 +27,12 @@ def _free_port() -> int:
 
 
 def test_two_process_training_keeps_policies_identical(tmp_path):
-    cmd = _torchrun() + ["--nproc_per_node=2", f"--master_port={_free_port()}", os.path.join(HERE, "_dist_worker.py"),
-                         str(tmp_path)]
+    cmd = _torchrun() + [
+        "--nproc_per_node=2",
+        f"--master_port={_free_port()}",
+        os.path.join(HERE, "_dist_worker.py"),
+        str(tmp_path),
+    ]
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), OMP_NUM_THREADS="1")
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     errors = [line for line in proc.stderr.splitlines() if "Error" in line or "error" in line]

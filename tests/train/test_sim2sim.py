@@ -25,8 +25,16 @@ def test_one_checkpoint_runs_in_both_simulators(tmp_path, capsys):
 
     torch.manual_seed(0)
     net = mlp(27, [8], 8, "elu")
-    meta = {"task": "Newton/Ant-v0", "observation_size": 27, "action_size": 8, "action_low": [-1.0] * 8,
-            "action_high": [1.0] * 8, "scale_actions": True, "hidden": [8], "activation": "elu"}
+    meta = {
+        "task": "Newton/Ant-v0",
+        "observation_size": 27,
+        "action_size": 8,
+        "action_low": [-1.0] * 8,
+        "action_high": [1.0] * 8,
+        "scale_actions": True,
+        "hidden": [8],
+        "activation": "elu",
+    }
     path = tmp_path / "ant.pt"
     torch.save({"policy": {f"net.{k}": v for k, v in net.state_dict().items()}, "newton_gym": meta}, path)
     assert _script().main(["--checkpoint", str(path), "--episodes", "2", "--max-steps", "15"]) == 0
@@ -35,9 +43,15 @@ def test_one_checkpoint_runs_in_both_simulators(tmp_path, capsys):
     assert "Ant-v5 (MuJoCo implicitfast)" in lines[2]
 
 
-@pytest.mark.parametrize("name, keep, floor", [("ant_newton.pt", 0.9, 800.0), ("ant_mujoco.pt", 0.9, 800.0),
-                                               ("humanoid_newton.pt", 0.8, 500.0),
-                                               ("humanoid_mujoco.pt", 0.8, 500.0)])
+@pytest.mark.parametrize(
+    "name, keep, floor",
+    [
+        ("ant_newton.pt", 0.9, 800.0),
+        ("ant_mujoco.pt", 0.9, 800.0),
+        ("humanoid_newton.pt", 0.8, 500.0),
+        ("humanoid_mujoco.pt", 0.8, 500.0),
+    ],
+)
 def test_shipped_policies_transfer_both_ways(name, keep, floor):
     """A short version of ``python scripts/sim2sim.py``: 400 steps from the same (noise-free) start in
     each simulator; the MuJoCo-trained policy is compared under its training integrator (implicitfast),

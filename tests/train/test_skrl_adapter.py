@@ -122,8 +122,9 @@ def test_runner_records_bootstrap_obs_and_acts_on_reset_obs(tiny, tmp_path):
     from newton_gym.train.config import load_train_config
     from newton_gym.train.runner import PPORunner
 
-    runner = PPORunner(load_train_config(tiny(env={"max_episode_steps": 2})), str(tmp_path), progress=False,
-                       log=lambda *a: None)
+    runner = PPORunner(
+        load_train_config(tiny(env={"max_episode_steps": 2})), str(tmp_path), progress=False, log=lambda *a: None
+    )
     calls = []
 
     class Spy:

@@ -3,7 +3,6 @@
 import textwrap
 import warnings
 
-import numpy as np
 import pytest
 
 pytest.importorskip("pxr")
@@ -14,10 +13,12 @@ pytest.importorskip("pxr")
 @pytest.fixture
 def write_usda(tmp_path):
     """write_usda(text, name="stage.usda") -> path of a file holding the dedented text."""
+
     def write(text, name="stage.usda"):
         path = tmp_path / name
         path.write_text(textwrap.dedent(text).lstrip("\n"))
         return str(path)
+
     return write
 
 
@@ -29,5 +30,6 @@ def quiet():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UsdImportWarning)
         yield
+
 
 from usd_helpers import HEADER, assert_fk_matches_authored, fingerprint  # noqa: E402,F401

@@ -4,24 +4,23 @@ exactly as it was; unsupported content is a UsdImportWarning naming the prim."""
 import warnings
 
 import pytest
+from usd_helpers import HEADER, fingerprint
 
 import newton_gym as ng
 from newton_gym.errors import ImportFailedError, NewtonGymError
 from newton_gym.usd import UsdImportWarning
 
-from usd_helpers import HEADER, fingerprint
-
 # Warnings other than the one a test checks are expected noise here.
 pytestmark = pytest.mark.filterwarnings("ignore::newton_gym.usd.UsdImportWarning")
 
-BODY = '''
+BODY = """
 def Xform "a" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {
     float physics:mass = 1
 }
 def Xform "b" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {
     float physics:mass = 1
 }
-'''
+"""
 
 
 @pytest.fixture
@@ -31,12 +30,20 @@ def busy_builder(write_usda):
     b.add_ground_plane()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UsdImportWarning)
-        b.add_usd(write_usda(HEADER + BODY + '''
+        b.add_usd(
+            write_usda(
+                HEADER
+                + BODY
+                + """
 def PhysicsRevoluteJoint "j" {
     rel physics:body0 = </a>
     rel physics:body1 = </b>
 }
-''', name="good.usda"), apply_scene_gravity=False)
+""",
+                name="good.usda",
+            ),
+            apply_scene_gravity=False,
+        )
     b.add_custom_attribute("marker", frequency="body")
     return b
 
@@ -79,12 +86,16 @@ def test_stage_without_physics(busy_builder, write_usda):
 
 
 def test_joint_to_a_missing_body(busy_builder, write_usda):
-    path = write_usda(HEADER + BODY + '''
+    path = write_usda(
+        HEADER
+        + BODY
+        + """
 def PhysicsRevoluteJoint "j" {
     rel physics:body0 = </a>
     rel physics:body1 = </nothere>
 }
-''')
+"""
+    )
     _fails(busy_builder, path, path, "/j", "physics:body1 targets /nothere, which does not exist")
 
 
@@ -95,7 +106,10 @@ def test_joint_with_only_a_missing_body(busy_builder, write_usda):
 
 
 def test_cyclic_joints(busy_builder, write_usda):
-    path = write_usda(HEADER + BODY + '''
+    path = write_usda(
+        HEADER
+        + BODY
+        + """
 def PhysicsRevoluteJoint "j1" {
     rel physics:body0 = </a>
     rel physics:body1 = </b>
@@ -104,31 +118,41 @@ def PhysicsFixedJoint "j2" {
     rel physics:body0 = </b>
     rel physics:body1 = </a>
 }
-''')
+"""
+    )
     _fails(busy_builder, path, path, "/j2", "kinematic loop", "excludeFromArticulation")
 
 
 def test_body_jointed_to_the_world_twice(busy_builder, write_usda):
-    path = write_usda(HEADER + BODY + '''
+    path = write_usda(
+        HEADER
+        + BODY
+        + """
 def PhysicsFixedJoint "w1" {
     rel physics:body1 = </a>
 }
 def PhysicsFixedJoint "w2" {
     rel physics:body1 = </a>
 }
-''')
+"""
+    )
     _fails(busy_builder, path, "/w2", "kinematic loop")
 
 
-@pytest.mark.parametrize("attr, match", [
-    ("float physics:mass = nan", "physics:mass: value is NaN"),
-    ('string newton:armature = "heavy"', "expected a number"),
-    ("float3 physics:centerOfMass = (0, nan, 0)", "NaN"),
-])
+@pytest.mark.parametrize(
+    "attr, match",
+    [
+        ("float physics:mass = nan", "physics:mass: value is NaN"),
+        ('string newton:armature = "heavy"', "expected a number"),
+        ("float3 physics:centerOfMass = (0, nan, 0)", "NaN"),
+    ],
+)
 def test_nan_or_wrong_typed_attribute(busy_builder, write_usda, attr, match):
     body = attr if "armature" not in attr else ""
     joint = attr if "armature" in attr else ""
-    path = write_usda(HEADER + f'''
+    path = write_usda(
+        HEADER
+        + f"""
 def Xform "a" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {{
     {body}
 }}
@@ -136,23 +160,30 @@ def PhysicsRevoluteJoint "j" {{
     rel physics:body1 = </a>
     {joint}
 }}
-''')
+"""
+    )
     where = "/j" if joint else "/a"
     _fails(busy_builder, path, path, where, match)
 
 
 def test_nan_pose(busy_builder, write_usda):
-    path = write_usda(HEADER + '''
+    path = write_usda(
+        HEADER
+        + """
 def Xform "a" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {
     double3 xformOp:translate = (0, nan, 0)
     uniform token[] xformOpOrder = ["xformOp:translate"]
 }
-''')
+"""
+    )
     _fails(busy_builder, path, "/a", "not finite")
 
 
 def _joint_api(arrays):
-    return HEADER + BODY + f'''
+    return (
+        HEADER
+        + BODY
+        + f"""
 def PhysicsJoint "d6" (prepend apiSchemas = ["PhysicsLimitAPI:transZ", "PhysicsLimitAPI:rotX", "PhysicsLimitAPI:rotY"]) {{
     rel physics:body0 = </a>
     rel physics:body1 = </b>
@@ -164,32 +195,44 @@ def PhysicsJoint "d6" (prepend apiSchemas = ["PhysicsLimitAPI:transZ", "PhysicsL
     float limit:rotY:physics:high = -1
 {arrays}
 }}
-'''
+"""
+    )
 
 
-@pytest.mark.parametrize("arrays, match", [
-    ('    uniform token[] newton:dofs = ["transX", "transY", "rotZ"]\n    uniform float[] newton:armature = [0.1, 0.2]',
-     "newton:armature: has 2 values but newton:dofs has 3"),
-    ('    uniform token[] newton:dofs = ["transX", "wobble"]', "unknown DOF token 'wobble'"),
-    ('    uniform token[] newton:dofs = ["transX", "rotX"]', "the joint has no DOF 'rotX'"),
-    ('    uniform token[] newton:dofs = ["transX"]\n    uniform float[] newton:viscousDamping = [-1]', ">= 0"),
-    ('    uniform float[] newton:armature = [0.1, 0.2]', "one value per joint DOF (3"),
-])
+@pytest.mark.parametrize(
+    "arrays, match",
+    [
+        (
+            '    uniform token[] newton:dofs = ["transX", "transY", "rotZ"]\n    uniform float[] newton:armature = [0.1, 0.2]',
+            "newton:armature: has 2 values but newton:dofs has 3",
+        ),
+        ('    uniform token[] newton:dofs = ["transX", "wobble"]', "unknown DOF token 'wobble'"),
+        ('    uniform token[] newton:dofs = ["transX", "rotX"]', "the joint has no DOF 'rotX'"),
+        ('    uniform token[] newton:dofs = ["transX"]\n    uniform float[] newton:viscousDamping = [-1]', ">= 0"),
+        ("    uniform float[] newton:armature = [0.1, 0.2]", "one value per joint DOF (3"),
+    ],
+)
 def test_newton_joint_api_errors_name_the_joint(busy_builder, write_usda, arrays, match):
     path = write_usda(_joint_api(arrays))
     _fails(busy_builder, path, path, "/d6", match)
 
 
 def test_newton_joint_api_dynamic_above_static_warns(write_usda):
-    path = write_usda(_joint_api('    uniform token[] newton:dofs = ["transX"]\n'
-                                 '    uniform float[] newton:staticFrictionEffort = [1]\n'
-                                 '    uniform float[] newton:dynamicFrictionEffort = [2]'))
+    path = write_usda(
+        _joint_api(
+            '    uniform token[] newton:dofs = ["transX"]\n'
+            "    uniform float[] newton:staticFrictionEffort = [1]\n"
+            "    uniform float[] newton:dynamicFrictionEffort = [2]"
+        )
+    )
     with pytest.warns(UsdImportWarning, match="/d6.*dynamicFrictionEffort of DOF transX"):
         ng.ModelBuilder().add_usd(path)
 
 
 def test_unsupported_prims_and_approximations_warn_naming_the_prim(write_usda):
-    path = write_usda(HEADER + '''
+    path = write_usda(
+        HEADER
+        + """
 def Xform "b" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {
     float physics:mass = 1
     def Xform "weird" (prepend apiSchemas = ["PhysicsCollisionAPI"]) {}
@@ -215,7 +258,8 @@ def Xform "b" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {
         double height = 1
     }
 }
-''')
+"""
+    )
     builder = ng.ModelBuilder()
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
@@ -234,41 +278,53 @@ def test_errors_share_the_package_base_class():
     assert issubclass(ImportFailedError, NewtonGymError)
 
 
-JOINT_STAGE = BODY + '''
+JOINT_STAGE = (
+    BODY
+    + """
 def Xform "plain" {}
 def PhysicsRevoluteJoint "j" {
     rel physics:body0 = </a>
     rel physics:body1 = </b>
     EXTRA
 }
-'''
+"""
+)
 
 
-@pytest.mark.parametrize("extra, match", [
-    # each of these imported silently before (or escaped as IndexError)
-    ("point3f physics:localPos0 = (1e30, 0, 0)", "physics:localPos0: position"),
-    ("float physics:lowerLimit = nan", "physics:lowerLimit: value is NaN"),
-    ('uniform token physics:axis = "W"', "physics:axis: unknown token 'W'"),
-    ('token physics:upperLimit = "high"', "physics:upperLimit: expected a number"),
-])
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        # each of these imported silently before (or escaped as IndexError)
+        ("point3f physics:localPos0 = (1e30, 0, 0)", "physics:localPos0: position"),
+        ("float physics:lowerLimit = nan", "physics:lowerLimit: value is NaN"),
+        ('uniform token physics:axis = "W"', "physics:axis: unknown token 'W'"),
+        ('token physics:upperLimit = "high"', "physics:upperLimit: expected a number"),
+    ],
+)
 def test_bad_joint_values_name_prim_and_attribute(busy_builder, write_usda, extra, match):
     path = write_usda(HEADER + JOINT_STAGE.replace("EXTRA", extra))
     _fails(busy_builder, path, path, "/j", match)
 
 
-@pytest.mark.parametrize("extra, match", [
-    ("float3 physics:principalAxes = (1, 0, 0)", "physics:principalAxes: expected a quaternion"),
-    ("float physics:principalAxes = 1", "physics:principalAxes: expected a quaternion"),
-    ("point3f physics:centerOfMass = (inf, 0, 0)", "physics:centerOfMass: value (inf, 0.0, 0.0) is not finite"),
-    ("float3 physics:diagonalInertia = (1, -inf, 1)", "physics:diagonalInertia"),
-])
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        ("float3 physics:principalAxes = (1, 0, 0)", "physics:principalAxes: expected a quaternion"),
+        ("float physics:principalAxes = 1", "physics:principalAxes: expected a quaternion"),
+        ("point3f physics:centerOfMass = (inf, 0, 0)", "physics:centerOfMass: value (inf, 0.0, 0.0) is not finite"),
+        ("float3 physics:diagonalInertia = (1, -inf, 1)", "physics:diagonalInertia"),
+    ],
+)
 def test_bad_mass_values_name_prim_and_attribute(busy_builder, write_usda, extra, match):
     path = write_usda(HEADER + BODY.replace("float physics:mass = 1\n}", f"float physics:mass = 1\n    {extra}\n}}", 1))
     _fails(busy_builder, path, path, "/a", match)
 
 
 def test_unknown_mjc_gain_type(busy_builder, write_usda):
-    path = write_usda(HEADER + BODY + '''
+    path = write_usda(
+        HEADER
+        + BODY
+        + """
 def PhysicsRevoluteJoint "j" {
     rel physics:body0 = </a>
     rel physics:body1 = </b>
@@ -277,7 +333,8 @@ def MjcActuator "act" {
     rel mjc:target = </j>
     uniform token mjc:gainType = "quadratic"
 }
-''')
+"""
+    )
     _fails(busy_builder, path, path, "/act", "mjc:gainType: unknown token 'quadratic'")
 
 

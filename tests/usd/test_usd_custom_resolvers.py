@@ -7,18 +7,19 @@ import math
 import numpy as np
 import pytest
 import warp as wp
+from usd_helpers import HEADER
 
 import newton_gym as ng
 from newton_gym.errors import ImportFailedError
 from newton_gym.usd import AttrSpec, SchemaResolver, SchemaResolverMjc, SchemaResolverNewton, UsdImportWarning
 from newton_gym.usd.report import inspect_usd, run
 
-from usd_helpers import HEADER
-
 # Warnings other than the one a test checks are expected noise here.
 pytestmark = pytest.mark.filterwarnings("ignore::newton_gym.usd.UsdImportWarning")
 
-ROBOT = HEADER + '''
+ROBOT = (
+    HEADER
+    + """
 def PhysicsScene "scene" {
     custom float newton:dof_gain = 1.0 (
         customData = {
@@ -65,7 +66,8 @@ def Xform "r" (prepend apiSchemas = ["PhysicsArticulationRootAPI"]) {
         float foo:rotor = 0.8
     }
 }
-'''
+"""
+)
 
 
 def test_joint_dof_quaternion_int_and_articulation_attributes(write_usda):
@@ -90,15 +92,25 @@ def test_builder_declared_attribute_is_read_from_prims(write_usda, quiet):
     np.testing.assert_allclose(builder.finalize("cpu").limit_scale.numpy(), [1.0, 0.5])
 
 
-@pytest.mark.parametrize("decl, match", [
-    ('custom string newton:label = "x" (\n customData = {\n string assignment = "model"\n string frequency = "body"\n }\n)',
-     "newton:label: USD type string is not supported"),
-    ('custom float newton:x = 1 (\n customData = {\n string assignment = "model"\n string frequency = "galaxy"\n }\n)',
-     "newton:x: customData frequency 'galaxy'"),
-])
+@pytest.mark.parametrize(
+    "decl, match",
+    [
+        (
+            'custom string newton:label = "x" (\n customData = {\n string assignment = "model"\n string frequency = "body"\n }\n)',
+            "newton:label: USD type string is not supported",
+        ),
+        (
+            'custom float newton:x = 1 (\n customData = {\n string assignment = "model"\n string frequency = "galaxy"\n }\n)',
+            "newton:x: customData frequency 'galaxy'",
+        ),
+    ],
+)
 def test_bad_declarations_name_the_attribute(write_usda, quiet, decl, match):
-    text = HEADER + f'def PhysicsScene "scene" {{\n{decl}\n}}\n' + \
-        'def Xform "a" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {}\n'
+    text = (
+        HEADER
+        + f'def PhysicsScene "scene" {{\n{decl}\n}}\n'
+        + 'def Xform "a" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {}\n'
+    )
     with pytest.raises(ImportFailedError, match=match):
         ng.ModelBuilder().add_usd(write_usda(text))
 
@@ -128,8 +140,10 @@ def test_user_resolver_priority_and_collection(write_usda, quiet):
 
 
 def test_importer_default_before_schema_default(write_usda, quiet):
-    text = HEADER + 'def PhysicsScene "scene" {}\ndef Xform "a" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {}\n' \
+    text = (
+        HEADER + 'def PhysicsScene "scene" {}\ndef Xform "a" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {}\n'
         'def PhysicsRevoluteJoint "j" {\n    rel physics:body1 = </a>\n}\n'
+    )
     builder = ng.ModelBuilder()
     builder.default_joint_cfg.armature = 0.123
     result = builder.add_usd(write_usda(text))
@@ -172,7 +186,9 @@ def test_inspect_lists_unused_solver_attributes(quiet):
 
 
 def test_schema_attrs_values_are_plain_python(write_usda, quiet):
-    text = HEADER + '''
+    text = (
+        HEADER
+        + """
 def Xform "a" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {
     float3[] newton:points = [(1, 2, 3), (4, 5, 6)]
     quatf[] newton:frames = [(1, 0, 0, 0)]
@@ -180,9 +196,13 @@ def Xform "a" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {
     token mjc:mode = "fast"
     int[] mjc:ids = [1, 2]
 }
-'''
+"""
+    )
     attrs = ng.ModelBuilder().add_usd(write_usda(text))["schema_attrs"]
-    assert attrs["newton"]["/a"] == {"newton:points": [(1, 2, 3), (4, 5, 6)], "newton:frames": [(0, 0, 0, 1)],
-                                     "newton:frame": (0.5, 0.5, 0.5, 0.5)}
+    assert attrs["newton"]["/a"] == {
+        "newton:points": [(1, 2, 3), (4, 5, 6)],
+        "newton:frames": [(0, 0, 0, 1)],
+        "newton:frame": (0.5, 0.5, 0.5, 0.5),
+    }
     assert attrs["mjc"]["/a"] == {"mjc:mode": "fast", "mjc:ids": [1, 2]}
     assert attrs["physx"] == {}

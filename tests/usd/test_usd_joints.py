@@ -6,11 +6,10 @@ import warnings
 
 import numpy as np
 import pytest
+from usd_helpers import HEADER, assert_fk_matches_authored
 
 import newton_gym as ng
 from newton_gym.usd import UsdImportWarning
-
-from usd_helpers import HEADER, assert_fk_matches_authored
 
 
 def _body(name, pos=(0, 0, 0), mass=1.0, extra=""):
@@ -37,10 +36,13 @@ def _dofs(builder, result, path, col):
     j = result["path_joint_map"][path]
     tj = builder.tables["joint"]
     start, n = int(tj.value("qd_start", j)), int(tj.value("lin_count", j)) + int(tj.value("ang_count", j))
-    return builder.tables["dof"].get(col)[start:start + n]
+    return builder.tables["dof"].get(col)[start : start + n]
 
 
-PLANAR = _body("a") + _body("b", (1, 0, 0)) + '''
+PLANAR = (
+    _body("a")
+    + _body("b", (1, 0, 0))
+    + """
 def PhysicsJoint "planar" (prepend apiSchemas = ["PhysicsLimitAPI:transZ", "PhysicsLimitAPI:rotX",
         "PhysicsLimitAPI:rotY", "PhysicsLimitAPI:transX", "PhysicsDriveAPI:rotZ", "NewtonJointAPI"]) {
     rel physics:body0 = </a>
@@ -62,7 +64,8 @@ def PhysicsJoint "planar" (prepend apiSchemas = ["PhysicsLimitAPI:transZ", "Phys
     uniform float[] newton:staticFrictionEffort = [12.0, 11.0, 10.0]
     uniform float[] newton:viscousDamping = [1.0, 2.0, 3.0]
 }
-'''
+"""
+)
 
 
 def test_generic_joint_is_a_d6_with_newton_joint_api(write_usda):
@@ -73,8 +76,9 @@ def test_generic_joint_is_a_d6_with_newton_joint_api(write_usda):
     np.testing.assert_allclose(_dofs(builder, result, "/planar", "friction_dynamic"), [10, 10, 10])
     np.testing.assert_allclose(_dofs(builder, result, "/planar", "friction_static"), [12, 11, 10])
     # viscousDamping is per degree on angular DOFs.
-    np.testing.assert_allclose(_dofs(builder, result, "/planar", "viscous_damping"),
-                               [1.0, 2.0, 3.0 * 180 / math.pi], rtol=1e-6)
+    np.testing.assert_allclose(
+        _dofs(builder, result, "/planar", "viscous_damping"), [1.0, 2.0, 3.0 * 180 / math.pi], rtol=1e-6
+    )
     np.testing.assert_allclose(_dofs(builder, result, "/planar", "limit_lower")[0], -0.5)
     assert _dofs(builder, result, "/planar", "target_pos")[2] == pytest.approx(math.pi / 2)
     assert _dofs(builder, result, "/planar", "target_ke")[2] == pytest.approx(10 * 180 / math.pi)
@@ -82,25 +86,29 @@ def test_generic_joint_is_a_d6_with_newton_joint_api(write_usda):
 
 def test_newton_joint_api_seed_example_leaves_unspecified_at_zero(write_usda):
     text = PLANAR.replace("    uniform float[] newton:staticFrictionEffort = [12.0, 11.0, 10.0]\n", "").replace(
-        "    uniform float[] newton:viscousDamping = [1.0, 2.0, 3.0]\n", "")
+        "    uniform float[] newton:viscousDamping = [1.0, 2.0, 3.0]\n", ""
+    )
     builder, result = _import(write_usda, text)
     np.testing.assert_allclose(_dofs(builder, result, "/planar", "friction_static"), 0.0)
     np.testing.assert_allclose(_dofs(builder, result, "/planar", "viscous_damping"), 0.0)
 
 
 def test_newton_joint_api_scalar_form_and_empty_dofs(write_usda):
-    scalar = PLANAR.split('    uniform token[] newton:dofs')[0] + "    float newton:armature = 0.7\n}\n"
+    scalar = PLANAR.split("    uniform token[] newton:dofs")[0] + "    float newton:armature = 0.7\n}\n"
     builder, result = _import(write_usda, scalar)
     np.testing.assert_allclose(_dofs(builder, result, "/planar", "armature"), 0.7)
     disabled = PLANAR.replace('[ "transX", "transY", "rotZ" ]', "[]").replace(
-        "    uniform float[] newton:armature = [ 0.1, 0.2, 0.3 ]\n", "    float newton:armature = 0.7\n"
-        "    float physxJoint:armature = 0.05\n")
+        "    uniform float[] newton:armature = [ 0.1, 0.2, 0.3 ]\n",
+        "    float newton:armature = 0.7\n    float physxJoint:armature = 0.05\n",
+    )
     builder, result = _import(write_usda, disabled)
     np.testing.assert_allclose(_dofs(builder, result, "/planar", "armature"), 0.05)  # newton: disabled
 
 
 def test_newton_armature_plus_actuator_armature(write_usda):
-    text = _body("a") + '''
+    text = (
+        _body("a")
+        + """
 def PhysicsRevoluteJoint "hinge" (prepend apiSchemas = ["NewtonJointAPI"]) {
     rel physics:body1 = </a>
     uniform token[] newton:dofs = ["angle"]
@@ -110,13 +118,18 @@ def MjcActuator "act" {
     float newton:armature = 0.5
     rel mjc:target = </hinge>
 }
-'''
+"""
+    )
     builder, result = _import(write_usda, text)
     assert _dofs(builder, result, "/hinge", "armature")[0] == pytest.approx(0.75)
 
 
 def test_spherical_distance_and_prismatic(write_usda):
-    text = _body("a", (0, 0, 1)) + _body("b", (0, 0, 2)) + _body("c", (1, 0, 2)) + '''
+    text = (
+        _body("a", (0, 0, 1))
+        + _body("b", (0, 0, 2))
+        + _body("c", (1, 0, 2))
+        + """
 def PhysicsSphericalJoint "ball" {
     rel physics:body1 = </a>
     point3f physics:localPos0 = (0, 0, 1)
@@ -141,7 +154,8 @@ def PhysicsDistanceJoint "rope" {
     rel physics:body1 = </c>
     float physics:minDistance = 0.5
 }
-'''
+"""
+    )
     builder, result = _import(write_usda, text)
     lo = _dofs(builder, result, "/ball", "limit_lower")
     hi = _dofs(builder, result, "/ball", "limit_upper")
@@ -161,7 +175,9 @@ def PhysicsDistanceJoint "rope" {
 
 def test_body0_world_joint_is_flipped_and_keeps_its_coordinate(write_usda):
     """physics:body0 = link, body1 unset: the link becomes the child; axis negation keeps q's sign."""
-    text = _body("link", (0.5, 0, 1)) + '''
+    text = (
+        _body("link", (0.5, 0, 1))
+        + """
 def PhysicsRevoluteJoint "hinge" {
     rel physics:body0 = </link>
     point3f physics:localPos0 = (-0.5, 0, 0)
@@ -170,7 +186,8 @@ def PhysicsRevoluteJoint "hinge" {
     float physics:lowerLimit = -10
     float physics:upperLimit = 60
 }
-'''
+"""
+    )
     builder, result = _import(write_usda, text)
     tj = builder.tables["joint"]
     assert (tj.value("parent", 0), tj.value("child", 0)) == (-1, 0)
@@ -180,7 +197,11 @@ def PhysicsRevoluteJoint "hinge" {
 
 
 def test_chain_authored_child_to_parent_is_reoriented(write_usda):
-    text = _body("base", (0, 0, 1)) + _body("l1", (1, 0, 1)) + _body("l2", (2, 0, 1)) + '''
+    text = (
+        _body("base", (0, 0, 1))
+        + _body("l1", (1, 0, 1))
+        + _body("l2", (2, 0, 1))
+        + """
 def PhysicsFixedJoint "root" {
     rel physics:body1 = </base>
     point3f physics:localPos0 = (0, 0, 1)
@@ -197,7 +218,8 @@ def PhysicsRevoluteJoint "j1" {
     point3f physics:localPos0 = (0.5, 0, 0)
     point3f physics:localPos1 = (-0.5, 0, 0)
 }
-'''
+"""
+    )
     builder, result = _import(write_usda, text)
     assert builder.body_key == ["/base", "/l1", "/l2"]
     assert builder.joint_key == ["/root", "/j1", "/j2"]
@@ -205,7 +227,12 @@ def PhysicsRevoluteJoint "j1" {
 
 
 def test_joint_ordering_dfs_bfs(write_usda):
-    text = _body("r") + _body("a", (1, 0, 0)) + _body("a2", (2, 0, 0)) + _body("b", (-1, 0, 0)) + '''
+    text = (
+        _body("r")
+        + _body("a", (1, 0, 0))
+        + _body("a2", (2, 0, 0))
+        + _body("b", (-1, 0, 0))
+        + """
 def PhysicsRevoluteJoint "ja" {
     rel physics:body0 = </r>
     rel physics:body1 = </a>
@@ -218,7 +245,8 @@ def PhysicsRevoluteJoint "ja2" {
     rel physics:body0 = </a>
     rel physics:body1 = </a2>
 }
-'''
+"""
+    )
     builder, _ = _import(write_usda, text, joint_ordering="dfs")
     assert builder.body_key == ["/r", "/a", "/a2", "/b"]
     builder, _ = _import(write_usda, text, joint_ordering="bfs")
@@ -228,7 +256,10 @@ def PhysicsRevoluteJoint "ja2" {
 
 
 def test_excluded_joints_become_equality_constraints(write_usda):
-    text = _body("a", (0, 0, 1)) + _body("b", (1, 0, 1)) + '''
+    text = (
+        _body("a", (0, 0, 1))
+        + _body("b", (1, 0, 1))
+        + """
 def PhysicsRevoluteJoint "hinge" {
     rel physics:body0 = </a>
     rel physics:body1 = </b>
@@ -247,7 +278,8 @@ def PhysicsSphericalJoint "socket" {
     point3f physics:localPos1 = (-0.5, 0, 0)
     bool physics:excludeFromArticulation = true
 }
-'''
+"""
+    )
     builder, result = _import(write_usda, text)
     assert set(result["path_equality_map"]) == {"/weld", "/socket"}
     te = builder.tables["equality"]
@@ -260,7 +292,11 @@ def PhysicsSphericalJoint "socket" {
 
 
 def test_collapse_fixed_joints_merges_mass(write_usda):
-    text = _body("a", (0, 0, 0), mass=1.0) + _body("b", (1, 0, 0), mass=3.0) + _body("c", (2, 0, 0)) + '''
+    text = (
+        _body("a", (0, 0, 0), mass=1.0)
+        + _body("b", (1, 0, 0), mass=3.0)
+        + _body("c", (2, 0, 0))
+        + """
 def PhysicsFixedJoint "weld" {
     rel physics:body0 = </a>
     rel physics:body1 = </b>
@@ -272,7 +308,8 @@ def PhysicsRevoluteJoint "hinge" {
     point3f physics:localPos0 = (0.5, 0, 0)
     point3f physics:localPos1 = (-0.5, 0, 0)
 }
-'''
+"""
+    )
     builder, result = _import(write_usda, text, collapse_fixed_joints=True)
     assert builder.body_key == ["/a", "/c"]
     assert result["collapsed_bodies"] == {"/b": "/a"}
@@ -287,12 +324,16 @@ def PhysicsRevoluteJoint "hinge" {
 
 
 def test_floating_option(write_usda):
-    text = _body("a", (0, 0, 1)) + _body("b", (0, 0, 3)) + '''
+    text = (
+        _body("a", (0, 0, 1))
+        + _body("b", (0, 0, 3))
+        + """
 def PhysicsFixedJoint "anchor" {
     rel physics:body1 = </b>
     point3f physics:localPos0 = (0, 0, 3)
 }
-'''
+"""
+    )
     builder, _ = _import(write_usda, text)
     assert builder.joint_type.tolist() == [ng.JointType.FREE, ng.JointType.FIXED]
     builder, _ = _import(write_usda, text, floating=False)
@@ -303,11 +344,19 @@ def PhysicsFixedJoint "anchor" {
 
 
 def test_disabled_body_and_joint_and_kinematic_body(write_usda):
-    text = _body("static", (0, 0, 1), extra='''
+    text = (
+        _body(
+            "static",
+            (0, 0, 1),
+            extra="""
     bool physics:rigidBodyEnabled = false
     def Sphere "s" (prepend apiSchemas = ["PhysicsCollisionAPI"]) {
         double radius = 0.1
-    }''') + _body("moving", (0, 0, 2), extra="    bool physics:kinematicEnabled = true") + _body("c", (1, 1, 1)) + '''
+    }""",
+        )
+        + _body("moving", (0, 0, 2), extra="    bool physics:kinematicEnabled = true")
+        + _body("c", (1, 1, 1))
+        + """
 def PhysicsRevoluteJoint "to_static" {
     rel physics:body0 = </static>
     rel physics:body1 = </moving>
@@ -318,7 +367,8 @@ def PhysicsRevoluteJoint "off" {
     rel physics:body1 = </c>
     bool physics:jointEnabled = false
 }
-'''
+"""
+    )
     builder, result = _import(write_usda, text)
     assert builder.body_key == ["/moving", "/c"]
     assert builder.tables["body"].value("kinematic", 0)

@@ -6,13 +6,14 @@ import os
 
 import numpy as np
 import pytest
+from usd_helpers import HEADER, assert_fk_matches_authored
 
 import newton_gym as ng
 
-from usd_helpers import HEADER, assert_fk_matches_authored
-
 # torso (free, no joint prim) -> shoulder_x (hinge) -> massless helper -> shoulder_y (hinge) -> arm
-ARM = HEADER + '''
+ARM = (
+    HEADER
+    + """
 def PhysicsScene "physicsScene" {
     vector3f physics:gravityDirection = (0, 0, -1)
     float physics:gravityMagnitude = 9.81
@@ -141,7 +142,8 @@ def Xform "robot" (prepend apiSchemas = ["PhysicsArticulationRootAPI"]) {
         }
     }
 }
-'''
+"""
+)
 
 
 @pytest.fixture
@@ -245,8 +247,12 @@ def test_shipped_asset_matches_mujoco(name, quiet):
         jname = mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_JOINT, j)
         d = qd_start[by_name[jname]]
         if mj.jnt_limited[j]:
-            np.testing.assert_allclose([model.joint_limit_lower.numpy()[d], model.joint_limit_upper.numpy()[d]],
-                                       mj.jnt_range[j], rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(
+                [model.joint_limit_lower.numpy()[d], model.joint_limit_upper.numpy()[d]],
+                mj.jnt_range[j],
+                rtol=1e-5,
+                atol=1e-6,
+            )
         assert model.joint_armature.numpy()[d] == pytest.approx(mj.dof_armature[mj.jnt_dofadr[j]])
         assert model.joint_damping.numpy()[d] == pytest.approx(mj.dof_damping[mj.jnt_dofadr[j]])
     bodies = {path.rsplit("/", 1)[-1]: b for path, b in result["path_body_map"].items()}

@@ -17,25 +17,29 @@ DT, STEPS = 0.002, 500  # 1 s at MuJoCo's default Euler step
 # Hinge "ja" about y at the body origin, hinge "jb" about x 5 cm further out; the COM is off both axes.
 HINGES = {"ja": ('axis="0 1 0"', "Y", (0.0, 0.0, 0.0)), "jb": ('axis="1 0 0" pos="0.05 0 0"', "X", (0.05, 0.0, 0.0))}
 ARM_INERTIAL = '<inertial pos="0.15 0.05 -0.02" mass="0.5" diaginertia="0.004 0.003 0.002"/>'
-ARM_MASS = '''    float physics:mass = 0.5
+ARM_MASS = """    float physics:mass = 0.5
     point3f physics:centerOfMass = (0.15, 0.05, -0.02)
     float3 physics:diagonalInertia = (0.004, 0.003, 0.002)
-'''
+"""
 
 
 def _mjcf(order, on_world):
     joints = "".join(f'<joint name="{n}" type="hinge" {HINGES[n][0]}/>' for n in order)
     arm = f'<body name="arm" pos="0.2 0 {0 if not on_world else 1}">{joints}{ARM_INERTIAL}</body>'
     if not on_world:
-        arm = ('<body name="base" pos="0 0 1"><joint name="j0" type="hinge" axis="0 0 1"/>'
-               f'<inertial pos="0.1 0 0" mass="1" diaginertia="0.01 0.02 0.02"/>{arm}</body>')
+        arm = (
+            '<body name="base" pos="0 0 1"><joint name="j0" type="hinge" axis="0 0 1"/>'
+            f'<inertial pos="0.1 0 0" mass="1" diaginertia="0.01 0.02 0.02"/>{arm}</body>'
+        )
     return f'<mujoco><option timestep="{DT}" gravity="0 0 -9.81"/><worldbody>{arm}</worldbody></mujoco>'
 
 
 def _usd_joint(name, token, body0, body1, pos0, pos1):
     rels = "".join(f"    rel physics:body{k} = <{b}>\n" for k, b in ((0, body0), (1, body1)) if b)
-    return (f'def PhysicsRevoluteJoint "{name}" {{\n{rels}    uniform token physics:axis = "{token}"\n'
-            f"    point3f physics:localPos0 = {tuple(pos0)}\n    point3f physics:localPos1 = {tuple(pos1)}\n}}\n")
+    return (
+        f'def PhysicsRevoluteJoint "{name}" {{\n{rels}    uniform token physics:axis = "{token}"\n'
+        f"    point3f physics:localPos0 = {tuple(pos0)}\n    point3f physics:localPos1 = {tuple(pos1)}\n}}\n"
+    )
 
 
 def _usd(order, on_world, reverse=()):
@@ -44,19 +48,19 @@ def _usd(order, on_world, reverse=()):
     text, parent = HEADER, None
     if not on_world:
         parent = "/base"
-        text += '''def Xform "base" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {
+        text += """def Xform "base" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {
     double3 xformOp:translate = (0, 0, 1)
     uniform token[] xformOpOrder = ["xformOp:translate"]
     float physics:mass = 1
     point3f physics:centerOfMass = (0.1, 0, 0)
     float3 physics:diagonalInertia = (0.01, 0.02, 0.02)
 }
-''' + _usd_joint("j0", "Z", None, "/base", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0))
-    text += f'''def Xform "arm" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {{
+""" + _usd_joint("j0", "Z", None, "/base", (0.0, 0.0, 1.0), (0.0, 0.0, 0.0))
+    text += f"""def Xform "arm" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {{
     double3 xformOp:translate = (0.2, 0, 1)
     uniform token[] xformOpOrder = ["xformOp:translate"]
 {ARM_MASS}}}
-'''
+"""
     for name in order:
         _, token, anchor = HINGES[name]
         # the joint's anchor in the parent frame: the arm sits at (0.2, 0, 0) on the base, (0.2, 0, 1) in the world
@@ -133,10 +137,10 @@ def test_links_are_reported_apart_and_keep_the_authored_poses(write_usda):
 
 
 def test_parent_and_child_colliders_stay_filtered(write_usda):
-    collider = '''    def Sphere "ball" (prepend apiSchemas = ["PhysicsCollisionAPI"]) {
+    collider = """    def Sphere "ball" (prepend apiSchemas = ["PhysicsCollisionAPI"]) {
         double radius = 0.1
     }
-'''
+"""
     text = _usd(("ja", "jb"), False).replace(ARM_MASS, ARM_MASS + collider)
     text = text.replace("float physics:mass = 1\n", "float physics:mass = 1\n" + collider)
     builder = ng.ModelBuilder()

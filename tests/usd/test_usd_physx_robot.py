@@ -5,10 +5,9 @@ import math
 
 import numpy as np
 import pytest
+from usd_helpers import HEADER, assert_fk_matches_authored
 
 import newton_gym as ng
-
-from usd_helpers import HEADER, assert_fk_matches_authored
 
 R_TORSO, R_LEG = 0.25, 0.08
 LEG_DIRS = [(1, 1), (-1, 1), (-1, -1), (1, -1)]
@@ -21,7 +20,7 @@ def _leg(i, sx, sy):
     a = 0.1 * math.sqrt(2)  # hip -> thigh centre -> knee -> shin centre, along the leg
     thigh_c = (0.3 * sx, 0.3 * sy, 0.75)
     shin_c = (0.6 * sx, 0.6 * sy, 0.75)
-    return f'''
+    return f"""
     def Xform "thigh_{i}" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysxRigidBodyAPI"]) {{
         float physics:mass = 0.5
         float physxRigidBody:linearDamping = 0.1
@@ -76,10 +75,12 @@ def _leg(i, sx, sy):
         float drive:angular:physics:stiffness = 5
         float drive:angular:physics:targetPosition = 45
         float state:angular:physics:position = 0
-    }}'''
+    }}"""
 
 
-ANT = HEADER + '''
+ANT = (
+    HEADER
+    + """
 def PhysicsScene "physicsScene" (prepend apiSchemas = ["PhysxSceneAPI"]) {
     vector3f physics:gravityDirection = (0, 0, -1)
     float physics:gravityMagnitude = 9.81
@@ -97,10 +98,13 @@ def Xform "World" {
             double radius = 0.25
             float physics:density = 500
         }
-    }''' + "".join(_leg(i, sx, sy) for i, (sx, sy) in enumerate(LEG_DIRS)) + '''
+    }"""
+    + "".join(_leg(i, sx, sy) for i, (sx, sy) in enumerate(LEG_DIRS))
+    + """
   }
 }
-'''
+"""
+)
 
 
 @pytest.fixture
@@ -127,8 +131,7 @@ def test_masses_from_density_and_authored_mass(ant):
     mass = model.body_mass.numpy()
     torso = result["path_body_map"]["/World/ant/torso"]
     assert mass[torso] == pytest.approx(500 * 4 / 3 * math.pi * R_TORSO**3, rel=1e-5)
-    np.testing.assert_allclose(model.body_inertia.numpy()[torso], np.eye(3) * 0.4 * mass[torso] * R_TORSO**2,
-                               rtol=1e-5)
+    np.testing.assert_allclose(model.body_inertia.numpy()[torso], np.eye(3) * 0.4 * mass[torso] * R_TORSO**2, rtol=1e-5)
     thigh = result["path_body_map"]["/World/ant/thigh_0"]
     assert mass[thigh] == pytest.approx(0.5)  # authored mass; inertia scaled from the capsule's
     # Capsule along X with radius r, half height h: the X moment is the capsule's axial one.
@@ -183,5 +186,6 @@ def test_physx_body_and_shape_attributes(ant):
     # The capsule authored along X is turned onto X by its shape frame: local Z maps to body X.
     q = model.shape_transform.numpy()[shape][3:]
     from newton_gym.sim.hostmath import quat_rotate
+
     np.testing.assert_allclose(quat_rotate(q, [0, 0, 1]), [1, 0, 0], atol=1e-6)
     assert result["schema_attrs"]["physx"]["/World/ant"]["physxArticulation:enabledSelfCollisions"] is False

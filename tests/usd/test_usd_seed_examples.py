@@ -4,23 +4,22 @@ import warnings
 
 import numpy as np
 import pytest
+from usd_helpers import HEADER
 
 import newton_gym as ng
 from newton_gym.usd import SchemaResolverMjc, SchemaResolverNewton, SchemaResolverPhysx, UsdImportWarning
-
-from usd_helpers import HEADER
 
 # Warnings other than the one a test checks are expected noise here.
 pytestmark = pytest.mark.filterwarnings("ignore::newton_gym.usd.UsdImportWarning")
 
 # --- seed 000, "Configuring Resolver Priority" (verbatim, with the #usda header a file needs)
-CONFLICTING = '''#usda 1.0
+CONFLICTING = """#usda 1.0
 def RevoluteJoint "shoulder_joint" {
     float newton:armature = 0.01
     float physxJoint:armature = 0.02
     float mjc:armature = 0.03
 }
-'''
+"""
 
 ORDERS = [
     ([SchemaResolverNewton, SchemaResolverPhysx, SchemaResolverMjc], 0.01, "newton:armature (newton)"),
@@ -44,7 +43,9 @@ def test_resolver_priority_verbatim(write_usda, order, expected, source):
 @pytest.mark.parametrize("order, expected, source", ORDERS)
 def test_resolver_priority_on_a_connected_joint(write_usda, order, expected, source):
     """The same three attributes on a joint that connects a body: the model's armature follows."""
-    path = write_usda(HEADER + '''
+    path = write_usda(
+        HEADER
+        + """
 def Xform "link" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {
     float physics:mass = 1
 }
@@ -54,7 +55,8 @@ def PhysicsRevoluteJoint "shoulder_joint" {
     float physxJoint:armature = 0.02
     float mjc:armature = 0.03
 }
-''')
+"""
+    )
     builder = ng.ModelBuilder()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UsdImportWarning)
@@ -65,20 +67,23 @@ def PhysicsRevoluteJoint "shoulder_joint" {
 
 def test_default_resolvers_keep_physx_armature(write_usda, quiet):
     """schema_resolvers=None reads all three engines, Newton first: a PhysX-only armature is kept."""
-    path = write_usda(HEADER + '''
+    path = write_usda(
+        HEADER
+        + """
 def Xform "link" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {}
 def PhysicsRevoluteJoint "j" {
     rel physics:body1 = </link>
     float physxJoint:armature = 0.02
 }
-''')
+"""
+    )
     builder = ng.ModelBuilder()
     builder.add_usd(path)
     assert builder.tables["dof"].get("armature")[0] == pytest.approx(0.02)
 
 
 # --- seed 000, "USD Authoring with Custom Attributes" (verbatim)
-CUSTOM = '''#usda 1.0
+CUSTOM = """#usda 1.0
 
 def PhysicsScene "physicsScene" {
     # Declare custom attributes with metadata (default namespace)
@@ -162,7 +167,7 @@ def Xform "robot_articulation" (
     # Assign articulation-level attributes
     custom float newton:articulation_stiffness = 150.0
 }
-'''
+"""
 
 
 def test_custom_attributes_verbatim(write_usda):
@@ -171,9 +176,16 @@ def test_custom_attributes_verbatim(write_usda):
         result = builder.add_usd(source=write_usda(CUSTOM))
     messages = " ".join(str(w.message) for w in record)
     assert "/joint1" in messages and "not a registered UsdPhysics type" in messages
-    assert set(result["custom_attributes"]) >= {"mass_scale", "local_marker", "is_sensor", "target_position",
-                                                 "namespace_a:mass_scale", "namespace_a:gear_ratio",
-                                                 "namespace_a:pid_gains", "articulation_stiffness"}
+    assert set(result["custom_attributes"]) >= {
+        "mass_scale",
+        "local_marker",
+        "is_sensor",
+        "target_position",
+        "namespace_a:mass_scale",
+        "namespace_a:gear_ratio",
+        "namespace_a:pid_gains",
+        "articulation_stiffness",
+    }
     model = builder.finalize("cpu")
     state, control = model.state(), model.control()
     # The body's values, exactly as the seed documents them.
@@ -195,7 +207,9 @@ def test_custom_attributes_seed_declarations_on_a_wired_robot(write_usda, quiet)
     """The seed's declarations and values with joint1 a PhysicsRevoluteJoint of the body and the
     articulation root holding it: every documented value lands in model, state and control."""
     scene = CUSTOM.split('def Xform "robot_body"')[0]
-    text = scene + '''
+    text = (
+        scene
+        + """
 def Xform "robot_articulation" (prepend apiSchemas = ["PhysicsArticulationRootAPI"]) {
     custom float newton:articulation_stiffness = 150.0
     def Xform "robot_body" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {
@@ -211,7 +225,8 @@ def Xform "robot_articulation" (prepend apiSchemas = ["PhysicsArticulationRootAP
         custom float2 newton:namespace_a:pid_gains = (100.0, 10.0)
     }
 }
-'''
+"""
+    )
     builder = ng.ModelBuilder()
     builder.add_usd(write_usda(text))
     model = builder.finalize("cpu")
@@ -228,7 +243,7 @@ def Xform "robot_articulation" (prepend apiSchemas = ["PhysicsArticulationRootAP
 
 
 # --- seed 000, "Example USD with remapped attributes" (verbatim)
-PHYSX = '''#usda 1.0
+PHYSX = """#usda 1.0
 
 def PhysicsScene "Scene" (
     prepend apiSchemas = ["PhysxSceneAPI"]
@@ -257,7 +272,7 @@ def Mesh "collision_shape" (
     float physxCollision:contactOffset = 0.05
     float physxCollision:restOffset = 0.01   # → gap = 0.04
 }
-'''
+"""
 
 
 def test_physx_remapping_verbatim(write_usda):
@@ -284,15 +299,25 @@ def test_physx_remapping_on_a_simulated_robot(write_usda, quiet):
     """The seed's PhysX attributes on a collider with geometry and a PhysicsRevoluteJoint with a body: the
     model holds gap 0.04, armature 0.1 and the limit gains per radian. JointStateAPI positions are in
     degrees (PhysX's schema), so the seed's 1.57 is 1.57 degrees (its comment's "1.57 rad" is not)."""
-    text = PHYSX.replace('def RevoluteJoint "elbow_joint" (', '''def Xform "arm" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {
+    text = (
+        PHYSX.replace(
+            'def RevoluteJoint "elbow_joint" (',
+            """def Xform "arm" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {
     float physics:mass = 1
 }
-def PhysicsRevoluteJoint "elbow_joint" (''').replace(
-        "    float physxJoint:armature = 0.1", "    rel physics:body1 = </arm>\n    float physxJoint:armature = 0.1"
-    ).replace('''    float physxCollision:restOffset = 0.01   # → gap = 0.04''', '''    float physxCollision:restOffset = 0.01   # → gap = 0.04
+def PhysicsRevoluteJoint "elbow_joint" (""",
+        )
+        .replace(
+            "    float physxJoint:armature = 0.1", "    rel physics:body1 = </arm>\n    float physxJoint:armature = 0.1"
+        )
+        .replace(
+            """    float physxCollision:restOffset = 0.01   # → gap = 0.04""",
+            """    float physxCollision:restOffset = 0.01   # → gap = 0.04
     point3f[] points = [(0, 0, 0), (1, 0, 0), (0, 1, 0)]
     int[] faceVertexCounts = [3]
-    int[] faceVertexIndices = [0, 1, 2]''')
+    int[] faceVertexIndices = [0, 1, 2]""",
+        )
+    )
     builder = ng.ModelBuilder()
     result = builder.add_usd(write_usda(text))
     model = builder.finalize("cpu")

@@ -5,28 +5,33 @@ import math
 
 import numpy as np
 import pytest
+from usd_helpers import HEADER
 
 import newton_gym as ng
 from newton_gym.sim.hostmath import quat_rotate
 
-from usd_helpers import HEADER
-
-TETRA = '''
+TETRA = """
         point3f[] points = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)]
         int[] faceVertexCounts = [3, 3, 3, 3]
-        int[] faceVertexIndices = [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]'''
+        int[] faceVertexIndices = [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]"""
 
 
 def _import(write_usda, body, extra="", **kw):
     builder = ng.ModelBuilder()
-    result = builder.add_usd(write_usda(HEADER + f'''
+    result = builder.add_usd(
+        write_usda(
+            HEADER
+            + f"""
 def Xform "b" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {{
     float physics:mass = 1
     float3 physics:diagonalInertia = (1, 1, 1)
     point3f physics:centerOfMass = (0, 0, 0)
 {body}
 }}
-{extra}'''), **kw)
+{extra}"""
+        ),
+        **kw,
+    )
     return builder, result
 
 
@@ -37,7 +42,9 @@ def _shape(builder, result, path):
 
 
 def test_primitives(write_usda, quiet):
-    builder, result = _import(write_usda, '''
+    builder, result = _import(
+        write_usda,
+        """
     def Cube "cube" (prepend apiSchemas = ["PhysicsCollisionAPI"]) {
         double size = 0.5
         float3 xformOp:scale = (1, 2, 4)
@@ -62,7 +69,8 @@ def test_primitives(write_usda, quiet):
         double radius = 0.25
         double height = 0.8
     }
-''')
+""",
+    )
     geo, size, xf = _shape(builder, result, "/b/cube")
     assert geo == ng.GeoType.BOX
     np.testing.assert_allclose(size, [0.25, 0.5, 1.0])  # size 0.5 scaled (1, 2, 4), halved
@@ -84,7 +92,10 @@ def test_primitives(write_usda, quiet):
 
 
 def test_static_plane_with_axis(write_usda, quiet):
-    builder, result = _import(write_usda, "", '''
+    builder, result = _import(
+        write_usda,
+        "",
+        """
 def Xform "ground" {
     double3 xformOp:translate = (0, 0, -0.5)
     uniform token[] xformOpOrder = ["xformOp:translate"]
@@ -92,7 +103,8 @@ def Xform "ground" {
         uniform token axis = "X"
     }
 }
-''')
+""",
+    )
     geo, size, xf = _shape(builder, result, "/ground/plane")
     assert geo == ng.GeoType.PLANE and builder.tables["shape"].value("body", 0) == -1
     np.testing.assert_allclose(size, 0.0)
@@ -101,7 +113,9 @@ def Xform "ground" {
 
 
 def test_mesh_and_approximations(write_usda, quiet):
-    builder, result = _import(write_usda, f'''
+    builder, result = _import(
+        write_usda,
+        f'''
     def Mesh "hull" (prepend apiSchemas = ["PhysicsCollisionAPI", "PhysicsMeshCollisionAPI", "NewtonMeshCollisionAPI"]) {{
         uniform token physics:approximation = "convexHull"
         int newton:maxHullVertices = 12
@@ -119,7 +133,8 @@ def test_mesh_and_approximations(write_usda, quiet):
     def Mesh "box" (prepend apiSchemas = ["PhysicsCollisionAPI", "PhysicsMeshCollisionAPI"]) {{
         uniform token physics:approximation = "boundingCube"{TETRA}
     }}
-''')
+''',
+    )
     geo, size, _ = _shape(builder, result, "/b/hull")
     assert geo == ng.GeoType.MESH
     mesh = builder.meshes[builder.tables["shape"].value("mesh", result["path_shape_map"]["/b/hull"])]
@@ -138,7 +153,9 @@ def test_mesh_and_approximations(write_usda, quiet):
 
 
 def test_material_and_collider_settings(write_usda, quiet):
-    builder, result = _import(write_usda, '''
+    builder, result = _import(
+        write_usda,
+        """
     def Sphere "s" (prepend apiSchemas = ["PhysicsCollisionAPI", "MaterialBindingAPI", "PhysicsMassAPI"]) {
         double radius = 0.1
         rel material:binding:physics = </mat>
@@ -146,7 +163,8 @@ def test_material_and_collider_settings(write_usda, quiet):
         bool physics:collisionEnabled = false
         token visibility = "invisible"
     }
-''', '''
+""",
+        """
 def Material "mat" (prepend apiSchemas = ["PhysicsMaterialAPI", "PhysxMaterialAPI"]) {
     float physics:staticFriction = 0.9
     float physics:dynamicFriction = 0.6
@@ -155,7 +173,8 @@ def Material "mat" (prepend apiSchemas = ["PhysicsMaterialAPI", "PhysxMaterialAP
     float physxMaterial:compliantContactStiffness = 5000
     float physxMaterial:compliantContactDamping = 50
 }
-''')
+""",
+    )
     t, i = builder.tables["shape"], result["path_shape_map"]["/b/s"]
     assert t.value("mu", i) == pytest.approx(0.6)
     assert t.value("restitution", i) == pytest.approx(0.25)
@@ -165,7 +184,9 @@ def Material "mat" (prepend apiSchemas = ["PhysicsMaterialAPI", "PhysxMaterialAP
 
 
 def test_collision_groups_and_filtered_pairs(write_usda, quiet):
-    text = HEADER + '''
+    text = (
+        HEADER
+        + """
 def PhysicsCollisionGroup "arms" {
     rel collection:colliders:includes = [</r/a/s>, </r/b/s>]
     rel physics:filteredGroups = </legs>
@@ -196,7 +217,8 @@ def Xform "r" {
         }
     }
 }
-'''
+"""
+    )
     builder = ng.ModelBuilder()
     result = builder.add_usd(write_usda(text))
     s = {p.split("/")[2]: i for p, i in result["path_shape_map"].items()}
@@ -208,7 +230,9 @@ def Xform "r" {
 
 def test_contype_conaffinity_pairs_between_articulations(write_usda, quiet):
     """Two free bodies whose MuJoCo bitmasks exclude each other get a filter pair."""
-    text = HEADER + '''
+    text = (
+        HEADER
+        + """
 def Xform "a" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {
     def Sphere "s" (prepend apiSchemas = ["PhysicsCollisionAPI"]) {
         double radius = 0.1
@@ -230,7 +254,8 @@ def Xform "c" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {
         int mjc:conaffinity = 0
     }
 }
-'''
+"""
+    )
     builder = ng.ModelBuilder()
     result = builder.add_usd(write_usda(text))
     m = result["path_shape_map"]

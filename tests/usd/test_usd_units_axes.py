@@ -5,12 +5,11 @@ import math
 
 import numpy as np
 import pytest
+from usd_helpers import assert_fk_matches_authored
 
 import newton_gym as ng
 from newton_gym.sim.hostmath import quat_rotate
 from newton_gym.usd import UsdImportWarning
-
-from usd_helpers import assert_fk_matches_authored
 
 # Warnings other than the one a test checks are expected noise here.
 pytestmark = pytest.mark.filterwarnings("ignore::newton_gym.usd.UsdImportWarning")
@@ -20,7 +19,9 @@ def _pendulum(header, scale=1.0, gravity="", up="Z"):
     """A box link hanging from a revolute joint to the world; lengths in stage units (``scale`` per m)."""
     s = scale
     pos = (0, 0, 2 * s) if up == "Z" else (0, 2 * s, 0)
-    return header + f'''
+    return (
+        header
+        + f"""
 def PhysicsScene "scene" {{
 {gravity}
 }}
@@ -39,18 +40,25 @@ def PhysicsRevoluteJoint "hinge" {{
     float physics:lowerLimit = -90
     float physics:upperLimit = 90
 }}
-'''
+"""
+    )
 
 
 def _header(mpu=None, up=None, kpu=None):
-    meta = [f"    metersPerUnit = {mpu}" if mpu is not None else None, f'    upAxis = "{up}"' if up else None,
-            f"    kilogramsPerUnit = {kpu}" if kpu is not None else None]
+    meta = [
+        f"    metersPerUnit = {mpu}" if mpu is not None else None,
+        f'    upAxis = "{up}"' if up else None,
+        f"    kilogramsPerUnit = {kpu}" if kpu is not None else None,
+    ]
     return "#usda 1.0\n(\n" + "\n".join(m for m in meta if m) + "\n)\n"
 
 
 def test_y_up_stage_is_rotated_to_z_up(write_usda, quiet):
-    text = _pendulum(_header(1, "Y"), gravity="    vector3f physics:gravityDirection = (0, -1, 0)\n"
-                                               "    float physics:gravityMagnitude = 9.81", up="Y")
+    text = _pendulum(
+        _header(1, "Y"),
+        gravity="    vector3f physics:gravityDirection = (0, -1, 0)\n    float physics:gravityMagnitude = 9.81",
+        up="Y",
+    )
     builder = ng.ModelBuilder()
     result = builder.add_usd(write_usda(text))
     assert result["up_axis"] == ng.Axis.Y
@@ -108,13 +116,16 @@ def test_stage_without_units_is_read_in_metres_with_a_warning(write_usda):
 
 
 def test_kilograms_per_unit_scales_mass_and_inertia(write_usda, quiet):
-    text = _header(1, "Z", kpu=0.001) + '''
+    text = (
+        _header(1, "Z", kpu=0.001)
+        + """
 def Xform "b" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {
     float physics:mass = 2000
     float3 physics:diagonalInertia = (1000, 2000, 2500)
     point3f physics:centerOfMass = (0, 0, 0)
 }
-'''
+"""
+    )
     builder = ng.ModelBuilder()
     builder.add_usd(write_usda(text))
     model = builder.finalize("cpu")
@@ -133,8 +144,10 @@ def test_xform_argument_places_the_stage(write_usda, quiet):
 
 
 def test_gravity_off_axis_warns(write_usda):
-    text = _pendulum(_header(1, "Z"), gravity="    vector3f physics:gravityDirection = (1, 0, -1)\n"
-                                               "    float physics:gravityMagnitude = 10")
+    text = _pendulum(
+        _header(1, "Z"),
+        gravity="    vector3f physics:gravityDirection = (1, 0, -1)\n    float physics:gravityMagnitude = 10",
+    )
     builder = ng.ModelBuilder()
     with pytest.warns(UsdImportWarning, match="not along the builder's up axis"):
         result = builder.add_usd(write_usda(text))

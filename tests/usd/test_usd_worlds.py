@@ -5,14 +5,15 @@ import os
 
 import numpy as np
 import pytest
+from usd_helpers import HEADER
 
 import newton_gym as ng
 from newton_gym.usd import UsdImportWarning, parse
 
-from usd_helpers import HEADER
-
 ROBOTS = os.path.join(os.path.dirname(ng.__file__), "assets", "robots")
-ROBOT = HEADER + '''
+ROBOT = (
+    HEADER
+    + """
 def PhysicsScene "scene" {
     float physics:gravityMagnitude = 5
 }
@@ -41,7 +42,8 @@ def Xform "robot" (prepend apiSchemas = ["PhysicsArticulationRootAPI"]) {
         float newton:armature = 0.3
     }
 }
-'''
+"""
+)
 
 
 def test_import_into_world_scope(write_usda):
@@ -108,7 +110,8 @@ def test_forty_mesh_colliders_on_one_body(write_usda, quiet, monkeypatch):
         return out
 
     monkeypatch.setattr(parse, "_run_parser", spy)
-    meshes = "".join(f'''
+    meshes = "".join(
+        f"""
     def Mesh "m{i}" (prepend apiSchemas = ["PhysicsCollisionAPI", "PhysicsMeshCollisionAPI"]) {{
         uniform token physics:approximation = "convexHull"
         double3 xformOp:translate = ({0.1 * i}, 0, 0)
@@ -116,7 +119,9 @@ def test_forty_mesh_colliders_on_one_body(write_usda, quiet, monkeypatch):
         point3f[] points = [(0, 0, 0), (0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1)]
         int[] faceVertexCounts = [3, 3, 3, 3]
         int[] faceVertexIndices = [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]
-    }}''' for i in range(40))
+    }}"""
+        for i in range(40)
+    )
     text = HEADER + f'def Xform "b" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {{{meshes}\n}}\n'
     builder = ng.ModelBuilder()
     result = builder.add_usd(write_usda(text))
@@ -155,9 +160,12 @@ def test_reimport_sees_edits_on_disk(write_usda, quiet):
 
 
 def test_root_path_and_ignore_paths(write_usda, quiet):
-    text = ROBOT + '''
+    text = (
+        ROBOT
+        + """
 def Xform "other" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {}
-'''
+"""
+    )
     path = write_usda(text)
     builder = ng.ModelBuilder()
     result = builder.add_usd(path, root_path="/robot")

@@ -7,9 +7,13 @@ HEADER = '#usda 1.0\n(\n    metersPerUnit = 1\n    kilogramsPerUnit = 1\n    upA
 
 def fingerprint(builder) -> dict:
     """Everything add_usd may change on a builder, as comparable plain values."""
-    out = {"gravity": builder.gravity, "meshes": len(builder.meshes),
-           "pairs": sorted(builder.shape_collision_filter_pairs), "world": builder.current_world,
-           "world_count": builder.world_count}
+    out = {
+        "gravity": builder.gravity,
+        "meshes": len(builder.meshes),
+        "pairs": sorted(builder.shape_collision_filter_pairs),
+        "world": builder.current_world,
+        "world_count": builder.world_count,
+    }
     for kind, table in builder.tables.items():
         out[f"{kind}:labels"] = list(table.labels)
         for col in table.columns:

@@ -5,8 +5,16 @@ from .mjc import SchemaResolverMjc
 from .newton import SchemaResolverNewton
 from .physx import SchemaResolverPhysx
 
-__all__ = ["SchemaResolver", "AttrSpec", "ResolveContext", "PRIM_KINDS", "SchemaResolverNewton",
-           "SchemaResolverPhysx", "SchemaResolverMjc", "default_resolvers"]
+__all__ = [
+    "SchemaResolver",
+    "AttrSpec",
+    "ResolveContext",
+    "PRIM_KINDS",
+    "SchemaResolverNewton",
+    "SchemaResolverPhysx",
+    "SchemaResolverMjc",
+    "default_resolvers",
+]
 
 
 def default_resolvers() -> list:

@@ -48,11 +48,21 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
-__all__ = ["AttrSpec", "SchemaResolver", "ResolveContext", "PRIM_KINDS", "per_degree", "degrees",
-           "chain", "solref_stiffness", "solref_damping"]
+__all__ = [
+    "AttrSpec",
+    "SchemaResolver",
+    "ResolveContext",
+    "PRIM_KINDS",
+    "per_degree",
+    "degrees",
+    "chain",
+    "solref_stiffness",
+    "solref_damping",
+]
 
 PRIM_KINDS = ("scene", "body", "shape", "material", "joint", "articulation", "actuator")
 
@@ -144,8 +154,11 @@ class SchemaResolver:
             if all(v is None for v in values):
                 return None, None
             value = spec.transform(values, ctx) if spec.transform else values
-            return (value, "+".join(n for n, v in zip(names, values) if v is not None)) if value is not None \
+            return (
+                (value, "+".join(n for n, v in zip(names, values) if v is not None))
+                if value is not None
                 else (None, None)
+            )
         for n in names:
             value = attrs.get(n, spec.expects)
             if value is None:
@@ -173,12 +186,14 @@ def degrees(value, ctx: ResolveContext):
 
 def chain(*fns):
     """Compose transformations left to right; a None result stops the chain."""
+
     def run(value, ctx):
         for fn in fns:
             if value is None:
                 return None
             value = fn(value, ctx)
         return value
+
     return run
 
 

@@ -21,12 +21,10 @@ _FLOAT32_MAX = 3.4028234663852886e38
 def _beyond_float32(value) -> bool:
     """Whether a resolved number, or a number in a resolved sequence, is NaN, infinite or beyond float32."""
     items = value if isinstance(value, (list, tuple)) else (value,)
-    return any(isinstance(v, (int, float)) and not isinstance(v, bool) and not abs(v) <= _FLOAT32_MAX
-               for v in items)
+    return any(isinstance(v, (int, float)) and not isinstance(v, bool) and not abs(v) <= _FLOAT32_MAX for v in items)
 
 
-def resolve_with(resolvers, attrs, kind: str, key: str, default=None, rctx: ResolveContext | None = None,
-                 record=None):
+def resolve_with(resolvers, attrs, kind: str, key: str, default=None, rctx: ResolveContext | None = None, record=None):
     """Resolve ``key`` of prim kind ``kind`` from ``attrs`` (a PrimAttrs).
 
     Args:
@@ -44,8 +42,11 @@ def resolve_with(resolvers, attrs, kind: str, key: str, default=None, rctx: Reso
         value, name = resolver.read(attrs, spec, rctx)
         if value is not None:
             if _beyond_float32(value):
-                attrs.fail(name, f"value resolves {label} ({resolver.name}) to {value!r}: NaN, infinite or beyond "
-                                 f"float32's range (|value| <= {_FLOAT32_MAX:.3g})")
+                attrs.fail(
+                    name,
+                    f"value resolves {label} ({resolver.name}) to {value!r}: NaN, infinite or beyond "
+                    f"float32's range (|value| <= {_FLOAT32_MAX:.3g})",
+                )
             if record:
                 record(label, value, f"{name} ({resolver.name})")
             return value

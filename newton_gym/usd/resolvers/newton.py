@@ -60,8 +60,9 @@ class SchemaResolverNewton(SchemaResolver):
         },
         "joint": {
             "armature": _joint_api("newton:armature"),
-            "friction_static": AttrSpec(("newton:staticFrictionEffort", "newton:friction"), per_dof,
-                                        expects="float_or_floats"),
+            "friction_static": AttrSpec(
+                ("newton:staticFrictionEffort", "newton:friction"), per_dof, expects="float_or_floats"
+            ),
             "friction_dynamic": _joint_api("newton:dynamicFrictionEffort"),
             "viscous_damping": _joint_api("newton:viscousDamping", per_degree),
             "damping": AttrSpec("newton:damping", per_degree),

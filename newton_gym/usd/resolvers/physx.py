@@ -39,16 +39,25 @@ class SchemaResolverPhysx(SchemaResolver):
 
     name: ClassVar[str] = "physx"
     namespaces: ClassVar[tuple] = (
-        "physx", "physxScene", "physxRigidBody", "physxCollision", "physxConvexHullCollision",
-        "physxConvexDecompositionCollision", "physxTriangleMeshCollision",
-        "physxTriangleMeshSimplificationCollision", "physxSDFMeshCollision", "physxMaterial", "physxJoint",
-        "physxJointAxis", "physxLimit", "physxArticulation",
+        "physx",
+        "physxScene",
+        "physxRigidBody",
+        "physxCollision",
+        "physxConvexHullCollision",
+        "physxConvexDecompositionCollision",
+        "physxTriangleMeshCollision",
+        "physxTriangleMeshSimplificationCollision",
+        "physxSDFMeshCollision",
+        "physxMaterial",
+        "physxJoint",
+        "physxJointAxis",
+        "physxLimit",
+        "physxArticulation",
     )
     mapping: ClassVar[dict] = {
         "scene": {
             "time_steps_per_second": AttrSpec("physxScene:timeStepsPerSecond", default=60.0),
-            "max_solver_iterations": AttrSpec("physxScene:maxVelocityIterationCount", expects="int",
-                                              default=255),
+            "max_solver_iterations": AttrSpec("physxScene:maxVelocityIterationCount", expects="int", default=255),
         },
         "body": {
             "gravity_enabled": AttrSpec("physxRigidBody:disableGravity", _negate, expects="bool"),
@@ -74,7 +83,6 @@ class SchemaResolverPhysx(SchemaResolver):
             "viscous_damping": AttrSpec("physxJointAxis:{axis}:viscousFrictionCoefficient", per_degree),
         },
         "articulation": {
-            "self_collision_enabled": AttrSpec("physxArticulation:enabledSelfCollisions", expects="bool",
-                                               default=True),
+            "self_collision_enabled": AttrSpec("physxArticulation:enabledSelfCollisions", expects="bool", default=True),
         },
     }
