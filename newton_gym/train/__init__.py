@@ -1,4 +1,4 @@
-"""newton_gym.train: PPO (skrl) on newton_gym tasks.
+"""newton_gym.train: PPO on newton_gym tasks, with skrl (default) or rsl_rl (``backend = "rsl_rl"``).
 
 | module | role |
 |---|---|
@@ -11,8 +11,12 @@
 | ``checkpoint`` | save / load; ``load_policy`` gives a deterministic torch policy (no skrl needed) |
 | ``distributed`` | torchrun set-up (gloo on CPU, NCCL on CUDA) and the skrl import |
 | ``play`` | run a checkpoint and record USD + GIF |
+| ``rsl_rl_env``, ``rsl_rl_runner`` | NewtonVectorEnv as rsl_rl's VecEnv (policy + critic groups); the PPO loop |
+| ``export`` | TorchScript / ONNX deployment files from an rsl_rl checkpoint (normaliser folded in) |
+| ``evaluate``, ``velocity_eval`` | sim to sim in MuJoCo C: returns (Ant, Humanoid), tracking error (Go1, G1) |
 
-Training needs the ``train`` extra (skrl, tensorboard, tqdm) and ``plot`` (matplotlib).
+Training needs the ``train`` extra (skrl, tensorboard, tqdm) and ``plot`` (matplotlib); the rsl_rl backend
+the ``rsl_rl`` extra, ONNX export the ``onnx`` extra.
 """
 
 from .config import PolicyCfg, PPOCfg, TrainCfg, load_train_config
