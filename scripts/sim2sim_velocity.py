@@ -1,0 +1,51 @@
+"""Velocity-tracking error of a legged policy in newton_gym and in MuJoCo C on the same MJCF.
+
+    python scripts/sim2sim_velocity.py --checkpoint runs/<run>/model_<it>.pt        # rsl_rl checkpoint
+    python scripts/sim2sim_velocity.py --checkpoint newton_gym/assets/policies/go1_newton.pt
+
+Prints, per command of ``newton_gym.train.velocity_eval.DEFAULT_COMMANDS``, the mean |cmd_xy - v_xy| [m/s]
+in both simulators, their means and the ratio MuJoCo / newton_gym.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from newton_gym.train.export import deploy_policy, load_rsl_rl_checkpoint  # noqa: E402
+from newton_gym.train.velocity_eval import (  # noqa: E402
+    DEFAULT_COMMANDS,
+    tracking_error_mujoco,
+    tracking_error_newton,
+)
+
+_ROBOTS = {"Newton/Go1-Flat-v0": "go1", "Newton/G1-Flat-v0": "g1"}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoint", required=True)
+    parser.add_argument("--seconds", type=float, default=8.0)
+    args = parser.parse_args(argv)
+    actor, meta = load_rsl_rl_checkpoint(args.checkpoint)
+    policy = deploy_policy(actor, meta).eval()
+    task = meta["task"]
+    clip = float(np.max(np.abs(meta["action_high"])))
+    ours = tracking_error_newton(policy, task, seconds=args.seconds)
+    ref = tracking_error_mujoco(policy, _ROBOTS[task], seconds=args.seconds, action_clip=clip)
+    print(f"{task}, {args.seconds:.0f} s per command, error after 1 s [m/s]")
+    print("command (vx, vy, wz)    newton_gym   MuJoCo")
+    for command, a, b in zip(DEFAULT_COMMANDS, ours, ref):
+        label = "(" + ", ".join(f"{c:+.1f}" for c in command) + ")"
+        print(f"{label:22s} {a:10.3f} {b:8.3f}")
+    print(f"{'mean':22s} {ours.mean():10.3f} {ref.mean():8.3f}   MuJoCo / newton_gym = {ref.mean() / ours.mean():.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
