@@ -8,7 +8,7 @@ replayed (Newton, and PGS for comparison). MuJoCo: ``mujoco.rollout`` over the s
 thread). Figures are world physics steps per second, the median of ``--repeats`` timings; the ratio
 ours / MuJoCo is taken within the same repeat. Bytes of solver scratch + state per world are printed.
 
-    python benchmarks/bench_solver.py [--robots ant humanoid] [--worlds 1 64 256] [--threads 1]
+    python benchmarks/bench_solver.py [--robots ant humanoid go1 g1] [--worlds 1 64 256] [--threads 1]
     python benchmarks/bench_solver.py --device cuda:0 --worlds 1024 4096      (on a GPU)
 """
 
@@ -28,8 +28,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 
 def _mjcf(robot: str) -> str:
+    """The shipped MJCF of go1 / g1 (position servos, home keyframe), else gymnasium's of that name."""
     import gymnasium
 
+    if robot in ("go1", "g1"):
+        from newton_gym.assets.robots import robot_source_path
+
+        return robot_source_path(robot)
     return os.path.join(os.path.dirname(gymnasium.__file__), "envs", "mujoco", "assets", f"{robot}.xml")
 
 
@@ -46,11 +51,18 @@ def _settled_state(m, settle: float):
     import mujoco
 
     d = mujoco.MjData(m)
+    if m.nkey:  # robots with a home keyframe start there, their servos holding it
+        mujoco.mj_resetDataKeyframe(m, d, 0)
     rng = np.random.default_rng(1)
     for _ in range(int(round(settle / m.opt.timestep))):
-        d.ctrl[:] = rng.uniform(-0.1, 0.1, m.nu)
+        d.ctrl[:] = _base_ctrl(m) + rng.uniform(-0.1, 0.1, m.nu)
         mujoco.mj_step(m, d)
     return d
+
+
+def _base_ctrl(m) -> np.ndarray:
+    """The controls the random ones are added to: the home keyframe's (servo targets), else 0."""
+    return m.key_ctrl[0].copy() if m.nkey else np.zeros(m.nu)
 
 
 def _ours(m, d0, n, steps, repeats, solver_name, device, threads):
@@ -65,7 +77,14 @@ def _ours(m, d0, n, steps, repeats, solver_name, device, threads):
     scene.replicate(sub, world_count=n)
     model = scene.finalize(device)
     dofs = np.concatenate([act.dof + w * sub.joint_dof_count for w in range(n)])
-    acts = Actuators(dofs, np.tile(act.gear, n), np.tile(act.ctrl_range, (n, 1)), np.tile(act.force_range, (n, 1)))
+    acts = Actuators(
+        dofs,
+        np.tile(act.gear, n),
+        np.tile(act.ctrl_range, (n, 1)),
+        np.tile(act.force_range, (n, 1)),
+        np.tile(act.gain, n),
+        np.tile(act.bias, (n, 1)),
+    )
     solver = SolverGeneralized(
         model, iterations=100 if solver_name == "newton" else 50, actuators=acts, solver=solver_name, threads=threads
     )
@@ -76,7 +95,7 @@ def _ours(m, d0, n, steps, repeats, solver_name, device, threads):
     state.joint_q.assign(np.tile(q, n).astype(np.float32))
     state.joint_qd.assign(np.tile(qd, n).astype(np.float32))
     rng = np.random.default_rng(0)
-    solver.ctrl.assign(rng.uniform(-0.1, 0.1, m.nu * n).astype(np.float32))
+    solver.ctrl.assign((np.tile(_base_ctrl(m), n) + rng.uniform(-0.1, 0.1, m.nu * n)).astype(np.float32))
     solver.capture(state, state, None, m.opt.timestep, steps=steps)
     times = []
     for _ in range(repeats):
@@ -98,7 +117,7 @@ def _mujoco(m, d0, n, steps, repeats, threads):
     state0 = np.zeros(mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_FULLPHYSICS))
     mujoco.mj_getState(m, d0, state0, mujoco.mjtState.mjSTATE_FULLPHYSICS)
     states = np.tile(state0, (n, 1))
-    ctrl = np.random.default_rng(0).uniform(-0.1, 0.1, (n, steps, m.nu))
+    ctrl = _base_ctrl(m) + np.random.default_rng(0).uniform(-0.1, 0.1, (n, steps, m.nu))
     datas = [mujoco.MjData(m) for _ in range(threads)]
     rates = []
     with rollout.Rollout(nthread=threads) as pool:

@@ -71,3 +71,19 @@ def test_shipped_policies_transfer_both_ways(name, keep, floor):
     assert trained > floor  # the policy does its task in its own simulator (Ant: walks; Humanoid: stays up)
     for other in others:
         assert other >= keep * trained, (name, trained, results, newton)
+
+
+def test_shipped_go1_policy_tracks_in_both_simulators():
+    """The shipped Go1 policy (30 min of rsl_rl on 2 CPU cores) follows velocity commands in newton_gym
+    and, unchanged, in MuJoCo C on the same MJCF (issue gates: < 0.25 m/s, MuJoCo within 1.5x of ours)."""
+    import numpy as np
+
+    from newton_gym.train.export import deploy_policy, load_rsl_rl_checkpoint
+    from newton_gym.train.velocity_eval import tracking_error_mujoco, tracking_error_newton
+
+    path = os.path.join(ROOT, "newton_gym", "assets", "policies", "go1_newton.pt")
+    policy = deploy_policy(*load_rsl_rl_checkpoint(path)).eval()
+    commands = np.array([[0.8, 0.0, 0.0], [0.0, -0.4, 0.0], [0.3, 0.0, 0.6]], dtype=np.float32)
+    ours = tracking_error_newton(policy, "Newton/Go1-Flat-v0", commands, seconds=4.0)
+    ref = tracking_error_mujoco(policy, "go1", commands, seconds=4.0)
+    assert ours.mean() < 0.25 and ref.mean() < 1.5 * ours.mean() + 0.02, (ours, ref)
