@@ -13,7 +13,7 @@ The shipped Go1 (MuJoCo Menagerie, position servos with mjlab's published gains:
 | command | vx U(-1, 1) m/s, vy U(-0.5, 0.5) m/s, wz U(-1, 1) rad/s per episode, 10 % of worlds stand |
 | control | 50 Hz (4 physics steps of 0.005 s, the MJCF's implicitfast step) |
 | episode | 20 s (1000 steps) |
-| randomization | friction U(0.4, 1.2), mass scale U(0.9, 1.1) per world; pushes of 0.5 m/s every 10-15 s |
+| randomization | friction U(0.4, 1.2), mass scale U(0.9, 1.1), servo kp and kv scales U(0.9, 1.1) per world; pushes of 0.5 m/s every 10-15 s |
 | home | base 0.278 m, thighs 0.9 rad, calves -1.8 rad, hips +-0.1 rad (mjlab's INIT_STATE) |
 """
 

@@ -82,7 +82,9 @@ class LeggedVelocityCfg(TaskCfg):
     w_joint_limits: float = -10.0
     noise: bool = True
     randomization: RandomizationCfg = field(
-        default_factory=lambda: RandomizationCfg(friction=(0.4, 1.2), mass_scale=(0.9, 1.1))
+        default_factory=lambda: RandomizationCfg(
+            friction=(0.4, 1.2), mass_scale=(0.9, 1.1), actuator_kp_scale=(0.9, 1.1), actuator_kd_scale=(0.9, 1.1)
+        )
     )
 
 

@@ -1,4 +1,4 @@
-"""Per-world domain randomization applied when worlds reset: gravity, body mass, friction.
+"""Per-world domain randomization applied when worlds reset: gravity, body mass, friction, actuator gains.
 
 Gravity and masses are written in place into the model's arrays (zero-copy torch views), friction through
 the solver's ``set_world_friction``; nothing is rebuilt and the captured step graph stays valid.
@@ -19,6 +19,8 @@ __all__ = ["Randomizer"]
 _GRAVITY_STREAM = 3
 _MASS_STREAM = 4
 _FRICTION_STREAM = 5
+_KP_STREAM = 6
+_KD_STREAM = 7
 
 
 def _uniform(rng, stream, bounds, width=1):
@@ -52,11 +54,27 @@ class Randomizer:
         # included), through the solver's set_world_friction; NaN where never randomized.
         self.world_friction = torch.full((n,), float("nan"), device=dev)
         self.world_mass_scale = torch.ones(n, device=dev)
+        # Actuator gains: (N, A) views of the solver's per-actuator arrays (actuators are laid out world by world).
+        a = sim.actuator_count
+        self.gain = wp.to_torch(sim.solver.actuator_gain)[: n * a].view(n, a)
+        self.bias = wp.to_torch(sim.solver.actuator_bias)[: n * a].view(n, a, 3)
+        self.base_gain, self.base_bias = self.gain.clone(), self.bias.clone()
+        self.world_kp_scale = torch.ones(n, device=dev)
+        self.world_kd_scale = torch.ones(n, device=dev)
 
     @property
     def active(self) -> bool:
         c = self.cfg
-        return any(r is not None for r in (c.gravity_x, c.gravity_y, c.gravity_z, c.mass_scale, c.friction))
+        ranges = (
+            c.gravity_x,
+            c.gravity_y,
+            c.gravity_z,
+            c.mass_scale,
+            c.friction,
+            c.actuator_kp_scale,
+            c.actuator_kd_scale,
+        )
+        return any(r is not None for r in ranges)
 
     def apply(self, mask: torch.Tensor, rng: WorldRng):
         """Resample the randomized quantities of the worlds where ``mask`` (N,) is True, each world from
@@ -75,6 +93,18 @@ class Randomizer:
             self.inv_mass.copy_(self.base[1] / s[:, None])
             self.inertia.copy_(self.base[2] * s[:, None, None, None])
             self.inv_inertia.copy_(self.base[3] / s[:, None, None, None])
+        if c.actuator_kp_scale is not None or c.actuator_kd_scale is not None:
+            for bounds, stream, scale in (
+                (c.actuator_kp_scale, _KP_STREAM, self.world_kp_scale),
+                (c.actuator_kd_scale, _KD_STREAM, self.world_kd_scale),
+            ):
+                if bounds is not None:
+                    scale.copy_(torch.where(mask, _uniform(rng, stream, bounds)[:, 0], scale))
+            kp, kd = self.world_kp_scale[:, None], self.world_kd_scale[:, None]
+            self.gain.copy_(self.base_gain * kp)
+            self.bias.copy_(
+                torch.stack([self.base_bias[..., 0], self.base_bias[..., 1] * kp, self.base_bias[..., 2] * kd], dim=-1)
+            )
         if c.friction is not None:
             mu = _uniform(rng, _FRICTION_STREAM, c.friction)[:, 0]
             self.world_friction.copy_(torch.where(mask, mu, self.world_friction))

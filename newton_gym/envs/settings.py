@@ -39,6 +39,9 @@ class RandomizationCfg:
         gravity_x, gravity_y, gravity_z: (low, high) ranges of the world's gravity components [m/s^2].
         mass_scale: (low, high) factor on every body's mass and inertia.
         friction: (low, high) Coulomb friction coefficient of every shape of the world.
+        actuator_kp_scale: (low, high) factor on every actuator's position gain (a servo's kp: MuJoCo's
+            gainprm[0] and -biasprm[1]).
+        actuator_kd_scale: (low, high) factor on every actuator's velocity feedback (a servo's kv).
     """
 
     gravity_x: tuple | None = None
@@ -46,6 +49,8 @@ class RandomizationCfg:
     gravity_z: tuple | None = None
     mass_scale: tuple | None = None
     friction: tuple | None = None
+    actuator_kp_scale: tuple | None = None
+    actuator_kd_scale: tuple | None = None
 
 
 @dataclass

@@ -388,6 +388,18 @@ class SolverGeneralized(SolverBase):
         if flags & (SolverNotifyFlags.BODY_INERTIAL_PROPERTIES | SolverNotifyFlags.JOINT_DOF_PROPERTIES):
             self._init_invweights()
 
+    @property
+    def actuator_gain(self) -> wp.array:
+        """(actuator_count,) float32 gain on ctrl of each actuator (MuJoCo gainprm[0]; a servo's kp), on the
+        device; edit in place (e.g. per-world randomization), read at every step, captured graphs included."""
+        return self._act["gain"]
+
+    @property
+    def actuator_bias(self) -> wp.array:
+        """(actuator_count,) vec3 affine bias (MuJoCo biasprm[0:3]; a servo's (0, -kp, -kv)), editable in
+        place like :attr:`actuator_gain`."""
+        return self._act["bias"]
+
     def set_world_friction(self, friction, world_mask):
         """Friction coefficient per world: every candidate contact pair of the worlds where ``world_mask``
         is True (their pairs with global shapes, e.g. the ground, included) takes ``friction[w]``, from the

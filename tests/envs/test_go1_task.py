@@ -80,3 +80,33 @@ def test_zero_action_stands_and_logs_named_reward_terms(env):
     assert float(env.task._base()["height"].min()) > 0.2
     assert {"track_lin_vel_xy", "action_rate", "feet_air_time", "orientation"} <= set(info["reward_terms"])
     assert torch.isfinite(reward).all()
+
+
+def test_servo_gains_are_randomized_per_world_and_act_in_the_solver():
+    """kp and kv scales drawn per world reach the solver's actuator arrays (gain kp, bias (0, -kp, -kv));
+    a world with softer servos sags further under the same zero action."""
+    env = gym.make_vec(
+        "Newton/Go1-Flat-v0",
+        num_envs=4,
+        noise=False,
+        randomization={
+            "actuator_kp_scale": (0.3, 1.0),
+            "actuator_kd_scale": (0.5, 1.0),
+            "friction": None,
+            "mass_scale": None,
+        },
+        push_interval=(1e9, 1e9),
+    )
+    env.reset(seed=4)
+    task = env.task
+    task.layout.set_state(task.init_qpos.expand(4, -1), torch.zeros(4, task.layout.nv), torch.ones(4, dtype=bool))
+    r = env.randomizer
+    kp, kd = r.world_kp_scale, r.world_kd_scale
+    assert len(set(kp.tolist())) == 4 and float(kp.min()) >= 0.3 and float(kd.max()) <= 1.0
+    torch.testing.assert_close(r.gain, r.base_gain * kp[:, None])
+    torch.testing.assert_close(r.bias[..., 1], r.base_bias[..., 1] * kp[:, None])
+    torch.testing.assert_close(r.bias[..., 2], r.base_bias[..., 2] * kd[:, None])
+    for _ in range(50):
+        env.step(torch.zeros(4, 12))
+    height = env.task._base()["height"]
+    assert int(torch.argmin(height)) == int(torch.argmin(kp))  # the softest servos sag the most
