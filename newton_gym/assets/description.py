@@ -153,6 +153,7 @@ class JointDesc:
         actfrclimited, actfrcrange: MuJoCo joint actuator-force clamping.
         group: MuJoCo joint group.
         drive: Optional PD drive.
+        initial: Start coordinate [rad] or [m] (the MJCF's ``home`` keyframe), None for MuJoCo's qpos0.
         mujoco_id: Index of the MuJoCo joint, None for synthetic fixed joints.
     """
 
@@ -183,6 +184,7 @@ class JointDesc:
     group: int = 0
     drive: DriveDesc | None = None
     mujoco_id: int | None = None
+    initial: float | None = None
 
 
 @dataclass

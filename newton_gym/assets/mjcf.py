@@ -20,7 +20,7 @@ from .value_checks import check_compiled_model, warn_non_finite_attributes
 
 # MjSpec element lists the USD output does not carry: (attribute, tag, what the user gets instead).
 _DROPPED = (
-    ("keys", "key", "keyframes are not written; set the start state in the task or with joint_q"),
+    ("keys", "key", "keyframes other than 'home' are not written (set the start state with joint_q)"),
     ("sites", "site", "sites are not written"),
     ("sensors", "sensor", "sensors are not written; envs compute their observations from the state"),
     ("equalities", "equality", "equality constraints are not converted"),
@@ -36,6 +36,8 @@ def warn_dropped_elements(spec, path: str) -> int:
     count = 0
     for attribute, tag, consequence in _DROPPED:
         for element in getattr(spec, attribute, []):
+            if attribute == "keys" and element.name == "home":
+                continue  # written as the joints' start state
             line = (getattr(element, "info", "") or "").replace("line ", "")
             where = f"{path}:{line}" if line.isdigit() else path
             label = f"<{tag} name='{element.name}'>" if element.name else f"<{tag}>"

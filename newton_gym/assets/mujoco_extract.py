@@ -6,7 +6,8 @@ Every number comes from the compiled model (``body_mass``, ``body_inertia``, ``j
 
 Mapping of the kinematic tree:
 
-* Bodies are posed in the world frame at ``qpos0`` (from ``mj_kinematics``).
+* Bodies are posed in the world frame at ``qpos0`` (from ``mj_kinematics``); a keyframe named ``home``
+  moves the free bodies to its poses and gives every hinge and slide joint its start coordinate.
 * A body with a free joint gets no joint (it floats), unless ``fix_base`` welds a top-level one to the
   world with a fixed joint.
 * A body without joints is welded to its parent (or the world) by a fixed joint named
@@ -116,11 +117,22 @@ def describe_model(model, name: str, options: ExtractOptions | None = None) -> R
     mujoco = require("mujoco")
     options = options or ExtractOptions()
     data = mujoco.MjData(model)
+    home = _home_key(model)
+    if home is not None:  # free bodies start where the keyframe puts them; hinges keep qpos0 in the frames
+        free = np.nonzero(model.jnt_type == _FREE)[0]
+        for j in free:
+            a = int(model.jnt_qposadr[j])
+            data.qpos[a : a + 7] = model.key_qpos[home][a : a + 7]
     mujoco.mj_kinematics(model, data)
     robot = RobotDesc(name=name, meshes=_describe_meshes(model))
     tree = _TreeBuilder(model, data, robot, options)
     for body_id in range(1, model.nbody):
         tree.add_body(body_id)
+    if home is not None:
+        for joint in robot.joints:
+            j = joint.mujoco_id
+            if j is not None and int(model.jnt_type[j]) in (_HINGE, _SLIDE):
+                joint.initial = float(model.key_qpos[home][model.jnt_qposadr[j]])
     tree.add_excluded_pairs()
     tree.add_weld_filters()
     robot.world_geoms = _describe_geoms(model, 0, options)
@@ -128,6 +140,14 @@ def describe_model(model, name: str, options: ExtractOptions | None = None) -> R
     robot.scene = _describe_scene(model, options.import_scene)
     robot.self_collision = options.self_collision
     return robot
+
+
+def _home_key(model) -> int | None:
+    """Index of the keyframe named ``home`` (MuJoCo Menagerie's convention), or None."""
+    for k in range(model.nkey):
+        if model.key(k).name == "home":
+            return k
+    return None
 
 
 class _TreeBuilder:

@@ -271,6 +271,10 @@ class _RobotWriter:
             usd_joint.CreateLowerLimitAttr(convert(joint.lower))
             usd_joint.CreateUpperLimitAttr(convert(joint.upper))
         _write_joint_attrs(usd_joint.GetPrim(), joint)
+        if joint.initial is not None and joint.kind != "spherical":
+            token = "angular" if angular else "linear"
+            usd_joint.GetPrim().AddAppliedSchema(f"PhysicsJointStateAPI:{token}")
+            set_attr(usd_joint.GetPrim(), f"state:{token}:physics:position", "Float", convert(joint.initial))
         if joint.drive is not None and joint.kind != "spherical":
             _write_drive(usd_joint.GetPrim(), joint, "angular" if angular else "linear")
 

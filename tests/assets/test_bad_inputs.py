@@ -241,7 +241,7 @@ def test_every_dropped_mjcf_element_warns_once_naming_file_line_and_element(tmp_
 </worldbody>
 <equality><connect name="tie" body1="a" body2="b" anchor="0.5 0 0"/></equality>
 <sensor><gyro name="gyro" site="imu"/></sensor>
-<keyframe><key name="home" qpos="0 0 1 1 0 0 0 1 0 1 1 0 0 0"/></keyframe>
+<keyframe><key name="start" qpos="0 0 1 1 0 0 0 1 0 1 1 0 0 0"/></keyframe>
 </mujoco>""")
     with pytest.warns(AssetWarning) as record:
         convert_mjcf(path, tmp_path / "out")
@@ -249,7 +249,7 @@ def test_every_dropped_mjcf_element_warns_once_naming_file_line_and_element(tmp_
     assert len(dropped) == 4, dropped
     for text, line in (("<site name='imu'>", 4), ("<equality name='tie'>", 8), ("<sensor name='gyro'>", 9)):
         assert any(text in d and f"{path}:{line}:" in d for d in dropped), (text, dropped)
-    assert any(f"{path}: <key name='home'>" in d for d in dropped)  # MuJoCo keeps no line for keys
+    assert any(f"{path}: <key name='start'>" in d for d in dropped)  # MuJoCo keeps no line for keys
 
 
 @pytest.mark.parametrize("timestep", ["0", "1e-45", "nan"])
