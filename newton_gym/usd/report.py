@@ -105,11 +105,7 @@ def inspect_usd(source, schema_resolvers=None, show_defaults: bool = False, **kw
     lines = head + _bodies(builder, 0) + _joints(builder, 0) + _shapes(builder, 0)
     if result["actuators"]:
         lines.append(f"Actuators ({len(result['actuators'])}):")
-        lines.extend(
-            f"  {a['path']} -> {a['target']} (dof {a['dof']}) gear {_fmt(a['gear'][0])} ctrl_range "
-            f"{_fmt(a['ctrl_range'])} {a['gain_type']}/{a['bias_type']}"
-            for a in result["actuators"]
-        )
+        lines.extend(_actuator_line(a) for a in result["actuators"])
     lines += _resolved(result, show_defaults)
     unused = unused_attributes(ctx, result["schema_attrs"])
     lines.append("Authored solver attributes nothing used:")
@@ -118,6 +114,21 @@ def inspect_usd(source, schema_resolvers=None, show_defaults: bool = False, **kw
         lines.append("Warnings:")
         lines.extend(f"  {w}" for w in result["warnings"])
     return "\n".join(lines)
+
+
+def _actuator_line(a: dict) -> str:
+    """One actuator: transmission, control range, force law; a servo's kp / kv and effort limit as the
+    solver uses them (their source attributes are listed under the resolved values)."""
+    text = (
+        f"  {a['path']} -> {a['target']} (dof {a['dof']}) gear {_fmt(a['gear'][0])} ctrl_range "
+        f"{_fmt(a['ctrl_range']) if a['ctrl_limited'] else 'unlimited'} {a['gain_type']}/{a['bias_type']}"
+    )
+    if a["bias_type"] == "affine":
+        bias = (list(a["bias_prm"]) + [0.0, 0.0, 0.0])[:3]
+        text += f": kp {_fmt(a['gain_prm'][0])} (mjc:gainPrm[0]), kv {_fmt(-bias[2])} (-mjc:biasPrm[2])"
+    if a["force_limited"]:
+        text += f", force_range {_fmt(a['force_range'])} (mjc:forceRange)"
+    return text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

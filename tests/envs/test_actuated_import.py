@@ -69,3 +69,14 @@ def test_unsupported_actuator_is_skipped_with_a_warning(tmp_path):
     with pytest.warns(UserWarning, match="dynType 'filter' is not supported"):
         actuators = ModelBuilder().add_usd(usd)["actuators"]
     assert len(actuators) == 1
+
+
+def test_inspect_reports_servo_gains_and_their_attributes(tmp_path):
+    from newton_gym.usd.report import inspect_usd
+
+    xml = tmp_path / "arm.xml"
+    xml.write_text(ARM)
+    usd = MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "out"))).usd_path
+    text = inspect_usd(usd)
+    assert "kp 120 (mjc:gainPrm[0]), kv 6 (-mjc:biasPrm[2]), force_range (-20, 20) (mjc:forceRange)" in text
+    assert "ctrl_range unlimited" in text  # the position servo has no control range
