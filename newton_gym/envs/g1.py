@@ -41,7 +41,9 @@ G1_HOME = (
 
 @dataclass
 class G1Cfg(LeggedVelocityCfg):
-    pass
+    # 29 joints: the per-joint L2 penalties at half the quadruped's weight (Isaac Lab's humanoid values)
+    w_joint_acc: float = -1.25e-7
+    w_action_rate: float = -0.005
 
 
 class G1Task(LeggedVelocityTask):

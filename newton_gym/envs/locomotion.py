@@ -24,7 +24,9 @@ Reward terms (each multiplied by the control period, as Isaac Lab does; weights 
 ``track_lin_vel_xy`` exp(-|cmd_xy - v_xy|^2 / sigma^2), ``track_ang_vel_z`` exp(-(cmd_wz - w_z)^2 /
 sigma^2), ``lin_vel_z`` v_z^2, ``ang_vel_xy`` |w_xy|^2, ``joint_acc`` |qdd|^2, ``action_rate`` |a -
 a_prev|^2, ``orientation`` |g_xy|^2, ``feet_air_time`` sum over touchdowns of (air time - threshold)
-while the command asks to move, ``joint_limits`` how far joints go past 90 % of their range.
+while the command asks to move, ``joint_limits`` how far joints go past 90 % of their range, and
+``termination`` (not scaled by the period) in the step the episode ends early: without it a policy whose
+penalties outweigh its tracking reward learns to fall at once.
 
 Terminations: the base touches the ground, the base tilts past ``max_tilt``, or the state goes
 non-finite. Truncation: ``max_episode_steps`` (1000 = 20 s at 50 Hz). Reset: home pose with joint angles scaled by U(0.5, 1.5),
@@ -80,6 +82,7 @@ class LeggedVelocityCfg(TaskCfg):
     w_orientation: float = -2.5
     w_feet_air_time: float = 0.25
     w_joint_limits: float = -10.0
+    w_termination: float = -2.0
     noise: bool = True
     randomization: RandomizationCfg = field(
         default_factory=lambda: RandomizationCfg(
@@ -251,9 +254,13 @@ class LeggedVelocityTask(Task):
             "orientation": c.w_orientation * dt * (b["gravity"][:, :2] ** 2).sum(dim=1),
             "feet_air_time": c.w_feet_air_time * dt * air_reward,
             "joint_limits": c.w_joint_limits * dt * over.sum(dim=1),
+            "termination": c.w_termination * self.terminated(sim).float(),
         }
 
     def terminated(self, sim):
+        return self.layout.memo("legged_terminated", lambda: self._terminated(sim))
+
+    def _terminated(self, sim):
         b = self._base()
         base_contact = sim.contact_wrench[:, self.base_index, :3].norm(dim=1) > 1.0
         tilted = b["gravity"][:, 2] > -math.cos(math.radians(self.cfg.max_tilt_deg))

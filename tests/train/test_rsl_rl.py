@@ -102,6 +102,7 @@ def test_adapter_reports_time_outs_and_critic_group():
             "orientation",
             "feet_air_time",
             "joint_limits",
+            "termination",
         )
     }
 
