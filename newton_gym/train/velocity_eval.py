@@ -69,7 +69,7 @@ def tracking_error_newton(
         device="cpu",
         noise=False,
         push_interval=(1e9, 1e9),
-        randomization={"friction": None, "mass_scale": None},
+        randomization={"friction": None, "mass_scale": None, "actuator_kp_scale": None, "actuator_kd_scale": None},
         **extra,
     )
     task_obj = env.task
