@@ -138,6 +138,8 @@ class LeggedVelocityTask(Task):
         self.air_time = torch.zeros(n, len(self.foot_index), device=dev)
         self.push_timer = torch.zeros(n, device=dev)
         self.noise_gen = torch.Generator(device=dev).manual_seed(int(self.cfg.seed) + 7919)
+        widths = [0.1] * 3 + [0.2] * 3 + [0.05] * 3 + [0.0] * 3 + [0.01] * j + [1.5] * j + [0.0] * j
+        self.noise_half_width = torch.tensor(widths, device=dev)  # per observation entry (module table)
 
     def _joint_limits(self, robot):
         """(lower, upper) [rad] of the actuated joints; +-pi where a joint is unlimited."""
@@ -205,12 +207,8 @@ class LeggedVelocityTask(Task):
         obs = self._clean_obs()
         if not self.cfg.noise:
             return obs
-        j = len(self.actuators)
-        half = torch.tensor(
-            [0.1] * 3 + [0.2] * 3 + [0.05] * 3 + [0.0] * 3 + [0.01] * j + [1.5] * j + [0.0] * j, device=obs.device
-        )
         u = torch.rand(obs.shape, generator=self.noise_gen, device=obs.device)
-        return obs + (2.0 * u - 1.0) * half
+        return obs + (2.0 * u - 1.0) * self.noise_half_width
 
     def critic_observe(self, sim):
         b = self._base()
