@@ -43,11 +43,30 @@ def _tapered(ctx, path, desc, kind) -> float:
     return max(top, bottom)
 
 
+def _warn_ellipsoid(ctx, path, radius: float) -> None:
+    """A sphere under a non-uniform scale is an ellipsoid (what the MJCF converter writes for MuJoCo's
+    ellipsoids); UsdPhysics reports it as a sphere of the largest radius, which is what gets simulated."""
+    UsdGeom = require_pxr().UsdGeom
+    prim = ctx.stage.GetPrimAtPath(path)
+    if not prim or not prim.IsA(UsdGeom.Xformable):
+        return
+    matrix = UsdGeom.Xformable(prim).ComputeLocalToWorldTransform(0.0)
+    scale = np.array([matrix.GetRow3(i).GetLength() for i in range(3)])
+    if scale.max() > scale.min() * (1.0 + 1e-5):
+        radii = radius / scale.max() * scale
+        ctx.warn(
+            path,
+            f"ellipsoid collider (radii {np.round(radii, 6).tolist()} in stage units) is simulated as a sphere "
+            f"of radius {radius:g}: ellipsoid collisions are not supported",
+        )
+
+
 def _primitive(ctx, path, desc, type_name):
     """(geo, size in stage units (3,), extra rotation (4,)) of a primitive descriptor."""
     if type_name == "CubeShape":
         return GeoType.BOX, vec(desc.halfExtents), quat_identity()
     if type_name == "SphereShape":
+        _warn_ellipsoid(ctx, path, float(desc.radius))
         return GeoType.SPHERE, np.array([float(desc.radius), 0.0, 0.0]), quat_identity()
     if type_name == "PlaneShape":
         return GeoType.PLANE, np.zeros(3), _axis_rotation(desc)

@@ -261,3 +261,36 @@ def Xform "c" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {
     m = result["path_shape_map"]
     assert builder.shape_collision_filter_pairs == {(m["/a/s"], m["/b/s"])}
     assert not builder.tables["shape"].value("collide", m["/c/s"])  # contype = conaffinity = 0
+
+
+@pytest.mark.parametrize("scale, warns", [((0.1, 0.2, 0.3), True), ((0.3, 0.3, 0.3), False)])
+def test_ellipsoid_collider_is_named_not_silently_made_a_sphere(tmp_path, scale, warns):
+    """A sphere under a non-uniform scale (the MJCF converter's ellipsoid) is simulated as a sphere of the
+    largest radius; the importer says so, naming the prim (it used to do it silently)."""
+    import warnings
+
+    from newton_gym.usd import UsdImportWarning
+
+    path = tmp_path / "ellipsoid.usda"
+    path.write_text(f"""#usda 1.0
+(
+    metersPerUnit = 1
+    upAxis = "Z"
+)
+def PhysicsScene "scene" {{}}
+def Xform "body" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]) {{
+    float physics:mass = 1
+    def Sphere "ell" (prepend apiSchemas = ["PhysicsCollisionAPI"]) {{
+        double radius = 1
+        float3 xformOp:scale = {scale}
+        uniform token[] xformOpOrder = ["xformOp:scale"]
+    }}
+}}
+""")
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        builder = ng.ModelBuilder()
+        builder.add_usd(str(path))
+    said = [str(w.message) for w in record if issubclass(w.category, UsdImportWarning)]
+    assert any("/body/ell: ellipsoid collider (radii [0.1, 0.2, 0.3]" in s for s in said) == warns, said
+    assert np.isclose(builder.tables["shape"].get("scale")[0][0], 0.3)
