@@ -44,6 +44,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 
+from ..errors import ConfigError
 from ..sim.hostmath import quat_rotate
 from .settings import RandomizationCfg, SimCfg
 from .task import Task, TaskCfg
@@ -104,16 +105,29 @@ class LeggedVelocityTask(Task):
         self.command = None
 
     # ------------------------------------------------------------------ setup
+    def build_robot(self):
+        builder = super().build_robot()
+        # Position servos: the robot's MjcActuator prims, else its USD joint drives (PhysX / UsdPhysics
+        # DriveAPI robots), whose targets the actions then set through Control.joint_target_pos.
+        self.drive_mode = not self.import_result["actuators"]
+        self.servos = _drive_servos(builder) if self.drive_mode else self.import_result["actuators"]
+        if not self.servos:
+            raise ConfigError(
+                f"{self.cfg.robot_usd or self.robot}: the robot has neither MjcActuator prims nor "
+                "joint drives with a stiffness, so no action can reach its joints"
+            )
+        return builder
+
     def setup(self, robot, sim):
         super().setup(robot, sim)
         dev, n = sim.torch_device, sim.num_envs
-        names = [a["target"].rsplit("/", 1)[-1] for a in self.actuators]
+        names = [a["target"].rsplit("/", 1)[-1] for a in self.servos]
         height, angles = self.home
         home = [next((v for pattern, v in angles.items() if re.fullmatch(pattern, name)), 0.0) for name in names]
         self.joint_names = names
         self.home_joint = torch.tensor(home, dtype=torch.float32, device=dev)
-        kp = np.array([a["gain_prm"][0] for a in self.actuators])
-        effort = np.array([a["force_range"][1] if a["force_limited"] else np.inf for a in self.actuators])
+        kp = np.array([a["gain_prm"][0] for a in self.servos])
+        effort = np.array([a["force_range"][1] if a["force_limited"] else np.inf for a in self.servos])
         # mjlab / Isaac Lab: one unit of action moves the target by a quarter of the effort-limited travel
         self.action_scale = torch.tensor(
             np.where(np.isfinite(effort), 0.25 * effort / kp, 0.5), dtype=torch.float32, device=dev
@@ -137,13 +151,15 @@ class LeggedVelocityTask(Task):
         self.prev_joint_vel = torch.zeros(n, j, device=dev)
         self.air_time = torch.zeros(n, len(self.foot_index), device=dev)
         self.push_timer = torch.zeros(n, device=dev)
+        self.joint_target = sim.joint_target
+        self.servo_dofs = torch.tensor([a["dof"] for a in self.servos], dtype=torch.long, device=dev)
         self.noise_gen = torch.Generator(device=dev).manual_seed(int(self.cfg.seed) + 7919)
         widths = [0.1] * 3 + [0.2] * 3 + [0.05] * 3 + [0.0] * 3 + [0.01] * j + [1.5] * j + [0.0] * j
         self.noise_half_width = torch.tensor(widths, device=dev)  # per observation entry (module table)
 
     def _joint_limits(self, robot):
         """(lower, upper) [rad] of the actuated joints; +-pi where a joint is unlimited."""
-        dofs = [a["dof"] for a in self.actuators]
+        dofs = [a["dof"] for a in self.servos]
         lower, upper = robot.tables["dof"].get("limit_lower")[dofs], robot.tables["dof"].get("limit_upper")[dofs]
         limited = (lower < upper) & (np.abs(lower) < 1e6) & (np.abs(upper) < 1e6)
         return np.where(limited, lower, -np.pi), np.where(limited, upper, np.pi)
@@ -154,10 +170,10 @@ class LeggedVelocityTask(Task):
     # ------------------------------------------------------------------ spaces
     def action_space(self) -> gym.spaces.Box:
         c = float(self.cfg.action_clip)
-        return gym.spaces.Box(-c, c, (len(self.actuators),), dtype=np.float32)
+        return gym.spaces.Box(-c, c, (len(self.servos),), dtype=np.float32)
 
     def observation_size(self) -> int:
-        return 12 + 3 * len(self.actuators)
+        return 12 + 3 * len(self.servos)
 
     def critic_observation_size(self) -> int:
         return self.observation_size() + 2 + len(self.foot_index)
@@ -201,7 +217,11 @@ class LeggedVelocityTask(Task):
     def ctrl_from_action(self, action):
         self.prev_action.copy_(self.action)
         self.action.copy_(action)
-        return self.home_joint + self.action_scale * action
+        target = self.home_joint + self.action_scale * action
+        if self.drive_mode:
+            self.joint_target[:, self.servo_dofs] = target
+            return action[:, :0]
+        return target
 
     def observe(self, sim):
         obs = self._clean_obs()
@@ -276,7 +296,7 @@ class LeggedVelocityTask(Task):
 
     def reset_state(self, sim, mask, rng):
         self.rng = rng
-        c, j = self.cfg, len(self.actuators)
+        c, j = self.cfg, len(self.servos)
         qpos = self.init_qpos.expand(sim.num_envs, -1).clone()
         qpos[:, 7:] = self.home_joint * (0.5 + rng.uniform(_JOINT_STREAM, j))
         qvel = (2.0 * rng.uniform(_BASE_STREAM, self.layout.nv) - 1.0) * 0.5
@@ -293,6 +313,28 @@ class LeggedVelocityTask(Task):
         self.prev_joint_vel = torch.where(m, torch.zeros_like(self.prev_joint_vel), self.prev_joint_vel)
         self.air_time = torch.where(m, torch.zeros_like(self.air_time), self.air_time)
         self.push_timer = torch.where(mask, self._push_delay(sim.num_envs), self.push_timer)
+
+
+def _drive_servos(builder) -> list[dict]:
+    """Servo records (as the importer's actuator records: target joint path, dof, gain_prm[0] = kp,
+    force_range) of the one-DOF joints that carry a USD drive with a stiffness, in DOF order."""
+    jt, dt = builder.tables["joint"], builder.tables["dof"]
+    ke, effort = dt.get("target_ke"), dt.get("effort_limit")
+    starts, counts = jt.get("qd_start"), jt.get("lin_count") + jt.get("ang_count")
+    out = []
+    for label, d, n in zip(jt.labels, starts, counts):
+        if n == 1 and ke[d] > 0.0:
+            limited = bool(effort[d] < 1e9)
+            out.append(
+                {
+                    "target": label,
+                    "dof": int(d),
+                    "gain_prm": [float(ke[d])],
+                    "force_limited": limited,
+                    "force_range": (-float(effort[d]), float(effort[d])) if limited else (0.0, 0.0),
+                }
+            )
+    return out
 
 
 def sim_friction(task, sim) -> torch.Tensor:

@@ -116,6 +116,8 @@ class Simulation:
             self.num_envs, self.actuator_count
         )
         self.unhealthy = wp.to_torch(self.solver.world_unhealthy)[: self.num_envs]
+        # (N, dofs) joint-drive position targets (USD drives), read by every step, captured ones included
+        self.joint_target = world_view(self.control.joint_target_pos, self.model.joint_dof_world_start, self.num_envs)
         self.contact_wrench = world_view(self.solver.body_contact_wrench, self.model.body_world_start, self.num_envs)
         self._reset_mask = wp.zeros(self.num_envs, dtype=wp.bool, device=self.device)
         self._reset_mask_t = wp.to_torch(self._reset_mask)

@@ -30,6 +30,7 @@ class TaskCfg(EnvCfg):
     """Base of every task's configuration (EnvCfg plus the task's own fields)."""
 
     reset_noise_scale: float = 0.1
+    robot_usd: str | None = None  # a USD file imported instead of the task's shipped robot
 
 
 class Task:
@@ -49,9 +50,10 @@ class Task:
         self.init_qvel = None
 
     def build_robot(self) -> ModelBuilder:
-        """The single robot, imported from its shipped USD through add_usd (resolvers: defaults)."""
+        """The single robot, imported through add_usd (resolvers: defaults) from ``cfg.robot_usd`` or the
+        task's shipped USD."""
         builder = ModelBuilder()
-        self.import_result = builder.add_usd(robot_path(self.robot))
+        self.import_result = builder.add_usd(self.cfg.robot_usd or robot_path(self.robot))
         return builder
 
     @property

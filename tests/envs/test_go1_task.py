@@ -110,3 +110,66 @@ def test_servo_gains_are_randomized_per_world_and_act_in_the_solver():
         env.step(torch.zeros(4, 12))
     height = env.task._base()["height"]
     assert int(torch.argmin(height)) == int(torch.argmin(kp))  # the softest servos sag the most
+
+
+def _physx_style_go1(path):
+    """The shipped Go1 with its MjcActuator prims replaced by UsdPhysics angular drives of the same gains
+    (stiffness and damping per degree, as UsdPhysics defines them; maxForce = the effort limit)."""
+    import math
+
+    from pxr import Usd, UsdPhysics
+
+    from newton_gym.assets import robot_path
+
+    stage = Usd.Stage.Open(robot_path("go1"))
+    servos = {}
+    for prim in stage.Traverse():
+        if prim.GetTypeName() == "MjcActuator":
+            target = str(prim.GetRelationship("mjc:target").GetTargets()[0])
+            gain = prim.GetAttribute("mjc:gainPrm").Get()
+            bias = prim.GetAttribute("mjc:biasPrm").Get()
+            servos[target] = (gain[0], -bias[2], prim.GetAttribute("mjc:forceRange:max").Get())
+    stage.RemovePrim("/go1/actuators")
+    for target, (kp, kv, effort) in servos.items():
+        drive = UsdPhysics.DriveAPI.Apply(stage.GetPrimAtPath(target), "angular")
+        drive.CreateStiffnessAttr(kp * math.pi / 180.0)
+        drive.CreateDampingAttr(kv * math.pi / 180.0)
+        drive.CreateMaxForceAttr(effort)
+    stage.GetRootLayer().Export(str(path))
+    return servos
+
+
+def _held_home(**kwargs):
+    """(joint angles, base height) of world 0 after 2 s of zero action from the home pose."""
+    no_rand = {"friction": None, "mass_scale": None, "actuator_kp_scale": None, "actuator_kd_scale": None}
+    env = gym.make_vec(
+        "Newton/Go1-Flat-v0", num_envs=2, noise=False, push_interval=(1e9, 1e9), randomization=no_rand, **kwargs
+    )
+    task = env.task
+    env.reset(seed=0)
+    task.layout.set_state(task.init_qpos.expand(2, -1), torch.zeros(2, task.layout.nv), torch.ones(2, dtype=bool))
+    action = torch.full((2, 12), 0.3)
+    env.step(action)
+    if task.drive_mode:
+        target = env.sim.joint_target[:, task.servo_dofs]
+        torch.testing.assert_close(target, task.home_joint + task.action_scale * action)
+    for _ in range(100):
+        _, _, terminated, _, _ = env.step(torch.zeros(2, 12))
+        assert not bool(terminated.any())
+    base = task._base()
+    return env, base["joint_pos"][0].clone(), float(base["height"][0])
+
+
+def test_robot_with_usd_drives_instead_of_actuators_is_driven_by_the_actions(tmp_path):
+    """A PhysX / UsdPhysics-authored Go1 (joint drives, no MjcActuator): actions set the drives' position
+    targets (target = home + scale * action, scale from the drive's stiffness and maxForce), and under zero
+    action it settles as the MjcActuator Go1 does (PhysX drives integrate the stiffness implicitly,
+    MuJoCo's position actuators explicitly: a small difference, not none)."""
+    path = tmp_path / "go1_drives.usda"
+    servos = _physx_style_go1(path)
+    env, joints, height = _held_home(robot_usd=str(path))
+    task = env.task
+    assert task.drive_mode and len(task.servos) == 12 and env.sim.ctrl.shape == (2, 0)
+    np.testing.assert_allclose(task.servos[0]["gain_prm"][0], next(iter(servos.values()))[0], rtol=1e-4)
+    _, ref_joints, ref_height = _held_home()
+    assert float((joints - ref_joints).abs().max()) < 0.01 and abs(height - ref_height) < 2e-3
