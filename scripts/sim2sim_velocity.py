@@ -20,11 +20,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from newton_gym.train.export import deploy_policy, load_rsl_rl_checkpoint  # noqa: E402
 from newton_gym.train.velocity_eval import (  # noqa: E402
     DEFAULT_COMMANDS,
+    ROBOT_OF_TASK,
     tracking_error_mujoco,
     tracking_error_newton,
 )
-
-_ROBOTS = {"Newton/Go1-Flat-v0": "go1", "Newton/G1-Flat-v0": "g1"}
 
 
 def main(argv=None) -> int:
@@ -37,7 +36,7 @@ def main(argv=None) -> int:
     task = meta["task"]
     clip = float(np.max(np.abs(meta["action_high"])))
     ours = tracking_error_newton(policy, task, seconds=args.seconds)
-    ref = tracking_error_mujoco(policy, _ROBOTS[task], seconds=args.seconds, action_clip=clip)
+    ref = tracking_error_mujoco(policy, ROBOT_OF_TASK[task], seconds=args.seconds, action_clip=clip)
     print(f"{task}, {args.seconds:.0f} s per command, error after 1 s [m/s]")
     print("command (vx, vy, wz)    newton_gym   MuJoCo")
     for command, a, b in zip(DEFAULT_COMMANDS, ours, ref):

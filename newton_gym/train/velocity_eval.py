@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["DEFAULT_COMMANDS", "tracking_error_newton", "tracking_error_mujoco"]
+__all__ = ["DEFAULT_COMMANDS", "ROBOT_OF_TASK", "tracking_error_newton", "tracking_error_mujoco"]
 
 #: (vx [m/s], vy [m/s], wz [rad/s]) commands of the evaluation: forward, backward, sideways, turning.
 DEFAULT_COMMANDS = np.array(
@@ -36,7 +36,8 @@ DEFAULT_COMMANDS = np.array(
     dtype=np.float32,
 )
 
-_ROBOT_OF_TASK = {"Newton/Go1-Flat-v0": "go1", "Newton/G1-Flat-v0": "g1"}
+#: Legged task id -> the shipped robot whose MJCF the MuJoCo side runs.
+ROBOT_OF_TASK = {"Newton/Go1-Flat-v0": "go1", "Newton/G1-Flat-v0": "g1"}
 
 
 def tracking_error_newton(
