@@ -18,13 +18,12 @@ import warnings
 import numpy as np
 
 from newton_gym.errors import AssetWarning
+from newton_gym.sim.float_range import FLOAT32_MAX
 
 from .errors import AssetError
 
 __all__ = ["check_compiled_model", "check_layer_values", "warn_non_finite_attributes", "FLOAT32_MAX"]
 
-#: Largest magnitude a USD float attribute holds [-].
-FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 # MjModel field prefix -> (spec list attribute, element tag in messages), in the order checked: the
 # elements a user writes values on first, bodies (whose COM and inertia MuJoCo derives from geoms) last.

@@ -13,9 +13,10 @@ import numpy as np
 
 from ..errors import ModelBuildError
 
-__all__ = ["F32_MAX", "INF_ALLOWED", "check_float_range"]
+__all__ = ["FLOAT32_MAX", "INF_ALLOWED", "check_float_range"]
 
-F32_MAX = float(np.finfo(np.float32).max)
+#: Largest magnitude a float32 holds; the one definition the import and conversion checks share.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 #: (table, column) pairs where an infinity is a documented value ("unlimited" joint limits); NaN is still
 #: refused there.
@@ -34,7 +35,7 @@ _KIND_NAMES = {
 def _bad_rows(values: np.ndarray, allow_inf: bool) -> np.ndarray:
     """Row mask: a NaN, or a magnitude above float32's largest value (infinities unless allowed)."""
     a = np.asarray(values, dtype=np.float64).reshape(len(values), -1)
-    over = np.abs(a) > F32_MAX
+    over = np.abs(a) > FLOAT32_MAX
     if allow_inf:
         over &= ~np.isinf(a)
     return (np.isnan(a) | over).any(axis=1)
@@ -61,7 +62,7 @@ def _check(builder, kind: str, field: str, values, allow_inf: bool = False):
         value = np.asarray(values[row]).tolist()
         raise ModelBuildError(
             f"{_who(builder, kind, row)}: {field} {value} is NaN or beyond float32's range "
-            f"(|value| <= {F32_MAX:.3g}); the model stores float32"
+            f"(|value| <= {FLOAT32_MAX:.3g}); the model stores float32"
         )
 
 

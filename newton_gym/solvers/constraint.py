@@ -98,14 +98,8 @@ class Rows(DeclaredFields):
     world_scale: wp.array = None  # (world_count,) 1 / (mean diag(M) * DOFs) [1/kg]: Newton's stop scale
 
 
-def _contact_rows(condim: int, cone: str) -> int:
-    if condim == 1:
-        return 1
-    return 4 if cone == "pyramidal" else 3
-
-
 def _row_counts(condim: np.ndarray, cone: str) -> np.ndarray:
-    """Rows per contact of each condim (vectorised :func:`_contact_rows`)."""
+    """Rows per contact of each condim: 1 for frictionless contacts, else 4 (pyramidal) or 3 (elliptic)."""
     return np.where(np.asarray(condim) == 1, 1, 4 if cone == "pyramidal" else 3).astype(np.int64)
 
 

@@ -11,17 +11,16 @@ infinity a meaning.
 
 from __future__ import annotations
 
+from ...sim.float_range import FLOAT32_MAX
 from .base import ResolveContext
 
 __all__ = ["resolve", "resolve_with"]
-
-_FLOAT32_MAX = 3.4028234663852886e38
 
 
 def _beyond_float32(value) -> bool:
     """Whether a resolved number, or a number in a resolved sequence, is NaN, infinite or beyond float32."""
     items = value if isinstance(value, (list, tuple)) else (value,)
-    return any(isinstance(v, (int, float)) and not isinstance(v, bool) and not abs(v) <= _FLOAT32_MAX for v in items)
+    return any(isinstance(v, (int, float)) and not isinstance(v, bool) and not abs(v) <= FLOAT32_MAX for v in items)
 
 
 def resolve_with(resolvers, attrs, kind: str, key: str, default=None, rctx: ResolveContext | None = None, record=None):
@@ -45,7 +44,7 @@ def resolve_with(resolvers, attrs, kind: str, key: str, default=None, rctx: Reso
                 attrs.fail(
                     name,
                     f"value resolves {label} ({resolver.name}) to {value!r}: NaN, infinite or beyond "
-                    f"float32's range (|value| <= {_FLOAT32_MAX:.3g})",
+                    f"float32's range (|value| <= {FLOAT32_MAX:.3g})",
                 )
             if record:
                 record(label, value, f"{name} ({resolver.name})")
