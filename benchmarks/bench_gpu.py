@@ -1,0 +1,211 @@
+"""Env steps and physics steps per second at GPU scale, next to MuJoCo Warp on the same MJCF, in one run.
+
+For each task (Ant, Humanoid, Go1) and world count N, three timings, each the median of ``--repeat``:
+
+- env: ``gym.make_vec("Newton/<Task>-v0", num_envs=N)`` stepped ``--control-steps`` times under random
+  actions (one env step = frame_skip physics steps, then observation, reward, termination and autoreset);
+  env-steps/s = N * control steps / s, and its physics rate = frame_skip times that.
+- solver: the same env's Simulation alone (its captured graph of frame_skip SolverGeneralized steps
+  replayed), physics steps/s = N * solver steps / s.
+- MuJoCo Warp (``mujoco_warp``, the ``benchmark`` extra; skipped with a printed line where it is missing or
+  fails on the device): the MJCF the task's USD was converted from, with our dt, implicitfast, the Newton
+  solver and our iteration cap, ``mjw.step`` captured frame_skip times in one graph and replayed as often.
+
+Ratios are ours / MuJoCo Warp of the medians. Both sides first run ``--settle`` simulated seconds under
+weak random control (ours: env steps with autoreset; MuJoCo Warp starts from MuJoCo C's state after the
+same time, bench_solver's ``_settled_state``) so the robots are in contact when timed. Memory per world:
+the bytes of every distinct Warp array our solver and State hold (the Model left out), and of every Warp
+array in MuJoCo Warp's Data (its Model left out), over N. ``finite``: no NaN in either state and no MuJoCo
+Warp overflow flag.
+
+    python benchmarks/bench_gpu.py                                  # cuda:0 where there is one, else cpu
+    python benchmarks/bench_gpu.py --device cpu --worlds 16 64 --control-steps 5 --repeat 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+
+import gymnasium as gym
+import numpy as np
+import torch
+import warp as wp
+from _timing import median_time
+from bench_solver import _base_ctrl, _mujoco_model, _settled_state
+
+# task -> (gym id, robot of bench_solver._mjcf)
+_TASKS = {
+    "Ant": ("Newton/Ant-v0", "ant"),
+    "Humanoid": ("Newton/Humanoid-v0", "humanoid"),
+    "Go1": ("Newton/Go1-Flat-v0", "go1"),
+}
+
+
+def _array_bytes(roots, skip_types=(), depth: int = 3) -> int:
+    """Bytes of every distinct Warp array reachable from ``roots`` through attributes, dict values, lists
+    and Warp structs, ``depth`` levels down, not entering objects of ``skip_types``."""
+    found, visited = {}, set()
+
+    def visit(obj, level):
+        if isinstance(obj, wp.array):
+            if obj.ptr is not None:
+                found[obj.ptr] = obj.capacity
+            return
+        if level == 0 or isinstance(obj, skip_types) or id(obj) in visited:
+            return
+        visited.add(id(obj))
+        if isinstance(obj, dict):
+            children = obj.values()
+        elif isinstance(obj, (list, tuple)):
+            children = obj
+        elif hasattr(obj, "__dict__"):
+            children = vars(obj).values()
+        else:
+            return
+        for child in children:
+            visit(child, level - 1)
+
+    for root in roots:
+        visit(root, depth)
+    return sum(found.values())
+
+
+def _ours(task, n, device, threads, control_steps, repeat, settle):
+    """Env and solver rates of Newton/<task>-v0 at n worlds, bytes per world, finite, and the env's SimCfg."""
+    from newton_gym.sim import Model
+
+    env = gym.make_vec(_TASKS[task][0], num_envs=n, device=device, sim={"threads": threads})
+    sim = env.unwrapped.sim
+    env.reset(seed=0)
+    space = env.single_action_space
+    low = torch.as_tensor(np.maximum(space.low, -1.0), device=env.device)
+    high = torch.as_tensor(np.minimum(space.high, 1.0), device=env.device)
+    gen = torch.Generator(device=env.device).manual_seed(0)
+    actions = [low + (high - low) * torch.rand(n, space.shape[0], generator=gen, device=env.device) for _ in range(4)]
+
+    def env_steps(count):
+        for i in range(count):
+            env.step(actions[i % len(actions)])
+        wp.synchronize()
+
+    def solver_steps():
+        for _ in range(control_steps):
+            sim.step()
+        wp.synchronize()
+
+    env_steps(max(1, round(settle / sim.dt)))
+    t_env = median_time(lambda: env_steps(control_steps), repeat)
+    t_solver = median_time(solver_steps, repeat)
+    per_world = _array_bytes([sim.solver, sim.state], skip_types=(Model,)) / n
+    finite = bool(torch.isfinite(sim.views.joint_q).all())
+    cfg = sim.cfg
+    env.close()
+    physics = n * control_steps * cfg.frame_skip
+    return n * control_steps / t_env, physics / t_env, physics / t_solver, per_world, finite, cfg
+
+
+def _mjw_model(robot, cfg):
+    """The robot's MJCF compiled by MuJoCo with our dt and iteration cap (implicitfast, Newton: bench_solver)."""
+    m = _mujoco_model(robot)
+    m.opt.timestep = cfg.sim_dt
+    m.opt.iterations = cfg.iterations
+    return m
+
+
+def _mujoco_warp(mjw, robot, n, device, cfg, control_steps, repeat, settle):
+    """MuJoCo Warp physics steps/s at n worlds, Data bytes per world, finite (and no overflow flag)."""
+    m = _mjw_model(robot, cfg)
+    d0 = _settled_state(m, settle)
+    with wp.ScopedDevice(device):
+        model = mjw.put_model(m)
+        data = mjw.put_data(m, d0, nworld=n)
+        rng = np.random.default_rng(0)
+        data.ctrl.assign((_base_ctrl(m) + rng.uniform(-0.1, 0.1, (n, m.nu))).astype(np.float32))
+        mjw.step(model, data)  # loads every kernel before the capture
+        with wp.ScopedCapture() as capture:
+            for _ in range(cfg.frame_skip):
+                mjw.step(model, data)
+
+        def steps():
+            for _ in range(control_steps):
+                wp.capture_launch(capture.graph)
+            wp.synchronize()
+
+        t = median_time(steps, repeat)
+        per_world = _array_bytes([data], skip_types=(mjw.Model,)) / n
+        finite = bool(np.isfinite(data.qpos.numpy()).all()) and not data.overflow.numpy().any()
+    return n * control_steps * cfg.frame_skip / t, per_world, finite
+
+
+def _peer():
+    """The mujoco_warp module, or None with the reason printed."""
+    try:
+        import mujoco_warp
+    except ImportError as err:
+        print(f"MuJoCo Warp: skipped, mujoco_warp is not installed ({err}); pip install -e .[benchmark]")
+        return None
+    return mujoco_warp
+
+
+def _default_device() -> str:
+    """cuda:0 when both Warp and torch see a GPU (the envs hand their arrays to torch), else cpu."""
+    return "cuda:0" if wp.is_cuda_available() and torch.cuda.is_available() else "cpu"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tasks", nargs="+", default=list(_TASKS), choices=list(_TASKS))
+    p.add_argument("--worlds", type=int, nargs="+", default=[1024, 4096, 16384])
+    p.add_argument("--device", default=None, help="Warp device; default cuda:0 when available, else cpu")
+    p.add_argument("--control-steps", type=int, default=50, help="env steps (frame_skip physics steps) per timing")
+    p.add_argument("--repeat", type=int, default=5, help="timings per figure; the median is printed")
+    p.add_argument("--settle", type=float, default=0.5, help="simulated seconds run before timing")
+    p.add_argument("--threads", type=int, default=1, help="our CPU threads (MuJoCo Warp's CPU path has one)")
+    a = p.parse_args()
+    wp.config.log_level = wp.LOG_WARNING
+    wp.init()
+    device = a.device or _default_device()
+    import newton_gym  # noqa: F401  (registers the tasks)
+
+    mjw = _peer()
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    version = "" if mjw is None else f", mujoco_warp {getattr(mjw, '__version__', '?')}"
+    print(
+        f"{wp.get_device(device)} (warp {wp.config.version}{version}), {os.cpu_count()} CPUs, load average "
+        f"{load[0]:.2f}; steps/s are medians of {a.repeat} timings of {a.control_steps} env steps; "
+        f"MJW = MuJoCo Warp on the same MJCF, same dt, implicitfast, Newton, same iteration cap"
+    )
+    header = (
+        f"{'task':>9} {'N':>6} {'env-steps/s':>12} {'env phys/s':>12} {'solver phys/s':>14} {'MJW phys/s':>12} "
+        f"{'solver/MJW':>10} {'env/MJW':>8} {'ours B/world':>12} {'MJW B/world':>12} finite"
+    )
+    print(header, flush=True)
+    for task in a.tasks:
+        for n in a.worlds:
+            env_rate, env_phys, solver_phys, ours_b, finite, cfg = _ours(
+                task, n, device, a.threads, a.control_steps, a.repeat, a.settle
+            )
+            gc.collect()
+            mjw_phys, mjw_b, mjw_finite = float("nan"), float("nan"), True
+            if mjw is not None:
+                try:
+                    mjw_phys, mjw_b, mjw_finite = _mujoco_warp(
+                        mjw, _TASKS[task][1], n, device, cfg, a.control_steps, a.repeat, a.settle
+                    )
+                except Exception as err:  # the peer is optional: report why and keep our rows
+                    print(f"MuJoCo Warp: skipped on {device} from here on ({type(err).__name__}: {err})")
+                    mjw = None
+                gc.collect()
+            print(
+                f"{task:>9} {n:>6} {env_rate:>12,.0f} {env_phys:>12,.0f} {solver_phys:>14,.0f} {mjw_phys:>12,.0f} "
+                f"{solver_phys / mjw_phys:>10.2f} {env_phys / mjw_phys:>8.2f} {ours_b:>12,.0f} {mjw_b:>12,.0f} "
+                f"{finite and mjw_finite}",
+                flush=True,
+            )
+        print(f"{task:>9}: dt {cfg.sim_dt} s, frame_skip {cfg.frame_skip}, iterations {cfg.iterations}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
