@@ -3,20 +3,24 @@
 For each task (Ant, Humanoid, Go1) and world count N, three timings, each the median of ``--repeat``:
 
 - env: ``gym.make_vec("Newton/<Task>-v0", num_envs=N)`` stepped ``--control-steps`` times under random
-  actions (one env step = frame_skip physics steps, then observation, reward, termination and autoreset);
+  actions (uniform over the action space within [-1, 1], four draws used in turn; one env step =
+  frame_skip physics steps, then observation, reward, termination and autoreset);
   env-steps/s = N * control steps / s, and its physics rate = frame_skip times that.
-- solver: the same env's Simulation alone (its captured graph of frame_skip SolverGeneralized steps
-  replayed), physics steps/s = N * solver steps / s.
+- solver: the same env's Simulation alone (its captured graph of frame_skip SolverGeneralized steps,
+  replayed after the controls of the same actions are written; no observation, reward or reset),
+  physics steps/s = N * solver steps / s.
 - MuJoCo Warp (``mujoco_warp``, the ``benchmark`` extra; skipped with a printed line where it is missing or
   fails on the device): the MJCF the task's USD was converted from, with our dt, implicitfast, the Newton
-  solver and our iteration cap, ``mjw.step`` captured frame_skip times in one graph and replayed as often.
+  solver and our iteration cap; the same controls written before each replay of ``mjw.step`` captured
+  frame_skip times in one graph. Its rate is physics steps/s; it has no env layer.
 
-Ratios are ours / MuJoCo Warp of the medians. Both sides first run ``--settle`` simulated seconds under
-weak random control (ours: env steps with autoreset; MuJoCo Warp starts from MuJoCo C's state after the
-same time, bench_solver's ``_settled_state``) so the robots are in contact when timed. Memory per world:
-the bytes of every distinct Warp array our solver and State hold (the Model left out), and of every Warp
-array in MuJoCo Warp's Data (its Model left out), over N. ``finite``: no NaN in either state and no MuJoCo
-Warp overflow flag.
+Ratios are ours / MuJoCo Warp of the medians. Both sides are first run ``--settle`` simulated seconds so
+that the robots are in contact when timed: ours as env steps under the random actions (with autoreset),
+MuJoCo Warp from MuJoCo C's state after that time under weak random control (bench_solver's
+``_settled_state``). Memory per world: the bytes of every distinct Warp array our solver and State hold
+(the Model left out), and of every Warp array in MuJoCo Warp's Data (its Model left out), over N.
+``finite``: no NaN in either state and no MuJoCo Warp overflow flag. On the CPU, ours run on ``--threads``
+threads (default 1, as MuJoCo Warp's CPU path).
 
     python benchmarks/bench_gpu.py                                  # cuda:0 where there is one, else cpu
     python benchmarks/bench_gpu.py --device cpu --worlds 16 64 --control-steps 5 --repeat 2
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import math
 import os
 
 import gymnasium as gym
@@ -73,11 +78,12 @@ def _array_bytes(roots, skip_types=(), depth: int = 3) -> int:
 
 
 def _ours(task, n, device, threads, control_steps, repeat, settle):
-    """Env and solver rates of Newton/<task>-v0 at n worlds, bytes per world, finite, and the env's SimCfg."""
+    """Newton/<task>-v0 at n worlds: (env-steps/s, env physics steps/s, solver physics steps/s), bytes per
+    world, finite, the env's SimCfg, and the (n, actuators) controls of the random actions it was stepped with."""
     from newton_gym.sim import Model
 
     env = gym.make_vec(_TASKS[task][0], num_envs=n, device=device, sim={"threads": threads})
-    sim = env.unwrapped.sim
+    sim, env_task = env.unwrapped.sim, env.unwrapped.task
     env.reset(seed=0)
     space = env.single_action_space
     low = torch.as_tensor(np.maximum(space.low, -1.0), device=env.device)
@@ -90,8 +96,9 @@ def _ours(task, n, device, threads, control_steps, repeat, settle):
             env.step(actions[i % len(actions)])
         wp.synchronize()
 
-    def solver_steps():
-        for _ in range(control_steps):
+    def solver_steps():  # the controls the env steps set, so both see the same constraint load
+        for i in range(control_steps):
+            sim.ctrl.copy_(env_task.ctrl_from_action(actions[i % len(actions)]))
             sim.step()
         wp.synchronize()
 
@@ -101,9 +108,10 @@ def _ours(task, n, device, threads, control_steps, repeat, settle):
     per_world = _array_bytes([sim.solver, sim.state], skip_types=(Model,)) / n
     finite = bool(torch.isfinite(sim.views.joint_q).all())
     cfg = sim.cfg
+    ctrls = [env_task.ctrl_from_action(action).cpu().numpy() for action in actions]
     env.close()
     physics = n * control_steps * cfg.frame_skip
-    return n * control_steps / t_env, physics / t_env, physics / t_solver, per_world, finite, cfg
+    return (n * control_steps / t_env, physics / t_env, physics / t_solver), per_world, finite, cfg, ctrls
 
 
 def _mjw_model(robot, cfg):
@@ -114,22 +122,28 @@ def _mjw_model(robot, cfg):
     return m
 
 
-def _mujoco_warp(mjw, robot, n, device, cfg, control_steps, repeat, settle):
-    """MuJoCo Warp physics steps/s at n worlds, Data bytes per world, finite (and no overflow flag)."""
+def _mujoco_warp(mjw, robot, n, device, cfg, ctrls, control_steps, repeat, settle):
+    """MuJoCo Warp physics steps/s at n worlds, Data bytes per world, finite (and no overflow flag).
+
+    ``ctrls``: (n, nu) controls written in turn before each frame_skip steps, as ours are (ours and the MJCF
+    list the actuators in the same order); where the widths differ, the base controls plus U(-0.1, 0.1)."""
     m = _mjw_model(robot, cfg)
     d0 = _settled_state(m, settle)
+    if any(c.shape != (n, m.nu) for c in ctrls):
+        ctrls = [_base_ctrl(m) + np.random.default_rng(0).uniform(-0.1, 0.1, (n, m.nu))]
     with wp.ScopedDevice(device):
         model = mjw.put_model(m)
         data = mjw.put_data(m, d0, nworld=n)
-        rng = np.random.default_rng(0)
-        data.ctrl.assign((_base_ctrl(m) + rng.uniform(-0.1, 0.1, (n, m.nu))).astype(np.float32))
+        bank = [wp.array(c.astype(np.float32), dtype=wp.float32) for c in ctrls]
+        wp.copy(data.ctrl, bank[0])
         mjw.step(model, data)  # loads every kernel before the capture
         with wp.ScopedCapture() as capture:
             for _ in range(cfg.frame_skip):
                 mjw.step(model, data)
 
         def steps():
-            for _ in range(control_steps):
+            for i in range(control_steps):
+                wp.copy(data.ctrl, bank[i % len(bank)])
                 wp.capture_launch(capture.graph)
             wp.synchronize()
 
@@ -152,6 +166,35 @@ def _peer():
 def _default_device() -> str:
     """cuda:0 when both Warp and torch see a GPU (the envs hand their arrays to torch), else cpu."""
     return "cuda:0" if wp.is_cuda_available() and torch.cuda.is_available() else "cpu"
+
+
+def _cell(value: float, width: int, spec: str = ",.0f") -> str:
+    """``value`` right-aligned in ``width`` characters, or "-" where it was not measured (NaN)."""
+    return f"{'-':>{width}}" if math.isnan(value) else f"{value:>{width}{spec}}"
+
+
+def _row(mjw, task, n, device, a):
+    """Time ``task`` at n worlds, ours then MuJoCo Warp's (when ``mjw`` is not None), print the row and
+    return the task's SimCfg."""
+    rates, ours_b, finite, cfg, ctrls = _ours(task, n, device, a.threads, a.control_steps, a.repeat, a.settle)
+    env_rate, env_phys, solver_phys = rates
+    gc.collect()
+    mjw_phys, mjw_b, mjw_finite = float("nan"), float("nan"), True
+    if mjw is not None:
+        try:
+            mjw_phys, mjw_b, mjw_finite = _mujoco_warp(
+                mjw, _TASKS[task][1], n, device, cfg, ctrls, a.control_steps, a.repeat, a.settle
+            )
+        except Exception as err:  # the peer is optional: say why and keep our figures
+            print(f"MuJoCo Warp: {task} at {n} worlds skipped on {device} ({type(err).__name__}: {err})")
+        gc.collect()
+    print(
+        f"{task:>9} {n:>6} {env_rate:>12,.0f} {env_phys:>12,.0f} {solver_phys:>14,.0f} {_cell(mjw_phys, 12)} "
+        f"{_cell(solver_phys / mjw_phys, 10, '.2f')} {_cell(env_phys / mjw_phys, 8, '.2f')} {ours_b:>12,.0f} "
+        f"{_cell(mjw_b, 12)} {finite and mjw_finite}",
+        flush=True,
+    )
+    return cfg
 
 
 def main():
@@ -184,26 +227,7 @@ def main():
     print(header, flush=True)
     for task in a.tasks:
         for n in a.worlds:
-            env_rate, env_phys, solver_phys, ours_b, finite, cfg = _ours(
-                task, n, device, a.threads, a.control_steps, a.repeat, a.settle
-            )
-            gc.collect()
-            mjw_phys, mjw_b, mjw_finite = float("nan"), float("nan"), True
-            if mjw is not None:
-                try:
-                    mjw_phys, mjw_b, mjw_finite = _mujoco_warp(
-                        mjw, _TASKS[task][1], n, device, cfg, a.control_steps, a.repeat, a.settle
-                    )
-                except Exception as err:  # the peer is optional: report why and keep our rows
-                    print(f"MuJoCo Warp: skipped on {device} from here on ({type(err).__name__}: {err})")
-                    mjw = None
-                gc.collect()
-            print(
-                f"{task:>9} {n:>6} {env_rate:>12,.0f} {env_phys:>12,.0f} {solver_phys:>14,.0f} {mjw_phys:>12,.0f} "
-                f"{solver_phys / mjw_phys:>10.2f} {env_phys / mjw_phys:>8.2f} {ours_b:>12,.0f} {mjw_b:>12,.0f} "
-                f"{finite and mjw_finite}",
-                flush=True,
-            )
+            cfg = _row(mjw, task, n, device, a)
         print(f"{task:>9}: dt {cfg.sim_dt} s, frame_skip {cfg.frame_skip}, iterations {cfg.iterations}", flush=True)
 
 
