@@ -6,7 +6,8 @@ filtered by collide flags, collision groups (-1 meets all; g >= 0 meets g and -1
 pairs (which include joint parent/child pairs), the articulation self-collision switch and "at least one
 shape moves". Cost is linear in the world count. Each pair owns a fixed block of contact slots (its
 maximum contact count), so contacts of a world are contiguous, need no atomics and persist slot by slot
-(warm starts). Per step, :func:`collide` runs a bounding-sphere test and the narrow phase per pair.
+(warm starts). Per step, :func:`collide` runs a bounding-sphere test and the narrow phase per pair. Mesh
+shapes collide as their convex hulls (:mod:`.collision_hull`, :mod:`.collision_convex`).
 """
 
 from __future__ import annotations
@@ -18,16 +19,20 @@ import numpy as np
 import warp as wp
 
 from ..sim.types import GeoType
+from .collision_convex import collide_convex
+from .collision_hull import hull_tables
 from .collision_primitive import (
     CAPSULE,
     CYLINDER,
     MESH,
     PLANE,
     SPHERE,
+    emit_contact,
     feature_count,
     point_distance,
     segment_closest,
     shape_feature,
+    shape_pose,
 )
 from .constraint import vec5
 from .contact_params import combine_pair_params
@@ -57,8 +62,13 @@ class Contacts(DeclaredFields):
     pair_radius: wp.array = None  # (pair_count,) float32 sum of the two bounding radii [m]
     pair_condim: wp.array = None  # (pair_count,) int32 contact dimensionality (max of the two shapes)
     slot_pair: wp.array = None  # (slot_count,) int32 pair of each slot
+    # Mesh convex hulls (:mod:`.collision_hull`; mesh frame, before the shape's scale).
     mesh_start: wp.array = None  # (mesh_count + 1,) int32 first convex-hull vertex of each mesh
-    mesh_verts: wp.array = None  # (hull vertices,) vec3 mesh convex-hull vertices, mesh frame [m]
+    mesh_verts: wp.array = None  # (hull vertices,) vec3 mesh convex-hull vertices [m]
+    mesh_face_start: wp.array = None  # (mesh_count + 1,) int32 first hull face of each mesh
+    mesh_face_normal: wp.array = None  # (hull faces,) vec3 outward unit face normals
+    mesh_face_vert_start: wp.array = None  # (hull faces + 1,) int32 first corner of each face
+    mesh_face_verts: wp.array = None  # (face corners,) int32 hull vertex of each corner, counter-clockwise
     # Pair parameters (:func:`.contact_params.combine_pair_params`; edited by set_world_friction).
     pair_mu: wp.array = None  # (pair_count,) float32 friction coefficient (max of the two) [-]
     pair_margin: wp.array = None  # (pair_count,) float32 MuJoCo margin (sum of margins + gaps) [m]
@@ -90,24 +100,16 @@ def _shape_radius(stype, scale, mesh_radius):
 
 
 def _mesh_tables(model, shape_mesh, scale, stype):
-    """Convex-hull vertices of every mesh (SciPy when available, else all vertices), concatenated."""
-    starts, verts = [0], []
-    for mesh in model.meshes:
-        v = np.asarray(mesh.vertices, dtype=np.float64)
-        try:
-            from scipy.spatial import ConvexHull
-
-            v = v[ConvexHull(v).vertices]
-        except Exception:  # degenerate or SciPy missing: every vertex is a candidate
-            pass
-        verts.append(v)
-        starts.append(starts[-1] + len(v))
+    """Convex hulls of every mesh (each limited to its ``maxhullvert`` vertices) and the bounding radius
+    of every mesh shape about its origin."""
+    hulls = hull_tables(model.meshes)
     radius = np.zeros(len(stype))
     for s in np.nonzero(stype == GeoType.MESH)[0]:
         m = shape_mesh[s]
-        radius[s] = np.linalg.norm(verts[m] * scale[s], axis=1).max() if m >= 0 else 0.0
-    flat = np.concatenate(verts) if verts else np.zeros((1, 3))
-    return np.asarray(starts, np.int32), flat, radius
+        if m >= 0:
+            v = hulls.verts[hulls.vert_start[m] : hulls.vert_start[m + 1]]
+            radius[s] = np.linalg.norm(v * scale[s], axis=1).max()
+    return hulls, radius
 
 
 def _world_candidates(model):
@@ -158,7 +160,7 @@ def build_contacts(model, layout) -> Contacts:
     scale = model.shape_scale.numpy().astype(np.float64)
     sbody = model.shape_body.numpy()
     shape_mesh = model.shape_mesh.numpy()
-    mesh_start, mesh_verts, mesh_radius = _mesh_tables(model, shape_mesh, scale, stype)
+    hulls, mesh_radius = _mesh_tables(model, shape_mesh, scale, stype)
     body_art = np.append(layout.body_art, -1)
     body_dyn = np.append(layout.body_dof_last >= 0, False)
     sh = {
@@ -190,7 +192,7 @@ def build_contacts(model, layout) -> Contacts:
             stacklevel=3,
         )
     pa, pb, pw = a[ok], b[ok], w[ok]
-    return _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_start, mesh_verts, mesh_radius)
+    return _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, mesh_radius)
 
 
 def _supported():
@@ -199,7 +201,7 @@ def _supported():
     return SUPPORTED
 
 
-def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_start, mesh_verts, mesh_radius):
+def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, mesh_radius):
     c = Contacts()
     c.pair_count = len(pa)
     slots = counts_table[stype[pa], stype[pb]] if len(pa) else np.zeros(0, np.int64)
@@ -239,8 +241,12 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
     c.pair_solimp = wp.zeros(npair, dtype=vec5, device=dev)
     combine_pair_params(model, c)
     c.slot_pair = arr(np.repeat(np.arange(len(pa)), slots).astype(np.int32), wp.int32)
-    c.mesh_start = arr(mesh_start, wp.int32)
-    c.mesh_verts = arr(mesh_verts.astype(np.float32), wp.vec3)
+    c.mesh_start = arr(hulls.vert_start, wp.int32)
+    c.mesh_verts = arr(hulls.verts.astype(np.float32), wp.vec3)
+    c.mesh_face_start = arr(hulls.face_start, wp.int32)
+    c.mesh_face_normal = arr(hulls.face_normal.astype(np.float32), wp.vec3)
+    c.mesh_face_vert_start = arr(hulls.face_vert_start, wp.int32)
+    c.mesh_face_verts = arr(hulls.face_verts, wp.int32)
     ns = max(c.slot_count, 1)
     c.active = wp.zeros(ns, dtype=wp.int32, device=dev)
     c.point = wp.zeros(ns, dtype=wp.vec3, device=dev)
@@ -252,13 +258,6 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, mesh_star
 
 
 @wp.func
-def _shape_pose(body: int, body_q: wp.array(dtype=wp.transform), x: wp.transform):
-    if body >= 0:
-        return body_q[body] * x
-    return x
-
-
-@wp.func
 def _feature_vs(pw: wp.vec3, rad: float, tb: int, xb: wp.transform, size_b: wp.vec3):
     """World point pw with radius rad against shape B: (distance, normal from the point's shape to B,
     contact point midway between the surfaces)."""
@@ -266,37 +265,6 @@ def _feature_vs(pw: wp.vec3, rad: float, tb: int, xb: wp.transform, size_b: wp.v
     nb = wp.transform_vector(xb, n_l)
     qb = wp.transform_point(xb, q_l)
     return dist - rad, -nb, 0.5 * (pw - nb * rad + qb)
-
-
-@wp.func
-def _emit(
-    slot: int,
-    d: float,
-    n: wp.vec3,
-    p: wp.vec3,
-    margin: float,
-    hint: wp.vec3,
-    active: wp.array(dtype=int),
-    point: wp.array(dtype=wp.vec3),
-    normal: wp.array(dtype=wp.vec3),
-    dist: wp.array(dtype=float),
-    tangent: wp.array(dtype=wp.vec3),
-):
-    """Store a contact when closer than the margin. The first friction direction (which orients a
-    pyramidal cone) follows MuJoCo's contact frame: ``hint`` projected on the contact plane where the
-    collider gives one (a capsule's axis on a plane), else world y, or world z for a normal near y."""
-    if d < margin:
-        active[slot] = 1
-        point[slot] = p
-        normal[slot] = n
-        dist[slot] = d
-        t = hint - wp.dot(hint, n) * n
-        if wp.length(t) < 1.0e-3:
-            t = wp.vec3(0.0, 1.0, 0.0)
-            if wp.abs(n[1]) >= 0.5:
-                t = wp.vec3(0.0, 0.0, 1.0)
-            t = t - wp.dot(t, n) * n
-        tangent[slot] = wp.normalize(t)
 
 
 @wp.func
@@ -357,15 +325,17 @@ def _collide_kernel(
 ):
     p = wp.tid() + first
     s = pair_shape[p]
+    ta = shape_type[s[0]]
+    tb = shape_type[s[1]]
+    if tb == MESH and ta != PLANE:
+        return  # a convex hull pair: collision_convex's kernel
     bodies = pair_body[p]
     start = pair_slot_start[p]
     count = pair_slot_start[p + 1] - start
     for k in range(count):
         active[start + k] = 0
-    ta = shape_type[s[0]]
-    tb = shape_type[s[1]]
-    xa = _shape_pose(bodies[0], body_q, shape_transform[s[0]])
-    xb = _shape_pose(bodies[1], body_q, shape_transform[s[1]])
+    xa = shape_pose(bodies[0], body_q, shape_transform[s[0]])
+    xb = shape_pose(bodies[1], body_q, shape_transform[s[1]])
     ca = wp.transform_get_translation(xa)
     cb = wp.transform_get_translation(xb)
     margin = pair_margin[p]
@@ -381,20 +351,20 @@ def _collide_kernel(
             m = shape_mesh[s[1]]
             for k in range(count):
                 d, pw = _mesh_vertex(k, mesh_start[m], mesh_start[m + 1], mesh_verts, size_b, xb, ca, n)
-                _emit(start + k, d, n, pw - n * (0.5 * d), margin, hint, active, point, normal, dist, tangent)
+                emit_contact(start + k, d, n, pw - n * (0.5 * d), margin, hint, active, point, normal, dist, tangent)
             return
         toward = wp.transform_vector(wp.transform_inverse(xb), -n)
         for k in range(count):
             pl, rad = shape_feature(tb, size_b, k, toward)
             pw = wp.transform_point(xb, pl)
             d = wp.dot(pw - ca, n) - rad
-            _emit(start + k, d, n, pw - n * (rad + 0.5 * d), margin, hint, active, point, normal, dist, tangent)
+            emit_contact(start + k, d, n, pw - n * (rad + 0.5 * d), margin, hint, active, point, normal, dist, tangent)
         return
     if wp.length(cb - ca) > pair_bound[p]:
         return
     if ta == SPHERE:
         d, n, pt = _feature_vs(ca, size_a[0], tb, xb, size_b)
-        _emit(start, d, n, pt, margin, hint, active, point, normal, dist, tangent)
+        emit_contact(start, d, n, pt, margin, hint, active, point, normal, dist, tangent)
     elif ta == CAPSULE:
         _collide_capsule(start, xa, size_a, tb, xb, size_b, margin, active, point, normal, dist, tangent)
     else:
@@ -408,11 +378,11 @@ def _collide_kernel(
             if k < na:
                 pl, rad = shape_feature(ta, size_a, k, to_b)
                 d, n, pt = _feature_vs(wp.transform_point(xa, pl), rad, tb, xb, size_b)
-                _emit(start + k, d, n, pt, margin, hint, active, point, normal, dist, tangent)
+                emit_contact(start + k, d, n, pt, margin, hint, active, point, normal, dist, tangent)
             else:
                 pl, rad = shape_feature(tb, size_b, k - na, to_a)
                 d, n, pt = _feature_vs(wp.transform_point(xb, pl), rad, ta, xa, size_a)
-                _emit(start + k, d, -n, pt, margin, hint, active, point, normal, dist, tangent)
+                emit_contact(start + k, d, -n, pt, margin, hint, active, point, normal, dist, tangent)
 
 
 @wp.func
@@ -449,18 +419,20 @@ def _collide_capsule(
         ends = wp.abs(wp.dot(axis_a, axis_b)) > 0.95
     if interior:
         d, n, pt = _feature_vs(pa, size_a[0], tb, xb, size_b)
-        _emit(start, d, n, pt, margin, hint, active, point, normal, dist, tangent)
+        emit_contact(start, d, n, pt, margin, hint, active, point, normal, dist, tangent)
     if ends:
         d0, n0, p0 = _feature_vs(e0, size_a[0], tb, xb, size_b)
-        _emit(start + 1, d0, n0, p0, margin, hint, active, point, normal, dist, tangent)
+        emit_contact(start + 1, d0, n0, p0, margin, hint, active, point, normal, dist, tangent)
         d1, n1, p1 = _feature_vs(e1, size_a[0], tb, xb, size_b)
-        _emit(start + 2, d1, n1, p1, margin, hint, active, point, normal, dist, tangent)
+        emit_contact(start + 2, d1, n1, p1, margin, hint, active, point, normal, dist, tangent)
 
 
 def collide(model, contacts: Contacts, body_q, span):
-    """Narrow phase over the precomputed pairs in ``span`` = (first, count); fills their contact slots."""
+    """Narrow phase over the precomputed pairs in ``span`` = (first, count); fills their contact slots:
+    primitive pairs and mesh-plane here, other mesh pairs in :func:`.collision_convex.collide_convex`."""
     if span[1] == 0:
         return
+    collide_convex(model, contacts, body_q, span)
     wp.launch(
         _collide_kernel,
         dim=span[1],

@@ -5,7 +5,8 @@ with a radius (the sphere centre with its radius, capsule end points with the ca
 corners and cylinder rim points with radius 0), tested against the signed-distance function of the
 other shape. Exact for sphere-*, capsule-plane, box-plane, cylinder-plane and cone-plane; box-box,
 capsule-box and cylinder pairs are approximated by their corner / rim / end points (edge-edge contacts
-are missed). Distances are signed (negative = penetration) and normals point from A to B.
+are missed). Distances are signed (negative = penetration) and normals point from A to B. Pairs with a
+mesh (other than mesh-plane) are resolved as convex hulls by :mod:`.collision_convex`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ import warp as wp
 
 from ..sim.types import GeoType
 
-__all__ = ["point_distance", "shape_feature", "segment_closest", "feature_count", "SUPPORTED"]
+__all__ = [
+    "point_distance",
+    "shape_feature",
+    "segment_closest",
+    "feature_count",
+    "emit_contact",
+    "shape_pose",
+    "SUPPORTED",
+]
 
 PLANE = wp.constant(int(GeoType.PLANE))
 SPHERE = wp.constant(int(GeoType.SPHERE))
@@ -28,6 +37,8 @@ MESH = wp.constant(int(GeoType.MESH))
 def feature_count(type_a: int, type_b: int) -> int:
     """Contact slots of a pair with type_a <= type_b (0: unsupported pair)."""
     a, b = GeoType(type_a), GeoType(type_b)
+    if b == GeoType.MESH and a != GeoType.PLANE:  # convex hull pairs (collision_convex): manifold size
+        return {GeoType.SPHERE: 1, GeoType.CAPSULE: 2, GeoType.BOX: 4, GeoType.CYLINDER: 4, GeoType.MESH: 4}.get(a, 0)
     if a == GeoType.PLANE:
         return {
             GeoType.SPHERE: 1,
@@ -50,7 +61,8 @@ def feature_count(type_a: int, type_b: int) -> int:
 
 SUPPORTED = (
     "plane-{sphere, capsule, box, cylinder, cone, mesh hull}, sphere-{sphere, capsule, box, cylinder}, "
-    "capsule-{capsule, box, cylinder}, box-{box, cylinder}, cylinder-cylinder"
+    "capsule-{capsule, box, cylinder}, box-{box, cylinder}, cylinder-cylinder, "
+    "mesh hull-{sphere, capsule, box, cylinder, mesh hull}"
 )
 
 
@@ -173,3 +185,42 @@ def segment_closest(p1: wp.vec3, q1: wp.vec3, p2: wp.vec3, q2: wp.vec3):
                 t = 1.0
                 s = wp.clamp((b - c) / a, 0.0, 1.0)
     return p1 + d1 * s, p2 + d2 * t
+
+
+@wp.func
+def shape_pose(body: int, body_q: wp.array(dtype=wp.transform), x: wp.transform):
+    """World pose of a shape with local pose x on body (-1: static, x is already in world)."""
+    if body >= 0:
+        return body_q[body] * x
+    return x
+
+
+@wp.func
+def emit_contact(
+    slot: int,
+    d: float,
+    n: wp.vec3,
+    p: wp.vec3,
+    margin: float,
+    hint: wp.vec3,
+    active: wp.array(dtype=int),
+    point: wp.array(dtype=wp.vec3),
+    normal: wp.array(dtype=wp.vec3),
+    dist: wp.array(dtype=float),
+    tangent: wp.array(dtype=wp.vec3),
+):
+    """Store a contact when closer than the margin. The first friction direction (which orients a
+    pyramidal cone) follows MuJoCo's contact frame: ``hint`` projected on the contact plane where the
+    collider gives one (a capsule's axis on a plane), else world y, or world z for a normal near y."""
+    if d < margin:
+        active[slot] = 1
+        point[slot] = p
+        normal[slot] = n
+        dist[slot] = d
+        t = hint - wp.dot(hint, n) * n
+        if wp.length(t) < 1.0e-3:
+            t = wp.vec3(0.0, 1.0, 0.0)
+            if wp.abs(n[1]) >= 0.5:
+                t = wp.vec3(0.0, 0.0, 1.0)
+            t = t - wp.dot(t, n) * n
+        tangent[slot] = wp.normalize(t)

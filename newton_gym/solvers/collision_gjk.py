@@ -1,0 +1,473 @@
+"""Support functions, GJK distance and EPA penetration of convex shapes, as Warp functions.
+
+A convex shape is a :class:`Convex`: a core (a point for a sphere, a segment for a capsule, the box,
+the cylinder, or the convex hull of a mesh's hull vertices under the shape's scale) inflated by a
+radius (sphere and capsule radius, 0 otherwise), as MuJoCo treats spheres and capsules. Both algorithms
+work on the cores, on the Minkowski difference M = A - B, whose support point in direction d is
+sA(d) - sB(-d):
+
+* :func:`gjk` (Gilbert-Johnson-Keerthi, in van den Bergen's formulation with the Voronoi-region
+  closest-point tests of Ericson, Real-Time Collision Detection, sec. 5.1.5-5.1.6) finds the point of
+  M closest to the origin: the core distance, the witness points on both cores, and the final simplex.
+* :func:`epa` (Expanding Polytope Algorithm) starts from that simplex when the cores overlap, grows a
+  polytope inside M towards its boundary face nearest the origin and returns the penetration depth,
+  the normal from A to B and the witness points. Exact for polytopes (boxes, meshes, points,
+  segments) up to the tolerance; for cylinders the depth is that of an inscribed polytope of at most
+  ``EPA_VERTS`` vertices, within ``EPA_TOL`` when it converges.
+
+Everything runs in float32, locally in one thread (fixed-size local arrays).
+"""
+
+from __future__ import annotations
+
+import warp as wp
+
+from .collision_primitive import BOX, CAPSULE, CYLINDER, MESH
+
+wp.set_module_options({"enable_backward": False})
+
+__all__ = ["Convex", "support", "gjk", "epa", "GJK_ITERS", "EPA_VERTS", "EPA_TOL"]
+
+GJK_ITERS = 64
+EPA_VERTS = 48
+EPA_FACES = 2 * EPA_VERTS  # a closed triangulated polytope of V vertices has 2 V - 4 faces
+EPA_TOL = 1.0e-6  # [m] EPA stops when the support point is this close to the nearest face's plane
+_GJK_REL = 1.0e-6  # GJK stops when |v|^2 - v.w <= _GJK_REL |v|^2 (relative progress of the bound)
+
+mat43 = wp.types.matrix(shape=(4, 3), dtype=wp.float32)
+_epa_pts = wp.types.matrix(shape=(EPA_VERTS, 3), dtype=wp.float32)
+_epa_tri = wp.types.matrix(shape=(EPA_FACES, 3), dtype=wp.int32)
+_epa_nrm = wp.types.matrix(shape=(EPA_FACES, 3), dtype=wp.float32)
+_epa_val = wp.types.vector(length=EPA_FACES, dtype=wp.float32)
+_epa_flag = wp.types.vector(length=EPA_FACES, dtype=wp.int32)
+_epa_edge = wp.types.matrix(shape=(EPA_FACES, 2), dtype=wp.int32)
+
+
+@wp.struct
+class Convex:
+    """One convex shape of a pair, in world coordinates."""
+
+    kind: int  # GeoType of the shape (SPHERE, CAPSULE, BOX, CYLINDER or MESH)
+    size: wp.vec3  # shape_scale: radius / half sizes [m], or the mesh's vertex scale
+    xf: wp.transform  # shape pose in world
+    radius: float  # inflation of the core [m]: sphere and capsule radius, else 0
+    vert_start: int  # hull vertices of a mesh: [vert_start, vert_end) in the hull tables
+    vert_end: int
+    face_start: int  # hull faces of a mesh: [face_start, face_end)
+    face_end: int
+
+
+@wp.func
+def _sign(x: float):
+    if x >= 0.0:
+        return 1.0
+    return -1.0
+
+
+@wp.func
+def support_local(c: Convex, dl: wp.vec3, verts: wp.array(dtype=wp.vec3)):
+    """Support point of the core of c in local direction dl (local frame)."""
+    p = wp.vec3(0.0)
+    if c.kind == CAPSULE:
+        p = wp.vec3(0.0, 0.0, _sign(dl[2]) * c.size[1])
+    elif c.kind == BOX:
+        p = wp.vec3(_sign(dl[0]) * c.size[0], _sign(dl[1]) * c.size[1], _sign(dl[2]) * c.size[2])
+    elif c.kind == CYLINDER:
+        rho = wp.sqrt(dl[0] * dl[0] + dl[1] * dl[1])
+        if rho > 1.0e-12:
+            p = wp.vec3(c.size[0] * dl[0] / rho, c.size[0] * dl[1] / rho, 0.0)
+        p[2] = _sign(dl[2]) * c.size[1]
+    elif c.kind == MESH:
+        best = float(-1.0e30)
+        for i in range(c.vert_start, c.vert_end):
+            v = wp.cw_mul(verts[i], c.size)
+            s = wp.dot(v, dl)
+            if s > best:
+                best = s
+                p = v
+    return p
+
+
+@wp.func
+def support(c: Convex, d: wp.vec3, verts: wp.array(dtype=wp.vec3)):
+    """Support point of the core of c in world direction d (world frame)."""
+    dl = wp.quat_rotate_inv(wp.transform_get_rotation(c.xf), d)
+    return wp.transform_point(c.xf, support_local(c, dl, verts))
+
+
+@wp.func
+def _triangle_weights(a: wp.vec3, b: wp.vec3, c: wp.vec3):
+    """Barycentric weights of the point of triangle abc closest to the origin (Ericson 5.1.5)."""
+    ab = b - a
+    ac = c - a
+    d1 = -wp.dot(ab, a)
+    d2 = -wp.dot(ac, a)
+    if d1 <= 0.0 and d2 <= 0.0:
+        return wp.vec3(1.0, 0.0, 0.0)
+    d3 = -wp.dot(ab, b)
+    d4 = -wp.dot(ac, b)
+    if d3 >= 0.0 and d4 <= d3:
+        return wp.vec3(0.0, 1.0, 0.0)
+    vc = d1 * d4 - d3 * d2
+    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        t = d1 / (d1 - d3)
+        return wp.vec3(1.0 - t, t, 0.0)
+    d5 = -wp.dot(ab, c)
+    d6 = -wp.dot(ac, c)
+    if d6 >= 0.0 and d5 <= d6:
+        return wp.vec3(0.0, 0.0, 1.0)
+    vb = d5 * d2 - d1 * d6
+    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+        t = d2 / (d2 - d6)
+        return wp.vec3(1.0 - t, 0.0, t)
+    va = d3 * d6 - d5 * d4
+    if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
+        t = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+        return wp.vec3(0.0, 1.0 - t, t)
+    total = va + vb + vc
+    if total <= 0.0:  # degenerate (collinear) triangle: its nearest corner
+        la = wp.length_sq(a)
+        lb = wp.length_sq(b)
+        lc = wp.length_sq(c)
+        if la <= lb and la <= lc:
+            return wp.vec3(1.0, 0.0, 0.0)
+        if lb <= lc:
+            return wp.vec3(0.0, 1.0, 0.0)
+        return wp.vec3(0.0, 0.0, 1.0)
+    return wp.vec3(va / total, vb / total, vc / total)
+
+
+@wp.func
+def _segment_weights(a: wp.vec3, b: wp.vec3):
+    """Weights of the point of segment ab closest to the origin."""
+    e = b - a
+    ee = wp.dot(e, e)
+    if ee <= 1.0e-30:
+        return wp.vec2(0.0, 1.0)
+    t = wp.clamp(-wp.dot(a, e) / ee, 0.0, 1.0)
+    return wp.vec2(1.0 - t, t)
+
+
+@wp.func
+def _outside_face(a: wp.vec3, b: wp.vec3, c: wp.vec3, d: wp.vec3):
+    """True when the origin is not strictly on d's side of the plane of abc."""
+    n = wp.cross(b - a, c - a)
+    return wp.dot(n, a) * wp.dot(n, d - a) >= 0.0
+
+
+@wp.func
+def _simplex_weights(sa: mat43, sb: mat43, n: int):
+    """Weights (vec4) of the point of the simplex (M points sa[i] - sb[i], i < n) closest to the origin;
+    all four positive when the origin lies inside a tetrahedron."""
+    m0 = sa[0] - sb[0]
+    m1 = sa[1] - sb[1]
+    m2 = sa[2] - sb[2]
+    m3 = sa[3] - sb[3]
+    if n == 1:
+        return wp.vec4(1.0, 0.0, 0.0, 0.0)
+    if n == 2:
+        ws = _segment_weights(m0, m1)
+        return wp.vec4(ws[0], ws[1], 0.0, 0.0)
+    if n == 3:
+        wt = _triangle_weights(m0, m1, m2)
+        return wp.vec4(wt[0], wt[1], wt[2], 0.0)
+    # Tetrahedron: the closest point of each face the origin lies outside of (Ericson 5.1.6).
+    best = float(1.0e30)
+    lam = wp.vec4(0.25, 0.25, 0.25, 0.25)
+    if _outside_face(m0, m1, m2, m3):
+        w = _triangle_weights(m0, m1, m2)
+        q = w[0] * m0 + w[1] * m1 + w[2] * m2
+        if wp.length_sq(q) < best:
+            best = wp.length_sq(q)
+            lam = wp.vec4(w[0], w[1], w[2], 0.0)
+    if _outside_face(m0, m2, m3, m1):
+        w = _triangle_weights(m0, m2, m3)
+        q = w[0] * m0 + w[1] * m2 + w[2] * m3
+        if wp.length_sq(q) < best:
+            best = wp.length_sq(q)
+            lam = wp.vec4(w[0], 0.0, w[1], w[2])
+    if _outside_face(m0, m3, m1, m2):
+        w = _triangle_weights(m0, m3, m1)
+        q = w[0] * m0 + w[1] * m3 + w[2] * m1
+        if wp.length_sq(q) < best:
+            best = wp.length_sq(q)
+            lam = wp.vec4(w[0], w[2], 0.0, w[1])
+    if _outside_face(m1, m3, m2, m0):
+        w = _triangle_weights(m1, m3, m2)
+        q = w[0] * m1 + w[1] * m3 + w[2] * m2
+        if wp.length_sq(q) < best:
+            best = wp.length_sq(q)
+            lam = wp.vec4(0.0, w[0], w[2], w[1])
+    return lam
+
+
+@wp.func
+def gjk(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3)):
+    """Closest points of the cores of a and b.
+
+    Returns:
+        (distance [m] between the cores, witness on A, witness on B, simplex A points, simplex B points,
+        simplex size). A distance of 0 means the cores touch or overlap; the simplex then holds the
+        origin (a tetrahedron when they overlap) and seeds :func:`epa`.
+    """
+    sa = mat43()
+    sb = mat43()
+    n = int(0)
+    # The difference of the centres lies in M: a first estimate of its point nearest the origin.
+    v = wp.transform_get_translation(a.xf) - wp.transform_get_translation(b.xf)
+    if wp.length_sq(v) < 1.0e-24:
+        v = wp.vec3(1.0, 0.0, 0.0)
+    lam = wp.vec4(1.0, 0.0, 0.0, 0.0)
+    dist2 = float(1.0e30)
+    for _it in range(GJK_ITERS):
+        pa = support(a, -v, verts)
+        pb = support(b, v, verts)
+        w = pa - pb
+        vv = wp.dot(v, v)
+        if n > 0 and vv - wp.dot(v, w) <= _GJK_REL * vv:
+            break  # no support point gets closer to the origin: v is the closest point (to tolerance)
+        repeat = int(0)
+        for i in range(n):
+            if wp.length_sq((sa[i] - sb[i]) - w) < 1.0e-24:
+                repeat = 1
+        if repeat == 1:
+            break
+        sa[n] = pa
+        sb[n] = pb
+        n += 1
+        lam = _simplex_weights(sa, sb, n)
+        # Keep the corners with positive weight (the smallest sub-simplex holding the closest point).
+        ka = mat43()
+        kb = mat43()
+        kl = wp.vec4(0.0)
+        k = int(0)
+        for i in range(n):
+            if lam[i] > 0.0:
+                ka[k] = sa[i]
+                kb[k] = sb[i]
+                kl[k] = lam[i]
+                k += 1
+        sa = ka
+        sb = kb
+        lam = kl
+        n = k
+        v = wp.vec3(0.0)
+        for i in range(n):
+            v += lam[i] * (sa[i] - sb[i])
+        if n == 4:
+            break  # the origin is inside the tetrahedron: the cores overlap
+        d2 = wp.dot(v, v)
+        if d2 < 1.0e-18 or d2 >= dist2:
+            break  # touching (the origin is on the simplex), or no more progress in float32
+        dist2 = d2
+    pa = wp.vec3(0.0)
+    pb = wp.vec3(0.0)
+    for i in range(n):
+        pa += lam[i] * sa[i]
+        pb += lam[i] * sb[i]
+    dist = wp.length(pa - pb)
+    if n == 4:
+        dist = 0.0
+    return dist, pa, pb, sa, sb, n
+
+
+@wp.func
+def _grow_simplex(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa: mat43, sb: mat43, n: int):
+    """Add support points until the simplex (holding the origin) is a tetrahedron of positive volume;
+    returns (sa, sb, n), n < 4 when M is flat."""
+    for _step in range(3):
+        if n >= 4:
+            break
+        m0 = sa[0] - sb[0]
+        d = wp.vec3(0.0)
+        if n == 1:
+            d = wp.vec3(1.0, 0.0, 0.0)
+        elif n == 2:
+            e = sa[1] - sb[1] - m0
+            axis = wp.vec3(1.0, 0.0, 0.0)
+            if wp.abs(e[1]) <= wp.abs(e[0]) and wp.abs(e[1]) <= wp.abs(e[2]):
+                axis = wp.vec3(0.0, 1.0, 0.0)
+            elif wp.abs(e[2]) <= wp.abs(e[0]):
+                axis = wp.vec3(0.0, 0.0, 1.0)
+            d = wp.cross(e, axis)
+        else:
+            d = wp.cross(sa[1] - sb[1] - m0, sa[2] - sb[2] - m0)
+        best = float(1.0e-7)  # the farthest of a few candidate points from the simplex's affine hull
+        added = int(0)
+        for attempt in range(6):
+            base = d
+            if n == 1:  # the six axis directions
+                base = wp.vec3(0.0)
+                base[attempt // 2] = 1.0
+            elif n == 2 and attempt >= 2:  # the other perpendicular of the segment
+                base = wp.cross(sa[1] - sb[1] - m0, d)
+            dd = base
+            if attempt % 2 == 1:
+                dd = -base
+            pa = support(a, dd, verts)
+            pb = support(b, -dd, verts)
+            w = pa - pb
+            off = float(0.0)
+            if n == 1:
+                off = wp.length(w - m0)
+            elif n == 2:
+                e = sa[1] - sb[1] - m0
+                off = wp.length(wp.cross(w - m0, e)) / wp.max(wp.length(e), 1.0e-30)
+            else:
+                off = wp.abs(wp.dot(w - m0, wp.normalize(d)))
+            if off > best:
+                best = off
+                sa[n] = pa
+                sb[n] = pb
+                added = 1
+        if added == 0:
+            break
+        n += 1
+    return sa, sb, n
+
+
+@wp.func
+def _face_plane(p0: wp.vec3, p1: wp.vec3, p2: wp.vec3, fallback: wp.vec3):
+    """Unit normal and offset of the plane of a triangle (fallback normal when it is degenerate)."""
+    nrm = wp.cross(p1 - p0, p2 - p0)
+    ln = wp.length(nrm)
+    if ln < 1.0e-20:
+        nrm = fallback
+    else:
+        nrm = nrm / ln
+    return nrm, wp.dot(nrm, p0)
+
+
+@wp.func
+def epa(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_in: mat43, n_in: int):
+    """Penetration of the cores of a and b from a GJK simplex holding the origin.
+
+    Returns:
+        (depth [m] >= 0, unit normal from A to B, witness on A, witness on B, ok). ok is False when no
+        tetrahedron could be built (a flat Minkowski difference); the other values are then unset.
+    """
+    sa, sb, n = _grow_simplex(a, b, verts, sa_in, sb_in, n_in)
+    pa = wp.vec3(0.0)
+    pb = wp.vec3(0.0)
+    if n < 4:
+        return float(0.0), wp.vec3(0.0, 0.0, 1.0), pa, pb, False
+    va = _epa_pts()
+    vb = _epa_pts()
+    tri = _epa_tri()
+    nrm = _epa_nrm()
+    off = _epa_val()
+    alive = _epa_flag()
+    for i in range(4):
+        va[i] = sa[i]
+        vb[i] = sb[i]
+    # The four faces, each wound counter-clockwise seen from outside (away from the opposite corner).
+    for f in range(4):
+        i0 = f
+        i1 = (f + 1) % 4
+        i2 = (f + 2) % 4
+        i3 = (f + 3) % 4
+        p0 = va[i0] - vb[i0]
+        p1 = va[i1] - vb[i1]
+        p2 = va[i2] - vb[i2]
+        if wp.dot(wp.cross(p1 - p0, p2 - p0), (va[i3] - vb[i3]) - p0) > 0.0:
+            tmp = i1
+            i1 = i2
+            i2 = tmp
+        tri[f, 0] = i0
+        tri[f, 1] = i1
+        tri[f, 2] = i2
+        fn, fo = _face_plane(va[i0] - vb[i0], va[i1] - vb[i1], va[i2] - vb[i2], wp.vec3(0.0, 0.0, 1.0))
+        nrm[f] = fn
+        off[f] = fo
+        alive[f] = 1
+    nv = int(4)
+    nf = int(4)  # face slots in use (alive or dead)
+    best = int(0)
+    horizon = _epa_edge()
+    for _it in range(EPA_VERTS):
+        best = int(-1)
+        best_off = float(1.0e30)
+        for f in range(nf):
+            if alive[f] == 1 and off[f] < best_off:
+                best_off = off[f]
+                best = f
+        if best < 0:
+            break
+        dn = wp.vec3(nrm[best])
+        qa = support(a, dn, verts)
+        qb = support(b, -dn, verts)
+        w = qa - qb
+        if wp.dot(w, dn) - best_off <= EPA_TOL or nv == EPA_VERTS:
+            break
+        # Faces that see w, and the horizon: their edges whose reverse belongs to no visible face.
+        visible = _epa_flag()
+        for f in range(nf):
+            if alive[f] == 1 and wp.dot(wp.vec3(nrm[f]), w) - off[f] > 1.0e-9:
+                visible[f] = 1
+        nh = int(0)
+        for f in range(nf):
+            if visible[f] == 1:
+                for e in range(3):
+                    e0 = tri[f, e]
+                    e1 = tri[f, (e + 1) % 3]
+                    shared = int(0)
+                    for g in range(nf):
+                        if visible[g] == 1 and g != f:
+                            for k in range(3):
+                                if tri[g, k] == e1 and tri[g, (k + 1) % 3] == e0:
+                                    shared = 1
+                    if shared == 0 and nh < EPA_FACES:
+                        horizon[nh, 0] = e0
+                        horizon[nh, 1] = e1
+                        nh += 1
+        free = int(0)
+        for f in range(nf):
+            if visible[f] == 1:
+                alive[f] = 0
+                free += 1
+        if nh < 3 or nf - free + nh > EPA_FACES:
+            for f in range(nf):  # numerically inconsistent horizon or out of room: keep the polytope
+                if visible[f] == 1:
+                    alive[f] = 1
+            break
+        va[nv] = qa
+        vb[nv] = qb
+        slot = int(0)
+        for h in range(nh):
+            while slot < nf and alive[slot] == 1:
+                slot += 1
+            e0 = horizon[h, 0]
+            e1 = horizon[h, 1]
+            tri[slot, 0] = e0
+            tri[slot, 1] = e1
+            tri[slot, 2] = nv
+            fn, fo = _face_plane(va[e0] - vb[e0], va[e1] - vb[e1], w, dn)
+            nrm[slot] = fn
+            off[slot] = fo
+            alive[slot] = 1
+            if slot == nf:
+                nf += 1
+        nv += 1
+    # Witness points: the origin's projection on the nearest face, in barycentric coordinates.
+    dn = wp.vec3(nrm[best])
+    depth = off[best]
+    i0 = tri[best, 0]
+    i1 = tri[best, 1]
+    i2 = tri[best, 2]
+    p0 = va[i0] - vb[i0]
+    g1 = (va[i1] - vb[i1]) - p0
+    g2 = (va[i2] - vb[i2]) - p0
+    q = dn * depth - p0
+    d11 = wp.dot(g1, g1)
+    d12 = wp.dot(g1, g2)
+    d22 = wp.dot(g2, g2)
+    det = d11 * d22 - d12 * d12
+    l1 = float(0.0)
+    l2 = float(0.0)
+    if det > 1.0e-30:
+        l1 = (d22 * wp.dot(q, g1) - d12 * wp.dot(q, g2)) / det
+        l2 = (d11 * wp.dot(q, g2) - d12 * wp.dot(q, g1)) / det
+    l0 = 1.0 - l1 - l2
+    pa = l0 * wp.vec3(va[i0]) + l1 * wp.vec3(va[i1]) + l2 * wp.vec3(va[i2])
+    pb = l0 * wp.vec3(vb[i0]) + l1 * wp.vec3(vb[i1]) + l2 * wp.vec3(vb[i2])
+    return depth, dn, pa, pb, True
