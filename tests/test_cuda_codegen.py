@@ -46,6 +46,7 @@ def test_every_kernel_module_compiles_for_cuda(tmp_path):
     for expected in (
         "newton_gym.solvers.world_solve",
         "newton_gym.solvers.smooth",
+        "newton_gym.solvers.world_step",
         "newton_gym.sim.kinematics",
         "newton_gym.render.raycaster",
     ):

@@ -20,6 +20,8 @@ class SimCfg:
         capture: record the frame_skip solver steps as one Warp graph and replay it each env step.
         threads: CPU threads stepping groups of worlds at once (bitwise the same results); 0 picks one per
             CPU core available to the process, at most one per 32 worlds. Ignored on CUDA.
+        block_dim: lanes per world block of the solver's per-world passes; 0 picks the solver's default
+            (32 on CUDA, 1 on the CPU; more CPU lanes run only with ``wp.config.enable_cpu_blocks``).
     """
 
     sim_dt: float = 0.01
@@ -29,6 +31,7 @@ class SimCfg:
     iterations: int = 30
     capture: bool = True
     threads: int = 0
+    block_dim: int = 0
 
 
 @dataclass

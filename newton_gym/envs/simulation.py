@@ -107,6 +107,7 @@ class Simulation:
             solver=cfg.solver,
             actuators=self._actuators(actuators),
             threads=_threads(cfg.threads, num_envs),
+            block_dim=cfg.block_dim or None,
         )
         self.actuator_count = len(actuators)
         self.state = self.model.state()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warp as wp
 
+from .stage_args import pack
 from .wpmath import (
     JOINT_BALL,
     JOINT_D6,
@@ -99,63 +100,73 @@ def body_frame_state(
     return x, v, w, com
 
 
-@wp.kernel
-def _fk_kernel(
+@wp.struct
+class FkArgs:
+    """Arrays of forward kinematics of one articulation (model tables, joint state, output body state)."""
+
     # Model:
-    first: int,
-    articulation_start: wp.array(dtype=int),
-    articulation_mask: wp.array(dtype=bool),
-    use_mask: int,
-    joint_type: wp.array(dtype=int),
-    joint_parent: wp.array(dtype=int),
-    joint_child: wp.array(dtype=int),
-    joint_X_p: wp.array(dtype=wp.transform),
-    joint_X_c: wp.array(dtype=wp.transform),
-    joint_q_start: wp.array(dtype=int),
-    joint_qd_start: wp.array(dtype=int),
-    joint_dof_dim: wp.array(dtype=wp.vec2i),
-    joint_axis: wp.array(dtype=wp.vec3),
-    body_com: wp.array(dtype=wp.vec3),
+    articulation_start: wp.array(dtype=int)
+    articulation_mask: wp.array(dtype=bool)
+    use_mask: int
+    joint_type: wp.array(dtype=int)
+    joint_parent: wp.array(dtype=int)
+    joint_child: wp.array(dtype=int)
+    joint_X_p: wp.array(dtype=wp.transform)
+    joint_X_c: wp.array(dtype=wp.transform)
+    joint_q_start: wp.array(dtype=int)
+    joint_qd_start: wp.array(dtype=int)
+    joint_dof_dim: wp.array(dtype=wp.vec2i)
+    joint_axis: wp.array(dtype=wp.vec3)
+    body_com: wp.array(dtype=wp.vec3)
     # Data in:
-    joint_q: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
+    joint_q: wp.array(dtype=float)
+    joint_qd: wp.array(dtype=float)
     # Data out:
-    body_q_out: wp.array(dtype=wp.transform),
-    body_qd_out: wp.array(dtype=wp.spatial_vector),
-):
-    a = wp.tid() + first
-    if use_mask != 0:
-        if not articulation_mask[a]:
+    body_q_out: wp.array(dtype=wp.transform)
+    body_qd_out: wp.array(dtype=wp.spatial_vector)
+
+
+@wp.func
+def fk_articulation(a: int, args: FkArgs):
+    if args.use_mask != 0:
+        if not args.articulation_mask[a]:
             return
-    for j in range(articulation_start[a], articulation_start[a + 1]):
-        child = joint_child[j]
-        x_wp, v_p, w_p, com_p = body_frame_state(joint_parent[j], body_q_out, body_qd_out, body_com)
-        x_wpj = x_wp * joint_X_p[j]
-        jt = joint_type[j]
-        qs = joint_q_start[j]
-        ds = joint_qd_start[j]
+    for j in range(args.articulation_start[a], args.articulation_start[a + 1]):
+        child = args.joint_child[j]
+        x_wp, v_p, w_p, com_p = body_frame_state(args.joint_parent[j], args.body_q_out, args.body_qd_out, args.body_com)
+        x_wpj = x_wp * args.joint_X_p[j]
+        jt = args.joint_type[j]
+        qs = args.joint_q_start[j]
+        ds = args.joint_qd_start[j]
         if jt == JOINT_FREE or jt == JOINT_DISTANCE:
             x_j = wp.transform(
-                wp.vec3(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2]),
-                wp.normalize(wp.quat(joint_q[qs + 3], joint_q[qs + 4], joint_q[qs + 5], joint_q[qs + 6])),
+                wp.vec3(args.joint_q[qs], args.joint_q[qs + 1], args.joint_q[qs + 2]),
+                wp.normalize(
+                    wp.quat(args.joint_q[qs + 3], args.joint_q[qs + 4], args.joint_q[qs + 5], args.joint_q[qs + 6])
+                ),
             )
-            x_wc = x_wpj * x_j * wp.transform_inverse(joint_X_c[j])
-            com_c = wp.transform_point(x_wc, body_com[child])
-            v_rel = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
-            w_rel = wp.vec3(joint_qd[ds + 3], joint_qd[ds + 4], joint_qd[ds + 5])
+            x_wc = x_wpj * x_j * wp.transform_inverse(args.joint_X_c[j])
+            com_c = wp.transform_point(x_wc, args.body_com[child])
+            v_rel = wp.vec3(args.joint_qd[ds], args.joint_qd[ds + 1], args.joint_qd[ds + 2])
+            w_rel = wp.vec3(args.joint_qd[ds + 3], args.joint_qd[ds + 4], args.joint_qd[ds + 5])
             v_c = velocity_at_point(v_p, w_p, com_p, com_c) + v_rel
         else:
-            dim = joint_dof_dim[j]
+            dim = args.joint_dof_dim[j]
             x_j, v_j, w_rel = joint_transform_and_twist(
-                jt, ds, qs, dim[0], dim[1], joint_axis, joint_q, joint_qd, x_wpj
+                jt, ds, qs, dim[0], dim[1], args.joint_axis, args.joint_q, args.joint_qd, x_wpj
             )
             x_wcj = x_wpj * x_j
-            x_wc = x_wcj * wp.transform_inverse(joint_X_c[j])
-            com_c = wp.transform_point(x_wc, body_com[child])
+            x_wc = x_wcj * wp.transform_inverse(args.joint_X_c[j])
+            com_c = wp.transform_point(x_wc, args.body_com[child])
             anchor = wp.transform_get_translation(x_wcj)
             v_c = velocity_at_point(v_p, w_p, com_p, com_c) + v_j + wp.cross(w_rel, com_c - anchor)
-        body_q_out[child] = x_wc
-        body_qd_out[child] = wp.spatial_vector(v_c, w_p + w_rel)
+        args.body_q_out[child] = x_wc
+        args.body_qd_out[child] = wp.spatial_vector(v_c, w_p + w_rel)
+
+
+@wp.kernel
+def _fk_kernel(first: int, args: FkArgs):
+    fk_articulation(wp.tid() + first, args)
 
 
 def eval_fk(model, joint_q, joint_qd, state, mask=None, articulations=None):
@@ -172,16 +183,18 @@ def eval_fk(model, joint_q, joint_qd, state, mask=None, articulations=None):
     first, count = articulations if articulations is not None else (0, model.articulation_count)
     if count == 0:
         return
-    use_mask = 0 if mask is None else 1
-    wp.launch(
-        _fk_kernel,
-        dim=count,
-        device=model.device,
-        inputs=[
-            first,
+    args = fk_args(model, joint_q, joint_qd, state.body_q, state.body_qd, mask)
+    wp.launch(_fk_kernel, dim=count, device=model.device, inputs=[first, args])
+
+
+def fk_args(model, joint_q, joint_qd, body_q, body_qd, mask=None) -> FkArgs:
+    """The FkArgs of :func:`eval_fk` writing ``body_q`` / ``body_qd``."""
+    return pack(
+        FkArgs,
+        [
             model.articulation_start,
             mask if mask is not None else model.articulation_self_collision,
-            use_mask,
+            0 if mask is None else 1,
             model.joint_type,
             model.joint_parent,
             model.joint_child,
@@ -194,8 +207,9 @@ def eval_fk(model, joint_q, joint_qd, state, mask=None, articulations=None):
             model.body_com,
             joint_q,
             joint_qd,
+            body_q,
+            body_qd,
         ],
-        outputs=[state.body_q, state.body_qd],
     )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import warp as wp
 
+from ..sim.stage_args import pack
 from ..sim.wpmath import JOINT_BALL, JOINT_D6, JOINT_DISTANCE, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from .spatial import ltl_solve, ltl_solve_t, quat_exp
 
@@ -106,104 +107,115 @@ def _implicit_correction(
         qacc[d0 + k] = wp.float32(scratch[d0 + k])
 
 
-@wp.kernel
-def _integrate_kernel(
+@wp.struct
+class IntegrateArgs:
+    """Arrays and scalars of the integration of one articulation."""
+
     # Model:
-    first: int,
-    articulation_start: wp.array(dtype=int),
-    joint_type: wp.array(dtype=int),
-    joint_parent: wp.array(dtype=int),
-    joint_child: wp.array(dtype=int),
-    joint_X_p: wp.array(dtype=wp.transform),
-    joint_X_c: wp.array(dtype=wp.transform),
-    joint_q_start: wp.array(dtype=int),
-    joint_qd_start: wp.array(dtype=int),
-    body_com: wp.array(dtype=wp.vec3),
-    art_dof_start: wp.array(dtype=int),
-    art_mat_start: wp.array(dtype=int),
-    dof_parent: wp.array(dtype=int),
-    joint_armature: wp.array(dtype=float),
-    dt: float,
-    midpoint: int,
+    articulation_start: wp.array(dtype=int)
+    joint_type: wp.array(dtype=int)
+    joint_parent: wp.array(dtype=int)
+    joint_child: wp.array(dtype=int)
+    joint_X_p: wp.array(dtype=wp.transform)
+    joint_X_c: wp.array(dtype=wp.transform)
+    joint_q_start: wp.array(dtype=int)
+    joint_qd_start: wp.array(dtype=int)
+    body_com: wp.array(dtype=wp.vec3)
+    art_dof_start: wp.array(dtype=int)
+    art_mat_start: wp.array(dtype=int)
+    dof_parent: wp.array(dtype=int)
+    joint_armature: wp.array(dtype=float)
+    dt: float
+    midpoint: int
     # Data in:
-    body_q: wp.array(dtype=wp.transform),
-    qacc_smooth: wp.array(dtype=float),
-    qacc_constraint: wp.array(dtype=float),
-    mass_matrix: wp.array(dtype=wp.float64),
-    chol_implicit: wp.array(dtype=wp.float64),
-    art_implicit: wp.array(dtype=int),
+    body_q: wp.array(dtype=wp.transform)
+    qacc_smooth: wp.array(dtype=float)
+    qacc_constraint: wp.array(dtype=float)
+    mass_matrix: wp.array(dtype=wp.float64)
+    chol_implicit: wp.array(dtype=wp.float64)
+    art_implicit: wp.array(dtype=int)
     # Data out (updated in place):
-    qacc: wp.array(dtype=float),
-    scratch: wp.array(dtype=wp.float64),
-    joint_q: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
-):
-    a = wp.tid() + first
-    d0 = art_dof_start[a]
-    n = art_dof_start[a + 1] - d0
+    qacc: wp.array(dtype=float)
+    scratch: wp.array(dtype=wp.float64)
+    joint_q: wp.array(dtype=float)
+    joint_qd: wp.array(dtype=float)
+
+
+@wp.func
+def integrate_articulation(a: int, args: IntegrateArgs):
+    d0 = args.art_dof_start[a]
+    n = args.art_dof_start[a + 1] - d0
     for d in range(d0, d0 + n):
-        qacc[d] = qacc_smooth[d] + qacc_constraint[d]
-    if art_implicit[a] != 0:
+        args.qacc[d] = args.qacc_smooth[d] + args.qacc_constraint[d]
+    if args.art_implicit[a] != 0:
         _implicit_correction(
-            art_mat_start[a], n, d0, dof_parent, joint_armature, mass_matrix, chol_implicit, qacc, scratch
+            args.art_mat_start[a],
+            n,
+            d0,
+            args.dof_parent,
+            args.joint_armature,
+            args.mass_matrix,
+            args.chol_implicit,
+            args.qacc,
+            args.scratch,
         )
-    j1 = articulation_start[a + 1]
-    for j in range(articulation_start[a], j1):
-        jt = joint_type[j]
-        qs = joint_q_start[j]
-        ds = joint_qd_start[j]
-        de = art_dof_start[a + 1]
+    j1 = args.articulation_start[a + 1]
+    for j in range(args.articulation_start[a], j1):
+        jt = args.joint_type[j]
+        qs = args.joint_q_start[j]
+        ds = args.joint_qd_start[j]
+        de = args.art_dof_start[a + 1]
         if j + 1 < j1:
-            de = joint_qd_start[j + 1]
+            de = args.joint_qd_start[j + 1]
         if jt == JOINT_FREE or jt == JOINT_DISTANCE:
             acc_l = wp.vec3(0.0)
             acc_a = wp.vec3(0.0)
             for k in range(3):
-                acc_l[k] = qacc[ds + k]
-                acc_a[k] = qacc[ds + 3 + k]
-            p = joint_parent[j]
+                acc_l[k] = args.qacc[ds + k]
+                acc_a[k] = args.qacc[ds + 3 + k]
+            p = args.joint_parent[j]
             x_wp = wp.transform_identity()
             if p >= 0:
-                x_wp = body_q[p]
-            c = joint_child[j]
+                x_wp = args.body_q[p]
+            c = args.joint_child[j]
             _integrate_free(
                 qs,
                 ds,
-                dt,
-                midpoint,
-                x_wp * joint_X_p[j],
-                body_q[c],
-                body_com[c],
-                joint_X_c[j],
+                args.dt,
+                args.midpoint,
+                x_wp * args.joint_X_p[j],
+                args.body_q[c],
+                args.body_com[c],
+                args.joint_X_c[j],
                 acc_l,
                 acc_a,
-                joint_q,
-                joint_qd,
+                args.joint_q,
+                args.joint_qd,
             )
         else:
             for d in range(ds, de):
-                joint_qd[d] = joint_qd[d] + dt * qacc[d]
+                args.joint_qd[d] = args.joint_qd[d] + args.dt * args.qacc[d]
             if jt == JOINT_BALL:
-                r = wp.quat(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2], joint_q[qs + 3])
-                w = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
-                r = wp.normalize(r * quat_exp(dt * w))
+                r = wp.quat(args.joint_q[qs], args.joint_q[qs + 1], args.joint_q[qs + 2], args.joint_q[qs + 3])
+                w = wp.vec3(args.joint_qd[ds], args.joint_qd[ds + 1], args.joint_qd[ds + 2])
+                r = wp.normalize(r * quat_exp(args.dt * w))
                 for k in range(4):
-                    joint_q[qs + k] = r[k]
+                    args.joint_q[qs + k] = r[k]
             elif jt == JOINT_REVOLUTE or jt == JOINT_PRISMATIC or jt == JOINT_D6:
                 for d in range(ds, de):
-                    joint_q[qs + d - ds] = joint_q[qs + d - ds] + dt * joint_qd[d]
+                    args.joint_q[qs + d - ds] = args.joint_q[qs + d - ds] + args.dt * args.joint_qd[d]
 
 
-def integrate(model, tree, data, body_q, joint_q, joint_qd, dt, span, midpoint=False):
-    """Advance joint_q / joint_qd in place by dt with qacc = qacc_smooth + qacc_constraint, corrected for
-    the velocity-implicit terms (module docstring; the result is left in ``data.qacc``), for the
-    articulations in ``span`` = (first, count). ``midpoint``: the energy-conserving free-joint rotation."""
-    wp.launch(
-        _integrate_kernel,
-        dim=span[1],
-        device=model.device,
-        inputs=[
-            span[0],
+@wp.kernel
+def _integrate_kernel(first: int, args: IntegrateArgs):
+    integrate_articulation(wp.tid() + first, args)
+
+
+def integrate_args(model, tree, data, body_q, joint_q, joint_qd, dt, midpoint=False) -> IntegrateArgs:
+    """The IntegrateArgs of :func:`integrate`."""
+    return pack(
+        IntegrateArgs,
+        [
             model.articulation_start,
             model.joint_type,
             model.joint_parent,
@@ -225,8 +237,23 @@ def integrate(model, tree, data, body_q, joint_q, joint_qd, dt, span, midpoint=F
             data.mass_matrix,
             data.chol_implicit,
             data.art_implicit,
+            data.qacc,
+            data.dof_scratch,
+            joint_q,
+            joint_qd,
         ],
-        outputs=[data.qacc, data.dof_scratch, joint_q, joint_qd],
+    )
+
+
+def integrate(model, tree, data, body_q, joint_q, joint_qd, dt, span, midpoint=False):
+    """Advance joint_q / joint_qd in place by dt with qacc = qacc_smooth + qacc_constraint, corrected for
+    the velocity-implicit terms (module docstring; the result is left in ``data.qacc``), for the
+    articulations in ``span`` = (first, count). ``midpoint``: the energy-conserving free-joint rotation."""
+    wp.launch(
+        _integrate_kernel,
+        dim=span[1],
+        device=model.device,
+        inputs=[span[0], integrate_args(model, tree, data, body_q, joint_q, joint_qd, dt, midpoint)],
     )
 
 
@@ -245,56 +272,60 @@ def copy_joint_state(model, src, dst, coords, dofs):
         wp.launch(_copy_kernel, dim=dofs[1], device=model.device, inputs=[dofs[0], src.joint_qd, dst.joint_qd])
 
 
-@wp.kernel
-def _health_kernel(
+@wp.struct
+class HealthArgs:
+    """Arrays and scalars of one world's health check."""
+
     # Model:
-    first: int,
-    articulation_world_start: wp.array(dtype=int),
-    art_dof_start: wp.array(dtype=int),
-    art_coord_start: wp.array(dtype=int),
-    max_speed: float,
-    world_offset: int,
+    articulation_world_start: wp.array(dtype=int)
+    art_dof_start: wp.array(dtype=int)
+    art_coord_start: wp.array(dtype=int)
+    max_speed: float
+    world_offset: int
     # Data in:
-    joint_q: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
+    joint_q: wp.array(dtype=float)
+    joint_qd: wp.array(dtype=float)
     # Data out:
-    world_unhealthy_out: wp.array(dtype=int),
-):
-    w = wp.tid() + first
+    world_unhealthy_out: wp.array(dtype=int)
+
+
+@wp.func
+def health_world(w: int, args: HealthArgs):
     bad = int(0)
-    for a in range(articulation_world_start[w + world_offset], articulation_world_start[w + 1 + world_offset]):
-        for d in range(art_dof_start[a], art_dof_start[a + 1]):
-            v = joint_qd[d]
-            if not wp.isfinite(v) or wp.abs(v) > max_speed:
+    for a in range(
+        args.articulation_world_start[w + args.world_offset], args.articulation_world_start[w + 1 + args.world_offset]
+    ):
+        for d in range(args.art_dof_start[a], args.art_dof_start[a + 1]):
+            v = args.joint_qd[d]
+            if not wp.isfinite(v) or wp.abs(v) > args.max_speed:
                 bad = 1
-        for c in range(art_coord_start[a], art_coord_start[a + 1]):
-            if not wp.isfinite(joint_q[c]):
+        for c in range(args.art_coord_start[a], args.art_coord_start[a + 1]):
+            if not wp.isfinite(args.joint_q[c]):
                 bad = 1
     if bad != 0:
-        world_unhealthy_out[w] = 1
+        args.world_unhealthy_out[w] = 1
+
+
+@wp.kernel
+def _health_kernel(first: int, args: HealthArgs):
+    health_world(wp.tid() + first, args)
+
+
+def health_args(model, tree, joint_q, joint_qd, max_speed, out) -> HealthArgs:
+    """The HealthArgs of :func:`compute_health`."""
+    starts = model.articulation_world_start if model.world_count > 0 else tree["all_art_range"]
+    return pack(
+        HealthArgs,
+        [starts, tree["art_dof_start"], tree["art_coord_start"], float(max_speed), 0, joint_q, joint_qd, out],
+    )
 
 
 def compute_health(model, tree, joint_q, joint_qd, max_speed, out, span):
     """Set out[w] = 1 (sticky until reset) where world w holds NaN/inf coordinates or a DOF speed above
     ``max_speed`` [m/s or rad/s], for the worlds in ``span`` = (first, count). A model without worlds
     reports its articulations as world 0."""
-    starts = model.articulation_world_start if model.world_count > 0 else tree["all_art_range"]
-    wp.launch(
-        _health_kernel,
-        dim=span[1],
-        device=model.device,
-        inputs=[
-            span[0],
-            starts,
-            tree["art_dof_start"],
-            tree["art_coord_start"],
-            float(max_speed),
-            0,
-            joint_q,
-            joint_qd,
-        ],
-        outputs=[out],
-    )
+    args = health_args(model, tree, joint_q, joint_qd, max_speed, out)
+    wp.launch(_health_kernel, dim=span[1], device=model.device, inputs=[span[0], args])
 
 
 @wp.kernel

@@ -10,8 +10,9 @@ import numpy as np
 import warp as wp
 
 from ..errors import ModelBuildError, SolverError, SolverStateError
+from ..sim import kinematics
 from ..sim.kinematics import eval_fk
-from . import collision_driver, constraint, contact_params, forward, partition, passive, smooth
+from . import collision_driver, constraint, contact_params, forward, partition, passive, smooth, world_step
 from . import solver as pgs
 from .base import SolverBase, SolverNotifyFlags
 from .layout import build_tree_layout
@@ -96,6 +97,9 @@ class SolverGeneralized(SolverBase):
         threads: CPU threads stepping groups of worlds at once (Warp runs a CPU launch on one core); results
             are bitwise those of one thread. Ignored on CUDA; falls back to one thread, with a warning, for
             models whose worlds share entities (see :mod:`.partition`).
+        block_dim: lanes per world block of the per-world passes (:mod:`.world_step`); None: 32 on CUDA,
+            1 on the CPU (where more than one lane runs only with ``wp.config.enable_cpu_blocks``). Models
+            whose worlds share entities (global articulations) run the staged per-stage launches instead.
 
     Attributes:
         ctrl: (actuator_count,) float32 actuator controls.
@@ -127,12 +131,15 @@ class SolverGeneralized(SolverBase):
         pgs_tolerance: float = 1.0e-6,
         pgs_subspace: bool = True,
         threads: int = 1,
+        block_dim: int | None = None,
     ):
         super().__init__(model)
         if cone not in ("pyramidal", "elliptic"):
             raise SolverError(f"SolverGeneralized: cone must be 'pyramidal' or 'elliptic', got {cone!r}")
         if solver not in ("newton", "pgs"):
             raise SolverError(f"SolverGeneralized: solver must be 'newton' or 'pgs', got {solver!r}")
+        if block_dim is not None and not 1 <= int(block_dim) <= 1024:
+            raise SolverError(f"SolverGeneralized: block_dim must be in [1, 1024] or None, got {block_dim}")
         if int(threads) < 1:
             raise SolverError(f"SolverGeneralized: threads must be >= 1, got {threads}")
         if int(substeps) < 1:
@@ -193,7 +200,20 @@ class SolverGeneralized(SolverBase):
         self._warm = False
         self._graphs = None
         self._checked_dt = None
+        self.block_dim = world_step.default_block_dim(self.device) if block_dim is None else int(block_dim)
+        self._ranges = self._world_blocks()
+        self._args_key = None
+        self._args = None
         self._init_invweights()
+
+    def _world_blocks(self):
+        """Per-world entity ranges for the block passes of :mod:`.world_step`, or None (staged launches) where
+        worlds share entities."""
+        act_dof = np.asarray(self.actuators.dof, dtype=np.int64).reshape(-1)
+        if self.model.world_count > 0 and partition.shared_reason(self.model, self.contacts, act_dof) is not None:
+            return None
+        starts = partition.world_starts(self.model, self.contacts, self.rows, act_dof)
+        return world_step.upload_ranges(starts, self.device)
 
     def _constraint_solver(self, solver: str, layout) -> str:
         """``solver``, or "pgs" (with a warning) where the Newton solve does not apply."""
@@ -296,11 +316,82 @@ class SolverGeneralized(SolverBase):
         if state_in is not state_out:
             forward.copy_joint_state(model, state_in, state_out, span.coords, span.dofs)
         h = dt / self.substeps
+        if self._ranges is not None and model.articulation_count:
+            args = self._block_args(state_out, state_in.body_f, control, ctrl, h)
+            for k in range(self.substeps):
+                self._block_substep(span, state_out, args, h, k == self.substeps - 1)
+            return
         for k in range(self.substeps):
             self._substep(span, state_out, state_in.body_f, control, ctrl, h, k == self.substeps - 1)
         eval_fk(model, state_out.joint_q, state_out.joint_qd, state_out, articulations=span.articulations)
         forward.compute_health(
             model, self.tree, state_out.joint_q, state_out.joint_qd, self.max_speed, self.world_unhealthy, span.worlds
+        )
+
+    def _block_args(self, state, body_f, control, ctrl, dt) -> dict:
+        """The stage structs of the block passes for these arrays (kept while they stay the same)."""
+        key = (id(state), id(body_f), id(control), id(ctrl), dt)
+        if key == self._args_key:
+            return self._args
+        model, tree, data = self.model, self.tree, self.data
+        q, qd = state.joint_q, state.joint_qd
+        midpoint = self.integrator == "midpoint"
+        self._args = {
+            "fk": kinematics.fk_args(model, q, qd, data.body_q, data.body_qd),
+            "sub": smooth.subspace_args(model, data, data.body_q, data.body_qd, q, qd),
+            "crb": smooth.crb_args(model, tree, data),
+            "rne": smooth.rne_args(model, tree, data, data.body_q, body_f, qd, dt, midpoint),
+            "pas": passive.passive_args(model, tree, data, q, qd, control, dt),
+            "act": passive.actuator_args(tree, self._act, ctrl, q, qd, dt, data),
+            "fac": smooth.factor_args(model, tree, data),
+            "out": pgs.contact_output_args(
+                model,
+                data,
+                self.contacts,
+                self.rows,
+                self.body_contact_wrench,
+                self.body_contact_count,
+                self.world_contact_count,
+            ),
+            "integ": forward.integrate_args(model, tree, data, data.body_q, q, qd, dt, midpoint),
+            "fk_state": kinematics.fk_args(model, q, qd, state.body_q, state.body_qd),
+            "health": forward.health_args(model, tree, q, qd, self.max_speed, self.world_unhealthy),
+        }
+        self._args_key = key
+        return self._args
+
+    def _block_substep(self, span, state, args, dt, last):
+        """One substep as the four launches of :mod:`.world_step`."""
+        model, data, dev = self.model, self.data, self.device
+        a = args
+        world_step.launch_smooth(
+            dev,
+            span.worlds,
+            self.block_dim,
+            self._ranges,
+            a["fk"],
+            a["sub"],
+            a["crb"],
+            a["rne"],
+            a["pas"],
+            a["act"],
+            a["fac"],
+        )
+        collision_driver.collide(model, self.contacts, data.body_q, span.pairs)
+        pgs.solve(
+            model,
+            self.tree,
+            data,
+            self.rows,
+            self._world_solver,
+            state.joint_q,
+            state.joint_qd,
+            dt,
+            self.iterations,
+            span,
+        )
+        world_step.launch_finish(
+            dev, span.worlds, self.block_dim, self._ranges, last, a["out"], a["integ"], a["fk_state"], a["health"]
         )
 
     def _substep(self, span, state, body_f, control, ctrl, dt, last):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Span", "whole_span", "split_reason", "split_spans"]
+__all__ = ["Span", "whole_span", "split_reason", "shared_reason", "split_spans", "actuator_world", "world_starts"]
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ def _has_globals(start: np.ndarray) -> bool:
     return int(start[0]) != 0 or int(start[-1]) != int(start[-2])
 
 
-def _actuator_world(model, actuator_dof: np.ndarray) -> np.ndarray:
+def actuator_world(model, actuator_dof: np.ndarray) -> np.ndarray:
     """World of each actuator: the world of the DOF it drives."""
     return np.searchsorted(model.joint_dof_world_start.numpy()[1:-1], actuator_dof, side="right")
 
@@ -65,13 +65,18 @@ def split_reason(model, contacts, actuator_dof: np.ndarray) -> str | None:
     """Why the model cannot be split by world (None when it can)."""
     if model.world_count < 2:
         return "the model has fewer than two worlds"
+    return shared_reason(model, contacts, actuator_dof)
+
+
+def shared_reason(model, contacts, actuator_dof: np.ndarray) -> str | None:
+    """Why the worlds of a model do not own contiguous, disjoint entity ranges (None when they do)."""
     for kind in ("body", "joint", "articulation", "equality_constraint"):
         if _has_globals(getattr(model, f"{kind}_world_start").numpy()):
             return f"the model has global (world -1) {kind.replace('_', ' ')} entities"
     if np.any(np.diff(contacts.pair_world_host) < 0):
         return "contact pairs are not ordered by world"
     if len(actuator_dof):
-        if np.any(np.diff(_actuator_world(model, actuator_dof)) < 0):
+        if np.any(np.diff(actuator_world(model, actuator_dof)) < 0):
             return "actuators are not ordered by world"
     return None
 
@@ -86,14 +91,8 @@ def split_spans(model, contacts, rows, actuator_dof: np.ndarray, parts: int) -> 
     for i in range(len(cuts)):  # strictly increasing, leaving one world for each later group
         cuts[i] = min(max(cuts[i], cuts[i - 1] + 1 if i else 1), nw - (parts - 1 - i))
     bounds = np.array([0] + cuts + [nw], dtype=np.int64)
-    starts = {
-        kind: getattr(model, f"{kind}_world_start").numpy()[: nw + 1].astype(np.int64)
-        for kind in ("articulation", "joint_dof", "joint_coord", "body")
-    }
-    pair_start = np.searchsorted(contacts.pair_world_host, np.arange(nw + 1), side="left")
-    slot_start = np.asarray(contacts.pair_slot_start_host, dtype=np.int64)
-    row_start = rows.world_row_start.numpy()[: nw + 1].astype(np.int64) if rows.count else np.zeros(nw + 1, np.int64)
-    act_start = np.searchsorted(_actuator_world(model, actuator_dof), np.arange(nw + 1), side="left")
+    starts = world_starts(model, contacts, rows, actuator_dof)
+    pair_start, slot_start = starts["pair"], starts["slot"]
 
     def rng(start, w0, w1):
         return int(start[w0]), int(start[w1] - start[w0])
@@ -109,9 +108,40 @@ def split_spans(model, contacts, rows, actuator_dof: np.ndarray, parts: int) -> 
                 coords=rng(starts["joint_coord"], w0, w1),
                 bodies=rng(starts["body"], w0, w1),
                 pairs=(p0, p1 - p0),
-                slots=(int(slot_start[p0]), int(slot_start[p1] - slot_start[p0])),
-                rows=rng(row_start, w0, w1),
-                actuators=rng(act_start, w0, w1),
+                slots=rng(slot_start, w0, w1),
+                rows=rng(starts["row"], w0, w1),
+                actuators=rng(starts["actuator"], w0, w1),
             )
         )
     return spans
+
+
+def world_starts(model, contacts, rows, actuator_dof: np.ndarray) -> dict:
+    """First entity of each world, (world_count + 1,) int64 per index space ("articulation", "joint_dof",
+    "joint_coord", "body", "pair", "slot", "row", "actuator"), for a model whose worlds own contiguous
+    ranges (:func:`shared_reason` is None). A model without worlds is one world holding everything."""
+    if model.world_count == 0:
+        counts = {
+            "articulation": model.articulation_count,
+            "joint_dof": model.joint_dof_count,
+            "joint_coord": model.joint_coord_count,
+            "body": model.body_count,
+            "pair": contacts.pair_count,
+            "slot": contacts.slot_count,
+            "row": rows.count,
+            "actuator": len(actuator_dof),
+        }
+        return {kind: np.array([0, n], np.int64) for kind, n in counts.items()}
+    nw = model.world_count
+    starts = {
+        kind: getattr(model, f"{kind}_world_start").numpy()[: nw + 1].astype(np.int64)
+        for kind in ("articulation", "joint_dof", "joint_coord", "body")
+    }
+    starts["pair"] = np.searchsorted(contacts.pair_world_host, np.arange(nw + 1), side="left").astype(np.int64)
+    starts["slot"] = np.asarray(contacts.pair_slot_start_host, dtype=np.int64)[starts["pair"]]
+    starts["row"] = (
+        rows.world_row_start.numpy()[: nw + 1].astype(np.int64) if rows.count else np.zeros(nw + 1, np.int64)
+    )
+    act_world = actuator_world(model, actuator_dof)
+    starts["actuator"] = np.searchsorted(act_world, np.arange(nw + 1), side="left").astype(np.int64)
+    return starts

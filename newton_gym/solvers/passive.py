@@ -19,6 +19,7 @@ import numpy as np
 import warp as wp
 
 from ..errors import ModelBuildError
+from ..sim.stage_args import pack
 
 __all__ = ["Actuators", "compute_passive", "apply_actuators"]
 
@@ -89,77 +90,79 @@ class Actuators:
         }
 
 
-@wp.kernel
-def _passive_kernel(
+@wp.struct
+class PassiveArgs:
+    """Arrays and scalars of the passive forces of one DOF."""
+
     # Model:
-    first: int,
-    dof_coord: wp.array(dtype=int),
-    joint_armature: wp.array(dtype=float),
-    joint_damping: wp.array(dtype=float),
-    joint_viscous: wp.array(dtype=float),
-    joint_spring_ke: wp.array(dtype=float),
-    joint_spring_ref: wp.array(dtype=float),
-    joint_target_ke: wp.array(dtype=float),
-    joint_target_kd: wp.array(dtype=float),
-    joint_effort_limit: wp.array(dtype=float),
-    dt: float,
+    dof_coord: wp.array(dtype=int)
+    joint_armature: wp.array(dtype=float)
+    joint_damping: wp.array(dtype=float)
+    joint_viscous: wp.array(dtype=float)
+    joint_spring_ke: wp.array(dtype=float)
+    joint_spring_ref: wp.array(dtype=float)
+    joint_target_ke: wp.array(dtype=float)
+    joint_target_kd: wp.array(dtype=float)
+    joint_effort_limit: wp.array(dtype=float)
+    dt: float
     # Data in:
-    joint_q: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
-    joint_f: wp.array(dtype=float),
-    target_pos: wp.array(dtype=float),
-    target_vel: wp.array(dtype=float),
+    joint_q: wp.array(dtype=float)
+    joint_qd: wp.array(dtype=float)
+    joint_f: wp.array(dtype=float)
+    target_pos: wp.array(dtype=float)
+    target_vel: wp.array(dtype=float)
     # Data out:
-    qfrc_out: wp.array(dtype=float),
-    dof_diag_out: wp.array(dtype=float),
-):
-    d = wp.tid() + first
-    qd = joint_qd[d]
-    diag = joint_armature[d]
+    qfrc_out: wp.array(dtype=float)
+    dof_diag_out: wp.array(dtype=float)
+
+
+@wp.func
+def passive_dof(d: int, args: PassiveArgs):
+    qd = args.joint_qd[d]
+    diag = args.joint_armature[d]
     # Damping and the viscous part of joint friction: -c qd, implicit.
-    c = joint_damping[d] + joint_viscous[d]
-    f = joint_f[d] - c * qd
-    diag += dt * c
-    ci = dof_coord[d]
+    c = args.joint_damping[d] + args.joint_viscous[d]
+    f = args.joint_f[d] - c * qd
+    diag += args.dt * c
+    ci = args.dof_coord[d]
     if ci >= 0:
-        q = joint_q[ci]
-        f += -joint_spring_ke[d] * (q - joint_spring_ref[d])
-        ke = joint_target_ke[d]
-        kd = joint_target_kd[d]
+        q = args.joint_q[ci]
+        f += -args.joint_spring_ke[d] * (q - args.joint_spring_ref[d])
+        ke = args.joint_target_ke[d]
+        kd = args.joint_target_kd[d]
         if ke != 0.0 or kd != 0.0:
             # PD drive evaluated at the end of the step; saturated drives fall back to a constant effort.
-            drive = ke * (target_pos[d] - q - dt * qd) + kd * (target_vel[d] - qd)
-            lim = joint_effort_limit[d]
+            drive = ke * (args.target_pos[d] - q - args.dt * qd) + kd * (args.target_vel[d] - qd)
+            lim = args.joint_effort_limit[d]
             if wp.abs(drive) <= lim:
-                diag += dt * kd + dt * dt * ke
+                diag += args.dt * kd + args.dt * args.dt * ke
             else:
                 drive = wp.clamp(drive, -lim, lim)
             f += drive
     else:
-        kd = joint_target_kd[d]
+        kd = args.joint_target_kd[d]
         if kd != 0.0:
-            drive = kd * (target_vel[d] - qd)
-            lim = joint_effort_limit[d]
+            drive = kd * (args.target_vel[d] - qd)
+            lim = args.joint_effort_limit[d]
             if wp.abs(drive) <= lim:
-                diag += dt * kd
+                diag += args.dt * kd
             else:
                 drive = wp.clamp(drive, -lim, lim)
             f += drive
-    qfrc_out[d] = f
-    dof_diag_out[d] = diag
+    args.qfrc_out[d] = f
+    args.dof_diag_out[d] = diag
 
 
-def compute_passive(model, tree, data, joint_q, joint_qd, control, dt, span):
-    """Applied joint forces (joint_f, springs, damping, drives) and the implicit diagonal, per DOF in
-    ``span`` = (first, count)."""
-    if span[1] == 0:
-        return
-    wp.launch(
-        _passive_kernel,
-        dim=span[1],
-        device=model.device,
-        inputs=[
-            span[0],
+@wp.kernel
+def _passive_kernel(first: int, args: PassiveArgs):
+    passive_dof(wp.tid() + first, args)
+
+
+def passive_args(model, tree, data, joint_q, joint_qd, control, dt) -> PassiveArgs:
+    """The PassiveArgs of :func:`compute_passive`."""
+    return pack(
+        PassiveArgs,
+        [
             tree["dof_coord"],
             model.joint_armature,
             model.joint_damping,
@@ -175,9 +178,19 @@ def compute_passive(model, tree, data, joint_q, joint_qd, control, dt, span):
             control.joint_f,
             control.joint_target_pos,
             control.joint_target_vel,
+            data.qfrc,
+            data.dof_diag,
         ],
-        outputs=[data.qfrc, data.dof_diag],
     )
+
+
+def compute_passive(model, tree, data, joint_q, joint_qd, control, dt, span):
+    """Applied joint forces (joint_f, springs, damping, drives) and the implicit diagonal, per DOF in
+    ``span`` = (first, count)."""
+    if span[1] == 0:
+        return
+    args = passive_args(model, tree, data, joint_q, joint_qd, control, dt)
+    wp.launch(_passive_kernel, dim=span[1], device=model.device, inputs=[span[0], args])
 
 
 @wp.func
@@ -187,56 +200,57 @@ def _clamp_range(x: float, rng: wp.vec2):
     return x
 
 
-@wp.kernel
-def _actuator_kernel(
+@wp.struct
+class ActuatorArgs:
+    """Arrays and scalars of one MuJoCo actuator's force."""
+
     # Model:
-    first: int,
-    dof_coord: wp.array(dtype=int),
-    act_dof: wp.array(dtype=int),
-    act_gear: wp.array(dtype=float),
-    act_ctrl_range: wp.array(dtype=wp.vec2),
-    act_force_range: wp.array(dtype=wp.vec2),
-    act_gain: wp.array(dtype=float),
-    act_bias: wp.array(dtype=wp.vec3),
-    dt: float,
+    dof_coord: wp.array(dtype=int)
+    act_dof: wp.array(dtype=int)
+    act_gear: wp.array(dtype=float)
+    act_ctrl_range: wp.array(dtype=wp.vec2)
+    act_force_range: wp.array(dtype=wp.vec2)
+    act_gain: wp.array(dtype=float)
+    act_bias: wp.array(dtype=wp.vec3)
+    dt: float
     # Data in:
-    ctrl: wp.array(dtype=float),
-    joint_q: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
+    ctrl: wp.array(dtype=float)
+    joint_q: wp.array(dtype=float)
+    joint_qd: wp.array(dtype=float)
     # Data out:
-    qfrc_out: wp.array(dtype=float),
-    dof_diag_out: wp.array(dtype=float),
-):
-    i = wp.tid() + first
-    d = act_dof[i]
-    gear = act_gear[i]
-    bias = act_bias[i]
-    force = act_gain[i] * _clamp_range(ctrl[i], act_ctrl_range[i]) + bias[0]
+    qfrc_out: wp.array(dtype=float)
+    dof_diag_out: wp.array(dtype=float)
+
+
+@wp.func
+def actuator_force(i: int, args: ActuatorArgs):
+    d = args.act_dof[i]
+    gear = args.act_gear[i]
+    bias = args.act_bias[i]
+    force = args.act_gain[i] * _clamp_range(args.ctrl[i], args.act_ctrl_range[i]) + bias[0]
     if bias[1] != 0.0:
-        ci = dof_coord[d]
+        ci = args.dof_coord[d]
         if ci >= 0:
-            force += bias[1] * gear * joint_q[ci]
+            force += bias[1] * gear * args.joint_q[ci]
     if bias[2] != 0.0:
-        force += bias[2] * gear * joint_qd[d]
-    clamped = _clamp_range(force, act_force_range[i])
+        force += bias[2] * gear * args.joint_qd[d]
+    clamped = _clamp_range(force, args.act_force_range[i])
     if bias[2] != 0.0 and clamped == force:
         # d(qfrc)/d(qd) = gear^2 bias[2], integrated implicitly unless the force range holds the force
-        wp.atomic_add(dof_diag_out, d, -dt * bias[2] * gear * gear)
-    wp.atomic_add(qfrc_out, d, gear * clamped)
+        wp.atomic_add(args.dof_diag_out, d, -args.dt * bias[2] * gear * gear)
+    wp.atomic_add(args.qfrc_out, d, gear * clamped)
 
 
-def apply_actuators(model, tree, actuators: dict, ctrl, joint_q, joint_qd, dt, data, span):
-    """Add MuJoCo actuator forces (see :class:`Actuators`) to the applied joint forces and their implicit
-    velocity feedback to the diagonal, for the actuators in ``span`` = (first, count) (the worlds of a span
-    own their actuators' DOFs: :mod:`.partition`)."""
-    if span[1] == 0:
-        return
-    wp.launch(
-        _actuator_kernel,
-        dim=span[1],
-        device=model.device,
-        inputs=[
-            span[0],
+@wp.kernel
+def _actuator_kernel(first: int, args: ActuatorArgs):
+    actuator_force(wp.tid() + first, args)
+
+
+def actuator_args(tree, actuators: dict, ctrl, joint_q, joint_qd, dt, data) -> ActuatorArgs:
+    """The ActuatorArgs of :func:`apply_actuators`."""
+    return pack(
+        ActuatorArgs,
+        [
             tree["dof_coord"],
             actuators["dof"],
             actuators["gear"],
@@ -248,6 +262,17 @@ def apply_actuators(model, tree, actuators: dict, ctrl, joint_q, joint_qd, dt, d
             ctrl,
             joint_q,
             joint_qd,
+            data.qfrc,
+            data.dof_diag,
         ],
-        outputs=[data.qfrc, data.dof_diag],
     )
+
+
+def apply_actuators(model, tree, actuators: dict, ctrl, joint_q, joint_qd, dt, data, span):
+    """Add MuJoCo actuator forces (see :class:`Actuators`) to the applied joint forces and their implicit
+    velocity feedback to the diagonal, for the actuators in ``span`` = (first, count) (the worlds of a span
+    own their actuators' DOFs: :mod:`.partition`)."""
+    if span[1] == 0:
+        return
+    args = actuator_args(tree, actuators, ctrl, joint_q, joint_qd, dt, data)
+    wp.launch(_actuator_kernel, dim=span[1], device=model.device, inputs=[span[0], args])

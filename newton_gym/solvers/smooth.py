@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warp as wp
 
+from ..sim.stage_args import pack
 from ..sim.wpmath import (
     JOINT_BALL,
     JOINT_D6,
@@ -47,78 +48,86 @@ def _parent_twist(p: int, body_cvel: wp.array(dtype=wp.spatial_vector)):
     return wp.spatial_vector()
 
 
-@wp.kernel
-def _subspace_kernel(
+@wp.struct
+class SubspaceArgs:
+    """Arrays of the subspace pass of one articulation (model tables, inputs, outputs)."""
+
     # Model:
-    first: int,
-    articulation_start: wp.array(dtype=int),
-    joint_type: wp.array(dtype=int),
-    joint_parent: wp.array(dtype=int),
-    joint_child: wp.array(dtype=int),
-    joint_X_p: wp.array(dtype=wp.transform),
-    joint_X_c: wp.array(dtype=wp.transform),
-    joint_q_start: wp.array(dtype=int),
-    joint_qd_start: wp.array(dtype=int),
-    joint_dof_dim: wp.array(dtype=wp.vec2i),
-    joint_axis: wp.array(dtype=wp.vec3),
-    body_mass: wp.array(dtype=float),
-    body_com: wp.array(dtype=wp.vec3),
-    body_inertia: wp.array(dtype=wp.mat33),
+    articulation_start: wp.array(dtype=int)
+    joint_type: wp.array(dtype=int)
+    joint_parent: wp.array(dtype=int)
+    joint_child: wp.array(dtype=int)
+    joint_X_p: wp.array(dtype=wp.transform)
+    joint_X_c: wp.array(dtype=wp.transform)
+    joint_q_start: wp.array(dtype=int)
+    joint_qd_start: wp.array(dtype=int)
+    joint_dof_dim: wp.array(dtype=wp.vec2i)
+    joint_axis: wp.array(dtype=wp.vec3)
+    body_mass: wp.array(dtype=float)
+    body_com: wp.array(dtype=wp.vec3)
+    body_inertia: wp.array(dtype=wp.mat33)
     # Data in:
-    body_q: wp.array(dtype=wp.transform),
-    body_qd: wp.array(dtype=wp.spatial_vector),
-    joint_q: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
+    body_q: wp.array(dtype=wp.transform)
+    body_qd: wp.array(dtype=wp.spatial_vector)
+    joint_q: wp.array(dtype=float)
+    joint_qd: wp.array(dtype=float)
     # Data out:
-    art_ref_out: wp.array(dtype=wp.vec3),
-    body_cvel_out: wp.array(dtype=wp.spatial_vector),
-    body_h_out: wp.array(dtype=wp.vec3),
-    body_rot_inertia_out: wp.array(dtype=wp.mat33),
-    cdof_out: wp.array(dtype=wp.spatial_vector),
-    cdof_dot_out: wp.array(dtype=wp.spatial_vector),
-):
-    a = wp.tid() + first
-    j0 = articulation_start[a]
-    j1 = articulation_start[a + 1]
+    art_ref_out: wp.array(dtype=wp.vec3)
+    body_cvel_out: wp.array(dtype=wp.spatial_vector)
+    body_h_out: wp.array(dtype=wp.vec3)
+    body_rot_inertia_out: wp.array(dtype=wp.mat33)
+    cdof_out: wp.array(dtype=wp.spatial_vector)
+    cdof_dot_out: wp.array(dtype=wp.spatial_vector)
+
+
+@wp.func
+def subspace_articulation(a: int, args: SubspaceArgs):
+    j0 = args.articulation_start[a]
+    j1 = args.articulation_start[a + 1]
     if j0 == j1:
         return
-    root = joint_child[j0]
-    r = wp.transform_point(body_q[root], body_com[root])
-    art_ref_out[a] = r
+    root = args.joint_child[j0]
+    r = wp.transform_point(args.body_q[root], args.body_com[root])
+    args.art_ref_out[a] = r
     for j in range(j0, j1):
-        c = joint_child[j]
-        p = joint_parent[j]
-        x_wc = body_q[c]
+        c = args.joint_child[j]
+        p = args.joint_parent[j]
+        x_wc = args.body_q[c]
         rot = wp.quat_to_matrix(wp.transform_get_rotation(x_wc))
-        com = wp.transform_point(x_wc, body_com[c])
-        v_c = _twist_about(body_qd[c], com, r)
-        body_cvel_out[c] = v_c
-        m = body_mass[c]
-        body_h_out[c] = m * (com - r)
-        body_rot_inertia_out[c] = inertia_about(m, com - r, rot * body_inertia[c] * wp.transpose(rot))
-        v_p = _parent_twist(p, body_cvel_out)
-        x_wpj = _parent_pose(p, body_q) * joint_X_p[j]
+        com = wp.transform_point(x_wc, args.body_com[c])
+        v_c = _twist_about(args.body_qd[c], com, r)
+        args.body_cvel_out[c] = v_c
+        m = args.body_mass[c]
+        args.body_h_out[c] = m * (com - r)
+        args.body_rot_inertia_out[c] = inertia_about(m, com - r, rot * args.body_inertia[c] * wp.transpose(rot))
+        v_p = _parent_twist(p, args.body_cvel_out)
+        x_wpj = _parent_pose(p, args.body_q) * args.joint_X_p[j]
         q_pj = wp.transform_get_rotation(x_wpj)
-        x_wcj = x_wc * joint_X_c[j]
+        x_wcj = x_wc * args.joint_X_c[j]
         lever = wp.transform_get_translation(x_wcj) - r
         _joint_subspace(
-            joint_type[j],
-            joint_q_start[j],
-            joint_qd_start[j],
-            joint_dof_dim[j],
-            joint_axis,
-            joint_q,
-            joint_qd,
+            args.joint_type[j],
+            args.joint_q_start[j],
+            args.joint_qd_start[j],
+            args.joint_dof_dim[j],
+            args.joint_axis,
+            args.joint_q,
+            args.joint_qd,
             q_pj,
             wp.transform_get_rotation(x_wcj),
             lever,
             com - r,
-            wp.spatial_top(body_qd[c]),
+            wp.spatial_top(args.body_qd[c]),
             v_p,
             v_c,
-            cdof_out,
-            cdof_dot_out,
+            args.cdof_out,
+            args.cdof_dot_out,
         )
+
+
+@wp.kernel
+def _subspace_kernel(first: int, args: SubspaceArgs):
+    subspace_articulation(wp.tid() + first, args)
 
 
 @wp.func
@@ -186,14 +195,11 @@ def _joint_subspace(
             v = v + s * joint_qd[d]
 
 
-def compute_subspaces(model, data, body_q, body_qd, joint_q, joint_qd, span):
-    """Reference points, body twists and inertias about them, motion subspaces and their derivatives."""
-    wp.launch(
-        _subspace_kernel,
-        dim=span[1],
-        device=model.device,
-        inputs=[
-            span[0],
+def subspace_args(model, data, body_q, body_qd, joint_q, joint_qd) -> SubspaceArgs:
+    """The SubspaceArgs of :func:`compute_subspaces`."""
+    return pack(
+        SubspaceArgs,
+        [
             model.articulation_start,
             model.joint_type,
             model.joint_parent,
@@ -211,8 +217,23 @@ def compute_subspaces(model, data, body_q, body_qd, joint_q, joint_qd, span):
             body_qd,
             joint_q,
             joint_qd,
+            data.art_ref,
+            data.body_cvel,
+            data.body_h,
+            data.body_rot_inertia,
+            data.cdof,
+            data.cdof_dot,
         ],
-        outputs=[data.art_ref, data.body_cvel, data.body_h, data.body_rot_inertia, data.cdof, data.cdof_dot],
+    )
+
+
+def compute_subspaces(model, data, body_q, body_qd, joint_q, joint_qd, span):
+    """Reference points, body twists and inertias about them, motion subspaces and their derivatives."""
+    wp.launch(
+        _subspace_kernel,
+        dim=span[1],
+        device=model.device,
+        inputs=[span[0], subspace_args(model, data, body_q, body_qd, joint_q, joint_qd)],
     )
 
 
@@ -229,83 +250,88 @@ def _inertia_about_ref64(m: float, com_body: wp.vec3, inertia_body: wp.mat33, x_
     return md * d, inertia
 
 
-@wp.kernel
-def _crb_kernel(
+@wp.struct
+class CrbArgs:
+    """Arrays of the composite-inertia / mass-matrix pass of one articulation."""
+
     # Model:
-    first: int,
-    articulation_start: wp.array(dtype=int),
-    joint_parent: wp.array(dtype=int),
-    joint_child: wp.array(dtype=int),
-    joint_qd_start: wp.array(dtype=int),
-    body_mass: wp.array(dtype=float),
-    body_com: wp.array(dtype=wp.vec3),
-    body_inertia: wp.array(dtype=wp.mat33),
-    body_art: wp.array(dtype=int),
-    art_dof_start: wp.array(dtype=int),
-    art_mat_start: wp.array(dtype=int),
-    dof_parent: wp.array(dtype=int),
+    articulation_start: wp.array(dtype=int)
+    joint_parent: wp.array(dtype=int)
+    joint_child: wp.array(dtype=int)
+    joint_qd_start: wp.array(dtype=int)
+    body_mass: wp.array(dtype=float)
+    body_com: wp.array(dtype=wp.vec3)
+    body_inertia: wp.array(dtype=wp.mat33)
+    body_art: wp.array(dtype=int)
+    art_dof_start: wp.array(dtype=int)
+    art_mat_start: wp.array(dtype=int)
+    dof_parent: wp.array(dtype=int)
     # Data in:
-    body_q: wp.array(dtype=wp.transform),
-    art_ref: wp.array(dtype=wp.vec3),
-    cdof: wp.array(dtype=wp.spatial_vector),
+    body_q: wp.array(dtype=wp.transform)
+    art_ref: wp.array(dtype=wp.vec3)
+    cdof: wp.array(dtype=wp.spatial_vector)
     # Data out:
-    crb_m_out: wp.array(dtype=wp.float64),
-    crb_h_out: wp.array(dtype=wp.vec3d),
-    crb_i_out: wp.array(dtype=wp.mat33d),
-    mass_matrix_out: wp.array(dtype=wp.float64),
-):
-    a = wp.tid() + first
-    j0 = articulation_start[a]
-    j1 = articulation_start[a + 1]
+    crb_m_out: wp.array(dtype=wp.float64)
+    crb_h_out: wp.array(dtype=wp.vec3d)
+    crb_i_out: wp.array(dtype=wp.mat33d)
+    mass_matrix_out: wp.array(dtype=wp.float64)
+
+
+@wp.func
+def crb_articulation(a: int, args: CrbArgs):
+    j0 = args.articulation_start[a]
+    j1 = args.articulation_start[a + 1]
     if j0 == j1:
         return
-    r = wp.vec3d(art_ref[a])
+    r = wp.vec3d(args.art_ref[a])
     for j in range(j0, j1):
-        c = joint_child[j]
-        crb_m_out[c] = wp.float64(body_mass[c])
-        h, inertia = _inertia_about_ref64(body_mass[c], body_com[c], body_inertia[c], body_q[c], r)
-        crb_h_out[c] = h
-        crb_i_out[c] = inertia
+        c = args.joint_child[j]
+        args.crb_m_out[c] = wp.float64(args.body_mass[c])
+        h, inertia = _inertia_about_ref64(args.body_mass[c], args.body_com[c], args.body_inertia[c], args.body_q[c], r)
+        args.crb_h_out[c] = h
+        args.crb_i_out[c] = inertia
     # Composite inertias, leaves to root (Featherstone RBDA sec. 6.2, CRBA), and M in float64: summed over a
     # long chain (about a reference point metres away) they are large, and M's small eigenvalues (the
     # distal links' inertias) are lost to float32 rounding (see :func:`.spatial.ltl_factor`).
     for jj in range(j1 - j0):
         j = j1 - 1 - jj
-        c = joint_child[j]
-        p = joint_parent[j]
+        c = args.joint_child[j]
+        p = args.joint_parent[j]
         if p >= 0:
-            if body_art[p] == a:
-                crb_m_out[p] = crb_m_out[p] + crb_m_out[c]
-                crb_h_out[p] = crb_h_out[p] + crb_h_out[c]
-                crb_i_out[p] = crb_i_out[p] + crb_i_out[c]
-    d0 = art_dof_start[a]
-    n = art_dof_start[a + 1] - d0
-    off = art_mat_start[a]
+            if args.body_art[p] == a:
+                args.crb_m_out[p] = args.crb_m_out[p] + args.crb_m_out[c]
+                args.crb_h_out[p] = args.crb_h_out[p] + args.crb_h_out[c]
+                args.crb_i_out[p] = args.crb_i_out[p] + args.crb_i_out[c]
+    d0 = args.art_dof_start[a]
+    n = args.art_dof_start[a + 1] - d0
+    off = args.art_mat_start[a]
     # Only ancestor pairs are written; the other entries of a tree's M are zero and stay as allocated.
     # M_ik = S_k . (I^c_body(i) S_i) for every ancestor DOF k of i (RBDA alg. 6.2).
     for j in range(j0, j1):
-        c = joint_child[j]
-        de = art_dof_start[a + 1]
+        c = args.joint_child[j]
+        de = args.art_dof_start[a + 1]
         if j + 1 < j1:
-            de = joint_qd_start[j + 1]
-        for i in range(joint_qd_start[j], de):
-            f = inertia_mul(crb_m_out[c], crb_h_out[c], crb_i_out[c], wp.spatial_vectord(cdof[i]))
+            de = args.joint_qd_start[j + 1]
+        for i in range(args.joint_qd_start[j], de):
+            f = inertia_mul(args.crb_m_out[c], args.crb_h_out[c], args.crb_i_out[c], wp.spatial_vectord(args.cdof[i]))
             k = i
             while k >= 0:
-                val = wp.dot(wp.spatial_vectord(cdof[k]), f)
-                mass_matrix_out[off + (i - d0) * n + (k - d0)] = val
-                mass_matrix_out[off + (k - d0) * n + (i - d0)] = val
-                k = dof_parent[k]
+                val = wp.dot(wp.spatial_vectord(args.cdof[k]), f)
+                args.mass_matrix_out[off + (i - d0) * n + (k - d0)] = val
+                args.mass_matrix_out[off + (k - d0) * n + (i - d0)] = val
+                k = args.dof_parent[k]
 
 
-def compute_mass_matrix(model, tree, data, span):
-    """Composite rigid-body inertias and each articulation's dense joint-space mass matrix."""
-    wp.launch(
-        _crb_kernel,
-        dim=span[1],
-        device=model.device,
-        inputs=[
-            span[0],
+@wp.kernel
+def _crb_kernel(first: int, args: CrbArgs):
+    crb_articulation(wp.tid() + first, args)
+
+
+def crb_args(model, tree, data) -> CrbArgs:
+    """The CrbArgs of :func:`compute_mass_matrix`."""
+    return pack(
+        CrbArgs,
+        [
             model.articulation_start,
             model.joint_parent,
             model.joint_child,
@@ -320,9 +346,17 @@ def compute_mass_matrix(model, tree, data, span):
             data.body_q,
             data.art_ref,
             data.cdof,
+            data.crb_m,
+            data.crb_h,
+            data.crb_i,
+            data.mass_matrix,
         ],
-        outputs=[data.crb_m, data.crb_h, data.crb_i, data.mass_matrix],
     )
+
+
+def compute_mass_matrix(model, tree, data, span):
+    """Composite rigid-body inertias and each articulation's dense joint-space mass matrix."""
+    wp.launch(_crb_kernel, dim=span[1], device=model.device, inputs=[span[0], crb_args(model, tree, data)])
 
 
 @wp.func
@@ -337,102 +371,107 @@ def _gyro_midpoint(inertia_b: wp.mat33, w_b: wp.vec3, dt: float):
     return w_m
 
 
-@wp.kernel
-def _rne_kernel(
+@wp.struct
+class RneArgs:
+    """Arrays and scalars of the bias-force (recursive Newton-Euler) pass of one articulation."""
+
     # Model:
-    first: int,
-    articulation_start: wp.array(dtype=int),
-    joint_type: wp.array(dtype=int),
-    joint_parent: wp.array(dtype=int),
-    joint_child: wp.array(dtype=int),
-    joint_qd_start: wp.array(dtype=int),
-    body_mass: wp.array(dtype=float),
-    body_com: wp.array(dtype=wp.vec3),
-    body_inertia: wp.array(dtype=wp.mat33),
-    body_art: wp.array(dtype=int),
-    art_dof_start: wp.array(dtype=int),
-    art_world: wp.array(dtype=int),
-    gravity: wp.array(dtype=wp.vec3),
-    gyro_midpoint: int,
-    dt: float,
+    articulation_start: wp.array(dtype=int)
+    joint_type: wp.array(dtype=int)
+    joint_parent: wp.array(dtype=int)
+    joint_child: wp.array(dtype=int)
+    joint_qd_start: wp.array(dtype=int)
+    body_mass: wp.array(dtype=float)
+    body_com: wp.array(dtype=wp.vec3)
+    body_inertia: wp.array(dtype=wp.mat33)
+    body_art: wp.array(dtype=int)
+    art_dof_start: wp.array(dtype=int)
+    art_world: wp.array(dtype=int)
+    gravity: wp.array(dtype=wp.vec3)
+    gyro_midpoint: int
+    dt: float
     # Data in:
-    body_q: wp.array(dtype=wp.transform),
-    body_f: wp.array(dtype=wp.spatial_vector),
-    joint_qd: wp.array(dtype=float),
-    art_ref: wp.array(dtype=wp.vec3),
-    body_cvel: wp.array(dtype=wp.spatial_vector),
-    body_h: wp.array(dtype=wp.vec3),
-    body_rot_inertia: wp.array(dtype=wp.mat33),
-    cdof: wp.array(dtype=wp.spatial_vector),
-    cdof_dot: wp.array(dtype=wp.spatial_vector),
+    body_q: wp.array(dtype=wp.transform)
+    body_f: wp.array(dtype=wp.spatial_vector)
+    joint_qd: wp.array(dtype=float)
+    art_ref: wp.array(dtype=wp.vec3)
+    body_cvel: wp.array(dtype=wp.spatial_vector)
+    body_h: wp.array(dtype=wp.vec3)
+    body_rot_inertia: wp.array(dtype=wp.mat33)
+    cdof: wp.array(dtype=wp.spatial_vector)
+    cdof_dot: wp.array(dtype=wp.spatial_vector)
     # Data out:
-    body_cacc_out: wp.array(dtype=wp.spatial_vector),
-    body_cfrc_out: wp.array(dtype=wp.spatial_vector),
-    qfrc_bias_out: wp.array(dtype=float),
-):
-    a = wp.tid() + first
-    j0 = articulation_start[a]
-    j1 = articulation_start[a + 1]
+    body_cacc_out: wp.array(dtype=wp.spatial_vector)
+    body_cfrc_out: wp.array(dtype=wp.spatial_vector)
+    qfrc_bias_out: wp.array(dtype=float)
+
+
+@wp.func
+def rne_articulation(a: int, args: RneArgs):
+    j0 = args.articulation_start[a]
+    j1 = args.articulation_start[a + 1]
     if j0 == j1:
         return
-    r = art_ref[a]
-    g = gravity[art_world[a]]
-    # Recursive Newton-Euler with qdd = 0; gravity enters as a base acceleration -g (RBDA sec. 5.3).
+    r = args.art_ref[a]
+    g = args.gravity[args.art_world[a]]
+    # Recursive Newton-Euler with qdd = 0; args.gravity enters as a base acceleration -g (RBDA sec. 5.3).
     for j in range(j0, j1):
-        c = joint_child[j]
-        p = joint_parent[j]
+        c = args.joint_child[j]
+        p = args.joint_parent[j]
         acc = wp.spatial_vector(-g, wp.vec3(0.0))
         if p >= 0:
-            if body_art[p] == a:
-                acc = body_cacc_out[p]
-        de = art_dof_start[a + 1]
+            if args.body_art[p] == a:
+                acc = args.body_cacc_out[p]
+        de = args.art_dof_start[a + 1]
         if j + 1 < j1:
-            de = joint_qd_start[j + 1]
-        for d in range(joint_qd_start[j], de):
-            acc = acc + cdof_dot[d] * joint_qd[d]
-        body_cacc_out[c] = acc
-        m = body_mass[c]
-        h = body_h[c]
-        ri = body_rot_inertia[c]
-        v = body_cvel[c]
+            de = args.joint_qd_start[j + 1]
+        for d in range(args.joint_qd_start[j], de):
+            acc = acc + args.cdof_dot[d] * args.joint_qd[d]
+        args.body_cacc_out[c] = acc
+        m = args.body_mass[c]
+        h = args.body_h[c]
+        ri = args.body_rot_inertia[c]
+        v = args.body_cvel[c]
         f = inertia_mul(m, h, ri, acc) + cross_force(v, inertia_mul(m, h, ri, v))
-        x_wc = body_q[c]
-        com = wp.transform_point(x_wc, body_com[c])
-        if gyro_midpoint != 0 and (joint_type[j] == JOINT_FREE or joint_type[j] == JOINT_DISTANCE):
+        x_wc = args.body_q[c]
+        com = wp.transform_point(x_wc, args.body_com[c])
+        if args.gyro_midpoint != 0 and (args.joint_type[j] == JOINT_FREE or args.joint_type[j] == JOINT_DISTANCE):
             rot = wp.transform_get_rotation(x_wc)
             w = wp.spatial_bottom(v)
-            ib = body_inertia[c]
-            w_m = _gyro_midpoint(ib, wp.quat_rotate_inv(rot, w), dt)
+            ib = args.body_inertia[c]
+            w_m = _gyro_midpoint(ib, wp.quat_rotate_inv(rot, w), args.dt)
             gyro_m = wp.quat_rotate(rot, wp.cross(w_m, ib * w_m))
             iw = wp.quat_to_matrix(rot) * ib * wp.transpose(wp.quat_to_matrix(rot))
             f = f + wp.spatial_vector(wp.vec3(0.0), gyro_m - wp.cross(w, iw * w))
-        fe = body_f[c]
+        fe = args.body_f[c]
         fl = wp.spatial_top(fe)
         f = f - wp.spatial_vector(fl, wp.spatial_bottom(fe) + wp.cross(com - r, fl))
-        body_cfrc_out[c] = f
+        args.body_cfrc_out[c] = f
     for jj in range(j1 - j0):
         j = j1 - 1 - jj
-        c = joint_child[j]
-        p = joint_parent[j]
-        de = art_dof_start[a + 1]
+        c = args.joint_child[j]
+        p = args.joint_parent[j]
+        de = args.art_dof_start[a + 1]
         if j + 1 < j1:
-            de = joint_qd_start[j + 1]
-        fc = body_cfrc_out[c]
-        for d in range(joint_qd_start[j], de):
-            qfrc_bias_out[d] = wp.dot(cdof[d], fc)
+            de = args.joint_qd_start[j + 1]
+        fc = args.body_cfrc_out[c]
+        for d in range(args.joint_qd_start[j], de):
+            args.qfrc_bias_out[d] = wp.dot(args.cdof[d], fc)
         if p >= 0:
-            if body_art[p] == a:
-                body_cfrc_out[p] = body_cfrc_out[p] + fc
+            if args.body_art[p] == a:
+                args.body_cfrc_out[p] = args.body_cfrc_out[p] + fc
 
 
-def compute_bias(model, tree, data, state_body_q, body_f, joint_qd, dt, span, gyro_midpoint=True):
-    """Bias forces C(q, qd) including gravity (per world) and minus external body wrenches body_f."""
-    wp.launch(
-        _rne_kernel,
-        dim=span[1],
-        device=model.device,
-        inputs=[
-            span[0],
+@wp.kernel
+def _rne_kernel(first: int, args: RneArgs):
+    rne_articulation(wp.tid() + first, args)
+
+
+def rne_args(model, tree, data, state_body_q, body_f, joint_qd, dt, gyro_midpoint=True) -> RneArgs:
+    """The RneArgs of :func:`compute_bias`."""
+    return pack(
+        RneArgs,
+        [
             model.articulation_start,
             model.joint_type,
             model.joint_parent,
@@ -456,8 +495,20 @@ def compute_bias(model, tree, data, state_body_q, body_f, joint_qd, dt, span, gy
             data.body_rot_inertia,
             data.cdof,
             data.cdof_dot,
+            data.body_cacc,
+            data.body_cfrc,
+            data.qfrc_bias,
         ],
-        outputs=[data.body_cacc, data.body_cfrc, data.qfrc_bias],
+    )
+
+
+def compute_bias(model, tree, data, state_body_q, body_f, joint_qd, dt, span, gyro_midpoint=True):
+    """Bias forces C(q, qd) including gravity (per world) and minus external body wrenches body_f."""
+    wp.launch(
+        _rne_kernel,
+        dim=span[1],
+        device=model.device,
+        inputs=[span[0], rne_args(model, tree, data, state_body_q, body_f, joint_qd, dt, gyro_midpoint)],
     )
 
 
@@ -482,58 +533,60 @@ def _copy_ancestors(
             i = dof_parent[i]
 
 
-@wp.kernel
-def _factor_kernel(
+@wp.struct
+class FactorArgs:
+    """Arrays of the factorization and smooth solve of one articulation."""
+
     # Model:
-    first: int,
-    art_dof_start: wp.array(dtype=int),
-    art_mat_start: wp.array(dtype=int),
-    dof_parent: wp.array(dtype=int),
-    joint_armature: wp.array(dtype=float),
+    art_dof_start: wp.array(dtype=int)
+    art_mat_start: wp.array(dtype=int)
+    dof_parent: wp.array(dtype=int)
+    joint_armature: wp.array(dtype=float)
     # Data in:
-    mass_matrix: wp.array(dtype=wp.float64),
-    dof_diag: wp.array(dtype=float),
-    qfrc: wp.array(dtype=float),
-    qfrc_bias: wp.array(dtype=float),
+    mass_matrix: wp.array(dtype=wp.float64)
+    dof_diag: wp.array(dtype=float)
+    qfrc: wp.array(dtype=float)
+    qfrc_bias: wp.array(dtype=float)
     # Data out:
-    chol_out: wp.array(dtype=wp.float64),
-    chol_implicit_out: wp.array(dtype=wp.float64),
-    art_implicit_out: wp.array(dtype=int),
-    qacc_smooth_out: wp.array(dtype=float),
-    scratch: wp.array(dtype=wp.float64),
-):
-    a = wp.tid() + first
-    d0 = art_dof_start[a]
-    n = art_dof_start[a + 1] - d0
-    off = art_mat_start[a]
-    _copy_ancestors(mass_matrix, chol_out, off, n, d0, dof_parent, joint_armature)
+    chol_out: wp.array(dtype=wp.float64)
+    chol_implicit_out: wp.array(dtype=wp.float64)
+    art_implicit_out: wp.array(dtype=int)
+    qacc_smooth_out: wp.array(dtype=float)
+    scratch: wp.array(dtype=wp.float64)
+
+
+@wp.func
+def factor_articulation(a: int, args: FactorArgs):
+    d0 = args.art_dof_start[a]
+    n = args.art_dof_start[a + 1] - d0
+    off = args.art_mat_start[a]
+    _copy_ancestors(args.mass_matrix, args.chol_out, off, n, d0, args.dof_parent, args.joint_armature)
     implicit = int(0)
     for k in range(n):
-        scratch[d0 + k] = wp.float64(qfrc[d0 + k]) - wp.float64(qfrc_bias[d0 + k])
-        if dof_diag[d0 + k] != joint_armature[d0 + k]:
+        args.scratch[d0 + k] = wp.float64(args.qfrc[d0 + k]) - wp.float64(args.qfrc_bias[d0 + k])
+        if args.dof_diag[d0 + k] != args.joint_armature[d0 + k]:
             implicit = 1
-    ltl_factor(chol_out, off, n, d0, dof_parent)
-    ltl_solve_t(chol_out, off, n, d0, dof_parent, scratch, d0)
-    ltl_solve(chol_out, off, n, d0, dof_parent, scratch, d0)
+    ltl_factor(args.chol_out, off, n, d0, args.dof_parent)
+    ltl_solve_t(args.chol_out, off, n, d0, args.dof_parent, args.scratch, d0)
+    ltl_solve(args.chol_out, off, n, d0, args.dof_parent, args.scratch, d0)
     for k in range(n):
-        qacc_smooth_out[d0 + k] = wp.float32(scratch[d0 + k])
-    art_implicit_out[a] = implicit
+        args.qacc_smooth_out[d0 + k] = wp.float32(args.scratch[d0 + k])
+    args.art_implicit_out[a] = implicit
     if implicit != 0:
-        _copy_ancestors(mass_matrix, chol_implicit_out, off, n, d0, dof_parent, dof_diag)
-        ltl_factor(chol_implicit_out, off, n, d0, dof_parent)
+        _copy_ancestors(args.mass_matrix, args.chol_implicit_out, off, n, d0, args.dof_parent, args.dof_diag)
+        ltl_factor(args.chol_implicit_out, off, n, d0, args.dof_parent)
 
 
-def factor_and_solve(model, tree, data, span):
-    """Factor M = L^T L (mass matrix with armature) per articulation (tree-sparse,
-    :func:`.spatial.ltl_factor`) and solve for the unconstrained acceleration M^-1 (qfrc - bias), as
-    MuJoCo's qacc_smooth; where a DOF has implicit terms (damping, drive gains: ``dof_diag`` beyond the
-    armature) also factor M_hat = M + dt D for the velocity-implicit correction of :mod:`.forward`."""
-    wp.launch(
-        _factor_kernel,
-        dim=span[1],
-        device=model.device,
-        inputs=[
-            span[0],
+@wp.kernel
+def _factor_kernel(first: int, args: FactorArgs):
+    factor_articulation(wp.tid() + first, args)
+
+
+def factor_args(model, tree, data) -> FactorArgs:
+    """The FactorArgs of :func:`factor_and_solve`."""
+    return pack(
+        FactorArgs,
+        [
             tree["art_dof_start"],
             tree["art_mat_start"],
             tree["dof_parent"],
@@ -542,6 +595,18 @@ def factor_and_solve(model, tree, data, span):
             data.dof_diag,
             data.qfrc,
             data.qfrc_bias,
+            data.chol,
+            data.chol_implicit,
+            data.art_implicit,
+            data.qacc_smooth,
+            data.dof_scratch,
         ],
-        outputs=[data.chol, data.chol_implicit, data.art_implicit, data.qacc_smooth, data.dof_scratch],
     )
+
+
+def factor_and_solve(model, tree, data, span):
+    """Factor M = L^T L (mass matrix with armature) per articulation (tree-sparse,
+    :func:`.spatial.ltl_factor`) and solve for the unconstrained acceleration M^-1 (qfrc - bias), as
+    MuJoCo's qacc_smooth; where a DOF has implicit terms (damping, drive gains: ``dof_diag`` beyond the
+    armature) also factor M_hat = M + dt D for the velocity-implicit correction of :mod:`.forward`."""
+    wp.launch(_factor_kernel, dim=span[1], device=model.device, inputs=[span[0], factor_args(model, tree, data)])

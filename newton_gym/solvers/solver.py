@@ -12,65 +12,76 @@ from __future__ import annotations
 
 import warp as wp
 
+from ..sim.stage_args import pack
 from . import constraint
 
 __all__ = ["solve", "contact_outputs"]
 
 
-@wp.kernel
-def _contact_output_kernel(
+@wp.struct
+class ContactOutputArgs:
+    """Arrays of one contact slot's outputs."""
+
     # Model:
-    first: int,
-    slot_pair: wp.array(dtype=int),
-    pair_body: wp.array(dtype=wp.vec2i),
-    pair_world: wp.array(dtype=int),
-    pair_mu: wp.array(dtype=float),
-    slot_row: wp.array(dtype=int),
-    slot_nrows: wp.array(dtype=int),
-    body_q: wp.array(dtype=wp.transform),
-    body_com: wp.array(dtype=wp.vec3),
+    slot_pair: wp.array(dtype=int)
+    pair_body: wp.array(dtype=wp.vec2i)
+    pair_world: wp.array(dtype=int)
+    pair_mu: wp.array(dtype=float)
+    slot_row: wp.array(dtype=int)
+    slot_nrows: wp.array(dtype=int)
+    body_q: wp.array(dtype=wp.transform)
+    body_com: wp.array(dtype=wp.vec3)
     # Data in:
-    active: wp.array(dtype=int),
-    point: wp.array(dtype=wp.vec3),
-    normal: wp.array(dtype=wp.vec3),
-    tangent: wp.array(dtype=wp.vec3),
-    row_force: wp.array(dtype=float),
+    active: wp.array(dtype=int)
+    point: wp.array(dtype=wp.vec3)
+    normal: wp.array(dtype=wp.vec3)
+    tangent: wp.array(dtype=wp.vec3)
+    row_force: wp.array(dtype=float)
     # Data out:
-    force_out: wp.array(dtype=wp.vec3),
-    body_wrench_out: wp.array(dtype=wp.spatial_vector),
-    body_count_out: wp.array(dtype=int),
-    world_count_out: wp.array(dtype=int),
-):
-    s = wp.tid() + first
-    if active[s] == 0:
-        force_out[s] = wp.vec3(0.0)
+    force_out: wp.array(dtype=wp.vec3)
+    body_wrench_out: wp.array(dtype=wp.spatial_vector)
+    body_count_out: wp.array(dtype=int)
+    world_count_out: wp.array(dtype=int)
+
+
+@wp.func
+def contact_output_slot(s: int, args: ContactOutputArgs):
+    if args.active[s] == 0:
+        args.force_out[s] = wp.vec3(0.0)
         return
-    p = slot_pair[s]
-    n = normal[s]
-    t1 = tangent[s]
+    p = args.slot_pair[s]
+    n = args.normal[s]
+    t1 = args.tangent[s]
     t2 = wp.cross(n, t1)
-    r = slot_row[s]
-    nr = slot_nrows[s]
-    mu = pair_mu[p]
-    f = n * row_force[r]
+    r = args.slot_row[s]
+    nr = args.slot_nrows[s]
+    mu = args.pair_mu[p]
+    f = n * args.row_force[r]
     if nr == 4:
-        f = n * (row_force[r] + row_force[r + 1] + row_force[r + 2] + row_force[r + 3])
-        f = f + mu * (t1 * (row_force[r] - row_force[r + 1]) + t2 * (row_force[r + 2] - row_force[r + 3]))
+        f = n * (args.row_force[r] + args.row_force[r + 1] + args.row_force[r + 2] + args.row_force[r + 3])
+        f = f + mu * (
+            t1 * (args.row_force[r] - args.row_force[r + 1]) + t2 * (args.row_force[r + 2] - args.row_force[r + 3])
+        )
     elif nr == 3:
-        f = f + t1 * row_force[r + 1] + t2 * row_force[r + 2]
-    force_out[s] = f
-    wp.atomic_add(world_count_out, pair_world[p], 1)
-    bodies = pair_body[p]
-    pt = point[s]
+        f = f + t1 * args.row_force[r + 1] + t2 * args.row_force[r + 2]
+    args.force_out[s] = f
+    wp.atomic_add(args.world_count_out, args.pair_world[p], 1)
+    bodies = args.pair_body[p]
+    pt = args.point[s]
     for side in range(2):
         b = bodies[side]
         if b >= 0:
             fb = f
             if side == 0:
                 fb = -f
-            com = wp.transform_point(body_q[b], body_com[b])
-            wp.atomic_add(body_wrench_out, b, wp.spatial_vector(fb, wp.cross(pt - com, fb)))
-            wp.atomic_add(body_count_out, b, 1)
+            com = wp.transform_point(args.body_q[b], args.body_com[b])
+            wp.atomic_add(args.body_wrench_out, b, wp.spatial_vector(fb, wp.cross(pt - com, fb)))
+            wp.atomic_add(args.body_count_out, b, 1)
+
+
+@wp.kernel
+def _contact_output_kernel(first: int, args: ContactOutputArgs):
+    contact_output_slot(wp.tid() + first, args)
 
 
 @wp.kernel
@@ -102,25 +113,31 @@ def contact_outputs(model, data, contacts, rows, body_wrench, body_count, world_
     if worlds[1]:
         wp.launch(_clear_counts_kernel, dim=worlds[1], device=dev, inputs=[worlds[0], world_count])
     if slots[1]:
-        wp.launch(
-            _contact_output_kernel,
-            dim=slots[1],
-            device=dev,
-            inputs=[
-                slots[0],
-                contacts.slot_pair,
-                contacts.pair_body,
-                contacts.pair_world,
-                contacts.pair_mu,
-                rows.slot_row,
-                rows.slot_nrows,
-                data.body_q,
-                model.body_com,
-                contacts.active,
-                contacts.point,
-                contacts.normal,
-                contacts.tangent,
-                rows.force,
-            ],
-            outputs=[contacts.force, body_wrench, body_count, world_count],
-        )
+        args = contact_output_args(model, data, contacts, rows, body_wrench, body_count, world_count)
+        wp.launch(_contact_output_kernel, dim=slots[1], device=dev, inputs=[slots[0], args])
+
+
+def contact_output_args(model, data, contacts, rows, body_wrench, body_count, world_count) -> ContactOutputArgs:
+    """The ContactOutputArgs of :func:`contact_outputs`."""
+    return pack(
+        ContactOutputArgs,
+        [
+            contacts.slot_pair,
+            contacts.pair_body,
+            contacts.pair_world,
+            contacts.pair_mu,
+            rows.slot_row,
+            rows.slot_nrows,
+            data.body_q,
+            model.body_com,
+            contacts.active,
+            contacts.point,
+            contacts.normal,
+            contacts.tangent,
+            rows.force,
+            contacts.force,
+            body_wrench,
+            body_count,
+            world_count,
+        ],
+    )

@@ -1,0 +1,161 @@
+"""The substep as per-world blocks: one block of ``block_dim`` lanes per world, four launches.
+
+1. :func:`launch_smooth` (one block per world): forward kinematics, motion subspaces, composite inertias
+   and mass matrix, bias forces (lanes over the world's articulations); passive forces (lanes over its
+   DOFs); actuator forces (lanes over its actuators); factorization and the smooth acceleration (lanes
+   over articulations). Barriers separate the passes that read another lane's results.
+2. Collision (:func:`.collision_driver.collide`, one thread per candidate pair).
+3. The constraint solve (:mod:`.world_solve`, per world).
+4. :func:`launch_finish` (one block per world): on the last substep the contact outputs (lanes over the
+   world's bodies, then its contact slots); integration (lanes over articulations); on the last substep
+   forward kinematics into the state and the world's health flag.
+
+Each pass calls the same per-entity ``@wp.func`` as the stage's own kernel (:mod:`.smooth`,
+:mod:`.passive`, :mod:`.forward`, :mod:`.solver`, :mod:`newton_gym.sim.kinematics`), in the same order
+per entity, so one lane reproduces the staged launches bit for bit, and ``block_dim`` lanes change only
+the order of the atomic sums of actuator forces and contact wrenches. On the CPU, Warp runs the lanes of
+a block as cooperative fibers when ``wp.config.enable_cpu_blocks`` is set (else one lane).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import warp as wp
+
+from ..sim.kinematics import FkArgs, fk_articulation
+from ..sim.stage_args import pack
+from .forward import HealthArgs, IntegrateArgs, health_world, integrate_articulation
+from .passive import ActuatorArgs, PassiveArgs, actuator_force, passive_dof
+from .smooth import (
+    CrbArgs,
+    FactorArgs,
+    RneArgs,
+    SubspaceArgs,
+    crb_articulation,
+    factor_articulation,
+    rne_articulation,
+    subspace_articulation,
+)
+from .solver import ContactOutputArgs, contact_output_slot
+
+__all__ = ["WorldRanges", "upload_ranges", "launch_smooth", "launch_finish", "default_block_dim"]
+
+
+def default_block_dim(device) -> int:
+    """Lanes per world block: 32 (one warp) on CUDA, 1 on the CPU."""
+    return 1 if device.is_cpu else 32
+
+
+@wp.func_native("WP_TILE_SYNC();")
+def block_sync():
+    """Barrier across the lanes of a block (``__syncthreads`` on CUDA; a fiber switch on the CPU)."""
+    ...
+
+
+@wp.struct
+class WorldRanges:
+    """First entity of each world in every index space the blocks loop over; each (world_count + 1,) int32
+    (world w owns [start[w], start[w + 1]))."""
+
+    art_start: wp.array(dtype=int)
+    dof_start: wp.array(dtype=int)
+    body_start: wp.array(dtype=int)
+    actuator_start: wp.array(dtype=int)
+    slot_start: wp.array(dtype=int)
+
+
+def upload_ranges(starts: dict, device) -> WorldRanges:
+    """:class:`WorldRanges` from :func:`.partition.world_starts`."""
+    kinds = {"art_start": "articulation", "dof_start": "joint_dof", "body_start": "body"}
+    kinds.update(actuator_start="actuator", slot_start="slot")
+    return pack(
+        WorldRanges,
+        [
+            wp.array(np.asarray(starts[kinds[name]], dtype=np.int32), dtype=wp.int32, device=device)
+            for name in WorldRanges.vars
+        ],
+    )
+
+
+@wp.kernel
+def _smooth_kernel(
+    first_world: int,
+    ranges: WorldRanges,
+    fk: FkArgs,
+    sub: SubspaceArgs,
+    crb: CrbArgs,
+    rne: RneArgs,
+    pas: PassiveArgs,
+    act: ActuatorArgs,
+    fac: FactorArgs,
+):
+    block, lane = wp.tid()
+    w = block + first_world
+    lanes = wp.block_dim()
+    for a in range(ranges.art_start[w] + lane, ranges.art_start[w + 1], lanes):
+        fk_articulation(a, fk)
+        subspace_articulation(a, sub)
+        crb_articulation(a, crb)
+        rne_articulation(a, rne)
+    for d in range(ranges.dof_start[w] + lane, ranges.dof_start[w + 1], lanes):
+        passive_dof(d, pas)
+    block_sync()  # actuators add to the passive forces of DOFs other lanes wrote
+    for i in range(ranges.actuator_start[w] + lane, ranges.actuator_start[w + 1], lanes):
+        actuator_force(i, act)
+    block_sync()  # the factorization reads every DOF's forces and implicit diagonal
+    for a in range(ranges.art_start[w] + lane, ranges.art_start[w + 1], lanes):
+        factor_articulation(a, fac)
+
+
+def launch_smooth(device, worlds, block_dim, ranges, fk, sub, crb, rne, pas, act, fac):
+    """Launch pass 1 over ``worlds`` = (first, count)."""
+    wp.launch_tiled(
+        _smooth_kernel,
+        dim=[worlds[1]],
+        inputs=[worlds[0], ranges, fk, sub, crb, rne, pas, act, fac],
+        block_dim=block_dim,
+        device=device,
+    )
+
+
+@wp.kernel
+def _finish_kernel(
+    first_world: int,
+    ranges: WorldRanges,
+    last: int,
+    out: ContactOutputArgs,
+    integ: IntegrateArgs,
+    fk: FkArgs,
+    health: HealthArgs,
+):
+    block, lane = wp.tid()
+    w = block + first_world
+    lanes = wp.block_dim()
+    if last != 0:  # uniform over the block, so the barriers below are reached by every lane
+        for b in range(ranges.body_start[w] + lane, ranges.body_start[w + 1], lanes):
+            out.body_wrench_out[b] = wp.spatial_vector()
+            out.body_count_out[b] = 0
+        if lane == 0:
+            out.world_count_out[w] = 0
+        block_sync()  # the slots add into bodies other lanes cleared
+        for s in range(ranges.slot_start[w] + lane, ranges.slot_start[w + 1], lanes):
+            contact_output_slot(s, out)
+    for a in range(ranges.art_start[w] + lane, ranges.art_start[w + 1], lanes):
+        integrate_articulation(a, integ)
+        if last != 0:
+            fk_articulation(a, fk)
+    if last != 0:
+        block_sync()  # the health check reads every articulation of the world
+        if lane == 0:
+            health_world(w, health)
+
+
+def launch_finish(device, worlds, block_dim, ranges, last, out, integ, fk, health):
+    """Launch pass 4 over ``worlds`` = (first, count); ``last``: the step's last substep."""
+    wp.launch_tiled(
+        _finish_kernel,
+        dim=[worlds[1]],
+        inputs=[worlds[0], ranges, int(bool(last)), out, integ, fk, health],
+        block_dim=block_dim,
+        device=device,
+    )
