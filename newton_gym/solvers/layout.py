@@ -46,6 +46,7 @@ class TreeLayout:
         dof_parent: (joint_dof_count,) previous DOF on the path to the root, -1 at the root.
         dof_art: (joint_dof_count,) articulation of each DOF.
         dof_coord: (joint_dof_count,) coordinate of a scalar DOF (revolute, prismatic, D6), else -1.
+        dof_body: (joint_dof_count,) child body of the joint of each DOF.
         body_dof_last: (body_count,) last DOF moving the body (-1: static).
         body_art: (body_count,) articulation of a body (-1: none).
         world_count: number of worlds the constraint solve runs (max(1, model.world_count)).
@@ -60,6 +61,7 @@ class TreeLayout:
     dof_parent: np.ndarray
     dof_art: np.ndarray
     dof_coord: np.ndarray
+    dof_body: np.ndarray
     body_dof_last: np.ndarray
     body_art: np.ndarray
     world_count: int
@@ -76,6 +78,7 @@ class TreeLayout:
             "dof_parent",
             "dof_art",
             "dof_coord",
+            "dof_body",
             "body_dof_last",
             "body_art",
         ):
@@ -114,6 +117,7 @@ def build_tree_layout(model) -> TreeLayout:
     dof_parent = np.full(nd, -1, np.int64)
     dof_art = np.full(nd, -1, np.int64)
     dof_coord = np.full(nd, -1, np.int64)
+    dof_body = np.full(nd, -1, np.int64)
     body_dof_last = np.full(nb, -1, np.int64)
     body_art = np.full(nb, -1, np.int64)
     for a in range(art_count):
@@ -124,6 +128,7 @@ def build_tree_layout(model) -> TreeLayout:
             for d in range(d0, d1):
                 dof_parent[d] = up if d == d0 else d - 1
                 dof_art[d] = a
+                dof_body[d] = c
                 if jtype[j] in (JointType.REVOLUTE, JointType.PRISMATIC, JointType.D6):
                     dof_coord[d] = q_start[j] + (d - d0)
             body_dof_last[c] = d1 - 1 if d1 > d0 else up
@@ -140,6 +145,7 @@ def build_tree_layout(model) -> TreeLayout:
         dof_parent,
         dof_art,
         dof_coord,
+        dof_body,
         body_dof_last,
         body_art,
         world_count,

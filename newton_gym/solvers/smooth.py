@@ -266,6 +266,8 @@ class CrbArgs:
     art_dof_start: wp.array(dtype=int)
     art_mat_start: wp.array(dtype=int)
     dof_parent: wp.array(dtype=int)
+    dof_art: wp.array(dtype=int)
+    dof_body: wp.array(dtype=int)
     # Data in:
     body_q: wp.array(dtype=wp.transform)
     art_ref: wp.array(dtype=wp.vec3)
@@ -278,7 +280,8 @@ class CrbArgs:
 
 
 @wp.func
-def crb_articulation(a: int, args: CrbArgs):
+def crb_composite(a: int, args: CrbArgs):
+    """Composite inertias of the bodies of articulation a, about its reference point."""
     j0 = args.articulation_start[a]
     j1 = args.articulation_start[a + 1]
     if j0 == j1:
@@ -302,24 +305,34 @@ def crb_articulation(a: int, args: CrbArgs):
                 args.crb_m_out[p] = args.crb_m_out[p] + args.crb_m_out[c]
                 args.crb_h_out[p] = args.crb_h_out[p] + args.crb_h_out[c]
                 args.crb_i_out[p] = args.crb_i_out[p] + args.crb_i_out[c]
+
+
+@wp.func
+def mass_matrix_row(i: int, args: CrbArgs):
+    """The entries of DOF i's articulation's M between i and each of its ancestor DOFs k (and k = i):
+    M_ik = S_k . (I^c_body(i) S_i) (RBDA alg. 6.2), written at (i, k) and (k, i). Only ancestor pairs are
+    written; the other entries of a tree's M are zero and stay as allocated. Needs the composite inertias
+    (:func:`crb_composite`) of the articulation; rows of different DOFs write disjoint entries."""
+    a = args.dof_art[i]
+    c = args.dof_body[i]
     d0 = args.art_dof_start[a]
     n = args.art_dof_start[a + 1] - d0
     off = args.art_mat_start[a]
-    # Only ancestor pairs are written; the other entries of a tree's M are zero and stay as allocated.
-    # M_ik = S_k . (I^c_body(i) S_i) for every ancestor DOF k of i (RBDA alg. 6.2).
-    for j in range(j0, j1):
-        c = args.joint_child[j]
-        de = args.art_dof_start[a + 1]
-        if j + 1 < j1:
-            de = args.joint_qd_start[j + 1]
-        for i in range(args.joint_qd_start[j], de):
-            f = inertia_mul(args.crb_m_out[c], args.crb_h_out[c], args.crb_i_out[c], wp.spatial_vectord(args.cdof[i]))
-            k = i
-            while k >= 0:
-                val = wp.dot(wp.spatial_vectord(args.cdof[k]), f)
-                args.mass_matrix_out[off + (i - d0) * n + (k - d0)] = val
-                args.mass_matrix_out[off + (k - d0) * n + (i - d0)] = val
-                k = args.dof_parent[k]
+    f = inertia_mul(args.crb_m_out[c], args.crb_h_out[c], args.crb_i_out[c], wp.spatial_vectord(args.cdof[i]))
+    k = i
+    while k >= 0:
+        val = wp.dot(wp.spatial_vectord(args.cdof[k]), f)
+        args.mass_matrix_out[off + (i - d0) * n + (k - d0)] = val
+        args.mass_matrix_out[off + (k - d0) * n + (i - d0)] = val
+        k = args.dof_parent[k]
+
+
+@wp.func
+def crb_articulation(a: int, args: CrbArgs):
+    """Composite inertias and the mass matrix of articulation a."""
+    crb_composite(a, args)
+    for i in range(args.art_dof_start[a], args.art_dof_start[a + 1]):
+        mass_matrix_row(i, args)
 
 
 @wp.kernel
@@ -343,6 +356,8 @@ def crb_args(model, tree, data) -> CrbArgs:
             tree["art_dof_start"],
             tree["art_mat_start"],
             tree["dof_parent"],
+            tree["dof_art"],
+            tree["dof_body"],
             data.body_q,
             data.art_ref,
             data.cdof,

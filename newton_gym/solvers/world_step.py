@@ -1,8 +1,8 @@
 """The substep as per-world blocks: one block of ``block_dim`` lanes per world, four launches.
 
 1. :func:`launch_smooth` (one block per world): forward kinematics, motion subspaces, composite inertias
-   and mass matrix, bias forces (lanes over the world's articulations); passive forces (lanes over its
-   DOFs); actuator forces (lanes over its actuators); factorization and the smooth acceleration (lanes
+   and bias forces (lanes over the world's articulations); mass-matrix rows and passive forces (lanes
+   over its DOFs); actuator forces (lanes over its actuators); factorization and the smooth acceleration (lanes
    over articulations). Barriers separate the passes that read another lane's results.
 2. Collision (:func:`.collision_driver.collide`, one thread per candidate pair).
 3. The constraint solve (:mod:`.world_solve`, per world).
@@ -31,8 +31,9 @@ from .smooth import (
     FactorArgs,
     RneArgs,
     SubspaceArgs,
-    crb_articulation,
+    crb_composite,
     factor_articulation,
+    mass_matrix_row,
     rne_articulation,
     subspace_articulation,
 )
@@ -95,9 +96,11 @@ def _smooth_kernel(
     for a in range(ranges.art_start[w] + lane, ranges.art_start[w + 1], lanes):
         fk_articulation(a, fk)
         subspace_articulation(a, sub)
-        crb_articulation(a, crb)
+        crb_composite(a, crb)
         rne_articulation(a, rne)
+    block_sync()  # the mass-matrix rows read the composite inertias and subspaces of their articulation
     for d in range(ranges.dof_start[w] + lane, ranges.dof_start[w + 1], lanes):
+        mass_matrix_row(d, crb)
         passive_dof(d, pas)
     block_sync()  # actuators add to the passive forces of DOFs other lanes wrote
     for i in range(ranges.actuator_start[w] + lane, ranges.actuator_start[w + 1], lanes):
