@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from .collision_gjk import Convex, epa, gjk, support_local
+from .collision_gjk import Convex, epa, gjk
 from .collision_primitive import BOX, CAPSULE, CYLINDER, MESH, PLANE, SPHERE, emit_contact, shape_pose
 
 wp.set_module_options({"enable_backward": False})
@@ -43,124 +43,177 @@ EDGE_TOL = 0.0888  # MuJoCo's mjEDGE_TOL: an edge direction this close to perpen
 POLY = 16  # corners of a feature polygon
 CLIP = 2 * POLY  # corners of a clipped polygon
 CAP_SIDES = 8  # corners of the polygon standing for a cylinder cap
-_VERTEX = wp.constant(0)
-_EDGE = wp.constant(1)
-_FACE = wp.constant(2)
 _OVERLAP = 1.0e-6  # [m] core distances below this go to EPA
 
+MAXF = 8  # candidate faces (and edges) through a witness point
 _poly = wp.types.matrix(shape=(POLY, 3), dtype=wp.float32)
+_ids = wp.types.vector(length=MAXF, dtype=wp.int32)
+_normals = wp.types.matrix(shape=(MAXF, 3), dtype=wp.float32)
 _clipped = wp.types.matrix(shape=(CLIP, 3), dtype=wp.float32)
 _clipped_val = wp.types.vector(length=CLIP, dtype=wp.float32)
 
 
 @wp.func
-def _classify(
-    c: Convex, dl: wp.vec3, cos: float, count: int, poly: _poly, n_local: wp.vec3, verts: wp.array(dtype=wp.vec3)
-):
-    """Feature of c in local direction dl given its best face (local corners, local normal, cos of the
-    angle to dl): (kind, corner count, corners in world, face normal in world)."""
-    out = _poly()
-    if cos >= FACE_TOL:
-        for i in range(count):
-            out[i] = wp.transform_point(c.xf, wp.vec3(poly[i]))
-        return _FACE, count, out, wp.transform_vector(c.xf, n_local)
-    # The face's most forward edge, if it is close enough to perpendicular to dl.
-    best = float(-1.0e30)
-    e0 = int(0)
-    for i in range(count):
-        s = wp.dot(wp.vec3(poly[i]) + wp.vec3(poly[(i + 1) % count]), dl)
-        if s > best:
-            best = s
-            e0 = i
-    if count >= 2:
-        p0 = wp.vec3(poly[e0])
-        p1 = wp.vec3(poly[(e0 + 1) % count])
-        if wp.abs(wp.dot(wp.normalize(p1 - p0), dl)) < EDGE_TOL:
-            out[0] = wp.transform_point(c.xf, p0)
-            out[1] = wp.transform_point(c.xf, p1)
-            return _EDGE, 2, out, wp.transform_vector(c.xf, n_local)
-    out[0] = wp.transform_point(c.xf, support_local(c, dl, verts))
-    return _VERTEX, 1, out, wp.transform_vector(c.xf, n_local)
-
-
-@wp.func
-def _feature(
+def _faces_at(
     c: Convex,
+    w: wp.vec3,
     d: wp.vec3,
+    tol: float,
     verts: wp.array(dtype=wp.vec3),
     face_normal: wp.array(dtype=wp.vec3),
     face_vert_start: wp.array(dtype=int),
     face_verts: wp.array(dtype=int),
 ):
-    """Supporting feature of c's core in world direction d (unit): (kind, corner count, corners in
-    world, face normal in world; the normal is meaningful for faces only)."""
-    dl = wp.quat_rotate_inv(wp.transform_get_rotation(c.xf), d)
-    poly = _poly()
-    if c.kind == SPHERE:
-        poly[0] = wp.transform_get_translation(c.xf)
-        return _VERTEX, 1, poly, d
-    if c.kind == CAPSULE:
-        h = c.size[1]
-        if wp.abs(dl[2]) < EDGE_TOL:
-            poly[0] = wp.transform_point(c.xf, wp.vec3(0.0, 0.0, -h))
-            poly[1] = wp.transform_point(c.xf, wp.vec3(0.0, 0.0, h))
-            return _EDGE, 2, poly, d
-        poly[0] = wp.transform_point(c.xf, support_local(c, dl, verts))
-        return _VERTEX, 1, poly, d
-    if c.kind == CYLINDER:
-        r = c.size[0]
-        h = c.size[1]
-        if wp.abs(dl[2]) >= FACE_TOL:
-            z = wp.sign(dl[2]) * h
-            for i in range(CAP_SIDES):
-                ang = 6.283185307179586 * float(i) / float(CAP_SIDES)
-                poly[i] = wp.vec3(r * wp.cos(ang), r * wp.sin(ang), z)
-            return _classify(c, dl, 1.0, CAP_SIDES, poly, wp.vec3(0.0, 0.0, wp.sign(dl[2])), verts)
-        if wp.abs(dl[2]) < EDGE_TOL:
-            rim = support_local(c, dl, verts)
-            poly[0] = wp.transform_point(c.xf, wp.vec3(rim[0], rim[1], -h))
-            poly[1] = wp.transform_point(c.xf, wp.vec3(rim[0], rim[1], h))
-            return _EDGE, 2, poly, d
-        poly[0] = wp.transform_point(c.xf, support_local(c, dl, verts))
-        return _VERTEX, 1, poly, d
+    """Faces of c's core through the world point w (within tol) facing d (outward normal . d > 0):
+    (count, face ids, world normals). Ids: box 2 axis + (1 on the positive side), cylinder cap 0
+    (bottom) or 1 (top), hull face index."""
+    inv = wp.transform_inverse(c.xf)
+    wl = wp.transform_point(inv, w)
+    dl = wp.transform_vector(inv, d)
+    ids = _ids()
+    nrm = _normals()
+    n = int(0)
     if c.kind == BOX:
-        k = int(0)
-        if wp.abs(dl[1]) > wp.abs(dl[k]):
-            k = 1
-        if wp.abs(dl[2]) > wp.abs(dl[k]):
-            k = 2
+        for k in range(3):
+            for side in range(2):
+                s = float(2 * side - 1)
+                if wp.abs(wl[k] - s * c.size[k]) <= tol and s * dl[k] > 0.0:
+                    nl = wp.vec3(0.0)
+                    nl[k] = s
+                    ids[n] = 2 * k + side
+                    nrm[n] = wp.transform_vector(c.xf, nl)
+                    n += 1
+    elif c.kind == CYLINDER:
+        for side in range(2):
+            s = float(2 * side - 1)
+            if wp.abs(wl[2] - s * c.size[1]) <= tol and s * dl[2] > 0.0:
+                ids[n] = side
+                nrm[n] = wp.transform_vector(c.xf, wp.vec3(0.0, 0.0, s))
+                n += 1
+    elif c.kind == MESH:
+        for f in range(c.face_start, c.face_end):
+            nl = wp.normalize(wp.cw_div(face_normal[f], c.size))
+            v0 = wp.cw_mul(verts[face_verts[face_vert_start[f]]], c.size)
+            if n < MAXF and wp.abs(wp.dot(wl - v0, nl)) <= tol and wp.dot(nl, dl) > 0.0:
+                ids[n] = f
+                nrm[n] = wp.transform_vector(c.xf, nl)
+                n += 1
+    return n, ids, nrm
+
+
+@wp.func
+def _face_polygon(
+    c: Convex,
+    face: int,
+    verts: wp.array(dtype=wp.vec3),
+    face_vert_start: wp.array(dtype=int),
+    face_verts: wp.array(dtype=int),
+):
+    """Corners (world, in order around the face) of face ``face`` (id from :func:`_faces_at`):
+    (count, corners)."""
+    poly = _poly()
+    count = int(0)
+    if c.kind == BOX:
+        k = face // 2
         i = (k + 1) % 3
         j = (k + 2) % 3
-        s = wp.sign(dl[k])
         for q in range(4):
             p = wp.vec3(0.0)
-            p[k] = s * c.size[k]
+            p[k] = float(2 * (face % 2) - 1) * c.size[k]
             p[i] = c.size[i] * float(2 * (((q + 1) // 2) % 2) - 1)  # -, +, +, -
             p[j] = c.size[j] * float(2 * (q // 2) - 1)  # -, -, +, +
             poly[q] = p
-        n_local = wp.vec3(0.0)
-        n_local[k] = s
-        return _classify(c, dl, wp.abs(dl[k]), 4, poly, n_local, verts)
-    # Mesh: the hull face whose normal (under the shape's scale) is closest to dl.
-    best = float(-2.0)
-    face = int(-1)
-    n_best = wp.vec3(0.0)
-    for f in range(c.face_start, c.face_end):
-        nf = wp.normalize(wp.cw_div(face_normal[f], c.size))
-        cos = wp.dot(nf, dl)
-        if cos > best:
-            best = cos
-            face = f
-            n_best = nf
-    if face < 0:  # flat hull: no faces
-        poly[0] = wp.transform_point(c.xf, support_local(c, dl, verts))
-        return _VERTEX, 1, poly, d
-    first = face_vert_start[face]
-    count = face_vert_start[face + 1] - first
-    taken = wp.min(count, POLY)
-    for q in range(taken):  # more corners than POLY: an evenly spread subset (still convex)
-        poly[q] = wp.cw_mul(verts[face_verts[first + (q * count) // taken]], c.size)
-    return _classify(c, dl, best, taken, poly, n_best, verts)
+        count = 4
+    elif c.kind == CYLINDER:
+        for q in range(CAP_SIDES):
+            ang = 6.283185307179586 * float(q) / float(CAP_SIDES)
+            poly[q] = wp.vec3(c.size[0] * wp.cos(ang), c.size[0] * wp.sin(ang), float(2 * face - 1) * c.size[1])
+        count = CAP_SIDES
+    else:
+        first = face_vert_start[face]
+        total = face_vert_start[face + 1] - first
+        count = wp.min(total, POLY)
+        for q in range(count):  # more corners than POLY: an evenly spread subset (still convex)
+            poly[q] = wp.cw_mul(verts[face_verts[first + (q * total) // count]], c.size)
+    for q in range(count):
+        poly[q] = wp.transform_point(c.xf, wp.vec3(poly[q]))
+    return count, poly
+
+
+@wp.func
+def _on_segment(w: wp.vec3, p: wp.vec3, q: wp.vec3, tol: float):
+    """True when point w is within tol of segment pq (of positive length)."""
+    e = q - p
+    ee = wp.dot(e, e)
+    if ee < 1.0e-20:
+        return False
+    t = wp.clamp(wp.dot(w - p, e) / ee, 0.0, 1.0)
+    return wp.length(w - p - t * e) <= tol
+
+
+@wp.func
+def _edges_at(
+    c: Convex,
+    w: wp.vec3,
+    d: wp.vec3,
+    tol: float,
+    nf: int,
+    ids: _ids,
+    verts: wp.array(dtype=wp.vec3),
+    face_vert_start: wp.array(dtype=int),
+    face_verts: wp.array(dtype=int),
+):
+    """Edges of c's core through the world point w: the edges of its faces ``ids`` (box, hull), a
+    capsule's segment or a cylinder's side line when within EDGE_TOL of perpendicular to the normal d
+    (as MuJoCo: a capsule tilted further gets one contact). Returns (count, first ends, second ends)."""
+    e0 = _normals()
+    e1 = _normals()
+    n = int(0)
+    axis = wp.transform_vector(c.xf, wp.vec3(0.0, 0.0, 1.0))
+    if (c.kind == CAPSULE or c.kind == CYLINDER) and wp.abs(wp.dot(axis, d)) >= EDGE_TOL:
+        return n, e0, e1
+    if c.kind == CAPSULE:
+        p = wp.transform_point(c.xf, wp.vec3(0.0, 0.0, -c.size[1]))
+        q = wp.transform_point(c.xf, wp.vec3(0.0, 0.0, c.size[1]))
+        if _on_segment(w, p, q, tol):
+            e0[0] = p
+            e1[0] = q
+            n = 1
+    elif c.kind == CYLINDER:
+        wl = wp.transform_point(wp.transform_inverse(c.xf), w)
+        rho = wp.sqrt(wl[0] * wl[0] + wl[1] * wl[1])
+        if wp.abs(rho - c.size[0]) <= tol and rho > 0.0:
+            u = c.size[0] / rho
+            e0[0] = wp.transform_point(c.xf, wp.vec3(wl[0] * u, wl[1] * u, -c.size[1]))
+            e1[0] = wp.transform_point(c.xf, wp.vec3(wl[0] * u, wl[1] * u, c.size[1]))
+            n = 1
+    elif c.kind == BOX or c.kind == MESH:
+        for f in range(nf):
+            count, poly = _face_polygon(c, ids[f], verts, face_vert_start, face_verts)
+            for i in range(count):
+                p = wp.vec3(poly[i])
+                q = wp.vec3(poly[(i + 1) % count])
+                if n < MAXF and _on_segment(w, p, q, tol):
+                    e0[n] = p
+                    e1[n] = q
+                    n += 1
+    return n, e0, e1
+
+
+@wp.func
+def _feature_dim(c: Convex, faces: int, edges: int):
+    """Dimension of the feature of c holding a witness point, from the faces and edges through it."""
+    if c.kind == BOX or c.kind == MESH:
+        if faces >= 3:
+            return 1
+        if faces == 2:
+            return 2
+        return 3
+    if edges > 0:
+        return 2
+    if faces > 0:
+        return 3
+    return 1
 
 
 @wp.func
@@ -269,6 +322,9 @@ def _manifold(
     a: Convex,
     b: Convex,
     n: wp.vec3,
+    wa: wp.vec3,
+    wb: wp.vec3,
+    d0: float,
     margin: float,
     verts: wp.array(dtype=wp.vec3),
     face_normal: wp.array(dtype=wp.vec3),
@@ -280,37 +336,103 @@ def _manifold(
     dist: wp.array(dtype=float),
     tangent: wp.array(dtype=wp.vec3),
 ):
-    """Clipped feature contacts (module docstring) into slots [slot0, slot0 + slots); returns how many
-    were written (0: no face / edge pair, or nothing left after clipping)."""
-    ka, ca, pa, na = _feature(a, n, verts, face_normal, face_vert_start, face_verts)
-    kb, cb, pb, nb = _feature(b, -n, verts, face_normal, face_vert_start, face_verts)
+    """Clipped feature contacts (module docstring) into slots [slot0, slot0 + slots), from the normal n
+    (A to B), the witness points wa, wb on the cores and their signed distance d0; returns how many
+    were written (0: no face-face or face-edge pair through the witnesses, or nothing left after
+    clipping)."""
+    tol_a = 1.0e-5 * (1.0 + wp.length(wa - wp.transform_get_translation(a.xf)))
+    tol_b = 1.0e-5 * (1.0 + wp.length(wb - wp.transform_get_translation(b.xf)))
+    # Candidate features: those through the witness points (MuJoCo: those of the EPA simplex's corners).
+    nfa, ida, nra = _faces_at(a, wa, n, tol_a, verts, face_normal, face_vert_start, face_verts)
+    nfb, idb, nrb = _faces_at(b, wb, -n, tol_b, verts, face_normal, face_vert_start, face_verts)
+    mode = int(0)  # 1: face-face, 2: A's face and B's edge, 3: A's edge and B's face
+    fa = int(0)
+    fb = int(0)
+    best = float(-FACE_TOL)
+    for i in range(nfa):
+        for j in range(nfb):
+            c = wp.dot(wp.vec3(nra[i]), wp.vec3(nrb[j]))
+            if c <= best:
+                best = c
+                mode = 1
+                fa = i
+                fb = j
+    inc = _poly()
+    if mode == 0:
+        nea, ea0, ea1 = _edges_at(a, wa, n, tol_a, nfa, ida, verts, face_vert_start, face_verts)
+        neb, eb0, eb1 = _edges_at(b, wb, -n, tol_b, nfb, idb, verts, face_vert_start, face_verts)
+        # A's face with B's edge, and A's edge with B's face: the edge most nearly perpendicular to the
+        # face normal, within EDGE_TOL.
+        best2 = float(EDGE_TOL)
+        fa2 = int(0)
+        inc2 = _poly()
+        for i in range(nfa):
+            for j in range(neb):
+                c = wp.abs(wp.dot(wp.vec3(nra[i]), wp.normalize(wp.vec3(eb1[j]) - wp.vec3(eb0[j]))))
+                if c < best2:
+                    best2 = c
+                    fa2 = i
+                    inc2[0] = eb0[j]
+                    inc2[1] = eb1[j]
+        best3 = float(EDGE_TOL)
+        fb3 = int(0)
+        inc3 = _poly()
+        for j in range(nfb):
+            for i in range(nea):
+                c = wp.abs(wp.dot(wp.vec3(nrb[j]), wp.normalize(wp.vec3(ea1[i]) - wp.vec3(ea0[i]))))
+                if c < best3:
+                    best3 = c
+                    fb3 = j
+                    inc3[0] = ea0[i]
+                    inc3[1] = ea1[i]
+        # As MuJoCo, the edge preferably comes from the lower-dimensional witness feature (A's on a
+        # tie): dimension 1 at a vertex (3 or more faces through the witness), 2 on an edge (2 faces,
+        # or a capsule / cylinder line), 3 inside a face.
+        dim_a = _feature_dim(a, nfa, nea)
+        dim_b = _feature_dim(b, nfb, neb)
+        found2 = best2 < EDGE_TOL
+        found3 = best3 < EDGE_TOL
+        if found3 and (not found2 or (dim_a < 3 and dim_a <= dim_b)):
+            mode = 3
+            fb = fb3
+            inc = inc3
+        elif found2:
+            mode = 2
+            fa = fa2
+            inc = inc2
+    if mode == 0:
+        return 0
     pts = _clipped()
     count = int(0)
     rn = wp.vec3(0.0)  # reference face normal, pointing to the other shape
     ro = wp.vec3(0.0)  # a point of the reference face
     cn = wp.vec3(0.0)  # contact normal, A to B
-    rad = float(0.0)  # radius of the incident core
-    if ka == _FACE and (kb == _FACE or kb == _EDGE):
-        pts, count = _clip_feature(pa, ca, na, pb, cb)
-        rn = na
-        ro = wp.vec3(pa[0])
-        cn = na
-        if kb == _FACE:
-            cn = -nb
-        rad = b.radius
-    elif kb == _FACE and ka == _EDGE:
-        pts, count = _clip_feature(pb, cb, nb, pa, ca)
-        rn = nb
-        ro = wp.vec3(pb[0])
-        cn = -nb
-        rad = a.radius
+    if mode == 3:  # B's face is the reference, A's edge is clipped
+        rc, ref = _face_polygon(b, idb[fb], verts, face_vert_start, face_verts)
+        rn = wp.vec3(nrb[fb])
+        # A capsule's edge on its surface: the segment moved by the radius along n (as MuJoCo).
+        inc[0] = wp.vec3(inc[0]) + a.radius * n
+        inc[1] = wp.vec3(inc[1]) + a.radius * n
+        pts, count = _clip_feature(ref, rc, rn, inc, 2)
+        ro = wp.vec3(ref[0])
+        cn = -rn
+    else:  # A's face is the reference, B's face or edge is clipped
+        rc, ref = _face_polygon(a, ida[fa], verts, face_vert_start, face_verts)
+        rn = wp.vec3(nra[fa])
+        ic = int(2)
+        cn = rn
+        if mode == 1:
+            ic, inc = _face_polygon(b, idb[fb], verts, face_vert_start, face_verts)
+            cn = -wp.vec3(nrb[fb])
+        pts, count = _clip_feature(ref, rc, rn, inc, ic)
+        ro = wp.vec3(ref[0])
     depth = _clipped_val()
     kept = int(0)
     for k in range(count):  # keep the corners closer than the margin, with their distances
         p = wp.vec3(pts[k])
-        d = wp.dot(p - ro, rn) - rad
+        d = wp.dot(p - ro, rn)
         if d < margin:
-            pts[kept] = p - rad * rn  # on the incident shape's surface
+            pts[kept] = p
             depth[kept] = d
             kept += 1
     if kept == 0:
@@ -332,7 +454,11 @@ def _manifold(
         if k >= 0 and k < kept:
             p = wp.vec3(pts[k])
             d = depth[k]
-            emit_contact(slot0 + s, d, cn, p - 0.5 * d * rn, margin, wp.vec3(0.0), active, point, normal, dist, tangent)
+            # Midway between the surfaces, along B's face normal (face-face) or the reference normal.
+            pos = p - 0.5 * d * rn
+            if mode == 1:
+                pos = p - 0.5 * d * cn
+            emit_contact(slot0 + s, d, cn, pos, margin, wp.vec3(0.0), active, point, normal, dist, tangent)
             written += 1
     return written
 
@@ -433,6 +559,9 @@ def _convex_kernel(
         a,
         b,
         n,
+        wa,
+        wb,
+        d0,
         margin,
         mesh_verts,
         mesh_face_normal,
@@ -444,8 +573,8 @@ def _convex_kernel(
         dist,
         tangent,
     )
-    if written == 0:  # one contact midway between the two surfaces
-        pt = 0.5 * (wa + a.radius * n + wb - b.radius * n)
+    pt = 0.5 * (wa + a.radius * n + wb - b.radius * n)  # midway between the two surfaces
+    if written == 0:
         emit_contact(start, d0, n, pt, margin, wp.vec3(0.0), active, point, normal, dist, tangent)
 
 

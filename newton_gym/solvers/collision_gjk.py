@@ -40,7 +40,6 @@ _epa_tri = wp.types.matrix(shape=(EPA_FACES, 3), dtype=wp.int32)
 _epa_nrm = wp.types.matrix(shape=(EPA_FACES, 3), dtype=wp.float32)
 _epa_val = wp.types.vector(length=EPA_FACES, dtype=wp.float32)
 _epa_flag = wp.types.vector(length=EPA_FACES, dtype=wp.int32)
-_epa_edge = wp.types.matrix(shape=(EPA_FACES, 2), dtype=wp.int32)
 
 
 @wp.struct
@@ -339,8 +338,27 @@ def _face_plane(p0: wp.vec3, p1: wp.vec3, p2: wp.vec3, fallback: wp.vec3):
 
 
 @wp.func
+def _adjacent(tri: _epa_tri, f: int, e: int, nf: int, alive: _epa_flag):
+    """The live face other than f holding edge e of face f reversed, and that edge's index in it."""
+    a = tri[f, e]
+    b = tri[f, (e + 1) % 3]
+    for g in range(nf):
+        if g != f and alive[g] == 1:
+            for k in range(3):
+                if tri[g, k] == b and tri[g, (k + 1) % 3] == a:
+                    return g, k
+    return -1, -1
+
+
+@wp.func
 def epa(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_in: mat43, n_in: int):
     """Penetration of the cores of a and b from a GJK simplex holding the origin.
+
+    The polytope's faces keep their neighbours (``adj``), so the faces a new support point sees are
+    found by a flood fill from the nearest face: a connected region whose boundary (the horizon) is
+    one loop, which keeps the polytope closed and convex in float32. A step whose new faces would come
+    nearer the origin than the current nearest face (impossible in exact arithmetic, the polytope only
+    grows) is rejected and ends the expansion.
 
     Returns:
         (depth [m] >= 0, unit normal from A to B, witness on A, witness on B, ok). ok is False when no
@@ -354,6 +372,7 @@ def epa(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_i
     va = _epa_pts()
     vb = _epa_pts()
     tri = _epa_tri()
+    adj = _epa_tri()
     nrm = _epa_nrm()
     off = _epa_val()
     alive = _epa_flag()
@@ -380,58 +399,67 @@ def epa(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_i
         nrm[f] = fn
         off[f] = fo
         alive[f] = 1
+    for f in range(4):
+        for e in range(3):
+            g, _k = _adjacent(tri, f, e, 4, alive)
+            adj[f, e] = g
     nv = int(4)
     nf = int(4)  # face slots in use (alive or dead)
     best = int(0)
-    horizon = _epa_edge()
     for _it in range(EPA_VERTS):
-        best = int(-1)
         best_off = float(1.0e30)
         for f in range(nf):
             if alive[f] == 1 and off[f] < best_off:
                 best_off = off[f]
                 best = f
-        if best < 0:
-            break
         dn = wp.vec3(nrm[best])
         qa = support(a, dn, verts)
         qb = support(b, -dn, verts)
         w = qa - qb
         if wp.dot(w, dn) - best_off <= EPA_TOL or nv == EPA_VERTS:
             break
-        # Faces that see w, and the horizon: their edges whose reverse belongs to no visible face.
-        visible = _epa_flag()
-        for f in range(nf):
-            if alive[f] == 1 and wp.dot(wp.vec3(nrm[f]), w) - off[f] > 1.0e-9:
-                visible[f] = 1
+        # Flood fill the faces that see w from the nearest one; record the horizon (a, b, outer face).
+        seen = _epa_flag()
+        stack = _epa_flag()
+        horizon = _epa_tri()
+        seen[best] = 1
+        stack[0] = best
+        top = int(1)
         nh = int(0)
-        for f in range(nf):
-            if visible[f] == 1:
-                for e in range(3):
-                    e0 = tri[f, e]
-                    e1 = tri[f, (e + 1) % 3]
-                    shared = int(0)
-                    for g in range(nf):
-                        if visible[g] == 1 and g != f:
-                            for k in range(3):
-                                if tri[g, k] == e1 and tri[g, (k + 1) % 3] == e0:
-                                    shared = 1
-                    if shared == 0 and nh < EPA_FACES:
-                        horizon[nh, 0] = e0
-                        horizon[nh, 1] = e1
+        nvis = int(1)
+        while top > 0:
+            top -= 1
+            f = stack[top]
+            for e in range(3):
+                g = adj[f, e]
+                if seen[g] == 0:
+                    if wp.dot(wp.vec3(nrm[g]), w) - off[g] > 1.0e-9:
+                        seen[g] = 1
+                        stack[top] = g
+                        top += 1
+                        nvis += 1
+                    elif nh < EPA_FACES:
+                        horizon[nh, 0] = tri[f, e]
+                        horizon[nh, 1] = tri[f, (e + 1) % 3]
+                        horizon[nh, 2] = g
                         nh += 1
-        free = int(0)
-        for f in range(nf):
-            if visible[f] == 1:
-                alive[f] = 0
-                free += 1
-        if nh < 3 or nf - free + nh > EPA_FACES:
-            for f in range(nf):  # numerically inconsistent horizon or out of room: keep the polytope
-                if visible[f] == 1:
-                    alive[f] = 1
+        # Reject a step that would break the polytope (too few or too many faces, or a new face nearer
+        # the origin than the nearest one: float32 round-off near coplanar faces).
+        ok = nh >= 3 and nf - nvis + nh <= EPA_FACES
+        for h in range(nh):
+            e0 = horizon[h, 0]
+            e1 = horizon[h, 1]
+            fn, fo = _face_plane(va[e0] - vb[e0], va[e1] - vb[e1], w, dn)
+            if fo < best_off - EPA_TOL:
+                ok = False
+        if not ok:
             break
+        for f in range(nf):
+            if seen[f] == 1:
+                alive[f] = 0
         va[nv] = qa
         vb[nv] = qb
+        slots = _epa_flag()
         slot = int(0)
         for h in range(nh):
             while slot < nf and alive[slot] == 1:
@@ -445,8 +473,21 @@ def epa(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_i
             nrm[slot] = fn
             off[slot] = fo
             alive[slot] = 1
+            slots[h] = slot
+            # The outer face across (e0, e1) now borders the new face.
+            g = horizon[h, 2]
+            adj[slot, 0] = g
+            for k in range(3):
+                if tri[g, k] == e1 and tri[g, (k + 1) % 3] == e0:
+                    adj[g, k] = slot
             if slot == nf:
                 nf += 1
+        for h in range(nh):  # new faces border each other across (e1, w) and (w, e0)
+            for j in range(nh):
+                if horizon[j, 0] == horizon[h, 1]:
+                    adj[slots[h], 1] = slots[j]
+                if horizon[j, 1] == horizon[h, 0]:
+                    adj[slots[h], 2] = slots[j]
         nv += 1
     # Witness points: the origin's projection on the nearest face, in barycentric coordinates.
     dn = wp.vec3(nrm[best])

@@ -3,8 +3,9 @@
 Reads MuJoCo's compiled values (body_pos / quat, body_mass / inertia / ipos / iquat, jnt_axis / range,
 geom type / size / pos / quat, actuator gear / ctrlrange), so the solver can be compared with MuJoCo on
 exactly the same model. It is not the package's MJCF importer: it supports the subset the solver tests
-use (hinge, slide, ball and free joints; plane, sphere, capsule, box and cylinder geoms; motor
-actuators on joints) and reproduces MuJoCo's collision filter (contype / conaffinity, same weld group,
+use (hinge, slide, ball and free joints; plane, sphere, capsule, box, cylinder and mesh geoms (a mesh
+keeps MuJoCo's compiled vertices and faces, so its convex hull is MuJoCo's unless maxhullvert reduced
+it); motor actuators on joints) and reproduces MuJoCo's collision filter (contype / conaffinity, same weld group,
 parent-child weld groups, <exclude>) with explicit filter pairs.
 
 A body with joints j1 .. jn (n > 1, e.g. gymnasium's humanoid hips and shoulders) hangs from its
@@ -21,13 +22,14 @@ import numpy as np
 
 from newton_gym.errors import ImportFailedError
 from newton_gym.sim.builder import ModelBuilder
+from newton_gym.sim.mesh import Mesh
 from newton_gym.sim.shape_config import ShapeConfig
 from newton_gym.sim.types import GeoType
 from newton_gym.solvers.passive import Actuators
 
 __all__ = ["builder_from_mujoco", "mujoco_qpos_to_joint_q"]
 
-_GEOM = {0: GeoType.PLANE, 2: GeoType.SPHERE, 3: GeoType.CAPSULE, 5: GeoType.CYLINDER, 6: GeoType.BOX}
+_GEOM = {0: GeoType.PLANE, 2: GeoType.SPHERE, 3: GeoType.CAPSULE, 5: GeoType.CYLINDER, 6: GeoType.BOX, 7: GeoType.MESH}
 
 
 def _wxyz_to_xyzw(q):
@@ -119,7 +121,7 @@ def _add_joint(b, m, j, link, parent_link, pos, quat):
     return b.add_joint_ball(parent_link, link, p_xf, c_xf, armature=dof["armature"], damping=dof["damping"])
 
 
-def _add_geoms(b, m, body, link):
+def _add_geoms(b, m, body, link, meshes):
     shapes = {}
     for g in range(int(m.body_geomadr[body]), int(m.body_geomadr[body] + m.body_geomnum[body])):
         gt = int(m.geom_type[g])
@@ -142,6 +144,9 @@ def _add_geoms(b, m, body, link):
         xf = np.concatenate([m.geom_pos[g], _wxyz_to_xyzw(m.geom_quat[g])])
         size = m.geom_size[g]
         kind = _GEOM[gt]
+        if kind == GeoType.MESH:
+            shapes[g] = b.add_shape_mesh(link, xf, _mesh(meshes, m, int(m.geom_dataid[g])), cfg=cfg)
+            continue
         scale = {
             GeoType.PLANE: (0.0, 0.0, 0.0),
             GeoType.SPHERE: (size[0], 0.0, 0.0),
@@ -151,6 +156,16 @@ def _add_geoms(b, m, body, link):
         }[kind]
         shapes[g] = b.add_shape(link, kind, xf, scale, cfg=cfg)
     return shapes
+
+
+def _mesh(cache, m, k):
+    """The newton_gym Mesh of MuJoCo mesh k (one per mesh in ``cache``, so geoms share it); no hull
+    vertex limit (MuJoCo's default maxhullvert -1)."""
+    if k not in cache:
+        v0, nv = int(m.mesh_vertadr[k]), int(m.mesh_vertnum[k])
+        f0, nf = int(m.mesh_faceadr[k]), int(m.mesh_facenum[k])
+        cache[k] = Mesh(m.mesh_vert[v0 : v0 + nv], m.mesh_face[f0 : f0 + nf], maxhullvert=-1)
+    return cache[k]
 
 
 def builder_from_mujoco(m, builder: ModelBuilder | None = None):
@@ -167,11 +182,12 @@ def builder_from_mujoco(m, builder: ModelBuilder | None = None):
     mujoco.mj_kinematics(m, data)
     dof_base = b.joint_dof_count
     links, joints, geom_shape = {-1: -1, 0: -1}, {}, {}
-    geom_shape.update(_add_geoms(b, m, 0, -1))
+    meshes = {}
+    geom_shape.update(_add_geoms(b, m, 0, -1, meshes))
     for body in range(1, m.nbody):
         pose = np.concatenate([data.xpos[body], _wxyz_to_xyzw(data.xquat[body])])
         links[body], joints[body] = _add_body(b, m, body, links[int(m.body_parentid[body])], pose)
-        geom_shape.update(_add_geoms(b, m, body, links[body]))
+        geom_shape.update(_add_geoms(b, m, body, links[body], meshes))
     _add_articulations(b, m, joints)
     _filter_like_mujoco(b, m, geom_shape)
     return b, _actuators(m, dof_base), mujoco_qpos_to_joint_q(m, m.qpos0)
