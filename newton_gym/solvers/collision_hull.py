@@ -7,7 +7,8 @@ MuJoCo asks of qhull with its ``TA`` option (stop after adding N - 4 points to t
 The vertices kept can differ from qhull's: qhull starts from other extreme points and takes the
 furthest point of the next facet in its queue, this module the furthest point over all facets (ties to
 the lowest vertex index), so a reduced hull has the same size bound but not always the same vertices.
-Without a limit (``maxhullvert`` < 0) the hull is exact (up to a 1e-10 relative coplanarity tolerance).
+Without a limit (``maxhullvert`` < 0) the hull is exact up to a coplanarity tolerance of 1e-7 of the
+point cloud's extent (float32 round-off): points that close to a face count as inside it.
 
 :func:`hull_tables` concatenates the hulls of all meshes into the flat arrays the narrow phase reads:
 hull vertices, and hull faces as polygons (coplanar hull triangles merged, vertices counter-clockwise
@@ -22,8 +23,9 @@ import numpy as np
 
 __all__ = ["Hull", "HullTables", "convex_hull", "hull_tables"]
 
-_REL_EPS = 1e-10  # coplanarity tolerance relative to the point cloud's extent
-_MERGE_COS = 1.0 - 1e-12  # neighbouring hull triangles whose normals differ by < ~1.4e-6 rad: one face
+# Coplanarity tolerance relative to the point cloud's extent: about float32 round-off, so that corners
+# of a face stored in float32 (as MuJoCo's compiled meshes are) stay one face.
+_REL_EPS = 1e-7
 
 
 @dataclass
@@ -153,7 +155,7 @@ def convex_hull(points, maxhullvert: int = -1) -> Hull:
 
 
 def _polygons(p, tris, normals, eps):
-    """Merge coplanar hull triangles (neighbours across an edge whose normals agree) into faces, each
+    """Merge coplanar hull triangles (neighbours across an edge) into faces, each
     the 2D hull of its corners (counter-clockwise), which drops corners inside a face or on an edge
     (points that were outside a smaller hull)."""
     n_pts = len(p)
@@ -164,7 +166,10 @@ def _polygons(p, tris, normals, eps):
     found = key[order][pos] == rev
     t1 = np.repeat(np.arange(len(tris)), 3)[found]
     t2 = order[pos][found] // 3
-    same = np.einsum("ij,ij->i", normals[t1], normals[t2]) > _MERGE_COS
+    # Neighbours are coplanar when the far corner of one is within eps of the other's plane.
+    shared = (tris[t2][:, :, None] == tris[t1][:, None, :]).any(axis=2)
+    apex = tris[t2][np.arange(len(t2)), np.argmin(shared, axis=1)]
+    same = np.abs(np.einsum("ij,ij->i", p[apex] - p[tris[t1, 0]], normals[t1])) <= eps
     root = np.arange(len(tris))
 
     def find(i):
@@ -204,7 +209,7 @@ def _hull_2d(x, y, eps):
     for sweep in (order, order[::-1]):
         half = []
         for k in sweep:
-            while len(half) >= 2 and cross(half[-2], half[-1], k) <= eps * eps:
+            while len(half) >= 2 and cross(half[-2], half[-1], k) <= eps * np.hypot(*(pts[k] - pts[half[-2]])):
                 half.pop()
             half.append(int(k))
         chain += half[:-1]
