@@ -35,11 +35,13 @@ class MeshDesc:
         name: Prim name of the mesh in the mesh layer.
         points: (vertex_count, 3) vertex positions [m] in the mesh frame.
         faces: (face_count, 3) vertex indices of each triangle.
+        maxhullvert: MuJoCo's limit on the vertices of the mesh's collision hull (-1: none).
     """
 
     name: str
     points: np.ndarray
     faces: np.ndarray
+    maxhullvert: int = -1
 
 
 @dataclass

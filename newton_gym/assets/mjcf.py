@@ -107,8 +107,16 @@ class MjcfConverter(AssetConverterBase):
             bias_prm=cfg.override_bias_prm,
         )
         robot = describe_model(model, name, options)
+        _copy_hull_limits(spec, robot)
         warn_dropped_elements(spec, self._asset_path)
         return self._robot_layers(robot)
+
+
+def _copy_hull_limits(spec, robot) -> None:
+    """MJCF ``<mesh maxhullvert>`` (kept in the spec, not in the compiled model) onto the mesh
+    descriptions; the compiled meshes are the spec's, in its order."""
+    for desc, mesh in zip(robot.meshes, spec.meshes):
+        desc.maxhullvert = int(mesh.maxhullvert)
 
 
 def _validate(cfg: MjcfConverterCfg) -> None:

@@ -25,8 +25,9 @@ Cylinder with ``axis = "Z"``, ``radius``, ``height`` = full length without caps;
 ``size = 2`` with ``xformOp:scale`` = half extents; Plane with ``axis = "Z"`` and ``width``/``length``
 = full extents (unauthored for MuJoCo's infinite planes of size 0); Mesh with triangle faces (MuJoCo's
 compiled, re-centred vertices). Pose in the body frame (translate + orient [+ scale]). Colliders
-(contype or conaffinity non-zero) carry ``CollisionAPI`` (+ ``MeshCollisionAPI`` approximation for
-meshes) and ``material:binding:physics``; visual-only geoms (contype = conaffinity = 0) carry none.
+(contype or conaffinity non-zero) carry ``CollisionAPI`` (+ ``MeshCollisionAPI`` approximation and
+``mjc:maxhullvert`` (int, MJCF ``<mesh maxhullvert>``, -1: no limit) for meshes) and
+``material:binding:physics``; visual-only geoms (contype = conaffinity = 0) carry none.
 Every geom carries ``mjc:contype``, ``mjc:conaffinity``, ``mjc:condim``, ``mjc:priority``,
 ``mjc:group`` (int), ``mjc:solmix``, ``mjc:margin``, ``mjc:gap`` (double), ``mjc:solref``,
 ``mjc:solimp`` (double[]).
@@ -192,6 +193,7 @@ class _RobotWriter:
             UsdPhysics.CollisionAPI.Apply(prim)
             if geom.kind == "mesh":
                 UsdPhysics.MeshCollisionAPI.Apply(prim).CreateApproximationAttr(geom.approximation)
+                set_attr(prim, "mjc:maxhullvert", "Int", self.robot.meshes[geom.mesh].maxhullvert)
             self._bind_material(prim, geom.friction)
         _write_contact_attrs(prim, geom)
 

@@ -17,7 +17,9 @@ class Mesh:
         indices: (triangle_count * 3,) or (triangle_count, 3) int, counter-clockwise seen from outside.
         is_solid: if True, mass properties treat the mesh as a closed solid; else as a thin shell
             (mass properties then come from its convex hull volume is not attempted: it has no mass).
-        maxhullvert: upper bound on convex-hull vertices a solver may use.
+        maxhullvert: upper bound (>= 4) on the vertices of the convex hull the mesh collides as, or -1
+            for the full hull (MuJoCo's ``<mesh maxhullvert>``, whose default is -1; 64 here, PhysX's
+            default hull vertex limit). See :mod:`newton_gym.solvers.collision_hull` for the rule.
     """
 
     def __init__(self, vertices, indices, is_solid: bool = True, maxhullvert: int = 64):
@@ -31,6 +33,8 @@ class Mesh:
             raise ModelBuildError(f"mesh indices must lie in [0, {len(v) - 1}], got [{idx.min()}, {idx.max()}]")
         if not np.isfinite(v).all():
             raise ModelBuildError("mesh vertices hold NaN or inf")
+        if int(maxhullvert) != -1 and int(maxhullvert) < 4:
+            raise ModelBuildError(f"mesh maxhullvert must be -1 (no limit) or at least 4, got {maxhullvert}")
         self.vertices = v
         self.indices = idx.reshape(-1, 3)
         self.is_solid = bool(is_solid)

@@ -41,8 +41,9 @@ def _as_tuple(value, ctx=None):
     return tuple(value)
 
 
-def _positive_int(value, ctx=None):
-    return value if value > 0 else None
+def _hull_limit(value, ctx=None):
+    """MuJoCo's maxhullvert: -1 is no limit (MuJoCo's default), below 4 is invalid (left unresolved)."""
+    return value if value == -1 or value >= 4 else None
 
 
 def _mjc_angle(value, ctx):
@@ -75,7 +76,7 @@ class SchemaResolverMjc(SchemaResolver):
             "solimp": AttrSpec("mjc:solimp", _solimp, expects="floats", default=(0.9, 0.95, 0.001, 0.5, 2.0)),
             "contype": AttrSpec("mjc:contype", expects="int", default=1),
             "conaffinity": AttrSpec("mjc:conaffinity", expects="int", default=1),
-            "max_hull_vertices": AttrSpec("mjc:maxhullvert", _positive_int, expects="int"),
+            "max_hull_vertices": AttrSpec("mjc:maxhullvert", _hull_limit, expects="int"),
         },
         "material": {
             "mu_torsional": AttrSpec("mjc:torsionalfriction", default=0.005),
