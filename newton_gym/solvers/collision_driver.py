@@ -49,6 +49,7 @@ class Contacts(DeclaredFields):
 
     # Layout (host).
     pair_count: int = 0  # candidate shape pairs
+    convex_pair_count: int = 0  # pairs of a mesh with anything but a plane (collision_convex's)
     slot_count: int = 0  # contact slots (each pair owns its maximum contact count)
     pair_slots_host: np.ndarray = None  # (pair_count,) int64 slots of each pair
     pair_slot_start_host: np.ndarray = None  # (pair_count + 1,) int64 first slot of each pair
@@ -204,6 +205,7 @@ def _supported():
 def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, mesh_radius):
     c = Contacts()
     c.pair_count = len(pa)
+    c.convex_pair_count = int(((stype[pb] == GeoType.MESH) & (stype[pa] != GeoType.PLANE)).sum()) if len(pa) else 0
     slots = counts_table[stype[pa], stype[pb]] if len(pa) else np.zeros(0, np.int64)
     slot_start = np.concatenate([[0], np.cumsum(slots)])
     c.slot_count = int(slot_start[-1])
@@ -432,7 +434,8 @@ def collide(model, contacts: Contacts, body_q, span):
     primitive pairs and mesh-plane here, other mesh pairs in :func:`.collision_convex.collide_convex`."""
     if span[1] == 0:
         return
-    collide_convex(model, contacts, body_q, span)
+    if contacts.convex_pair_count:  # a model without mesh pairs never builds the convex kernels
+        collide_convex(model, contacts, body_q, span)
     wp.launch(
         _collide_kernel,
         dim=span[1],
