@@ -89,50 +89,56 @@ class TreeLayout:
 
 
 def build_tree_layout(model) -> TreeLayout:
-    """Derive the DOF tree and per-articulation blocks from the model's joint tables."""
-    art_start = model.articulation_start.numpy()
+    """Derive the DOF tree and per-articulation blocks from the model's joint tables (array operations over
+    every articulation joint at once; the result is that of walking the articulations' joints in order)."""
+    art_start = model.articulation_start.numpy().astype(np.int64)
     jtype = model.joint_type.numpy()
-    parent = model.joint_parent.numpy()
-    child = model.joint_child.numpy()
-    q_start = model.joint_q_start.numpy()
-    qd_start = model.joint_qd_start.numpy()
+    parent = model.joint_parent.numpy().astype(np.int64)
+    child = model.joint_child.numpy().astype(np.int64)
+    q_start = model.joint_q_start.numpy().astype(np.int64)
+    qd_start = model.joint_qd_start.numpy().astype(np.int64)
     art_world = model.articulation_world.numpy() if model.articulation_count else np.zeros(0, np.int32)
     nj, nd, nb = model.joint_count, model.joint_dof_count, model.body_count
+    nq = model.joint_coord_count
     j_dof_end = np.append(qd_start[1:], nd) if nj else np.zeros(0, np.int64)
     art_count = model.articulation_count
-    art_dof_start = np.zeros(art_count + 1, np.int64)
-    for a in range(art_count):
-        art_dof_start[a] = qd_start[art_start[a]] if art_start[a] < nj else nd
+    first = art_start[:art_count]
+    inside = first < nj
+    safe = np.minimum(first, max(nj - 1, 0))
+    art_dof_start = np.append(np.where(inside, qd_start[safe] if nj else 0, nd), 0)
     art_dof_start[art_count] = nd if art_count == 0 else j_dof_end[art_start[art_count] - 1]
     sizes = np.diff(art_dof_start)
     art_mat_start = np.concatenate([[0], np.cumsum(sizes * sizes)])
-    art_coord_start = np.zeros(art_count + 1, np.int64)
-    for a in range(art_count):
-        art_coord_start[a] = q_start[art_start[a]] if art_start[a] < nj else model.joint_coord_count
-    art_coord_start[art_count] = (
-        model.joint_coord_count
-        if art_count == 0
-        else (q_start[art_start[art_count]] if art_start[art_count] < nj else model.joint_coord_count)
-    )
+    last = art_start[art_count] if art_count else nj
+    art_coord_start = np.append(np.where(inside, q_start[safe] if nj else 0, nq), 0)
+    art_coord_start[art_count] = nq if art_count == 0 or last >= nj else q_start[last]
     dof_parent = np.full(nd, -1, np.int64)
     dof_art = np.full(nd, -1, np.int64)
     dof_coord = np.full(nd, -1, np.int64)
     dof_body = np.full(nd, -1, np.int64)
     body_dof_last = np.full(nb, -1, np.int64)
     body_art = np.full(nb, -1, np.int64)
-    for a in range(art_count):
-        for j in range(art_start[a], art_start[a + 1]):
-            d0, d1 = int(qd_start[j]), int(j_dof_end[j])
-            p, c = int(parent[j]), int(child[j])
-            up = body_dof_last[p] if p >= 0 else -1
-            for d in range(d0, d1):
-                dof_parent[d] = up if d == d0 else d - 1
-                dof_art[d] = a
-                dof_body[d] = c
-                if jtype[j] in (JointType.REVOLUTE, JointType.PRISMATIC, JointType.D6):
-                    dof_coord[d] = q_start[j] + (d - d0)
-            body_dof_last[c] = d1 - 1 if d1 > d0 else up
-            body_art[c] = a
+    # The articulations' joints in walking order, and each one's articulation.
+    lengths = np.diff(art_start)
+    joints = (
+        np.repeat(art_start[:-1], lengths) + np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    )
+    if len(joints):
+        arts = np.repeat(np.arange(art_count), lengths)
+        d0, d1, p, c = qd_start[joints], j_dof_end[joints], parent[joints], child[joints]
+        up, below = _dof_above(p, c, d0, d1)
+        counts = d1 - d0
+        dofs = np.repeat(d0, counts) + np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        at_start = dofs == np.repeat(d0, counts)
+        dof_parent[dofs] = np.where(at_start, np.repeat(up, counts), dofs - 1)
+        dof_art[dofs] = np.repeat(arts, counts)
+        dof_body[dofs] = np.repeat(c, counts)
+        scalar = np.isin(jtype[joints], (JointType.REVOLUTE, JointType.PRISMATIC, JointType.D6))
+        keep = np.repeat(scalar, counts)
+        dof_coord[dofs[keep]] = (np.repeat(q_start[joints] - d0, counts) + dofs)[keep]
+        writer = _last_writer(c)  # a body written twice keeps the later joint's values
+        body_dof_last[c[writer]] = below[writer]
+        body_art[c[writer]] = arts[writer]
     art_world = world_of(art_world)
     world_count = max(1, model.world_count)
     return TreeLayout(
@@ -150,3 +156,32 @@ def build_tree_layout(model) -> TreeLayout:
         body_art,
         world_count,
     )
+
+
+def _last_writer(child: np.ndarray) -> np.ndarray:
+    """Positions of the last occurrence of each distinct value of ``child``."""
+    order = np.argsort(child, kind="stable")
+    last = np.append(child[order][1:] != child[order][:-1], True)
+    return order[last]
+
+
+def _dof_above(parent, child, d0, d1):
+    """For joints in walking order with parent / child bodies and DOFs [d0, d1): (up, below), where up is the
+    last DOF moving the parent body when the joint is reached (the last DOF of the latest earlier joint whose
+    child it is, through DOF-less joints; -1 at a root) and below = d1 - 1, or up for a joint without DOFs."""
+    n = len(child)
+    pos = np.arange(n)
+    # The latest earlier joint whose child is this joint's parent body: the key (child, position) just below
+    # (parent, position) in sorted order, when it has that child.
+    key = np.sort(child * n + pos)
+    k = np.searchsorted(key, parent * n + pos, side="left") - 1
+    found = (parent >= 0) & (k >= 0) & (key[np.maximum(k, 0)] // n == parent)
+    source = np.where(found, key[np.maximum(k, 0)] % n, -1)
+    has = d1 > d0
+    below = np.where(has, d1 - 1, -1)
+    while True:  # DOF-less joints pass their parent's value on: one pass per level of such chains
+        up = np.where(source >= 0, below[np.maximum(source, 0)], -1)
+        nxt = np.where(has, d1 - 1, up)
+        if np.array_equal(nxt, below):
+            return up, below
+        below = nxt
