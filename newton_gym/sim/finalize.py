@@ -126,7 +126,19 @@ def _filter_pairs(builder):
     b = order[bounds[child[rep]] + local % np.maximum(cc[rep], 1)]
     joint_pairs = np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1)
     pairs = np.concatenate([builder.filter_pair_array(), joint_pairs.astype(np.int64)])
-    return np.unique(pairs, axis=0).astype(np.int32) if len(pairs) else np.zeros((0, 2), np.int32)
+    return unique_pairs(pairs).astype(np.int32)
+
+
+def unique_pairs(pairs: np.ndarray) -> np.ndarray:
+    """The distinct rows of a (k, 2) array of non-negative indices, sorted (what np.unique(pairs, axis=0)
+    gives, from one sort of the codes a * n + b instead of a row-wise sort)."""
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    if len(pairs) == 0:
+        return pairs
+    n = int(pairs.max()) + 1
+    codes = np.sort(pairs[:, 0] * n + pairs[:, 1])
+    codes = codes[np.concatenate([[True], codes[1:] != codes[:-1]])]
+    return np.stack([codes // n, codes % n], axis=1)
 
 
 def _arr(data, dtype, device, requires_grad=False):
@@ -311,15 +323,26 @@ def _world_starts(m, t, world_count, dev):
     jt = t["joint"].get("type")
     lin, ang = t["joint"].get("lin_count"), t["joint"].get("ang_count")
     dofs = (lin + ang).astype(np.int64)
-    coords = np.array([_coords(int(a), int(b)) for a, b in zip(jt, dofs)], dtype=np.int64) if len(jt) else dofs
-    cons = np.array([joint_constraint_count(JointType(int(a)), int(b)) for a, b in zip(jt, dofs)], dtype=np.int64)
+    coords, cons = _coords_and_constraints(jt, dofs)
     for name, per_joint in (("joint_dof", dofs), ("joint_coord", coords), ("joint_constraint", cons)):
         setattr(m, f"{name}_world_start", _arr(_weighted_start(jw, per_joint, world_count), wp.int32, dev))
     m.joint_constraint_count = int(cons.sum())
 
 
-def _coords(jtype, dofs):
-    return {JointType.BALL: 4, JointType.FREE: 7, JointType.DISTANCE: 7}.get(JointType(jtype), dofs)
+def _coords_and_constraints(jtype, dofs):
+    """(coordinates, constrained directions) of each joint, (joint_count,) int64 each: a ball has 4
+    coordinates, free and distance joints 7, the others one per DOF; constraints as
+    :func:`.types.joint_constraint_count`."""
+    jtype = np.asarray(jtype, dtype=np.int64)
+    known = np.isin(jtype, [int(t) for t in JointType])
+    if not known.all():
+        JointType(int(jtype[np.argmin(known)]))  # raises ValueError naming the unknown type
+    coords = dofs.copy()
+    coords[jtype == JointType.BALL] = 4
+    coords[(jtype == JointType.FREE) | (jtype == JointType.DISTANCE)] = 7
+    table = np.array([joint_constraint_count(t, 0) for t in sorted(JointType)], dtype=np.int64)
+    cons = np.where(jtype == JointType.D6, 6 - dofs, table[np.where(known, jtype, 0)])
+    return coords, cons
 
 
 def _weighted_start(entity_world, weight, world_count):

@@ -78,10 +78,14 @@ def accumulate_body_mass(
     keys = np.concatenate(
         [shape_type[sel, None].astype(np.float64), shape_scale[sel], shape_mesh[sel, None].astype(np.float64)], axis=1
     )
-    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    for k, key in enumerate(uniq):
-        idx = sel[inverse == k]
+    # Groups of equal keys in ascending key order (column 0 first), each in shape order: what
+    # np.unique(keys, axis=0) gives, from one lexsort instead of a row-wise sort of structured rows.
+    order = np.lexsort(keys.T[::-1])
+    sorted_keys = keys[order]
+    starts = np.nonzero(np.concatenate([[True], (sorted_keys[1:] != sorted_keys[:-1]).any(axis=1), [True]]))[0]
+    for k0, k1 in zip(starts[:-1], starts[1:]):
+        key = sorted_keys[k0]
+        idx = sel[order[k0:k1]]
         mesh = meshes[int(key[4])] if int(key[4]) >= 0 else None
         v, c, inertia = unit_mass_properties(int(key[0]), key[1:4], mesh)
         m = shape_density[idx] * v
