@@ -68,29 +68,41 @@ def _initial_simplex(p, eps):
 
 class _Builder:
     """Incremental hull: triangles (counter-clockwise from outside) with plane equations, and for each
-    point outside the hull the one triangle it is assigned to (its ``owner``) and its height above it."""
+    point outside the hull the one triangle it is assigned to (its ``owner``) and its height above it.
+    Triangle arrays grow by doubling; ``count`` of their rows are in use, dead or alive."""
 
     def __init__(self, p, eps):
         self.p, self.eps = p, eps
-        self.tris = np.zeros((0, 3), np.int64)
-        self.normal = np.zeros((0, 3))
-        self.offset = np.zeros(0)
-        self.alive = np.zeros(0, bool)
+        self.count = 0
+        self.tris = np.zeros((64, 3), np.int64)
+        self.normal = np.zeros((64, 3))
+        self.offset = np.zeros(64)
+        self.alive = np.zeros(64, bool)
         self.owner = np.full(len(p), -1, np.int64)
         self.height = np.zeros(len(p))
 
     def add_triangles(self, tris):
         """Append triangles (k, 3); returns their indices."""
         tris = np.asarray(tris, np.int64).reshape(-1, 3)
+        first, last = self.count, self.count + len(tris)
+        if last > len(self.tris):
+            grow = max(last, 2 * len(self.tris)) - len(self.tris)
+            self.tris = np.concatenate([self.tris, np.zeros((grow, 3), np.int64)])
+            self.normal = np.concatenate([self.normal, np.zeros((grow, 3))])
+            self.offset = np.concatenate([self.offset, np.zeros(grow)])
+            self.alive = np.concatenate([self.alive, np.zeros(grow, bool)])
         a, b, c = (self.p[tris[:, k]] for k in range(3))
         n = np.cross(b - a, c - a)
         n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-300)
-        first = len(self.tris)
-        self.tris = np.concatenate([self.tris, tris])
-        self.normal = np.concatenate([self.normal, n])
-        self.offset = np.concatenate([self.offset, np.einsum("ij,ij->i", n, a)])
-        self.alive = np.concatenate([self.alive, np.ones(len(tris), bool)])
-        return np.arange(first, len(self.tris))
+        self.tris[first:last] = tris
+        self.normal[first:last] = n
+        self.offset[first:last] = np.einsum("ij,ij->i", n, a)
+        self.alive[first:last] = True
+        self.count = last
+        return np.arange(first, last)
+
+    def live(self):
+        return np.nonzero(self.alive[: self.count])[0]
 
     def assign(self, points, tris):
         """Give each point the triangle among ``tris`` it is highest above; the others get -1."""
@@ -104,7 +116,7 @@ class _Builder:
         self.height[points] = top
 
     def vertex_count(self):
-        return len(np.unique(self.tris[self.alive]))
+        return len(np.unique(self.tris[self.live()]))
 
     def furthest(self):
         """The point furthest outside the hull (ties to the lowest index), or None."""
@@ -113,17 +125,21 @@ class _Builder:
 
     def add_point(self, q):
         """Replace the triangles visible from point q by a fan from q to their horizon."""
-        visible = np.nonzero(self.alive & (self.normal @ self.p[q] - self.offset > self.eps))[0]
+        used = slice(0, self.count)
+        seen = self.alive[used] & (self.normal[used] @ self.p[q] - self.offset[used] > self.eps)
+        visible = np.nonzero(seen)[0]
         edges = {(int(a), int(b)) for t in self.tris[visible] for a, b in _edges(t)}
         horizon = sorted((a, b) for a, b in edges if (b, a) not in edges)
         self.alive[visible] = False
-        orphans = np.nonzero(np.isin(self.owner, visible))[0]
+        dead = np.zeros(self.count + 1, bool)  # owner -1 reads the last (False) entry
+        dead[visible] = True
+        orphans = np.nonzero(dead[self.owner])[0]
         orphans = orphans[orphans != q]
         self.owner[q] = -1
         new = self.add_triangles([(a, b, q) for a, b in horizon])
         self.assign(orphans, new)
         lost = orphans[self.owner[orphans] < 0]  # outside a visible triangle, maybe outside a kept one
-        self.assign(lost, np.nonzero(self.alive)[0])
+        self.assign(lost, self.live())
 
 
 def _edges(tri):
@@ -150,7 +166,7 @@ def convex_hull(points, maxhullvert: int = -1) -> Hull:
         if q is None:
             break
         b.add_point(q)
-    live = np.nonzero(b.alive)[0]
+    live = b.live()
     return _polygons(p, b.tris[live], b.normal[live], eps)
 
 
@@ -181,15 +197,19 @@ def _polygons(p, tris, normals, eps):
     for i, j in zip(t1[same], t2[same]):
         root[find(i)] = find(j)
     group = np.asarray([find(i) for i in range(len(tris))])
+    order = np.argsort(group, kind="stable")
+    cuts = np.nonzero(np.diff(group[order]))[0] + 1
     loops, face_normals = [], []
-    for g in np.unique(group):
-        members = np.nonzero(group == g)[0]
+    for members in np.split(order, cuts):
         n = normals[members[0]]
+        face_normals.append(n)
+        if len(members) == 1:  # a lone triangle is its own face, already counter-clockwise
+            loops.append(tris[members[0]])
+            continue
         corners = np.unique(tris[members])
         u = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
         u /= np.linalg.norm(u)
         loops.append(corners[_hull_2d(p[corners] @ u, p[corners] @ np.cross(n, u), eps)])
-        face_normals.append(n)
     verts = np.unique(np.concatenate(loops))
     where = np.searchsorted(verts, np.concatenate(loops))
     faces = np.split(where, np.cumsum([len(f) for f in loops])[:-1])
