@@ -217,7 +217,8 @@ def set_invweights(model, layout, data, rows):
     """MuJoCo's body_invweight0 / dof_invweight0: mean diagonal of J M^-1 J^T for each body's COM
     translation and rotation, and diag(M^-1), at the state the smooth pipeline last evaluated (the
     model's initial state, with armature). Host computation, once, batched over the articulations of
-    each DOF count (thousands of worlds cost one batched inverse, not a Python loop per body)."""
+    each DOF count (thousands of worlds cost one batched inverse and a few batched products, not a Python
+    loop per body)."""
     mass = data.mass_matrix.numpy()
     cdof = data.cdof.numpy().reshape(-1, 6)
     ref = data.art_ref.numpy().reshape(-1, 3)
@@ -232,7 +233,8 @@ def set_invweights(model, layout, data, rows):
     art_start = np.asarray(layout.art_dof_start, dtype=np.int64)
     counts = np.diff(art_start)
     body_art = np.asarray(layout.body_art, dtype=np.int64)
-    minv_of = [None] * len(counts)  # articulation -> its (n, n) M^-1 (a view into its group's batch)
+    dof_parent = np.asarray(layout.dof_parent, dtype=np.int64)
+    groups = []  # (arts, their (A, n, n) M^-1) per DOF count n
     for n in np.unique(counts[counts > 0]):
         n = int(n)
         arts = np.nonzero(counts == n)[0]
@@ -240,8 +242,7 @@ def set_invweights(model, layout, data, rows):
         entries = np.asarray(layout.art_mat_start, dtype=np.int64)[arts][:, None] + np.arange(n * n)
         mats = mass[entries].reshape(-1, n, n) + armature[idx][:, :, None] * np.eye(n)
         minv = np.linalg.inv(mats)
-        for pos, a in enumerate(arts):
-            minv_of[a] = minv[pos]
+        groups.append((arts, minv))
         dof_w[idx] = np.diagonal(minv, axis1=1, axis2=2)
         dof_m[idx] = np.diagonal(mats, axis1=1, axis2=2)
         position = np.full(len(counts), -1)
@@ -249,7 +250,8 @@ def set_invweights(model, layout, data, rows):
         bodies = np.nonzero((body_art >= 0) & (position[np.maximum(body_art, 0)] >= 0))[0]
         if len(bodies) == 0:
             continue
-        group = position[body_art[bodies]]  # (B,) index into arts
+        bodies = bodies[np.argsort(position[body_art[bodies]], kind="stable")]  # articulation by articulation
+        group = position[body_art[bodies]]  # (B,) index into arts, ascending
         lever = transform_point(body_q[bodies], com_local[bodies]) - ref[arts[group]]
         # which DOFs move each body: its chain from its last DOF up through the DOF parents
         chain = np.zeros((len(bodies), n), dtype=bool)
@@ -258,14 +260,11 @@ def set_invweights(model, layout, data, rows):
         while (k >= 0).any():
             live = np.nonzero(k >= 0)[0]
             chain[live, k[live] - first[live]] = True
-            k[live] = np.asarray(layout.dof_parent, dtype=np.int64)[k[live]]
-        s = cdof[idx[group]]  # (B, n, 6)
-        jl = (s[..., :3] + np.cross(s[..., 3:], lever[:, None, :])) * chain[..., None]
-        ja = s[..., 3:] * chain[..., None]
-        mi = minv[group]
-        body_w[bodies, 0] = np.einsum("bni,bnm,bmi->b", jl, mi, jl) / 3.0
-        body_w[bodies, 1] = np.einsum("bni,bnm,bmi->b", ja, mi, ja) / 3.0
-    _joint_block_invweights(model, layout, minv_of, body_q, com_local, dof_w)
+            k[live] = dof_parent[k[live]]
+        trans, rot = _body_quadratics(cdof[idx], minv, group, lever, chain)
+        body_w[bodies, 0] = trans
+        body_w[bodies, 1] = rot
+    _joint_block_invweights(model, layout, groups, body_q, com_local, dof_w)
     rows.body_invweight.assign(body_w.astype(np.float32))
     rows.dof_invweight.assign(dof_w.astype(np.float32))
     # Newton's convergence scale, MuJoCo's 1 / (meaninertia max(1, nv)), per world.
@@ -276,31 +275,77 @@ def set_invweights(model, layout, data, rows):
     rows.world_scale.assign((1.0 / (np.maximum(mean, 1e-10) * np.maximum(count, 1))).astype(np.float32))
 
 
-def _joint_block_invweights(model, layout, minv_of, body_q, com_local, dof_w):
+def _body_quadratics(cdof, minv, group, lever, chain):
+    """trace(J^T M^-1 J) / 3 of each body's COM translation and rotation Jacobians J (n, 3), the columns
+    s_top + s_bottom x lever (translation) and s_bottom (rotation) of the DOFs in its ``chain``. ``cdof``
+    (A, n, 6) and ``minv`` (A, n, n) are per articulation, ``group`` (B,) ascending gives each body's. The
+    bodies of one articulation share one product M^-1 [J_b1 .. J_bm] (articulations with the same body count
+    are batched together)."""
+    trans, rot = np.zeros(len(group)), np.zeros(len(group))
+    starts = np.searchsorted(group, np.arange(len(minv) + 1))
+    per = np.diff(starts)
+    for m in np.unique(per[per > 0]):
+        arts = np.nonzero(per == m)[0]
+        take = starts[arts][:, None] + np.arange(m)  # (A, m) bodies of each articulation
+        s = cdof[arts][:, :, None, :]  # (A, n, 1, 6)
+        w, r = s[..., 3:], lever[take][:, None, :, :]  # angular parts, levers (A, 1, m, 3)
+        on = chain[take].transpose(0, 2, 1)[..., None]  # (A, n, m, 1)
+        cross = np.stack(
+            [
+                w[..., 1] * r[..., 2] - w[..., 2] * r[..., 1],
+                w[..., 2] * r[..., 0] - w[..., 0] * r[..., 2],
+                w[..., 0] * r[..., 1] - w[..., 1] * r[..., 0],
+            ],
+            axis=-1,
+        )
+        for out, jac in ((trans, (s[..., :3] + cross) * on), (rot, w * on)):
+            j = jac.reshape(len(arts), jac.shape[1], 3 * m)  # (A, n, 3 m): body-major columns
+            out[take] = (j * (minv[arts] @ j)).sum(axis=1).reshape(len(arts), m, 3).sum(axis=2) / 3.0
+    return trans, rot
+
+
+def _joint_block_invweights(model, layout, groups, body_q, com_local, dof_w):
     """MuJoCo's dof_invweight0 of free and ball joints: the mean diagonal of J M^-1 J^T over each 3-DOF
     block, with a free joint's linear block taken as MuJoCo's body-origin velocity v_com - w x (R c).
-    ``minv_of[a]`` is articulation a's inverse mass matrix."""
+    ``groups`` holds (articulations, their M^-1) per DOF count."""
     from ..sim.hostmath import transform_point
 
     jtype = model.joint_type.numpy()
-    qd_start = model.joint_qd_start.numpy()
+    qd_start = model.joint_qd_start.numpy().astype(np.int64)
     child = model.joint_child.numpy()
-    for j in np.nonzero((jtype == JointType.FREE) | (jtype == JointType.BALL))[0]:
-        d = int(qd_start[j])
-        a = int(layout.dof_art[d])
-        minv = minv_of[a]
-        n = minv.shape[0]
-        k = d - int(layout.art_dof_start[a])
-        if jtype[j] == JointType.BALL:
-            dof_w[d : d + 3] = np.trace(minv[k : k + 3, k : k + 3]) / 3.0
+    dof_art = np.asarray(layout.dof_art, dtype=np.int64)
+    art_start = np.asarray(layout.art_dof_start, dtype=np.int64)
+    blocks = np.nonzero((jtype == JointType.FREE) | (jtype == JointType.BALL))[0]
+    if len(blocks) == 0:
+        return
+    art = dof_art[qd_start[blocks]]
+    three = np.arange(3)
+    for arts, minv in groups:
+        position = np.full(len(art_start), -1)
+        position[arts] = np.arange(len(arts))
+        mine = position[art] >= 0
+        j, mi = blocks[mine], minv[position[art[mine]]]  # (J,), (J, n, n)
+        d = qd_start[j]
+        k = d - art_start[art[mine]]  # first DOF of the block inside its articulation
+        rot = np.where(jtype[j] == JointType.BALL, k, k + 3)  # the rotational block
+        dof_w[d[:, None] + np.where(jtype[j] == JointType.BALL, 0, 3)[:, None] + three] = (
+            mi[np.arange(len(j))[:, None], rot[:, None] + three, rot[:, None] + three].sum(axis=1) / 3.0
+        )[:, None]
+        free = np.nonzero(jtype[j] == JointType.FREE)[0]
+        if len(free) == 0:
             continue
-        c = int(child[j])
-        lever = transform_point(body_q[c], com_local[c]) - body_q[c][:3]
-        jac = np.zeros((3, n))
-        jac[:, k : k + 3] = np.eye(3)
-        jac[:, k + 3 : k + 6] = np.array([[0, -lever[2], lever[1]], [lever[2], 0, -lever[0]], [-lever[1], lever[0], 0]])
-        dof_w[d : d + 3] = np.trace(jac @ minv @ jac.T) / 3.0
-        dof_w[d + 3 : d + 6] = np.trace(minv[k + 3 : k + 6, k + 3 : k + 6]) / 3.0
+        c = child[j[free]]
+        lever = transform_point(body_q[c], com_local[c]) - body_q[c][:, :3]
+        jac = np.zeros((len(free), 3, mi.shape[1]))
+        rows_ = np.arange(len(free))[:, None]
+        jac[rows_, three, k[free][:, None] + three] = 1.0
+        skew = np.zeros((len(free), 3, 3))
+        skew[:, 0, 1], skew[:, 0, 2] = -lever[:, 2], lever[:, 1]
+        skew[:, 1, 0], skew[:, 1, 2] = lever[:, 2], -lever[:, 0]
+        skew[:, 2, 0], skew[:, 2, 1] = -lever[:, 1], lever[:, 0]
+        jac[rows_[:, :, None], three[:, None], (k[free] + 3)[:, None, None] + three] = skew
+        lin = (jac @ mi[free] * jac).sum(axis=(1, 2)) / 3.0
+        dof_w[d[free][:, None] + three] = lin[:, None]
 
 
 def _pair_articulations(model, layout, contacts):
