@@ -389,6 +389,7 @@ class SolverGeneralized(SolverBase):
             dt,
             self.iterations,
             span,
+            self.block_dim,
         )
         world_step.launch_finish(
             dev, span.worlds, self.block_dim, self._ranges, last, a["out"], a["integ"], a["fk_state"], a["health"]
@@ -410,7 +411,17 @@ class SolverGeneralized(SolverBase):
         smooth.factor_and_solve(model, tree, data, arts)
         collision_driver.collide(model, self.contacts, data.body_q, span.pairs)
         pgs.solve(
-            model, tree, data, self.rows, self._world_solver, state.joint_q, state.joint_qd, dt, self.iterations, span
+            model,
+            tree,
+            data,
+            self.rows,
+            self._world_solver,
+            state.joint_q,
+            state.joint_qd,
+            dt,
+            self.iterations,
+            span,
+            self.block_dim,
         )
         if last:  # the outputs describe the last substep's contacts
             pgs.contact_outputs(

@@ -96,11 +96,11 @@ def _clear_counts_kernel(first: int, counts: wp.array(dtype=int)):
     counts[wp.tid() + first] = 0
 
 
-def solve(model, tree, data, rows, world_solver, joint_q, joint_qd, dt, iterations, span):
-    """Fill the rows and solve the constraint forces of the worlds in ``span`` (a :class:`.partition.Span`);
-    writes their ``data.qacc_constraint``."""
+def solve(model, tree, data, rows, world_solver, joint_q, joint_qd, dt, iterations, span, block_dim=1):
+    """Fill the rows and solve the constraint forces of the worlds in ``span`` (a :class:`.partition.Span`),
+    one block of ``block_dim`` lanes per world; writes their ``data.qacc_constraint``."""
     constraint.make_rows(model, tree, data, rows, joint_q, span.rows)
-    world_solver.solve(data, joint_q, joint_qd, dt, iterations, span.worlds)
+    world_solver.solve(data, joint_q, joint_qd, dt, iterations, span.worlds, block_dim)
 
 
 def contact_outputs(model, data, contacts, rows, body_wrench, body_count, world_count, span):

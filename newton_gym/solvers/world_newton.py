@@ -22,24 +22,25 @@ the next solve, which starts from the cheaper of u = sum_c f_c Y_c and u = 0.
 
 Per world the active rows' Y are gathered into a dense (k, n) block over the world's n DOFs (``ydense``),
 with the ascending list of its non-zero columns (``ynz``; a row's Y is non-zero only on the DOF paths of
-its bodies), so row products and the Hessian's rank-one updates touch only those. Loops over rows or
-DOFs are written as strided loops over a lane index (one lane today) so that a block of lanes can share
-a world.
+its bodies), so row products and the Hessian's rank-one updates touch only those. The world's block
+of lanes (:mod:`.lanes`) shares the work: per-row passes are strided over rows, the gradient and the
+Hessian over DOFs (each lane owns rows of H and entries of the gradient, so no two lanes add into one
+entry), and every sum a decision depends on (costs, slopes, the gradient norm) is taken by every lane in
+the same order, so all lanes take the same branches and one lane gives bitwise what any number gives.
+The dense Cholesky solve and the final forces run on lane 0.
 """
 
 from __future__ import annotations
 
 import warp as wp
 
+from .lanes import block_sync
 from .spatial import dense_cholesky_solve
 from .world_tables import CONTACT, RowData, RowModel, TreeTables
 
 __all__ = ["newton_solve"]
 
 wp.set_module_options({"enable_backward": False})
-
-_LANE = wp.constant(0)
-_LANES = wp.constant(1)
 
 
 @wp.func
@@ -87,10 +88,12 @@ def _cone(x: wp.vec3, mu: float, d: wp.vec3):
 
 
 @wp.func
-def _gather(k: int, r0: int, yoff: int, wd0: int, wn: int, rm: RowModel, rd: RowData, tm: TreeTables):
+def _gather(
+    k: int, r0: int, yoff: int, wd0: int, wn: int, rm: RowModel, rd: RowData, tm: TreeTables, lane: int, lanes: int
+):
     """ydense[c, :] = Y of compact row c over the world's DOFs (zero off the row's articulations), and
-    its non-zero columns in ``ynz``."""
-    for c in range(_LANE, k, _LANES):
+    its non-zero columns in ``ynz`` (lanes over rows)."""
+    for c in range(lane, k, lanes):
         row = yoff + c * wn
         for a in range(wn):
             rd.ydense[row + a] = 0.0
@@ -144,10 +147,13 @@ def _cost(
     rm: RowModel,
     rd: RowData,
     u: wp.array(dtype=float),
+    lane: int,
+    lanes: int,
 ):
-    """Cost at u; also refreshes jar of every row."""
-    for c in range(_LANE, k, _LANES):
+    """Cost at u; also refreshes jar of every row (lanes over rows, then a barrier)."""
+    for c in range(lane, k, lanes):
         rd.jar[r0 + c] = rd.bias[r0 + c] + _dot_row(yoff + c * wn, rd.ynz_count[r0 + c], rd, u, wd0)
+    block_sync()
     return _cost_at_jar(k, r0, wd0, wn, mu, rm, rd, u)
 
 
@@ -155,7 +161,7 @@ def _cost(
 def _cost_at_jar(
     k: int, r0: int, wd0: int, wn: int, mu: wp.array(dtype=float), rm: RowModel, rd: RowData, u: wp.array(dtype=float)
 ):
-    """Cost at u with jar already current."""
+    """Cost at u with jar already current (every lane sums it, in the same order)."""
     total = float(0.0)
     for a in range(wn):
         total += 0.5 * u[wd0 + a] * u[wd0 + a]
@@ -173,39 +179,6 @@ def _cost_at_jar(
 
 
 @wp.func
-def _rank_one(row: int, count: int, hoff: int, wn: int, scale: float, rd: RowData):
-    """H += scale Y_c Y_c^T (lower triangle) over the row's non-zero columns."""
-    for t in range(_LANE, count, _LANES):
-        a = rd.ynz[row + t]
-        ya = scale * rd.ydense[row + a]
-        ha = hoff + a * wn
-        for t2 in range(t + 1):  # ynz ascends: columns b <= a
-            b = rd.ynz[row + t2]
-            rd.hess[ha + b] = rd.hess[ha + b] + ya * rd.ydense[row + b]
-
-
-@wp.func
-def _cone_block(row: int, hoff: int, wn: int, h: wp.mat33, rd: RowData):
-    """H += Y^T h Y (lower triangle) for the three rows of an elliptic contact starting at ydense ``row``."""
-    for a in range(_LANE, wn, _LANES):
-        ya = wp.vec3(rd.ydense[row + a], rd.ydense[row + wn + a], rd.ydense[row + 2 * wn + a])
-        if wp.length_sq(ya) > 0.0:
-            ha = h * ya
-            for b in range(a + 1):
-                yb = wp.vec3(rd.ydense[row + b], rd.ydense[row + wn + b], rd.ydense[row + 2 * wn + b])
-                rd.hess[hoff + a * wn + b] = rd.hess[hoff + a * wn + b] + wp.dot(ha, yb)
-
-
-@wp.func
-def _sub_force(row: int, count: int, f: float, wd0: int, rd: RowData):
-    """grad -= f Y_c."""
-    if f != 0.0:
-        for t in range(_LANE, count, _LANES):
-            a = rd.ynz[row + t]
-            rd.grad[wd0 + a] = rd.grad[wd0 + a] - f * rd.ydense[row + a]
-
-
-@wp.func
 def _hessian_and_gradient(
     k: int,
     r0: int,
@@ -216,34 +189,54 @@ def _hessian_and_gradient(
     mu: wp.array(dtype=float),
     rd: RowData,
     u: wp.array(dtype=float),
+    lane: int,
+    lanes: int,
 ):
     """Lower triangle of the Hessian at ``hess`` and the gradient u - sum f_c Y_c at ``grad``, from the
-    current jar."""
-    for a in range(_LANE, wn, _LANES):
-        rd.grad[wd0 + a] = u[wd0 + a]
+    current jar. Lanes over DOFs a: a lane owns row a of H and grad[a], and adds the rows' terms into them
+    in row order (each lane evaluates every row's zone)."""
+    for a in range(lane, wn, lanes):
+        g = u[wd0 + a]
+        ha = hoff + a * wn
         for b in range(a + 1):
             v = float(0.0)
             if a == b:
                 v = 1.0
-            rd.hess[hoff + a * wn + b] = v
-    c = int(0)
-    while c < k:
-        i = rd.act_list[r0 + c]
-        row = yoff + c * wn
-        if rd.cone[r0 + c] != 0:
-            _cost_c, f, h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
-            for e in range(3):
-                _sub_force(row + e * wn, rd.ynz_count[r0 + c + e], f[e], wd0, rd)
-            if h[0, 0] > 0.0:
-                _cone_block(row, hoff, wn, h, rd)
-            c += 3
-            continue
-        zone = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])
-        count = rd.ynz_count[r0 + c]
-        _sub_force(row, count, zone[1], wd0, rd)
-        if zone[2] > 0.0:
-            _rank_one(row, count, hoff, wn, zone[2], rd)
-        c += 1
+            rd.hess[ha + b] = v
+        c = int(0)
+        while c < k:
+            i = rd.act_list[r0 + c]
+            row = yoff + c * wn
+            if rd.cone[r0 + c] != 0:
+                _cost_c, f, h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
+                y3 = wp.vec3(rd.ydense[row + a], rd.ydense[row + wn + a], rd.ydense[row + 2 * wn + a])
+                for e in range(3):
+                    if f[e] != 0.0 and y3[e] != 0.0:
+                        g = g - f[e] * y3[e]
+                # H += Y^T h Y over the contact's three rows.
+                if h[0, 0] > 0.0 and wp.length_sq(y3) > 0.0:
+                    hy = h * y3
+                    for b in range(a + 1):
+                        yb = wp.vec3(rd.ydense[row + b], rd.ydense[row + wn + b], rd.ydense[row + 2 * wn + b])
+                        rd.hess[ha + b] = rd.hess[ha + b] + wp.dot(hy, yb)
+                c += 3
+                continue
+            y = rd.ydense[row + a]
+            if y != 0.0:
+                zone = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])
+                if zone[1] != 0.0:
+                    g = g - zone[1] * y
+                if zone[2] > 0.0:
+                    # H += D Y_c Y_c^T over the row's non-zero columns b <= a (ynz ascends).
+                    dy = zone[2] * y
+                    count = rd.ynz_count[r0 + c]
+                    for t in range(count):
+                        b = rd.ynz[row + t]
+                        if b > a:
+                            break
+                        rd.hess[ha + b] = rd.hess[ha + b] + dy * rd.ydense[row + b]
+            c += 1
+        rd.grad[wd0 + a] = g
 
 
 @wp.func
@@ -283,16 +276,20 @@ def _line_search(
     rm: RowModel,
     rd: RowData,
     u: wp.array(dtype=float),
+    lane: int,
+    lanes: int,
 ):
     """Exact minimum along p = ``search`` of the convex cost: 1-D Newton steps kept inside a bracket
-    [lo, hi] of the slope's sign change, until the slope is 1 % of its start."""
+    [lo, hi] of the slope's sign change, until the slope is 1 % of its start. jv per row by lanes; the
+    slopes by every lane alike, so every lane returns the same step."""
     up = float(0.0)
     pp = float(0.0)
     for a in range(wn):
         up += u[wd0 + a] * rd.search[wd0 + a]
         pp += rd.search[wd0 + a] * rd.search[wd0 + a]
-    for c in range(_LANE, k, _LANES):
+    for c in range(lane, k, lanes):
         rd.jv[r0 + c] = _dot_row(yoff + c * wn, rd.ynz_count[r0 + c], rd, rd.search, wd0)
+    block_sync()
     s = _slope(0.0, up, pp, k, r0, mu, rm, rd)
     if s[0] >= 0.0:
         return 0.0
@@ -317,10 +314,17 @@ def _line_search(
 
 @wp.func
 def _mark_cones(
-    k: int, r0: int, rm: RowModel, rd: RowData, pair_mu: wp.array(dtype=float), slot_pair: wp.array(dtype=int)
+    k: int,
+    r0: int,
+    rm: RowModel,
+    rd: RowData,
+    pair_mu: wp.array(dtype=float),
+    slot_pair: wp.array(dtype=int),
+    lane: int,
+    lanes: int,
 ):
     """rd.cone[c] = 1 on the normal row of each elliptic contact, with its friction in rd.cone_mu[c]."""
-    for c in range(_LANE, k, _LANES):
+    for c in range(lane, k, lanes):
         i = rd.act_list[r0 + c]
         cone = int(0)
         if rm.kind[i] == CONTACT:
@@ -343,69 +347,86 @@ def newton_solve(
     pair_mu: wp.array(dtype=float),
     slot_pair: wp.array(dtype=int),
     u: wp.array(dtype=float),
+    lane: int,
+    lanes: int,
 ):
     """Primal Newton solve of world w's k active rows (compact r0 .. r0 + k - 1, their Y, bias, reg and
-    warm-start forces filled). Leaves u = L (qacc - qacc_smooth) in ``u`` at the world's DOFs (zero on
-    entry) and each row's force in ``rd.force``."""
+    warm-start forces filled), by the ``lanes`` lanes of the world's block (every lane calls it). Leaves
+    u = L (qacc - qacc_smooth) in ``u`` at the world's DOFs (zero on entry) and each row's force in
+    ``rd.force``."""
     wd0 = rm.world_dof_start[w]
     wn = rm.world_dof_start[w + 1] - wd0
     yoff = rm.ydense_start[w]
     hoff = rm.hess_start[w]
     mu = rd.cone_mu
-    _gather(k, r0, yoff, wd0, wn, rm, rd, tm)
-    _mark_cones(k, r0, rm, rd, pair_mu, slot_pair)
-    for c in range(_LANE, k, _LANES):  # at u = 0, jar is the bias
+    _gather(k, r0, yoff, wd0, wn, rm, rd, tm, lane, lanes)
+    _mark_cones(k, r0, rm, rd, pair_mu, slot_pair, lane, lanes)
+    for c in range(lane, k, lanes):  # at u = 0, jar is the bias
         rd.jar[r0 + c] = rd.bias[r0 + c]
+    block_sync()
     cold = _cost_at_jar(k, r0, wd0, wn, mu, rm, rd, u)
-    # Warm start: u = sum f_c Y_c of the previous step's forces, kept only when it costs less than u = 0.
-    for c in range(k):
-        fw = rd.cforce[r0 + c]
-        if fw != 0.0:
-            row = yoff + c * wn
-            for t in range(_LANE, rd.ynz_count[r0 + c], _LANES):
-                a = rd.ynz[row + t]
-                u[wd0 + a] = u[wd0 + a] + fw * rd.ydense[row + a]
-    cost = _cost(k, r0, yoff, wd0, wn, mu, rm, rd, u)
+    block_sync()  # every lane has summed the cost (it reads u) before u moves
+    # Warm start: u = sum f_c Y_c of the previous step's forces, kept only when it costs less than u = 0
+    # (lanes over DOFs, rows in order).
+    for a in range(lane, wn, lanes):
+        ua = u[wd0 + a]
+        for c in range(k):
+            fw = rd.cforce[r0 + c]
+            y = rd.ydense[yoff + c * wn + a]
+            if fw != 0.0 and y != 0.0:
+                ua = ua + fw * y
+        u[wd0 + a] = ua
+    block_sync()
+    cost = _cost(k, r0, yoff, wd0, wn, mu, rm, rd, u, lane, lanes)
     if cost > cold:
-        for a in range(_LANE, wn, _LANES):
+        block_sync()  # every lane has summed the cost before u and jar move
+        for a in range(lane, wn, lanes):
             u[wd0 + a] = 0.0
-        for c in range(_LANE, k, _LANES):
+        for c in range(lane, k, lanes):
             rd.jar[r0 + c] = rd.bias[r0 + c]
         cost = cold
+        block_sync()
     scale = rm.world_scale[w]
     done = int(0)
     for _it in range(iterations):
-        _hessian_and_gradient(k, r0, yoff, hoff, wd0, wn, mu, rd, u)
-        gnorm = float(0.0)
-        for a in range(_LANE, wn, _LANES):
+        _hessian_and_gradient(k, r0, yoff, hoff, wd0, wn, mu, rd, u, lane, lanes)
+        for a in range(lane, wn, lanes):
             rd.grad[wd0 + a] = -rd.grad[wd0 + a]
+        block_sync()
+        gnorm = float(0.0)
+        for a in range(wn):
             gnorm += rd.grad[wd0 + a] * rd.grad[wd0 + a]
         if scale * wp.sqrt(gnorm) < tolerance:
             break
         done += 1
-        dense_cholesky_solve(rd.hess, hoff, wn, rd.grad, wd0, rd.search, wd0)  # H >= I: pivots >= 1
-        alpha = _line_search(k, r0, yoff, wd0, wn, rm.ls_iterations, mu, rm, rd, u)
+        if lane == 0:
+            dense_cholesky_solve(rd.hess, hoff, wn, rd.grad, wd0, rd.search, wd0)  # H >= I: pivots >= 1
+        block_sync()
+        alpha = _line_search(k, r0, yoff, wd0, wn, rm.ls_iterations, mu, rm, rd, u, lane, lanes)
         if alpha == 0.0:
             break
-        for a in range(_LANE, wn, _LANES):
+        block_sync()  # every lane has taken its last slope (which reads jar) before jar moves
+        for a in range(lane, wn, lanes):
             u[wd0 + a] = u[wd0 + a] + alpha * rd.search[wd0 + a]
-        for c in range(_LANE, k, _LANES):  # jar is linear in u: step it along jv = Y . p
+        for c in range(lane, k, lanes):  # jar is linear in u: step it along jv = Y . p
             rd.jar[r0 + c] = rd.jar[r0 + c] + alpha * rd.jv[r0 + c]
+        block_sync()
         new_cost = _cost_at_jar(k, r0, wd0, wn, mu, rm, rd, u)
         improvement = cost - new_cost
         cost = new_cost
         # MuJoCo's test (scaled improvement), or no change float32 can resolve.
         if scale * improvement < tolerance or improvement <= 1.0e-6 * cost:
             break
-    rd.niter[w] = done
-    c = int(0)
-    while c < k:
-        i = rd.act_list[r0 + c]
-        if rd.cone[r0 + c] != 0:
-            _cost_c, fc, _h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
-            for e in range(3):
-                rd.force[rd.act_list[r0 + c + e]] = fc[e]
-            c += 3
-        else:
-            rd.force[i] = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])[1]
-            c += 1
+    if lane == 0:
+        rd.niter[w] = done
+        c = int(0)
+        while c < k:
+            i = rd.act_list[r0 + c]
+            if rd.cone[r0 + c] != 0:
+                _cost_c, fc, _h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
+                for e in range(3):
+                    rd.force[rd.act_list[r0 + c + e]] = fc[e]
+                c += 3
+            else:
+                rd.force[i] = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])[1]
+                c += 1

@@ -27,6 +27,7 @@ import warp as wp
 
 from ..errors import ModelBuildError
 from .constraint import MAX_ROW_FLOATS
+from .lanes import block_sync
 from .spatial import ltl_solve
 from .world_newton import newton_solve
 from .world_pgs import dense_block, pgs_dense_box, residual, row_axpy, row_mu, set_force
@@ -61,14 +62,56 @@ def _world_kernel(
     rd: RowData,
     qacc_c: wp.array(dtype=float),
 ):
-    """One thread per world w: fill and list its active rows, build its dense Delassus block (or keep
-    the matrix-free form), solve by PGS (with subspace minimization on dense pyramidal blocks) and
-    write qacc_constraint of its articulations (steps 1-6 of the module docstring)."""
-    w = wp.tid() + first
-    for ia in range(rm.world_art_start[w], rm.world_art_start[w + 1]):
+    """One block per world w: fill and list its active rows (lane 0), build its dense Delassus block (or
+    keep the matrix-free form), solve by Newton (every lane) or PGS (with subspace minimization on dense
+    pyramidal blocks; lane 0) and write qacc_constraint of its articulations (steps 1-6 of the module
+    docstring)."""
+    block, lane = wp.tid()
+    w = block + first
+    lanes = wp.block_dim()
+    for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
         a = rm.world_arts[ia]
         for d in range(tm.art_dof_start[a], tm.art_dof_start[a + 1]):
             qacc_c[d] = 0.0
+    k = int(0)
+    if lane == 0:
+        k = _assemble(w, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_q, joint_qd)
+    # every lane learns k (the broadcast is a barrier: the rows lane 0 filled are visible after it)
+    k = wp.tile_from_thread(shape=1, value=k, thread_idx=0, storage="shared")[0]
+    if k == 0:
+        if rm.newton != 0 and lane == 0:
+            rd.niter[w] = 0
+        return
+    r0 = rm.world_row_start[w]
+    if rm.newton != 0:
+        newton_solve(k, r0, w, iterations, tolerance, rm, rd, tm, cm.pair_mu, cm.slot_pair, qacc_c, lane, lanes)
+    elif lane == 0:
+        _pgs(k, r0, w, iterations, tolerance, rm, rd, cm, tm, qacc_c)
+    block_sync()
+    # qacc_constraint = M^-1 J^T f = L^-1 (Y f).
+    for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
+        a = rm.world_arts[ia]
+        d0 = tm.art_dof_start[a]
+        ltl_solve(chol, tm.art_mat_start[a], tm.art_dof_start[a + 1] - d0, d0, tm.dof_parent, qacc_c, d0)
+
+
+@wp.func
+def _assemble(
+    w: int,
+    dt: float,
+    rm: RowModel,
+    rd: RowData,
+    cm: ContactTables,
+    tm: TreeTables,
+    art_ref: wp.array(dtype=wp.vec3),
+    cdof: wp.array(dtype=wp.spatial_vector),
+    chol: wp.array(dtype=wp.float64),
+    qacc_smooth: wp.array(dtype=float),
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
+):
+    """Steps 1-3 for world w: switch its rows on or off, fill them and list the active ones compactly from
+    r0; returns their count k."""
     r0 = rm.world_row_start[w]
     r1 = rm.world_row_start[w + 1]
     k = int(0)
@@ -107,18 +150,27 @@ def _world_kernel(
             finish_row(i, r0 + k, dt, stiff, rm, rd, tm, chol, qacc_smooth, joint_qd)
             k += 1
         i += 1
-    if k == 0:
-        if rm.newton != 0:
-            rd.niter[w] = 0
-        return
-    if rm.newton != 0:
-        newton_solve(k, r0, w, iterations, tolerance, rm, rd, tm, cm.pair_mu, cm.slot_pair, qacc_c)
-        iterations = 0
+    return k
+
+
+@wp.func
+def _pgs(
+    k: int,
+    r0: int,
+    w: int,
+    iterations: int,
+    tolerance: float,
+    rm: RowModel,
+    rd: RowData,
+    cm: ContactTables,
+    tm: TreeTables,
+    qacc_c: wp.array(dtype=float),
+):
+    """Steps 4-5 by PGS for world w's k active rows: dense block (or matrix-free), sweeps, forces, and
+    J^T f accumulated into ``qacc_c`` (u of the final L^-1 solve)."""
     dense = int(0)
     moff = rm.dense_start[w]
-    if rm.newton != 0:
-        dense = 2  # u = L (qacc - qacc_smooth) is already in qacc_c
-    elif k <= rm.dense_cap[w]:
+    if k <= rm.dense_cap[w]:
         dense = 1
         dense_block(k, r0, moff, rm, rd, tm)
     else:
@@ -183,18 +235,12 @@ def _world_kernel(
             c += 1
         if change <= tolerance * scale:
             break
-    if dense != 2:
-        for c in range(k):
-            i = rd.act_list[r0 + c]
-            f = rd.cforce[r0 + c]
-            rd.force[i] = f
-            if dense != 0 and f != 0.0:
-                row_axpy(i, f, rm, rd, tm, qacc_c)
-    # qacc_constraint = M^-1 J^T f = L^-1 (Y f).
-    for ia in range(rm.world_art_start[w], rm.world_art_start[w + 1]):
-        a = rm.world_arts[ia]
-        d0 = tm.art_dof_start[a]
-        ltl_solve(chol, tm.art_mat_start[a], tm.art_dof_start[a + 1] - d0, d0, tm.dof_parent, qacc_c, d0)
+    for c in range(k):
+        i = rd.act_list[r0 + c]
+        f = rd.cforce[r0 + c]
+        rd.force[i] = f
+        if dense != 0 and f != 0.0:
+            row_axpy(i, f, rm, rd, tm, qacc_c)
 
 
 def world_dof_start(layout, arts=None, art_start=None) -> np.ndarray:
@@ -318,14 +364,15 @@ class WorldSolver:
         self.count = rows.count
         self.worlds = worlds
 
-    def solve(self, data, joint_q, joint_qd, dt, iterations, span):
+    def solve(self, data, joint_q, joint_qd, dt, iterations, span, block_dim: int = 1):
         """Assemble and solve the worlds in ``span`` = (first, count); writes their
-        ``data.qacc_constraint``."""
+        ``data.qacc_constraint``; one block of ``block_dim`` lanes per world."""
         if self.count == 0 or span[1] == 0:
             return
-        wp.launch(
+        wp.launch_tiled(
             _world_kernel,
-            dim=span[1],
+            dim=[span[1]],
+            block_dim=int(block_dim),
             device=self.model.device,
             inputs=[
                 span[0],
@@ -341,6 +388,7 @@ class WorldSolver:
                 data.qacc_smooth,
                 joint_q,
                 joint_qd,
+                self.rd,
+                data.qacc_constraint,
             ],
-            outputs=[self.rd, data.qacc_constraint],
         )

@@ -25,6 +25,7 @@ import warp as wp
 from ..sim.kinematics import FkArgs, fk_articulation
 from ..sim.stage_args import pack
 from .forward import HealthArgs, IntegrateArgs, health_world, integrate_articulation
+from .lanes import block_sync
 from .passive import ActuatorArgs, PassiveArgs, actuator_force, passive_dof
 from .smooth import (
     CrbArgs,
@@ -45,12 +46,6 @@ __all__ = ["WorldRanges", "upload_ranges", "launch_smooth", "launch_finish", "de
 def default_block_dim(device) -> int:
     """Lanes per world block: 32 (one warp) on CUDA, 1 on the CPU."""
     return 1 if device.is_cpu else 32
-
-
-@wp.func_native("WP_TILE_SYNC();")
-def block_sync():
-    """Barrier across the lanes of a block (``__syncthreads`` on CUDA; a fiber switch on the CPU)."""
-    ...
 
 
 @wp.struct

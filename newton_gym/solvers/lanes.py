@@ -1,0 +1,20 @@
+"""Lanes of a world block: the barrier between passes that read other lanes' results.
+
+A per-world kernel launched with ``wp.launch_tiled(..., block_dim=n)`` runs n lanes per world; strided
+loops (``for i in range(first + lane, end, lanes)``) share the world's entities. On CUDA a block is a
+thread block; on the CPU Warp runs its lanes as cooperative fibers when ``wp.config.enable_cpu_blocks`` is
+set (else one lane). Every lane must reach every barrier: call it only under conditions that are the
+same for the whole block.
+"""
+
+from __future__ import annotations
+
+import warp as wp
+
+__all__ = ["block_sync"]
+
+
+@wp.func_native("WP_TILE_SYNC();")
+def block_sync():
+    """Barrier across the lanes of a block (``__syncthreads`` on CUDA; a fiber switch on the CPU)."""
+    ...

@@ -1,0 +1,128 @@
+"""The per-world block passes (newton_gym.solvers.world_step): 32 lanes per world equal one lane, one lane
+equals the staged per-stage launches, and a substep is at most four launches.
+
+Warp runs the lanes of a CPU block as cooperative fibers only with ``wp.config.enable_cpu_blocks``; the
+fixture turns it on, so these are the GPU-shaped code paths run on the CPU.
+"""
+
+import mujoco
+import numpy as np
+import pytest
+import warp as wp
+from mujoco_builder import builder_from_mujoco
+from solver_helpers import ant_control, ant_path, pendulum_xml
+
+import newton_gym as ng
+from newton_gym.errors import SolverError
+from newton_gym.solvers import Actuators, SolverGeneralized
+
+STEPS = 200
+
+
+@pytest.fixture(autouse=True)
+def cpu_blocks(monkeypatch):
+    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
+
+
+def _humanoid_path() -> str:
+    import os
+
+    from gymnasium.envs.mujoco import humanoid_v5
+
+    return os.path.join(os.path.dirname(humanoid_v5.__file__), "assets", "humanoid.xml")
+
+
+def _scene(kind: str):
+    """(model, actuators) of 3 Ant worlds, 2 Humanoid worlds, or mixed worlds: Ant; Ant + a double pendulum
+    + a triple pendulum in one world (three articulations for the lanes to share); a double pendulum."""
+    ant_b, ant_act, _ = builder_from_mujoco(mujoco.MjModel.from_xml_path(ant_path()))
+    hum_b, hum_act, _ = builder_from_mujoco(mujoco.MjModel.from_xml_path(_humanoid_path()))
+    pend2, _, _ = builder_from_mujoco(mujoco.MjModel.from_xml_string(pendulum_xml(2)))
+    pend3, _, _ = builder_from_mujoco(mujoco.MjModel.from_xml_string(pendulum_xml(3)))
+    worlds = {
+        "ant": [[(ant_b, ant_act)]] * 3,
+        "humanoid": [[(hum_b, hum_act)]] * 2,
+        "mixed": [[(ant_b, ant_act)], [(ant_b, ant_act), (pend2, None), (pend3, None)], [(pend2, None)]],
+    }[kind]
+    scene = ng.ModelBuilder()
+    scene.add_ground_plane()
+    records, dof0 = [], 0
+    for w, members in enumerate(worlds):
+        scene.begin_world(gravity=(0.0, 0.0, -9.81 + 0.2 * w))
+        for builder, act in members:
+            scene.add_builder(builder, xform=wp.transform((0.0, 2.0 * len(records), 0.0), wp.quat_identity()))
+            if act is not None:
+                records.append((act, dof0))
+            dof0 += builder.joint_dof_count
+        scene.end_world()
+    model = scene.finalize("cpu")
+    acts = Actuators(
+        np.concatenate([a.dof + d0 for a, d0 in records]),
+        np.concatenate([a.gear for a, _ in records]),
+        np.concatenate([a.ctrl_range for a, _ in records]),
+        np.concatenate([a.force_range for a, _ in records]),
+    )
+    return model, acts
+
+
+def _run(kind: str, block_dim: int, staged: bool = False, monkeypatch=None):
+    model, acts = _scene(kind)
+    if staged:
+        monkeypatch.setattr(SolverGeneralized, "_world_blocks", lambda self: None)
+    dt = 0.01 if kind != "humanoid" else 0.003
+    solver = SolverGeneralized(model, substeps=2, actuators=acts, block_dim=block_dim)
+    if staged:
+        monkeypatch.undo()
+    assert (solver._ranges is None) == staged
+    state = model.state()
+    rng = np.random.default_rng(3)
+    ant = ant_control(STEPS)
+    touching = 0
+    for i in range(STEPS):
+        ctrl = rng.uniform(-1.0, 1.0, acts.count).astype(np.float32)
+        if kind != "humanoid":
+            ctrl = np.tile(ant[i], acts.count // 8).astype(np.float32)
+        solver.ctrl.assign(ctrl)
+        solver.step(state, state, None, dt)
+        if i % 20 == 0:
+            touching += int(solver.world_contact_count.numpy().sum() > 0)
+    outs = (state.joint_q, state.joint_qd, state.body_q, solver.body_contact_wrench, solver.world_contact_count)
+    return [a.numpy().copy() for a in outs] + [touching], solver
+
+
+@pytest.mark.parametrize("kind", ["ant", "humanoid", "mixed"])
+def test_32_lanes_equal_one_lane_and_the_staged_launches(kind, monkeypatch):
+    one, solver = _run(kind, 1)
+    assert np.isfinite(one[0]).all() and not solver.world_unhealthy.numpy().any()
+    lanes, _ = _run(kind, 32)
+    staged, _ = _run(kind, 1, staged=True, monkeypatch=monkeypatch)
+    for a, b, c in zip(one, lanes, staged):
+        np.testing.assert_allclose(b, a, rtol=0.0, atol=1e-5)
+        np.testing.assert_array_equal(c, a)  # one lane runs every entity's code in the staged order
+    assert one[-1] >= 5  # the robots touch the ground at most samples: the contact outputs are exercised
+
+
+def test_a_substep_is_at_most_four_launches(monkeypatch):
+    model, acts = _scene("ant")
+    solver = SolverGeneralized(model, substeps=3, actuators=acts)
+    state = model.state()
+    solver.step(state, state, None, 0.01)  # loads the modules
+    launched = []
+    for name in ("launch", "launch_tiled"):
+        original = getattr(wp, name)
+
+        def counted(kernel, *args, _original=original, **kwargs):
+            launched.append(kernel.key)
+            return _original(kernel, *args, **kwargs)
+
+        monkeypatch.setattr(wp, name, counted)
+    solver.step(state, state, None, 0.01)
+    assert len(launched) == 4 * 3, launched
+    assert launched[:4] == ["_smooth_kernel", "_collide_kernel", "_world_kernel", "_finish_kernel"]
+
+
+def test_block_dim_is_checked():
+    model, acts = _scene("ant")
+    with pytest.raises(SolverError, match="block_dim"):
+        SolverGeneralized(model, actuators=acts, block_dim=0)
+    assert SolverGeneralized(model, actuators=acts).block_dim == 1  # the CPU default
