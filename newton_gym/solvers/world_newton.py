@@ -35,7 +35,6 @@ from __future__ import annotations
 import warp as wp
 
 from .lanes import block_sync
-from .spatial import dense_cholesky_solve
 from .world_tables import CONTACT, RowData, RowModel, TreeTables
 
 __all__ = ["newton_solve"]
@@ -335,6 +334,52 @@ def _mark_cones(
 
 
 @wp.func
+def _cholesky_solve(
+    a: wp.array(dtype=float),
+    off: int,
+    n: int,
+    b: wp.array(dtype=float),
+    b_off: int,
+    x: wp.array(dtype=float),
+    x_off: int,
+    lane: int,
+    lanes: int,
+):
+    """:func:`.spatial.dense_cholesky_solve` by a block of lanes (every lane calls it; bitwise the same
+    result): column j's pivot by every lane alike, its entries below the pivot strided over lanes, a
+    barrier per column; the two triangular solves on lane 0, then a barrier."""
+    for j in range(n):
+        rj = off + j * n
+        p = a[rj + j]
+        for t in range(j):
+            p -= a[rj + t] * a[rj + t]
+        d = wp.sqrt(wp.max(p, 1.0e-20))
+        for i in range(j + 1 + lane, n, lanes):
+            ri = off + i * n
+            v = a[ri + j]
+            for t in range(j):
+                v -= a[ri + t] * a[rj + t]
+            a[ri + j] = v / d
+        block_sync()  # every lane has read the pivot's row before lane 0 overwrites its diagonal
+        if lane == 0:
+            a[rj + j] = d
+    if lane == 0:
+        for i in range(n):
+            ri = off + i * n
+            v = b[b_off + i]
+            for t in range(i):
+                v -= a[ri + t] * x[x_off + t]
+            x[x_off + i] = v / a[ri + i]
+        for ii in range(n):
+            i = n - 1 - ii
+            v = x[x_off + i]
+            for t in range(i + 1, n):
+                v -= a[off + t * n + i] * x[x_off + t]
+            x[x_off + i] = v / a[off + i * n + i]
+    block_sync()
+
+
+@wp.func
 def newton_solve(
     k: int,
     r0: int,
@@ -399,9 +444,7 @@ def newton_solve(
         if scale * wp.sqrt(gnorm) < tolerance:
             break
         done += 1
-        if lane == 0:
-            dense_cholesky_solve(rd.hess, hoff, wn, rd.grad, wd0, rd.search, wd0)  # H >= I: pivots >= 1
-        block_sync()
+        _cholesky_solve(rd.hess, hoff, wn, rd.grad, wd0, rd.search, wd0, lane, lanes)  # H >= I: pivots >= 1
         alpha = _line_search(k, r0, yoff, wd0, wn, rm.ls_iterations, mu, rm, rd, u, lane, lanes)
         if alpha == 0.0:
             break
