@@ -178,6 +178,14 @@ def _cost_at_jar(
 
 
 @wp.func
+def _is_tangent(c: int, r0: int, rd: RowData):
+    """Whether compact row c is a tangent row of an elliptic contact (its normal is row c - 1 or c - 2)."""
+    if c >= 1 and rd.cone[r0 + c - 1] != 0:
+        return True
+    return c >= 2 and rd.cone[r0 + c - 2] != 0
+
+
+@wp.func
 def _hessian_and_gradient(
     k: int,
     r0: int,
@@ -192,8 +200,18 @@ def _hessian_and_gradient(
     lanes: int,
 ):
     """Lower triangle of the Hessian at ``hess`` and the gradient u - sum f_c Y_c at ``grad``, from the
-    current jar. Lanes over DOFs a: a lane owns row a of H and grad[a], and adds the rows' terms into them
-    in row order (each lane evaluates every row's zone)."""
+    current jar. First each row's force and local Hessian D (``zone``; lanes over rows), then lanes over
+    DOFs a: a lane owns row a of H and grad[a] and adds the rows' terms into them in row order."""
+    for c in range(lane, k, lanes):
+        i = rd.act_list[r0 + c]
+        if rd.cone[r0 + c] != 0:
+            _cost_c, f, _h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
+            for e in range(3):
+                rd.zone[r0 + c + e] = wp.vec2(f[e], 0.0)
+        elif not _is_tangent(c, r0, rd):
+            zone = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])
+            rd.zone[r0 + c] = wp.vec2(zone[1], zone[2])
+    block_sync()
     for a in range(lane, wn, lanes):
         g = u[wd0 + a]
         ha = hoff + a * wn
@@ -204,30 +222,31 @@ def _hessian_and_gradient(
             rd.hess[ha + b] = v
         c = int(0)
         while c < k:
-            i = rd.act_list[r0 + c]
             row = yoff + c * wn
             if rd.cone[r0 + c] != 0:
-                _cost_c, f, h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
                 y3 = wp.vec3(rd.ydense[row + a], rd.ydense[row + wn + a], rd.ydense[row + 2 * wn + a])
-                for e in range(3):
-                    if f[e] != 0.0 and y3[e] != 0.0:
-                        g = g - f[e] * y3[e]
-                # H += Y^T h Y over the contact's three rows.
-                if h[0, 0] > 0.0 and wp.length_sq(y3) > 0.0:
-                    hy = h * y3
-                    for b in range(a + 1):
-                        yb = wp.vec3(rd.ydense[row + b], rd.ydense[row + wn + b], rd.ydense[row + 2 * wn + b])
-                        rd.hess[ha + b] = rd.hess[ha + b] + wp.dot(hy, yb)
+                if wp.length_sq(y3) > 0.0:
+                    for e in range(3):
+                        fe = rd.zone[r0 + c + e][0]
+                        if fe != 0.0 and y3[e] != 0.0:
+                            g = g - fe * y3[e]
+                    _cost_c, _f, h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
+                    # H += Y^T h Y over the contact's three rows.
+                    if h[0, 0] > 0.0:
+                        hy = h * y3
+                        for b in range(a + 1):
+                            yb = wp.vec3(rd.ydense[row + b], rd.ydense[row + wn + b], rd.ydense[row + 2 * wn + b])
+                            rd.hess[ha + b] = rd.hess[ha + b] + wp.dot(hy, yb)
                 c += 3
                 continue
             y = rd.ydense[row + a]
             if y != 0.0:
-                zone = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])
-                if zone[1] != 0.0:
-                    g = g - zone[1] * y
-                if zone[2] > 0.0:
+                fd = rd.zone[r0 + c]
+                if fd[0] != 0.0:
+                    g = g - fd[0] * y
+                if fd[1] > 0.0:
                     # H += D Y_c Y_c^T over the row's non-zero columns b <= a (ynz ascends).
-                    dy = zone[2] * y
+                    dy = fd[1] * y
                     count = rd.ynz_count[r0 + c]
                     for t in range(count):
                         b = rd.ynz[row + t]

@@ -346,6 +346,7 @@ class WorldSolver:
         rd.hess = zeros(hess_start[-1])
         rd.ynz_count, rd.cone = zeros(n if newton else 1, wp.int32), zeros(n if newton else 1, wp.int32)
         rd.jar, rd.jv, rd.cone_mu = zeros(n if newton else 1), zeros(n if newton else 1), zeros(n if newton else 1)
+        rd.zone = zeros(n if newton else 1, wp.vec2)
         rd.niter = zeros(worlds, wp.int32)
         rd.grad, rd.search = zeros(nd if newton else 1), zeros(nd if newton else 1)
         cm = ContactTables()

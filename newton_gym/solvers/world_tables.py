@@ -83,6 +83,7 @@ class RowData:
     jv: wp.array(dtype=float)  # Newton, compact: Y . p along the search direction
     cone: wp.array(dtype=int)  # Newton, compact: 1 on the normal row of an elliptic contact
     cone_mu: wp.array(dtype=float)  # Newton, compact: that contact's friction coefficient
+    zone: wp.array(dtype=wp.vec2)  # Newton, compact: (force, D) of each row at the current jar (cones: force)
     niter: wp.array(dtype=int)  # Newton, (worlds,): iterations of the last solve
     grad: wp.array(dtype=float)  # Newton, per DOF: gradient (then -gradient)
     search: wp.array(dtype=float)  # Newton, per DOF: search direction p
