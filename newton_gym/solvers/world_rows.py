@@ -10,7 +10,7 @@ from .constraint import _point_row, contact_direction, impedance, vec5
 from .spatial import ltl_solve_t
 from .world_tables import LIMIT, ContactTables, RowData, RowModel, TreeTables
 
-__all__ = ["contact_row", "dof_row", "finish_row", "contact_pyramid"]
+__all__ = ["contact_row", "dof_row_switch", "dof_row_fill", "finish_row", "contact_pyramid"]
 
 wp.set_module_options({"enable_backward": False})
 
@@ -84,34 +84,37 @@ def contact_row(
 
 
 @wp.func
-def dof_row(
+def _limit_side(d: int, tm: TreeTables, joint_q: wp.array(dtype=float)):
+    """(distance to the nearer limit of DOF d, sign of the row: +1 at the lower limit, -1 at the upper)."""
+    q = joint_q[tm.dof_coord[d]]
+    pos = q - tm.limit_lower[d]
+    upper = tm.limit_upper[d] - q
+    sign = 1.0
+    if upper < pos:
+        pos = upper
+        sign = -1.0
+    return wp.vec2(pos, sign)
+
+
+@wp.func
+def dof_row_switch(
     i: int,
-    ci: int,
     kind: int,
-    dt: float,
     rm: RowModel,
     rd: RowData,
     tm: TreeTables,
     joint_q: wp.array(dtype=float),
     joint_qd: wp.array(dtype=float),
-    chol: wp.array(dtype=wp.float64),
-    qacc_smooth: wp.array(dtype=float),
 ):
-    """Fill and finish joint-limit or joint-friction row i (static friction loss) at compact index ci; returns 1
-    when active. J = sign e_d, so Y = sign L^-T e_d is nonzero only on d's path, a0 and v are entries."""
+    """Switch joint-limit or joint-friction row i on or off (static friction loss) and store its position,
+    solref / solimp and bounds; returns 1 when active (:func:`dof_row_fill` fills it)."""
     d = rm.owner[i]
     on = int(1)
-    sign = 1.0
     if kind == LIMIT:
-        q = joint_q[tm.dof_coord[d]]
-        pos = q - tm.limit_lower[d]
-        upper = tm.limit_upper[d] - q
-        if upper < pos:
-            pos = upper
-            sign = -1.0
-        if pos >= 0.0:
+        side = _limit_side(d, tm, joint_q)
+        if side[0] >= 0.0:
             on = 0
-        rd.pos[i] = pos
+        rd.pos[i] = side[0]
         rd.solref[i] = rm.limit_solref
         rd.solimp[i] = rm.limit_solimp
         rd.lo[i] = 0.0
@@ -132,7 +135,29 @@ def dof_row(
     rd.diag_approx[i] = rm.dof_invweight[d]
     if on == 0:
         rd.force[i] = 0.0
-        return 0
+    return on
+
+
+@wp.func
+def dof_row_fill(
+    i: int,
+    ci: int,
+    kind: int,
+    dt: float,
+    rm: RowModel,
+    rd: RowData,
+    tm: TreeTables,
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
+    chol: wp.array(dtype=wp.float64),
+    qacc_smooth: wp.array(dtype=float),
+):
+    """Finish active joint-limit or joint-friction row i at compact index ci. J = sign e_d, so
+    Y = sign L^-T e_d is nonzero only on d's path, a0 and v are entries."""
+    d = rm.owner[i]
+    sign = 1.0
+    if kind == LIMIT:
+        sign = _limit_side(d, tm, joint_q)[1]
     ai = tm.dof_art[d]
     d0 = tm.art_dof_start[ai]
     n = tm.art_dof_start[ai + 1] - d0
@@ -146,7 +171,6 @@ def dof_row(
         y = rd.minv_jac[off + kk]
         diag += y * y
     _finish_soft(i, ci, diag, sign * qacc_smooth[d], sign * joint_qd[d], dt, 1.0, rd)
-    return 1
 
 
 @wp.func
@@ -228,7 +252,6 @@ def _finish_soft(i: int, ci: int, diag: float, a0: float, vel: float, dt: float,
 def contact_pyramid(
     i: int,
     ci: int,
-    w: int,
     dt: float,
     rm: RowModel,
     rd: RowData,
@@ -242,7 +265,8 @@ def contact_pyramid(
 ):
     """Rows i .. i + 3 (compact ci .. ci + 3) of an active pyramidal contact, the edges n +- mu t1, n +- mu t2,
     formed from the basis rows J_n, J_t1, J_t2: one walk up each body's DOF path gives the three basis
-    Jacobians, three L^-T solves give their Y (in the world's ``basis`` scratch) and the edges' Y, a0 and
+    Jacobians, three L^-T solves give their Y (in the ``jac`` blocks of rows i .. i + 2, which the edges
+    do not use, so contacts fill side by side) and the edges' Y, a0 and
     v are combinations of the basis ones (all linear in the direction). The edges share pos, impedance and
     R (MuJoCo's diagApprox is the same for the four edges). Edge rows keep only what the solve reads."""
     slot = rm.owner[i]
@@ -252,7 +276,7 @@ def contact_pyramid(
     t2 = wp.cross(n, t1)
     mu = cm.pair_mu[p]
     width = rm.width
-    bb = w * 6 * width
+    bb = i * 2 * width
     a = rm.art[i]
     for side in range(2):
         ai = a[side]
@@ -260,7 +284,7 @@ def contact_pyramid(
             for t in range(3):
                 off = bb + t * 2 * width + side * width
                 for kk in range(tm.art_dof_start[ai + 1] - tm.art_dof_start[ai]):
-                    rd.basis[off + kk] = 0.0
+                    rd.jac[off + kk] = 0.0
     bodies = cm.pair_body[p]
     pt = cm.point[slot]
     tran = float(0.0)
@@ -282,9 +306,9 @@ def contact_pyramid(
                 while kd >= 0:
                     sk = cdof[kd]
                     v = sign * (wp.spatial_top(sk) + wp.cross(wp.spatial_bottom(sk), lever))
-                    rd.basis[off + kd] = rd.basis[off + kd] + wp.dot(n, v)
-                    rd.basis[off + 2 * width + kd] = rd.basis[off + 2 * width + kd] + wp.dot(t1, v)
-                    rd.basis[off + 4 * width + kd] = rd.basis[off + 4 * width + kd] + wp.dot(t2, v)
+                    rd.jac[off + kd] = rd.jac[off + kd] + wp.dot(n, v)
+                    rd.jac[off + 2 * width + kd] = rd.jac[off + 2 * width + kd] + wp.dot(t1, v)
+                    rd.jac[off + 4 * width + kd] = rd.jac[off + 4 * width + kd] + wp.dot(t2, v)
                     kd = tm.dof_parent[kd]
     a0 = wp.vec3(0.0)
     vel = wp.vec3(0.0)
@@ -298,12 +322,12 @@ def contact_pyramid(
                 sa = float(0.0)
                 sv = float(0.0)
                 for kk in range(na):
-                    j = rd.basis[off + kk]
+                    j = rd.jac[off + kk]
                     sa += j * qacc_smooth[d0 + kk]
                     sv += j * joint_qd[d0 + kk]
                 a0[t] = a0[t] + sa
                 vel[t] = vel[t] + sv
-                ltl_solve_t(chol, tm.art_mat_start[ai], na, d0, tm.dof_parent, rd.basis, off)
+                ltl_solve_t(chol, tm.art_mat_start[ai], na, d0, tm.dof_parent, rd.jac, off)
     pos = cm.dist[slot] - (cm.pair_margin[p] - cm.pair_gap[p])
     soft = _soft(cm.pair_solref[p], cm.pair_solimp[p], pos, dt)
     imp = soft[0]
@@ -324,7 +348,7 @@ def contact_pyramid(
                 orow = row * 2 * width + side * width
                 d1 = float(0.0)
                 for kk in range(tm.art_dof_start[ai + 1] - tm.art_dof_start[ai]):
-                    y = rd.basis[on + kk] + c * rd.basis[ot + kk]
+                    y = rd.jac[on + kk] + c * rd.jac[ot + kk]
                     rd.minv_jac[orow + kk] = y
                     if kk % 2 == 0:
                         diag += y * y
@@ -339,7 +363,6 @@ def contact_pyramid(
         rd.active[row] = 1
         rd.lo[row] = 0.0
         rd.hi[row] = 1.0e30
-        rd.act_list[cc] = row
         rd.bias[cc] = (a0[0] + c * a0[t]) + soft[1] * (vel[0] + c * vel[t]) + soft[2] * pos
         rd.reg[cc] = reg
         rd.inv[cc] = 1.0 / (diag + reg)

@@ -1,15 +1,16 @@
-"""Per-world constraint assembly and solve, one thread per world in a single launch.
+"""Per-world constraint assembly and solve, one block of lanes per world in a single launch.
 
-For its world a thread (1) switches every row on or off and fills its Jacobian and soft-constraint
+For its world the block (1) switches every row on or off and lists the active rows compactly (lane 0;
+cheap tests only), then, lanes over the listed rows, (2) fills each one's Jacobian and soft-constraint
 terms (contacts, joint limits and joint friction here; equality rows come pre-filled from
-:mod:`.constraint`; a pyramidal contact's four edges come from its n, t1, t2 basis rows), (2) lists the
-active rows compactly, (3) computes Y = L^-T J^T (M = L^T L), the bias a0 - a_ref,
-the regularizer R and 1 / (A_ii + R) of each active row, (4) builds the dense Delassus matrix
-A = J M^-1 J^T of the active rows when it fits the world's block (else it keeps the matrix-free form),
-(5) runs projected Gauss-Seidel on MuJoCo's constraint dual (see :mod:`.solver` for the problem) and
-(6) writes qacc_constraint = M^-1 J^T f = L^-1 (Y f) of the world's DOFs. Keeping all of it in one
-thread keeps an world's rows in that core's cache and avoids per-row launches, whose per-thread cost
-dominated on CPU.
+:mod:`.constraint`; a pyramidal contact's four edges come from its n, t1, t2 basis rows) and (3) computes
+Y = L^-T J^T (M = L^T L), the bias a0 - a_ref, the regularizer R and 1 / (A_ii + R). It then solves for
+the forces by the primal Newton method (:mod:`.world_newton`, every lane) or by projected Gauss-Seidel
+(lane 0: (4) the dense Delassus matrix A = J M^-1 J^T of the active rows when it fits the world's block,
+else the matrix-free form, and (5) PGS on MuJoCo's constraint dual, see :mod:`.solver`), and (6) writes
+qacc_constraint = M^-1 J^T f = L^-1 (Y f) of the world's DOFs (lanes over articulations). On the CPU a
+block is one lane (:mod:`.lanes`): all of a world's work stays in one core's cache, with no per-row
+launches.
 
 Compact buffers (``act_list``, ``bias``, ``reg``, ``inv``, ``cforce``) use the world's row range
 [r0, r1): compact row c of world w lives at r0 + c. Row forces persist per row (``force``) as the
@@ -31,7 +32,7 @@ from .lanes import block_sync
 from .spatial import ltl_solve
 from .world_newton import newton_solve
 from .world_pgs import dense_block, pgs_dense_box, residual, row_axpy, row_mu, set_force
-from .world_rows import contact_pyramid, contact_row, dof_row, finish_row
+from .world_rows import contact_pyramid, contact_row, dof_row_fill, dof_row_switch, finish_row
 from .world_tables import CONTACT, FRICTION, LIMIT, ContactTables, RowData, RowModel, TreeTables, vec8
 
 __all__ = ["WorldSolver", "DENSE_CAP"]
@@ -75,14 +76,16 @@ def _world_kernel(
             qacc_c[d] = 0.0
     k = int(0)
     if lane == 0:
-        k = _assemble(w, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_q, joint_qd)
-    # every lane learns k (the broadcast is a barrier: the rows lane 0 filled are visible after it)
+        k = _list_rows(w, rm, rd, cm, tm, joint_q, joint_qd)
+    # every lane learns k (the broadcast is a barrier: the list lane 0 wrote is visible after it)
     k = wp.tile_from_thread(shape=1, value=k, thread_idx=0, storage="shared")[0]
     if k == 0:
         if rm.newton != 0 and lane == 0:
             rd.niter[w] = 0
         return
     r0 = rm.world_row_start[w]
+    _fill_rows(k, r0, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_q, joint_qd, lane, lanes)
+    block_sync()
     if rm.newton != 0:
         newton_solve(k, r0, w, iterations, tolerance, rm, rd, tm, cm.pair_mu, cm.slot_pair, qacc_c, lane, lanes)
     elif lane == 0:
@@ -96,8 +99,51 @@ def _world_kernel(
 
 
 @wp.func
-def _assemble(
+def _list_rows(
     w: int,
+    rm: RowModel,
+    rd: RowData,
+    cm: ContactTables,
+    tm: TreeTables,
+    joint_q: wp.array(dtype=float),
+    joint_qd: wp.array(dtype=float),
+):
+    """Step 1 for world w: switch its rows on or off (cheap tests: contact slot active, joint at a limit,
+    friction loss) and list the active ones compactly from r0; returns their count k."""
+    r0 = rm.world_row_start[w]
+    r1 = rm.world_row_start[w + 1]
+    k = int(0)
+    i = r0
+    while i < r1:
+        kind = rm.kind[i]
+        if kind == CONTACT:  # a slot's rows are consecutive, from its first: all on or all off
+            nr = rm.slot_nrows[rm.owner[i]]
+            on = cm.active[rm.owner[i]]
+            for e in range(nr):
+                if on == 0:
+                    rd.active[i + e] = 0
+                    rd.force[i + e] = 0.0
+                else:
+                    rd.act_list[r0 + k] = i + e
+                    k += 1
+            i += nr
+            continue
+        on = int(0)
+        if kind == LIMIT or kind == FRICTION:
+            on = dof_row_switch(i, kind, rm, rd, tm, joint_q, joint_qd)
+        else:
+            on = rd.active[i]  # equality rows: filled by constraint.make_rows
+        if on != 0:
+            rd.act_list[r0 + k] = i
+            k += 1
+        i += 1
+    return k
+
+
+@wp.func
+def _fill_rows(
+    k: int,
+    r0: int,
     dt: float,
     rm: RowModel,
     rd: RowData,
@@ -109,48 +155,27 @@ def _assemble(
     qacc_smooth: wp.array(dtype=float),
     joint_q: wp.array(dtype=float),
     joint_qd: wp.array(dtype=float),
+    lane: int,
+    lanes: int,
 ):
-    """Steps 1-3 for world w: switch its rows on or off, fill them and list the active ones compactly from
-    r0; returns their count k."""
-    r0 = rm.world_row_start[w]
-    r1 = rm.world_row_start[w + 1]
-    k = int(0)
-    i = r0
-    while i < r1:
+    """Steps 2-3 for the k listed rows (lanes over them): Jacobian, Y = L^-T J^T, bias, R and warm start
+    at each compact index; a pyramidal contact is filled whole by the lane of its first edge."""
+    for c in range(lane, k, lanes):
+        i = rd.act_list[r0 + c]
         kind = rm.kind[i]
-        on = int(0)
         if kind == CONTACT:
-            slot = rm.owner[i]
-            if rm.sub[i] == 0 and cm.active[slot] == 0:  # a slot's rows are consecutive: clear them at once
-                nr = rm.slot_nrows[slot]
-                for e in range(nr):
-                    rd.active[i + e] = 0
-                    rd.force[i + e] = 0.0
-                i += nr
+            if rm.slot_nrows[rm.owner[i]] == 4:
+                if rm.sub[i] == 0:
+                    contact_pyramid(i, r0 + c, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
                 continue
-            if rm.slot_nrows[slot] == 4:  # the whole pyramid at its first row
-                contact_pyramid(i, r0 + k, w, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
-                k += 4
-                i += 4
-                continue
-            on = contact_row(i, rm, rd, cm, tm, art_ref, cdof)
+            contact_row(i, rm, rd, cm, tm, art_ref, cdof)
         elif kind == LIMIT or kind == FRICTION:
-            if dof_row(i, r0 + k, kind, dt, rm, rd, tm, joint_q, joint_qd, chol, qacc_smooth) != 0:
-                rd.act_list[r0 + k] = i
-                k += 1
-            i += 1
+            dof_row_fill(i, r0 + c, kind, dt, rm, rd, tm, joint_q, joint_qd, chol, qacc_smooth)
             continue
-        else:
-            on = rd.active[i]  # equality rows: filled by constraint.make_rows
-        if on != 0:
-            rd.act_list[r0 + k] = i
-            stiff = 1.0
-            if kind == CONTACT and rd.lo[i] < -1.0e29:
-                stiff = 0.0
-            finish_row(i, r0 + k, dt, stiff, rm, rd, tm, chol, qacc_smooth, joint_qd)
-            k += 1
-        i += 1
-    return k
+        stiff = 1.0
+        if kind == CONTACT and rd.lo[i] < -1.0e29:
+            stiff = 0.0  # an elliptic tangent
+        finish_row(i, r0 + c, dt, stiff, rm, rd, tm, chol, qacc_smooth, joint_qd)
 
 
 @wp.func
@@ -340,7 +365,6 @@ class WorldSolver:
         rd.bias, rd.reg, rd.inv, rd.cforce, rd.step = zeros(n), zeros(n), zeros(n), zeros(n), zeros(n)
         rd.dense = zeros(dense_start[-1])
         rd.scratch = zeros(dense_start[-1] if subspace else 1)
-        rd.basis = zeros(worlds * 6 * rows.width)
         rd.ydense = zeros(ydense_start[-1])
         rd.ynz = zeros(ydense_start[-1], wp.int32)
         rd.hess = zeros(hess_start[-1])

@@ -74,7 +74,6 @@ class RowData:
     free: wp.array(dtype=int)  # compact: free rows of a subspace step
     step: wp.array(dtype=float)  # compact: its Newton step
     scratch: wp.array(dtype=float)  # like dense: its Cholesky factor
-    basis: wp.array(dtype=float)  # (worlds * 3 * 2 * width,) Y of one contact's n, t1, t2
     ydense: wp.array(dtype=float)  # Newton: per world (rows, DOFs) Y of its active rows
     ynz: wp.array(dtype=int)  # Newton: like ydense, each row's non-zero columns (ascending)
     ynz_count: wp.array(dtype=int)  # Newton, compact: number of non-zero columns of each row
