@@ -141,69 +141,94 @@ class IntegrateArgs:
     joint_qd: wp.array(dtype=float)
 
 
-@wp.func
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def integrate_articulation(a: int, args: IntegrateArgs):
-    d0 = args.art_dof_start[a]
-    n = args.art_dof_start[a + 1] - d0
+    art_dof_start = args.art_dof_start
+    qacc = args.qacc
+    qacc_smooth = args.qacc_smooth
+    qacc_constraint = args.qacc_constraint
+    art_implicit = args.art_implicit
+    art_mat_start = args.art_mat_start
+    dof_parent = args.dof_parent
+    joint_armature = args.joint_armature
+    mass_matrix = args.mass_matrix
+    chol_implicit = args.chol_implicit
+    scratch = args.scratch
+    articulation_start = args.articulation_start
+    joint_type = args.joint_type
+    joint_q_start = args.joint_q_start
+    joint_qd_start = args.joint_qd_start
+    joint_parent = args.joint_parent
+    body_q = args.body_q
+    joint_child = args.joint_child
+    dt = args.dt
+    midpoint = args.midpoint
+    joint_X_p = args.joint_X_p
+    body_com = args.body_com
+    joint_X_c = args.joint_X_c
+    joint_q = args.joint_q
+    joint_qd = args.joint_qd
+    d0 = art_dof_start[a]
+    n = art_dof_start[a + 1] - d0
     for d in range(d0, d0 + n):
-        args.qacc[d] = args.qacc_smooth[d] + args.qacc_constraint[d]
-    if args.art_implicit[a] != 0:
+        qacc[d] = qacc_smooth[d] + qacc_constraint[d]
+    if art_implicit[a] != 0:
         _implicit_correction(
-            args.art_mat_start[a],
+            art_mat_start[a],
             n,
             d0,
-            args.dof_parent,
-            args.joint_armature,
-            args.mass_matrix,
-            args.chol_implicit,
-            args.qacc,
-            args.scratch,
+            dof_parent,
+            joint_armature,
+            mass_matrix,
+            chol_implicit,
+            qacc,
+            scratch,
         )
-    j1 = args.articulation_start[a + 1]
-    for j in range(args.articulation_start[a], j1):
-        jt = args.joint_type[j]
-        qs = args.joint_q_start[j]
-        ds = args.joint_qd_start[j]
-        de = args.art_dof_start[a + 1]
+    j1 = articulation_start[a + 1]
+    for j in range(articulation_start[a], j1):
+        jt = joint_type[j]
+        qs = joint_q_start[j]
+        ds = joint_qd_start[j]
+        de = art_dof_start[a + 1]
         if j + 1 < j1:
-            de = args.joint_qd_start[j + 1]
+            de = joint_qd_start[j + 1]
         if jt == JOINT_FREE or jt == JOINT_DISTANCE:
             acc_l = wp.vec3(0.0)
             acc_a = wp.vec3(0.0)
             for k in range(3):
-                acc_l[k] = args.qacc[ds + k]
-                acc_a[k] = args.qacc[ds + 3 + k]
-            p = args.joint_parent[j]
+                acc_l[k] = qacc[ds + k]
+                acc_a[k] = qacc[ds + 3 + k]
+            p = joint_parent[j]
             x_wp = wp.transform_identity()
             if p >= 0:
-                x_wp = args.body_q[p]
-            c = args.joint_child[j]
+                x_wp = body_q[p]
+            c = joint_child[j]
             _integrate_free(
                 qs,
                 ds,
-                args.dt,
-                args.midpoint,
-                x_wp * args.joint_X_p[j],
-                args.body_q[c],
-                args.body_com[c],
-                args.joint_X_c[j],
+                dt,
+                midpoint,
+                x_wp * joint_X_p[j],
+                body_q[c],
+                body_com[c],
+                joint_X_c[j],
                 acc_l,
                 acc_a,
-                args.joint_q,
-                args.joint_qd,
+                joint_q,
+                joint_qd,
             )
         else:
             for d in range(ds, de):
-                args.joint_qd[d] = args.joint_qd[d] + args.dt * args.qacc[d]
+                joint_qd[d] = joint_qd[d] + dt * qacc[d]
             if jt == JOINT_BALL:
-                r = wp.quat(args.joint_q[qs], args.joint_q[qs + 1], args.joint_q[qs + 2], args.joint_q[qs + 3])
-                w = wp.vec3(args.joint_qd[ds], args.joint_qd[ds + 1], args.joint_qd[ds + 2])
-                r = wp.normalize(r * quat_exp(args.dt * w))
+                r = wp.quat(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2], joint_q[qs + 3])
+                w = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
+                r = wp.normalize(r * quat_exp(dt * w))
                 for k in range(4):
-                    args.joint_q[qs + k] = r[k]
+                    joint_q[qs + k] = r[k]
             elif jt == JOINT_REVOLUTE or jt == JOINT_PRISMATIC or jt == JOINT_D6:
                 for d in range(ds, de):
-                    args.joint_q[qs + d - ds] = args.joint_q[qs + d - ds] + args.dt * args.joint_qd[d]
+                    joint_q[qs + d - ds] = joint_q[qs + d - ds] + dt * joint_qd[d]
 
 
 @wp.kernel
@@ -289,21 +314,27 @@ class HealthArgs:
     world_unhealthy_out: wp.array(dtype=int)
 
 
-@wp.func
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def health_world(w: int, args: HealthArgs):
+    articulation_world_start = args.articulation_world_start
+    world_offset = args.world_offset
+    art_dof_start = args.art_dof_start
+    joint_qd = args.joint_qd
+    max_speed = args.max_speed
+    art_coord_start = args.art_coord_start
+    joint_q = args.joint_q
+    world_unhealthy_out = args.world_unhealthy_out
     bad = int(0)
-    for a in range(
-        args.articulation_world_start[w + args.world_offset], args.articulation_world_start[w + 1 + args.world_offset]
-    ):
-        for d in range(args.art_dof_start[a], args.art_dof_start[a + 1]):
-            v = args.joint_qd[d]
-            if not wp.isfinite(v) or wp.abs(v) > args.max_speed:
+    for a in range(articulation_world_start[w + world_offset], articulation_world_start[w + 1 + world_offset]):
+        for d in range(art_dof_start[a], art_dof_start[a + 1]):
+            v = joint_qd[d]
+            if not wp.isfinite(v) or wp.abs(v) > max_speed:
                 bad = 1
-        for c in range(args.art_coord_start[a], args.art_coord_start[a + 1]):
-            if not wp.isfinite(args.joint_q[c]):
+        for c in range(art_coord_start[a], art_coord_start[a + 1]):
+            if not wp.isfinite(joint_q[c]):
                 bad = 1
     if bad != 0:
-        args.world_unhealthy_out[w] = 1
+        world_unhealthy_out[w] = 1
 
 
 @wp.kernel

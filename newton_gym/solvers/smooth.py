@@ -80,48 +80,71 @@ class SubspaceArgs:
     cdof_dot_out: wp.array(dtype=wp.spatial_vector)
 
 
-@wp.func
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def subspace_articulation(a: int, args: SubspaceArgs):
-    j0 = args.articulation_start[a]
-    j1 = args.articulation_start[a + 1]
+    articulation_start = args.articulation_start
+    joint_child = args.joint_child
+    body_q = args.body_q
+    body_com = args.body_com
+    art_ref_out = args.art_ref_out
+    joint_parent = args.joint_parent
+    body_qd = args.body_qd
+    body_cvel_out = args.body_cvel_out
+    body_mass = args.body_mass
+    body_h_out = args.body_h_out
+    body_rot_inertia_out = args.body_rot_inertia_out
+    body_inertia = args.body_inertia
+    joint_X_p = args.joint_X_p
+    joint_X_c = args.joint_X_c
+    joint_type = args.joint_type
+    joint_q_start = args.joint_q_start
+    joint_qd_start = args.joint_qd_start
+    joint_dof_dim = args.joint_dof_dim
+    joint_axis = args.joint_axis
+    joint_q = args.joint_q
+    joint_qd = args.joint_qd
+    cdof_out = args.cdof_out
+    cdof_dot_out = args.cdof_dot_out
+    j0 = articulation_start[a]
+    j1 = articulation_start[a + 1]
     if j0 == j1:
         return
-    root = args.joint_child[j0]
-    r = wp.transform_point(args.body_q[root], args.body_com[root])
-    args.art_ref_out[a] = r
+    root = joint_child[j0]
+    r = wp.transform_point(body_q[root], body_com[root])
+    art_ref_out[a] = r
     for j in range(j0, j1):
-        c = args.joint_child[j]
-        p = args.joint_parent[j]
-        x_wc = args.body_q[c]
+        c = joint_child[j]
+        p = joint_parent[j]
+        x_wc = body_q[c]
         rot = wp.quat_to_matrix(wp.transform_get_rotation(x_wc))
-        com = wp.transform_point(x_wc, args.body_com[c])
-        v_c = _twist_about(args.body_qd[c], com, r)
-        args.body_cvel_out[c] = v_c
-        m = args.body_mass[c]
-        args.body_h_out[c] = m * (com - r)
-        args.body_rot_inertia_out[c] = inertia_about(m, com - r, rot * args.body_inertia[c] * wp.transpose(rot))
-        v_p = _parent_twist(p, args.body_cvel_out)
-        x_wpj = _parent_pose(p, args.body_q) * args.joint_X_p[j]
+        com = wp.transform_point(x_wc, body_com[c])
+        v_c = _twist_about(body_qd[c], com, r)
+        body_cvel_out[c] = v_c
+        m = body_mass[c]
+        body_h_out[c] = m * (com - r)
+        body_rot_inertia_out[c] = inertia_about(m, com - r, rot * body_inertia[c] * wp.transpose(rot))
+        v_p = _parent_twist(p, body_cvel_out)
+        x_wpj = _parent_pose(p, body_q) * joint_X_p[j]
         q_pj = wp.transform_get_rotation(x_wpj)
-        x_wcj = x_wc * args.joint_X_c[j]
+        x_wcj = x_wc * joint_X_c[j]
         lever = wp.transform_get_translation(x_wcj) - r
         _joint_subspace(
-            args.joint_type[j],
-            args.joint_q_start[j],
-            args.joint_qd_start[j],
-            args.joint_dof_dim[j],
-            args.joint_axis,
-            args.joint_q,
-            args.joint_qd,
+            joint_type[j],
+            joint_q_start[j],
+            joint_qd_start[j],
+            joint_dof_dim[j],
+            joint_axis,
+            joint_q,
+            joint_qd,
             q_pj,
             wp.transform_get_rotation(x_wcj),
             lever,
             com - r,
-            wp.spatial_top(args.body_qd[c]),
+            wp.spatial_top(body_qd[c]),
             v_p,
             v_c,
-            args.cdof_out,
-            args.cdof_dot_out,
+            cdof_out,
+            cdof_dot_out,
         )
 
 
@@ -279,60 +302,79 @@ class CrbArgs:
     mass_matrix_out: wp.array(dtype=wp.float64)
 
 
-@wp.func
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def crb_composite(a: int, args: CrbArgs):
     """Composite inertias of the bodies of articulation a, about its reference point."""
-    j0 = args.articulation_start[a]
-    j1 = args.articulation_start[a + 1]
+    articulation_start = args.articulation_start
+    art_ref = args.art_ref
+    joint_child = args.joint_child
+    crb_m_out = args.crb_m_out
+    body_mass = args.body_mass
+    body_com = args.body_com
+    body_inertia = args.body_inertia
+    body_q = args.body_q
+    crb_h_out = args.crb_h_out
+    crb_i_out = args.crb_i_out
+    joint_parent = args.joint_parent
+    body_art = args.body_art
+    j0 = articulation_start[a]
+    j1 = articulation_start[a + 1]
     if j0 == j1:
         return
-    r = wp.vec3d(args.art_ref[a])
+    r = wp.vec3d(art_ref[a])
     for j in range(j0, j1):
-        c = args.joint_child[j]
-        args.crb_m_out[c] = wp.float64(args.body_mass[c])
-        h, inertia = _inertia_about_ref64(args.body_mass[c], args.body_com[c], args.body_inertia[c], args.body_q[c], r)
-        args.crb_h_out[c] = h
-        args.crb_i_out[c] = inertia
+        c = joint_child[j]
+        crb_m_out[c] = wp.float64(body_mass[c])
+        h, inertia = _inertia_about_ref64(body_mass[c], body_com[c], body_inertia[c], body_q[c], r)
+        crb_h_out[c] = h
+        crb_i_out[c] = inertia
     # Composite inertias, leaves to root (Featherstone RBDA sec. 6.2, CRBA), and M in float64: summed over a
     # long chain (about a reference point metres away) they are large, and M's small eigenvalues (the
     # distal links' inertias) are lost to float32 rounding (see :func:`.spatial.ltl_factor`).
     for jj in range(j1 - j0):
         j = j1 - 1 - jj
-        c = args.joint_child[j]
-        p = args.joint_parent[j]
+        c = joint_child[j]
+        p = joint_parent[j]
         if p >= 0:
-            if args.body_art[p] == a:
-                args.crb_m_out[p] = args.crb_m_out[p] + args.crb_m_out[c]
-                args.crb_h_out[p] = args.crb_h_out[p] + args.crb_h_out[c]
-                args.crb_i_out[p] = args.crb_i_out[p] + args.crb_i_out[c]
+            if body_art[p] == a:
+                crb_m_out[p] = crb_m_out[p] + crb_m_out[c]
+                crb_h_out[p] = crb_h_out[p] + crb_h_out[c]
+                crb_i_out[p] = crb_i_out[p] + crb_i_out[c]
 
 
-@wp.func
-def mass_matrix_row(i: int, args: CrbArgs):
-    """The entries of DOF i's articulation's M between i and each of its ancestor DOFs k (and k = i):
-    M_ik = S_k . (I^c_body(i) S_i) (RBDA alg. 6.2), written at (i, k) and (k, i). Only ancestor pairs are
-    written; the other entries of a tree's M are zero and stay as allocated. Needs the composite inertias
-    (:func:`crb_composite`) of the articulation; rows of different DOFs write disjoint entries."""
-    a = args.dof_art[i]
-    c = args.dof_body[i]
-    d0 = args.art_dof_start[a]
-    n = args.art_dof_start[a + 1] - d0
-    off = args.art_mat_start[a]
-    f = inertia_mul(args.crb_m_out[c], args.crb_h_out[c], args.crb_i_out[c], wp.spatial_vectord(args.cdof[i]))
-    k = i
-    while k >= 0:
-        val = wp.dot(wp.spatial_vectord(args.cdof[k]), f)
-        args.mass_matrix_out[off + (i - d0) * n + (k - d0)] = val
-        args.mass_matrix_out[off + (k - d0) * n + (i - d0)] = val
-        k = args.dof_parent[k]
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
+def mass_matrix_rows(first: int, end: int, step: int, args: CrbArgs):
+    """Mass-matrix rows (see the loop body) of DOFs first, first + step, ... below end."""
+    dof_art = args.dof_art
+    dof_body = args.dof_body
+    art_dof_start = args.art_dof_start
+    art_mat_start = args.art_mat_start
+    crb_m_out = args.crb_m_out
+    crb_h_out = args.crb_h_out
+    crb_i_out = args.crb_i_out
+    cdof = args.cdof
+    mass_matrix_out = args.mass_matrix_out
+    dof_parent = args.dof_parent
+    for i in range(first, end, step):
+        a = dof_art[i]
+        c = dof_body[i]
+        d0 = art_dof_start[a]
+        n = art_dof_start[a + 1] - d0
+        off = art_mat_start[a]
+        f = inertia_mul(crb_m_out[c], crb_h_out[c], crb_i_out[c], wp.spatial_vectord(cdof[i]))
+        k = i
+        while k >= 0:
+            val = wp.dot(wp.spatial_vectord(cdof[k]), f)
+            mass_matrix_out[off + (i - d0) * n + (k - d0)] = val
+            mass_matrix_out[off + (k - d0) * n + (i - d0)] = val
+            k = dof_parent[k]
 
 
-@wp.func
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def crb_articulation(a: int, args: CrbArgs):
     """Composite inertias and the mass matrix of articulation a."""
     crb_composite(a, args)
-    for i in range(args.art_dof_start[a], args.art_dof_start[a + 1]):
-        mass_matrix_row(i, args)
+    mass_matrix_rows(args.art_dof_start[a], args.art_dof_start[a + 1], 1, args)
 
 
 @wp.kernel
@@ -421,60 +463,86 @@ class RneArgs:
     qfrc_bias_out: wp.array(dtype=float)
 
 
-@wp.func
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def rne_articulation(a: int, args: RneArgs):
-    j0 = args.articulation_start[a]
-    j1 = args.articulation_start[a + 1]
+    articulation_start = args.articulation_start
+    art_ref = args.art_ref
+    gravity = args.gravity
+    art_world = args.art_world
+    joint_child = args.joint_child
+    joint_parent = args.joint_parent
+    body_art = args.body_art
+    body_cacc_out = args.body_cacc_out
+    art_dof_start = args.art_dof_start
+    joint_qd_start = args.joint_qd_start
+    cdof_dot = args.cdof_dot
+    joint_qd = args.joint_qd
+    body_mass = args.body_mass
+    body_h = args.body_h
+    body_rot_inertia = args.body_rot_inertia
+    body_cvel = args.body_cvel
+    body_q = args.body_q
+    body_com = args.body_com
+    gyro_midpoint = args.gyro_midpoint
+    joint_type = args.joint_type
+    body_inertia = args.body_inertia
+    dt = args.dt
+    body_f = args.body_f
+    body_cfrc_out = args.body_cfrc_out
+    qfrc_bias_out = args.qfrc_bias_out
+    cdof = args.cdof
+    j0 = articulation_start[a]
+    j1 = articulation_start[a + 1]
     if j0 == j1:
         return
-    r = args.art_ref[a]
-    g = args.gravity[args.art_world[a]]
-    # Recursive Newton-Euler with qdd = 0; args.gravity enters as a base acceleration -g (RBDA sec. 5.3).
+    r = art_ref[a]
+    g = gravity[art_world[a]]
+    # Recursive Newton-Euler with qdd = 0; gravity enters as a base acceleration -g (RBDA sec. 5.3).
     for j in range(j0, j1):
-        c = args.joint_child[j]
-        p = args.joint_parent[j]
+        c = joint_child[j]
+        p = joint_parent[j]
         acc = wp.spatial_vector(-g, wp.vec3(0.0))
         if p >= 0:
-            if args.body_art[p] == a:
-                acc = args.body_cacc_out[p]
-        de = args.art_dof_start[a + 1]
+            if body_art[p] == a:
+                acc = body_cacc_out[p]
+        de = art_dof_start[a + 1]
         if j + 1 < j1:
-            de = args.joint_qd_start[j + 1]
-        for d in range(args.joint_qd_start[j], de):
-            acc = acc + args.cdof_dot[d] * args.joint_qd[d]
-        args.body_cacc_out[c] = acc
-        m = args.body_mass[c]
-        h = args.body_h[c]
-        ri = args.body_rot_inertia[c]
-        v = args.body_cvel[c]
+            de = joint_qd_start[j + 1]
+        for d in range(joint_qd_start[j], de):
+            acc = acc + cdof_dot[d] * joint_qd[d]
+        body_cacc_out[c] = acc
+        m = body_mass[c]
+        h = body_h[c]
+        ri = body_rot_inertia[c]
+        v = body_cvel[c]
         f = inertia_mul(m, h, ri, acc) + cross_force(v, inertia_mul(m, h, ri, v))
-        x_wc = args.body_q[c]
-        com = wp.transform_point(x_wc, args.body_com[c])
-        if args.gyro_midpoint != 0 and (args.joint_type[j] == JOINT_FREE or args.joint_type[j] == JOINT_DISTANCE):
+        x_wc = body_q[c]
+        com = wp.transform_point(x_wc, body_com[c])
+        if gyro_midpoint != 0 and (joint_type[j] == JOINT_FREE or joint_type[j] == JOINT_DISTANCE):
             rot = wp.transform_get_rotation(x_wc)
             w = wp.spatial_bottom(v)
-            ib = args.body_inertia[c]
-            w_m = _gyro_midpoint(ib, wp.quat_rotate_inv(rot, w), args.dt)
+            ib = body_inertia[c]
+            w_m = _gyro_midpoint(ib, wp.quat_rotate_inv(rot, w), dt)
             gyro_m = wp.quat_rotate(rot, wp.cross(w_m, ib * w_m))
             iw = wp.quat_to_matrix(rot) * ib * wp.transpose(wp.quat_to_matrix(rot))
             f = f + wp.spatial_vector(wp.vec3(0.0), gyro_m - wp.cross(w, iw * w))
-        fe = args.body_f[c]
+        fe = body_f[c]
         fl = wp.spatial_top(fe)
         f = f - wp.spatial_vector(fl, wp.spatial_bottom(fe) + wp.cross(com - r, fl))
-        args.body_cfrc_out[c] = f
+        body_cfrc_out[c] = f
     for jj in range(j1 - j0):
         j = j1 - 1 - jj
-        c = args.joint_child[j]
-        p = args.joint_parent[j]
-        de = args.art_dof_start[a + 1]
+        c = joint_child[j]
+        p = joint_parent[j]
+        de = art_dof_start[a + 1]
         if j + 1 < j1:
-            de = args.joint_qd_start[j + 1]
-        fc = args.body_cfrc_out[c]
-        for d in range(args.joint_qd_start[j], de):
-            args.qfrc_bias_out[d] = wp.dot(args.cdof[d], fc)
+            de = joint_qd_start[j + 1]
+        fc = body_cfrc_out[c]
+        for d in range(joint_qd_start[j], de):
+            qfrc_bias_out[d] = wp.dot(cdof[d], fc)
         if p >= 0:
-            if args.body_art[p] == a:
-                args.body_cfrc_out[p] = args.body_cfrc_out[p] + fc
+            if body_art[p] == a:
+                body_cfrc_out[p] = body_cfrc_out[p] + fc
 
 
 @wp.kernel
@@ -570,26 +638,39 @@ class FactorArgs:
     scratch: wp.array(dtype=wp.float64)
 
 
-@wp.func
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def factor_articulation(a: int, args: FactorArgs):
-    d0 = args.art_dof_start[a]
-    n = args.art_dof_start[a + 1] - d0
-    off = args.art_mat_start[a]
-    _copy_ancestors(args.mass_matrix, args.chol_out, off, n, d0, args.dof_parent, args.joint_armature)
+    art_dof_start = args.art_dof_start
+    art_mat_start = args.art_mat_start
+    mass_matrix = args.mass_matrix
+    chol_out = args.chol_out
+    dof_parent = args.dof_parent
+    joint_armature = args.joint_armature
+    scratch = args.scratch
+    qfrc = args.qfrc
+    qfrc_bias = args.qfrc_bias
+    dof_diag = args.dof_diag
+    qacc_smooth_out = args.qacc_smooth_out
+    art_implicit_out = args.art_implicit_out
+    chol_implicit_out = args.chol_implicit_out
+    d0 = art_dof_start[a]
+    n = art_dof_start[a + 1] - d0
+    off = art_mat_start[a]
+    _copy_ancestors(mass_matrix, chol_out, off, n, d0, dof_parent, joint_armature)
     implicit = int(0)
     for k in range(n):
-        args.scratch[d0 + k] = wp.float64(args.qfrc[d0 + k]) - wp.float64(args.qfrc_bias[d0 + k])
-        if args.dof_diag[d0 + k] != args.joint_armature[d0 + k]:
+        scratch[d0 + k] = wp.float64(qfrc[d0 + k]) - wp.float64(qfrc_bias[d0 + k])
+        if dof_diag[d0 + k] != joint_armature[d0 + k]:
             implicit = 1
-    ltl_factor(args.chol_out, off, n, d0, args.dof_parent)
-    ltl_solve_t(args.chol_out, off, n, d0, args.dof_parent, args.scratch, d0)
-    ltl_solve(args.chol_out, off, n, d0, args.dof_parent, args.scratch, d0)
+    ltl_factor(chol_out, off, n, d0, dof_parent)
+    ltl_solve_t(chol_out, off, n, d0, dof_parent, scratch, d0)
+    ltl_solve(chol_out, off, n, d0, dof_parent, scratch, d0)
     for k in range(n):
-        args.qacc_smooth_out[d0 + k] = wp.float32(args.scratch[d0 + k])
-    args.art_implicit_out[a] = implicit
+        qacc_smooth_out[d0 + k] = wp.float32(scratch[d0 + k])
+    art_implicit_out[a] = implicit
     if implicit != 0:
-        _copy_ancestors(args.mass_matrix, args.chol_implicit_out, off, n, d0, args.dof_parent, args.dof_diag)
-        ltl_factor(args.chol_implicit_out, off, n, d0, args.dof_parent)
+        _copy_ancestors(mass_matrix, chol_implicit_out, off, n, d0, dof_parent, dof_diag)
+        ltl_factor(chol_implicit_out, off, n, d0, dof_parent)
 
 
 @wp.kernel

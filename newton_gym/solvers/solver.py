@@ -44,44 +44,61 @@ class ContactOutputArgs:
     world_count_out: wp.array(dtype=int)
 
 
-@wp.func
-def contact_output_slot(s: int, args: ContactOutputArgs):
-    if args.active[s] == 0:
-        args.force_out[s] = wp.vec3(0.0)
-        return
-    p = args.slot_pair[s]
-    n = args.normal[s]
-    t1 = args.tangent[s]
-    t2 = wp.cross(n, t1)
-    r = args.slot_row[s]
-    nr = args.slot_nrows[s]
-    mu = args.pair_mu[p]
-    f = n * args.row_force[r]
-    if nr == 4:
-        f = n * (args.row_force[r] + args.row_force[r + 1] + args.row_force[r + 2] + args.row_force[r + 3])
-        f = f + mu * (
-            t1 * (args.row_force[r] - args.row_force[r + 1]) + t2 * (args.row_force[r + 2] - args.row_force[r + 3])
-        )
-    elif nr == 3:
-        f = f + t1 * args.row_force[r + 1] + t2 * args.row_force[r + 2]
-    args.force_out[s] = f
-    wp.atomic_add(args.world_count_out, args.pair_world[p], 1)
-    bodies = args.pair_body[p]
-    pt = args.point[s]
-    for side in range(2):
-        b = bodies[side]
-        if b >= 0:
-            fb = f
-            if side == 0:
-                fb = -f
-            com = wp.transform_point(args.body_q[b], args.body_com[b])
-            wp.atomic_add(args.body_wrench_out, b, wp.spatial_vector(fb, wp.cross(pt - com, fb)))
-            wp.atomic_add(args.body_count_out, b, 1)
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
+def contact_output_slots(first: int, end: int, step: int, args: ContactOutputArgs):
+    """Contact outputs of slots first, first + step, ... below end."""
+    active = args.active
+    force_out = args.force_out
+    slot_pair = args.slot_pair
+    normal = args.normal
+    tangent = args.tangent
+    slot_row = args.slot_row
+    slot_nrows = args.slot_nrows
+    pair_mu = args.pair_mu
+    row_force = args.row_force
+    world_count_out = args.world_count_out
+    pair_world = args.pair_world
+    pair_body = args.pair_body
+    point = args.point
+    body_q = args.body_q
+    body_com = args.body_com
+    body_wrench_out = args.body_wrench_out
+    body_count_out = args.body_count_out
+    for s in range(first, end, step):
+        if active[s] == 0:
+            force_out[s] = wp.vec3(0.0)
+            continue
+        p = slot_pair[s]
+        n = normal[s]
+        t1 = tangent[s]
+        t2 = wp.cross(n, t1)
+        r = slot_row[s]
+        nr = slot_nrows[s]
+        mu = pair_mu[p]
+        f = n * row_force[r]
+        if nr == 4:
+            f = n * (row_force[r] + row_force[r + 1] + row_force[r + 2] + row_force[r + 3])
+            f = f + mu * (t1 * (row_force[r] - row_force[r + 1]) + t2 * (row_force[r + 2] - row_force[r + 3]))
+        elif nr == 3:
+            f = f + t1 * row_force[r + 1] + t2 * row_force[r + 2]
+        force_out[s] = f
+        wp.atomic_add(world_count_out, pair_world[p], 1)
+        bodies = pair_body[p]
+        pt = point[s]
+        for side in range(2):
+            b = bodies[side]
+            if b >= 0:
+                fb = f
+                if side == 0:
+                    fb = -f
+                com = wp.transform_point(body_q[b], body_com[b])
+                wp.atomic_add(body_wrench_out, b, wp.spatial_vector(fb, wp.cross(pt - com, fb)))
+                wp.atomic_add(body_count_out, b, 1)
 
 
 @wp.kernel
 def _contact_output_kernel(first: int, args: ContactOutputArgs):
-    contact_output_slot(wp.tid() + first, args)
+    contact_output_slots(wp.tid() + first, wp.tid() + first + 1, 1, args)
 
 
 @wp.kernel

@@ -74,11 +74,12 @@ def _world_kernel(
         a = rm.world_arts[ia]
         for d in range(tm.art_dof_start[a], tm.art_dof_start[a + 1]):
             qacc_c[d] = 0.0
-    k = int(0)
     if lane == 0:
-        k = _list_rows(w, rm, rd, cm, tm, joint_q, joint_qd)
-    # every lane learns k (the broadcast is a barrier: the list lane 0 wrote is visible after it)
-    k = wp.tile_from_thread(shape=1, value=k, thread_idx=0, storage="shared")[0]
+        rd.nactive[w] = _list_rows(w, rm, rd, cm, tm, joint_q, joint_qd)
+    # Every lane reads k after the barrier. (Not a tile broadcast: a CPU tile's shared storage is not safe
+    # when several host threads launch the kernel at once, as SolverGeneralized(threads=N) does.)
+    block_sync()
+    k = rd.nactive[w]
     if k == 0:
         if rm.newton != 0 and lane == 0:
             rd.niter[w] = 0
@@ -372,6 +373,7 @@ class WorldSolver:
         rd.jar, rd.jv, rd.cone_mu = zeros(n if newton else 1), zeros(n if newton else 1), zeros(n if newton else 1)
         rd.zone = zeros(n if newton else 1, wp.vec2)
         rd.niter = zeros(worlds, wp.int32)
+        rd.nactive = zeros(worlds, wp.int32)
         rd.grad, rd.search = zeros(nd if newton else 1), zeros(nd if newton else 1)
         cm = ContactTables()
         cm.slot_pair, cm.pair_body, cm.pair_mu = contacts.slot_pair, contacts.pair_body, contacts.pair_mu

@@ -26,7 +26,7 @@ from ..sim.kinematics import FkArgs, fk_articulation
 from ..sim.stage_args import pack
 from .forward import HealthArgs, IntegrateArgs, health_world, integrate_articulation
 from .lanes import block_sync
-from .passive import ActuatorArgs, PassiveArgs, actuator_force, passive_dof
+from .passive import ActuatorArgs, PassiveArgs, actuator_forces, passive_dofs
 from .smooth import (
     CrbArgs,
     FactorArgs,
@@ -34,11 +34,11 @@ from .smooth import (
     SubspaceArgs,
     crb_composite,
     factor_articulation,
-    mass_matrix_row,
+    mass_matrix_rows,
     rne_articulation,
     subspace_articulation,
 )
-from .solver import ContactOutputArgs, contact_output_slot
+from .solver import ContactOutputArgs, contact_output_slots
 
 __all__ = ["WorldRanges", "upload_ranges", "launch_smooth", "launch_finish", "default_block_dim"]
 
@@ -94,12 +94,10 @@ def _smooth_kernel(
         crb_composite(a, crb)
         rne_articulation(a, rne)
     block_sync()  # the mass-matrix rows read the composite inertias and subspaces of their articulation
-    for d in range(ranges.dof_start[w] + lane, ranges.dof_start[w + 1], lanes):
-        mass_matrix_row(d, crb)
-        passive_dof(d, pas)
+    mass_matrix_rows(ranges.dof_start[w] + lane, ranges.dof_start[w + 1], lanes, crb)
+    passive_dofs(ranges.dof_start[w] + lane, ranges.dof_start[w + 1], lanes, pas)
     block_sync()  # actuators add to the passive forces of DOFs other lanes wrote
-    for i in range(ranges.actuator_start[w] + lane, ranges.actuator_start[w + 1], lanes):
-        actuator_force(i, act)
+    actuator_forces(ranges.actuator_start[w] + lane, ranges.actuator_start[w + 1], lanes, act)
     block_sync()  # the factorization reads every DOF's forces and implicit diagonal
     for a in range(ranges.art_start[w] + lane, ranges.art_start[w + 1], lanes):
         factor_articulation(a, fac)
@@ -136,8 +134,7 @@ def _finish_kernel(
         if lane == 0:
             out.world_count_out[w] = 0
         block_sync()  # the slots add into bodies other lanes cleared
-        for s in range(ranges.slot_start[w] + lane, ranges.slot_start[w + 1], lanes):
-            contact_output_slot(s, out)
+        contact_output_slots(ranges.slot_start[w] + lane, ranges.slot_start[w + 1], lanes, out)
     for a in range(ranges.art_start[w] + lane, ranges.art_start[w + 1], lanes):
         integrate_articulation(a, integ)
         if last != 0:

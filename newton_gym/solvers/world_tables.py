@@ -84,6 +84,7 @@ class RowData:
     cone_mu: wp.array(dtype=float)  # Newton, compact: that contact's friction coefficient
     zone: wp.array(dtype=wp.vec2)  # Newton, compact: (force, D) of each row at the current jar (cones: force)
     niter: wp.array(dtype=int)  # Newton, (worlds,): iterations of the last solve
+    nactive: wp.array(dtype=int)  # (worlds,): active rows of each world this substep (lane 0 to the block)
     grad: wp.array(dtype=float)  # Newton, per DOF: gradient (then -gradient)
     search: wp.array(dtype=float)  # Newton, per DOF: search direction p
 
