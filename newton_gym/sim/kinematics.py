@@ -127,10 +127,8 @@ class FkArgs:
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
-def fk_articulation(a: int, args: FkArgs):
-    use_mask = args.use_mask
-    articulation_mask = args.articulation_mask
-    articulation_start = args.articulation_start
+def fk_joint(j: int, args: FkArgs):
+    """Pose and COM twist of joint j's child body from its parent's (computed before) and the joint state."""
     joint_child = args.joint_child
     joint_parent = args.joint_parent
     body_q_out = args.body_q_out
@@ -145,38 +143,42 @@ def fk_articulation(a: int, args: FkArgs):
     joint_qd = args.joint_qd
     joint_dof_dim = args.joint_dof_dim
     joint_axis = args.joint_axis
-    if use_mask != 0:
-        if not articulation_mask[a]:
+    child = joint_child[j]
+    x_wp, v_p, w_p, com_p = body_frame_state(joint_parent[j], body_q_out, body_qd_out, body_com)
+    x_wpj = x_wp * joint_X_p[j]
+    jt = joint_type[j]
+    qs = joint_q_start[j]
+    ds = joint_qd_start[j]
+    if jt == JOINT_FREE or jt == JOINT_DISTANCE:
+        x_j = wp.transform(
+            wp.vec3(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2]),
+            wp.normalize(wp.quat(joint_q[qs + 3], joint_q[qs + 4], joint_q[qs + 5], joint_q[qs + 6])),
+        )
+        x_wc = x_wpj * x_j * wp.transform_inverse(joint_X_c[j])
+        com_c = wp.transform_point(x_wc, body_com[child])
+        v_rel = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
+        w_rel = wp.vec3(joint_qd[ds + 3], joint_qd[ds + 4], joint_qd[ds + 5])
+        v_c = velocity_at_point(v_p, w_p, com_p, com_c) + v_rel
+    else:
+        dim = joint_dof_dim[j]
+        x_j, v_j, w_rel = joint_transform_and_twist(jt, ds, qs, dim[0], dim[1], joint_axis, joint_q, joint_qd, x_wpj)
+        x_wcj = x_wpj * x_j
+        x_wc = x_wcj * wp.transform_inverse(joint_X_c[j])
+        com_c = wp.transform_point(x_wc, body_com[child])
+        anchor = wp.transform_get_translation(x_wcj)
+        v_c = velocity_at_point(v_p, w_p, com_p, com_c) + v_j + wp.cross(w_rel, com_c - anchor)
+    body_q_out[child] = x_wc
+    body_qd_out[child] = wp.spatial_vector(v_c, w_p + w_rel)
+
+
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
+def fk_articulation(a: int, args: FkArgs):
+    """Forward kinematics of articulation a, joints in tree order (parents first)."""
+    if args.use_mask != 0:
+        if not args.articulation_mask[a]:
             return
-    for j in range(articulation_start[a], articulation_start[a + 1]):
-        child = joint_child[j]
-        x_wp, v_p, w_p, com_p = body_frame_state(joint_parent[j], body_q_out, body_qd_out, body_com)
-        x_wpj = x_wp * joint_X_p[j]
-        jt = joint_type[j]
-        qs = joint_q_start[j]
-        ds = joint_qd_start[j]
-        if jt == JOINT_FREE or jt == JOINT_DISTANCE:
-            x_j = wp.transform(
-                wp.vec3(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2]),
-                wp.normalize(wp.quat(joint_q[qs + 3], joint_q[qs + 4], joint_q[qs + 5], joint_q[qs + 6])),
-            )
-            x_wc = x_wpj * x_j * wp.transform_inverse(joint_X_c[j])
-            com_c = wp.transform_point(x_wc, body_com[child])
-            v_rel = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
-            w_rel = wp.vec3(joint_qd[ds + 3], joint_qd[ds + 4], joint_qd[ds + 5])
-            v_c = velocity_at_point(v_p, w_p, com_p, com_c) + v_rel
-        else:
-            dim = joint_dof_dim[j]
-            x_j, v_j, w_rel = joint_transform_and_twist(
-                jt, ds, qs, dim[0], dim[1], joint_axis, joint_q, joint_qd, x_wpj
-            )
-            x_wcj = x_wpj * x_j
-            x_wc = x_wcj * wp.transform_inverse(joint_X_c[j])
-            com_c = wp.transform_point(x_wc, body_com[child])
-            anchor = wp.transform_get_translation(x_wcj)
-            v_c = velocity_at_point(v_p, w_p, com_p, com_c) + v_j + wp.cross(w_rel, com_c - anchor)
-        body_q_out[child] = x_wc
-        body_qd_out[child] = wp.spatial_vector(v_c, w_p + w_rel)
+    for j in range(args.articulation_start[a], args.articulation_start[a + 1]):
+        fk_joint(j, args)
 
 
 @wp.kernel

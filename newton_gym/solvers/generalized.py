@@ -213,7 +213,7 @@ class SolverGeneralized(SolverBase):
         if self.model.world_count > 0 and partition.shared_reason(self.model, self.contacts, act_dof) is not None:
             return None
         starts = partition.world_starts(self.model, self.contacts, self.rows, act_dof)
-        return world_step.upload_ranges(starts, self.device)
+        return world_step.upload_ranges(self.model, starts, self.device)
 
     def _constraint_solver(self, solver: str, layout) -> str:
         """``solver``, or "pgs" (with a warning) where the Newton solve does not apply."""

@@ -117,12 +117,13 @@ def split_spans(model, contacts, rows, actuator_dof: np.ndarray, parts: int) -> 
 
 
 def world_starts(model, contacts, rows, actuator_dof: np.ndarray) -> dict:
-    """First entity of each world, (world_count + 1,) int64 per index space ("articulation", "joint_dof",
+    """First entity of each world, (world_count + 1,) int64 per index space ("articulation", "joint", "joint_dof",
     "joint_coord", "body", "pair", "slot", "row", "actuator"), for a model whose worlds own contiguous
     ranges (:func:`shared_reason` is None). A model without worlds is one world holding everything."""
     if model.world_count == 0:
         counts = {
             "articulation": model.articulation_count,
+            "joint": model.joint_count,
             "joint_dof": model.joint_dof_count,
             "joint_coord": model.joint_coord_count,
             "body": model.body_count,
@@ -135,7 +136,7 @@ def world_starts(model, contacts, rows, actuator_dof: np.ndarray) -> dict:
     nw = model.world_count
     starts = {
         kind: getattr(model, f"{kind}_world_start").numpy()[: nw + 1].astype(np.int64)
-        for kind in ("articulation", "joint_dof", "joint_coord", "body")
+        for kind in ("articulation", "joint", "joint_dof", "joint_coord", "body")
     }
     starts["pair"] = np.searchsorted(contacts.pair_world_host, np.arange(nw + 1), side="left").astype(np.int64)
     starts["slot"] = np.asarray(contacts.pair_slot_start_host, dtype=np.int64)[starts["pair"]]

@@ -41,13 +41,6 @@ def _parent_pose(p: int, body_q: wp.array(dtype=wp.transform)):
     return wp.transform_identity()
 
 
-@wp.func
-def _parent_twist(p: int, body_cvel: wp.array(dtype=wp.spatial_vector)):
-    if p >= 0:
-        return body_cvel[p]
-    return wp.spatial_vector()
-
-
 @wp.struct
 class SubspaceArgs:
     """Arrays of the subspace pass of one articulation (model tables, inputs, outputs)."""
@@ -81,71 +74,72 @@ class SubspaceArgs:
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
-def subspace_articulation(a: int, args: SubspaceArgs):
-    articulation_start = args.articulation_start
-    joint_child = args.joint_child
-    body_q = args.body_q
-    body_com = args.body_com
-    art_ref_out = args.art_ref_out
-    joint_parent = args.joint_parent
-    body_qd = args.body_qd
-    body_cvel_out = args.body_cvel_out
-    body_mass = args.body_mass
-    body_h_out = args.body_h_out
-    body_rot_inertia_out = args.body_rot_inertia_out
-    body_inertia = args.body_inertia
-    joint_X_p = args.joint_X_p
-    joint_X_c = args.joint_X_c
-    joint_type = args.joint_type
-    joint_q_start = args.joint_q_start
-    joint_qd_start = args.joint_qd_start
-    joint_dof_dim = args.joint_dof_dim
-    joint_axis = args.joint_axis
-    joint_q = args.joint_q
-    joint_qd = args.joint_qd
-    cdof_out = args.cdof_out
-    cdof_dot_out = args.cdof_dot_out
-    j0 = articulation_start[a]
-    j1 = articulation_start[a + 1]
-    if j0 == j1:
+def subspace_ref(a: int, args: SubspaceArgs):
+    """Reference point r of articulation a: its root body's COM (needs the root's forward kinematics)."""
+    j0 = args.articulation_start[a]
+    if j0 == args.articulation_start[a + 1]:
         return
-    root = joint_child[j0]
-    r = wp.transform_point(body_q[root], body_com[root])
-    art_ref_out[a] = r
-    for j in range(j0, j1):
-        c = joint_child[j]
-        p = joint_parent[j]
-        x_wc = body_q[c]
-        rot = wp.quat_to_matrix(wp.transform_get_rotation(x_wc))
-        com = wp.transform_point(x_wc, body_com[c])
-        v_c = _twist_about(body_qd[c], com, r)
-        body_cvel_out[c] = v_c
-        m = body_mass[c]
-        body_h_out[c] = m * (com - r)
-        body_rot_inertia_out[c] = inertia_about(m, com - r, rot * body_inertia[c] * wp.transpose(rot))
-        v_p = _parent_twist(p, body_cvel_out)
-        x_wpj = _parent_pose(p, body_q) * joint_X_p[j]
-        q_pj = wp.transform_get_rotation(x_wpj)
-        x_wcj = x_wc * joint_X_c[j]
-        lever = wp.transform_get_translation(x_wcj) - r
-        _joint_subspace(
-            joint_type[j],
-            joint_q_start[j],
-            joint_qd_start[j],
-            joint_dof_dim[j],
-            joint_axis,
-            joint_q,
-            joint_qd,
-            q_pj,
-            wp.transform_get_rotation(x_wcj),
-            lever,
-            com - r,
-            wp.spatial_top(body_qd[c]),
-            v_p,
-            v_c,
-            cdof_out,
-            cdof_dot_out,
-        )
+    root = args.joint_child[j0]
+    args.art_ref_out[a] = wp.transform_point(args.body_q[root], args.body_com[root])
+
+
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
+def subspace_joint(j: int, a: int, args: SubspaceArgs):
+    """Twist and inertia about r of joint j's child body, and the motion subspaces of j's DOFs (joint j of
+    articulation a; needs :func:`subspace_ref` of a). Reads only forward-kinematics outputs, so the joints
+    of a world can be done in any order."""
+    joint_child = args.joint_child
+    joint_parent = args.joint_parent
+    body_q = args.body_q
+    body_qd = args.body_qd
+    body_com = args.body_com
+    body_mass = args.body_mass
+    body_inertia = args.body_inertia
+    r = args.art_ref_out[a]
+    c = joint_child[j]
+    p = joint_parent[j]
+    x_wc = body_q[c]
+    rot = wp.quat_to_matrix(wp.transform_get_rotation(x_wc))
+    com = wp.transform_point(x_wc, body_com[c])
+    v_c = _twist_about(body_qd[c], com, r)
+    args.body_cvel_out[c] = v_c
+    m = body_mass[c]
+    args.body_h_out[c] = m * (com - r)
+    args.body_rot_inertia_out[c] = inertia_about(m, com - r, rot * body_inertia[c] * wp.transpose(rot))
+    # The parent's twist about r, as its own subspace_joint computes it.
+    v_p = wp.spatial_vector()
+    if p >= 0:
+        v_p = _twist_about(body_qd[p], wp.transform_point(body_q[p], body_com[p]), r)
+    x_wpj = _parent_pose(p, body_q) * args.joint_X_p[j]
+    q_pj = wp.transform_get_rotation(x_wpj)
+    x_wcj = x_wc * args.joint_X_c[j]
+    lever = wp.transform_get_translation(x_wcj) - r
+    _joint_subspace(
+        args.joint_type[j],
+        args.joint_q_start[j],
+        args.joint_qd_start[j],
+        args.joint_dof_dim[j],
+        args.joint_axis,
+        args.joint_q,
+        args.joint_qd,
+        q_pj,
+        wp.transform_get_rotation(x_wcj),
+        lever,
+        com - r,
+        wp.spatial_top(body_qd[c]),
+        v_p,
+        v_c,
+        args.cdof_out,
+        args.cdof_dot_out,
+    )
+
+
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
+def subspace_articulation(a: int, args: SubspaceArgs):
+    """Reference point, body twists and inertias about it, and motion subspaces of articulation a."""
+    subspace_ref(a, args)
+    for j in range(args.articulation_start[a], args.articulation_start[a + 1]):
+        subspace_joint(j, a, args)
 
 
 @wp.kernel

@@ -1,7 +1,8 @@
 """The substep as per-world blocks: one block of ``block_dim`` lanes per world, four launches.
 
-1. :func:`launch_smooth` (one block per world): forward kinematics, motion subspaces, composite inertias
-   and bias forces (lanes over the world's articulations); mass-matrix rows and passive forces (lanes
+1. :func:`launch_smooth` (one block per world): forward kinematics (lanes over the joints of one tree
+   level at a time), motion subspaces (lanes over the world's joints), composite inertias and bias
+   forces (lanes over its articulations); mass-matrix rows and passive forces (lanes
    over its DOFs); actuator forces (lanes over its actuators); factorization and the smooth acceleration (lanes
    over articulations). Barriers separate the passes that read another lane's results.
 2. Collision (:func:`.collision_driver.collide`, one thread per candidate pair).
@@ -22,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from ..sim.kinematics import FkArgs, fk_articulation
+from ..sim.kinematics import FkArgs, fk_articulation, fk_joint
 from ..sim.stage_args import pack
 from .forward import HealthArgs, IntegrateArgs, health_world, integrate_articulation
 from .lanes import block_sync
@@ -36,7 +37,8 @@ from .smooth import (
     factor_articulation,
     mass_matrix_rows,
     rne_articulation,
-    subspace_articulation,
+    subspace_joint,
+    subspace_ref,
 )
 from .solver import ContactOutputArgs, contact_output_slots
 
@@ -50,24 +52,73 @@ def default_block_dim(device) -> int:
 
 @wp.struct
 class WorldRanges:
-    """First entity of each world in every index space the blocks loop over; each (world_count + 1,) int32
-    (world w owns [start[w], start[w + 1]))."""
+    """Where each world's entities lie. ``*_start``: (world_count + 1,) int32, world w owns
+    [start[w], start[w + 1]). Tree levels: the joints of world w at depth l (root joints at 0) are
+    ``level_joint[level_ptr[i] : level_ptr[i + 1]]`` for i = level_start[w] + l, up to level_start[w + 1]."""
 
     art_start: wp.array(dtype=int)
     dof_start: wp.array(dtype=int)
     body_start: wp.array(dtype=int)
+    joint_start: wp.array(dtype=int)
     actuator_start: wp.array(dtype=int)
     slot_start: wp.array(dtype=int)
+    level_start: wp.array(dtype=int)  # (world_count + 1,) first level of each world
+    level_ptr: wp.array(dtype=int)  # (levels + 1,) first entry of each level in level_joint
+    level_joint: wp.array(dtype=int)  # (joint_count,) joints by world, depth, index
 
 
-def upload_ranges(starts: dict, device) -> WorldRanges:
+def joint_levels(model, joint_start: np.ndarray):
+    """(level_start, level_ptr, level_joint) of :class:`WorldRanges` from the joint tree: a joint's depth
+    is its parent body's depth + 1 (0 for a parent of -1 or a body no joint moves)."""
+    nj, nb = model.joint_count, model.body_count
+    parent = model.joint_parent.numpy().astype(np.int64)
+    child = model.joint_child.numpy().astype(np.int64)
+    depth = np.zeros(nb + 1, np.int64)  # depth of each body's joint; index nb stands for "no parent"
+    moved = np.zeros(nb + 1, bool)
+    moved[child] = True
+    par = np.where(parent >= 0, parent, nb)
+    for _ in range(nb + 1):  # a longest chain settles in as many passes as it has joints
+        new = np.where(moved[par], depth[par] + 1, 0)
+        if np.array_equal(depth[child], new):
+            break
+        depth[child] = new
+    # Only joints of articulations are stepped (as the per-articulation loops do).
+    art_start = model.articulation_start.numpy().astype(np.int64)
+    in_art = np.zeros(nj + 1, np.int64)
+    np.add.at(in_art, art_start[:-1], 1)
+    np.add.at(in_art, art_start[1:], -1)
+    joints = np.flatnonzero(np.cumsum(in_art)[:nj] > 0)
+    n = len(joints)
+    jdepth = depth[child[joints]]
+    worlds = len(joint_start) - 1
+    jworld = np.searchsorted(joint_start, joints, side="right") - 1
+    order = joints[np.lexsort((joints, jdepth, jworld))]
+    key = (np.searchsorted(joint_start, order, side="right") - 1) * (nj + 1) + depth[child[order]]
+    cuts = np.flatnonzero(np.diff(key)) + 1 if n else np.zeros(0, np.int64)
+    level_ptr = np.concatenate([[0], cuts, [n]]).astype(np.int64) if n else np.zeros(1, np.int64)
+    level_world = (np.searchsorted(joint_start, order[level_ptr[:-1]], side="right") - 1) if n else np.zeros(0)
+    level_start = np.searchsorted(level_world, np.arange(worlds + 1), side="left")
+    return level_start, level_ptr, order
+
+
+def upload_ranges(model, starts: dict, device) -> WorldRanges:
     """:class:`WorldRanges` from :func:`.partition.world_starts`."""
-    kinds = {"art_start": "articulation", "dof_start": "joint_dof", "body_start": "body"}
-    kinds.update(actuator_start="actuator", slot_start="slot")
+    levels = joint_levels(model, starts["joint"])
+    host = {
+        "art_start": starts["articulation"],
+        "dof_start": starts["joint_dof"],
+        "body_start": starts["body"],
+        "joint_start": starts["joint"],
+        "actuator_start": starts["actuator"],
+        "slot_start": starts["slot"],
+        "level_start": levels[0],
+        "level_ptr": levels[1],
+        "level_joint": levels[2],
+    }
     return pack(
         WorldRanges,
         [
-            wp.array(np.asarray(starts[kinds[name]], dtype=np.int32), dtype=wp.int32, device=device)
+            wp.array(np.asarray(host[name], dtype=np.int32).reshape(-1), dtype=wp.int32, device=device)
             for name in WorldRanges.vars
         ],
     )
@@ -88,9 +139,20 @@ def _smooth_kernel(
     block, lane = wp.tid()
     w = block + first_world
     lanes = wp.block_dim()
+    # Forward kinematics level by level (a joint needs its parent body's pose and twist).
+    for level in range(ranges.level_start[w], ranges.level_start[w + 1]):
+        for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
+            fk_joint(ranges.level_joint[jj], fk)
+        block_sync()
     for a in range(ranges.art_start[w] + lane, ranges.art_start[w + 1], lanes):
-        fk_articulation(a, fk)
-        subspace_articulation(a, sub)
+        subspace_ref(a, sub)
+    block_sync()  # every joint's subspace needs its articulation's reference point
+    for j in range(ranges.joint_start[w] + lane, ranges.joint_start[w + 1], lanes):
+        a = crb.body_art[sub.joint_child[j]]
+        if a >= 0:  # joints outside articulations are not stepped
+            subspace_joint(j, a, sub)
+    block_sync()  # the composite inertias and bias forces read every body's twist and inertia
+    for a in range(ranges.art_start[w] + lane, ranges.art_start[w + 1], lanes):
         crb_composite(a, crb)
         rne_articulation(a, rne)
     block_sync()  # the mass-matrix rows read the composite inertias and subspaces of their articulation
