@@ -9,7 +9,7 @@
 3. The constraint solve (:mod:`.world_solve`, per world).
 4. :func:`launch_finish` (one block per world): on the last substep the contact outputs (lanes over the
    world's bodies, then its contact slots); integration (lanes over articulations); on the last substep
-   forward kinematics into the state and the world's health flag.
+   forward kinematics into the state (level by level) and the world's health flag.
 
 Each pass calls the same per-entity ``@wp.func`` as the stage's own kernel (:mod:`.smooth`,
 :mod:`.passive`, :mod:`.forward`, :mod:`.solver`, :mod:`newton_gym.sim.kinematics`), in the same order
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from ..sim.kinematics import FkArgs, fk_articulation, fk_joint
+from ..sim.kinematics import FkArgs, fk_joint
 from ..sim.stage_args import pack
 from .forward import HealthArgs, IntegrateArgs, health_world, integrate_articulation
 from .lanes import block_sync
@@ -199,10 +199,12 @@ def _finish_kernel(
         contact_output_slots(ranges.slot_start[w] + lane, ranges.slot_start[w + 1], lanes, out)
     for a in range(ranges.art_start[w] + lane, ranges.art_start[w + 1], lanes):
         integrate_articulation(a, integ)
-        if last != 0:
-            fk_articulation(a, fk)
     if last != 0:
-        block_sync()  # the health check reads every articulation of the world
+        block_sync()  # forward kinematics and the health check read every joint's new state
+        for level in range(ranges.level_start[w], ranges.level_start[w + 1]):
+            for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
+                fk_joint(ranges.level_joint[jj], fk)
+            block_sync()
         if lane == 0:
             health_world(w, health)
 
