@@ -1,9 +1,14 @@
 """Constraint rows: contacts, joint limits, joint friction and equality constraints as MuJoCo soft
 constraints (MuJoCo computation: "Soft constraints").
 
-Rows are laid out once per world: [contact rows][limit rows][friction rows][equality rows];
-each row has a static owner (contact slot, DOF or equality) and is switched on per substep. A row's
-Jacobian is stored densely per side: side 0 and side 1 each hold one articulation's DOF block
+Rows are laid out once per world: [contact rows][limit rows][friction rows][equality rows]. Each row has a
+static owner (a contact slot's sub-row, a DOF or an equality component) and keeps its last force there (the
+warm start); nothing else is stored per row. The rows active in a substep are filled, world by world, into
+that world's compact range of at most ``row_budget`` rows (MuJoCo's njmax, per world): the joint-limit,
+joint-friction and equality rows ("xrows", few: at most two per DOF and six per equality) always have room,
+the contacts share the rest in slot order. A world whose active rows do not fit drops the contacts that do
+not fit for that substep (their warm starts cleared) and raises its ``row_overflow`` flag, on the device.
+A row's Jacobian is stored densely per side: side 0 and side 1 each hold one articulation's DOF block
 (max_art_dofs wide), so rows coupling two articulations of a world need no global matrix.
 
 Per row and substep (in :mod:`.world_solve`) we compute J, Y = L^-T J^T (M = L^T L), A_ii = Y^T Y,
@@ -28,6 +33,7 @@ from .spatial import point_jacobian
 __all__ = [
     "Rows",
     "build_rows",
+    "default_row_budget",
     "make_rows",
     "reset_warmstart",
     "ROW_CONTACT",
@@ -40,10 +46,8 @@ ROW_CONTACT = 0
 ROW_LIMIT = 1
 ROW_FRICTION = 2
 ROW_EQUALITY = 3
-# Kernels index a row's Jacobian as row * 2 * width + k in int32 (and Warp arrays hold at most this many).
+# Kernels index a compact row's Jacobian as row * 2 * width + k in int32 (and Warp arrays hold at most this many).
 MAX_ROW_FLOATS = 2**31 - 1
-_EQUALITY = wp.constant(ROW_EQUALITY)
-_JOINT = wp.constant(int(EqType.JOINT))
 vec5 = wp.types.vector(5, wp.float32)
 
 
@@ -51,38 +55,37 @@ vec5 = wp.types.vector(5, wp.float32)
 class Rows(DeclaredFields):
     """Constraint rows of all worlds (see module docstring), laid out once by :func:`build_rows`; the only
     place their fields are declared (:class:`.layout.DeclaredFields`: no other attribute can be set).
-    Warp arrays of a row count hold at least one element, so a model without rows still launches.
+    Warp arrays hold at least one element, so a model without rows still launches. The per-substep
+    terms of the active rows live in the world solve's compact buffers (:class:`.world_tables.RowData`).
 
     Units: a row's force f is [N] for contact and connect rows, [N m] or [N] (the DOF's generalized force)
-    for limit, friction and joint-equality rows; J maps generalized velocities to the row's velocity.
+    for limit, friction and joint-equality rows.
     """
 
     # Layout (host).
     count: int = 0  # total rows over all worlds
-    width: int = 8  # floats per Jacobian side: max_art_dofs rounded up to 8 (padding stays 0)
+    width: int = 8  # floats per Jacobian side: max_art_dofs rounded up to 8 (the padding is written 0)
     cone: str = "pyramidal"  # "pyramidal" (4 edge rows per contact) or "elliptic" (normal + 2 tangents)
     world_count: int = 1  # worlds of the solve (max(1, model.world_count))
-    kind_host: np.ndarray = None  # (count,) int32 NumPy copy of ``kind``
+    kind_host: np.ndarray = None  # (xrow_count,) int32 kinds of the non-contact rows (contact rows: the slots')
+    budget_host: np.ndarray = None  # (world_count,) int64 compact rows of each world (its row budget)
     # Static row tables (Warp int32 unless noted).
     world_row_start: wp.array = None  # (world_count + 1,) first row of each world
-    kind: wp.array = None  # (count,) ROW_CONTACT / ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY
-    owner: wp.array = None  # (count,) contact slot, DOF or equality constraint of the row
-    sub: wp.array = None  # (count,) sub-row: pyramid edge / tangent, equality component
-    art: wp.array = None  # (count,) vec2i articulation of side 0 / side 1 (-1: none)
-    row_world: wp.array = None  # (count,) world of each row
-    slot_row: wp.array = None  # (slot_count,) first row of each contact slot
+    world_slot_start: wp.array = None  # (world_count + 1,) first contact slot of each world
+    world_xrow_start: wp.array = None  # (world_count + 1,) first non-contact row (xrow) of each world
+    world_budget_start: wp.array = None  # (world_count + 1,) first compact row of each world
+    slot_row: wp.array = None  # (slot_count,) first row of each contact slot (its rows are consecutive)
     slot_nrows: wp.array = None  # (slot_count,) rows of each contact slot (1, 3 or 4)
-    # Per substep (float32 unless noted).
-    active: wp.array = None  # (count,) int32 1 where the row takes part in this substep's solve
-    jac: wp.array = None  # (count * 2 * width,) J per side [m/rad, - or 1/m per DOF unit]
-    minv_jac: wp.array = None  # (count * 2 * width,) Y = L^-T J^T per side (M = L^T L, so A = Y^T Y)
-    pos: wp.array = None  # (count,) position error r [m or rad] (negative: violated)
-    solref: wp.array = None  # (count,) vec2 MuJoCo solref (time constant [s], damping ratio [-])
-    solimp: wp.array = None  # (count,) vec5 MuJoCo solimp (dmin, dmax [-], width [m or rad], mid, power)
-    diag_approx: wp.array = None  # (count,) MuJoCo's diagApprox of A_ii [1/kg or 1/(kg m^2)]
-    lo: wp.array = None  # (count,) lower force bound [N or N m]
-    hi: wp.array = None  # (count,) upper force bound [N or N m]
+    pair_art: wp.array = None  # (pair_count,) vec2i articulation of side 0 / side 1 of a pair's rows (-1: none)
+    x_kind: wp.array = None  # (xrow_count,) ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY
+    x_owner: wp.array = None  # (xrow_count,) DOF or equality constraint of the row
+    x_sub: wp.array = None  # (xrow_count,) equality component (0 for limit and friction rows)
+    x_art: wp.array = None  # (xrow_count,) vec2i articulation of side 0 / side 1 (-1: none)
+    # Per row, persistent.
     force: wp.array = None  # (count,) last solved force [N or N m], the next substep's warm start
+    # Per world, sticky until reset_warmstart (device; read them at a sync point of your own).
+    row_peak: wp.array = None  # (world_count,) most rows a substep needed (active contacts' + all xrows)
+    row_overflow: wp.array = None  # (world_count,) 1 once a substep needed more rows than the world's budget
     # Parameters of the rows the solver creates itself (joint limits and joint friction).
     limit_solref: wp.vec2 = None  # joint-limit solref ([s], [-])
     limit_solimp: vec5 = None  # joint-limit solimp
@@ -103,72 +106,99 @@ def _row_counts(condim: np.ndarray, cone: str) -> np.ndarray:
     return np.where(np.asarray(condim) == 1, 1, 4 if cone == "pyramidal" else 3).astype(np.int64)
 
 
-def _row_table(model, layout, contacts, cone: str):
-    """(table (R, 5) int64 of (kind, owner, sub, art0, art1), world (R,)): every row, world by world;
-    within a world contacts (pair, slot, row), then limits and frictions (DOF order), then equalities."""
-    parts, worlds, rank = [], [], []
-    pair_art = _pair_articulations(model, layout, contacts)
-    if contacts.pair_count:
-        nr = _row_counts(contacts.pair_condim_host, cone)
-        slot_pair = np.repeat(np.arange(contacts.pair_count), contacts.pair_slots_host)
-        slot = np.arange(len(slot_pair))
-        row_slot = np.repeat(slot, nr[slot_pair])
-        first = np.concatenate([[0], np.cumsum(nr[slot_pair])])[:-1]
-        sub = np.arange(len(row_slot)) - np.repeat(first, nr[slot_pair])
-        pair = slot_pair[row_slot]
-        parts.append(np.column_stack([np.full(len(row_slot), ROW_CONTACT), row_slot, sub, pair_art[pair]]))
-        worlds.append(np.asarray(contacts.pair_world_host, dtype=np.int64)[pair])
-        rank.append(np.zeros(len(row_slot), np.int64))
+def _xrow_table(model, layout):
+    """(table (X, 5) int64 of (kind, owner, sub, art0, art1), world (X,)): the joint-limit, joint-friction and
+    equality rows, world by world; within a world limits and frictions (DOF order), then equalities."""
     dof_art = np.asarray(layout.dof_art, dtype=np.int64)
     dof_world = np.asarray(layout.art_world, dtype=np.int64)[dof_art] if model.joint_dof_count else np.zeros(0, int)
     lower, upper = model.joint_limit_lower.numpy(), model.joint_limit_upper.numpy()
     fric = np.maximum(model.joint_friction.numpy(), model.joint_friction_dynamic.numpy())
     limited = np.nonzero((np.asarray(layout.dof_coord) >= 0) & ((lower > -1e9) | (upper < 1e9)))[0]
     rubbing = np.nonzero(fric > 0.0)[0]
-    for kind, dofs, order in ((ROW_LIMIT, limited, 1), (ROW_FRICTION, rubbing, 2)):
-        parts.append(
-            np.column_stack(
-                [np.full(len(dofs), kind), dofs, np.zeros(len(dofs), int), dof_art[dofs], np.full(len(dofs), -1)]
-            )
-        )
+    parts, worlds, rank = [], [], []
+    for kind, dofs, order in ((ROW_LIMIT, limited, 0), (ROW_FRICTION, rubbing, 1)):
+        zero = np.zeros(len(dofs), np.int64)
+        parts.append(np.column_stack([zero + kind, dofs, zero, dof_art[dofs], zero - 1]))
         worlds.append(dof_world[dofs])
-        rank.append(np.full(len(dofs), order))
-    per_world = [[] for _ in range(layout.world_count)]
-    _equality_rows(model, layout, per_world)
-    eq = [(w, r) for w, lst in enumerate(per_world) for r in lst]
-    if eq:
-        parts.append(np.asarray([r for _, r in eq], dtype=np.int64).reshape(-1, 5))
-        worlds.append(np.asarray([w for w, _ in eq], dtype=np.int64))
-        rank.append(np.full(len(eq), 3))
-    table = np.concatenate(parts).astype(np.int64) if parts else np.zeros((0, 5), np.int64)
-    world = np.concatenate(worlds).astype(np.int64) if worlds else np.zeros(0, np.int64)
-    order = np.argsort(world * 4 + np.concatenate(rank), kind="stable") if len(world) else np.zeros(0, int)
+        rank.append(zero + order)
+    eq, eq_world = _equality_rows(model, layout)
+    parts.append(eq)
+    worlds.append(eq_world)
+    rank.append(np.full(len(eq), 2, np.int64))
+    table = np.concatenate(parts).astype(np.int64)
+    world = np.concatenate(worlds).astype(np.int64)
+    order = np.argsort(world * 3 + np.concatenate(rank), kind="stable")
     return table[order], world[order]
 
 
-def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
-    """Lay out every row once (host, vectorised over worlds)."""
+def default_row_budget(contacts, layout, cone: str) -> np.ndarray:
+    """(world_count,) int64 default contact-row budget of each world (its non-contact rows come on top): the
+    rows of every contact slot against geometry that does not move (the floor, terrain: all of them may touch
+    at once), plus, for contacts between moving bodies (self collisions, other robots, loose objects), one
+    full contact per moving body: the most rows of any such pair the body belongs to (a stack of boxes fits;
+    a pile of spheres each touching several others may not)."""
     worlds = layout.world_count
-    table, row_world = _row_table(model, layout, contacts, cone)
+    moving = np.append(np.asarray(layout.body_dof_last) >= 0, False)  # index -1: a static shape
+    pb = contacts.pair_body.numpy().reshape(-1, 2)[: contacts.pair_count].astype(np.int64)
+    both = moving[pb[:, 0]] & moving[pb[:, 1]]
+    rows = _row_counts(contacts.pair_condim_host, cone) * contacts.pair_slots_host
+    pw = np.asarray(contacts.pair_world_host, dtype=np.int64)
+    fixed = np.bincount(pw[~both], weights=rows[~both], minlength=worlds)[:worlds]
+    body_rows = np.zeros(len(moving), np.int64)
+    np.maximum.at(body_rows, pb[both, 0], rows[both])
+    np.maximum.at(body_rows, pb[both, 1], rows[both])
+    mover = np.nonzero(moving)[0]  # moving bodies belong to articulations
+    body_world = np.asarray(layout.art_world, dtype=np.int64)[np.asarray(layout.body_art)[mover]]
+    self_rows = np.bincount(body_world, weights=body_rows[mover], minlength=worlds)[:worlds]
+    return (fixed + self_rows).astype(np.int64)
+
+
+def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
+    """Lay out every row once (host, vectorised over worlds). ``params`` holds the limit / friction solref and
+    solimp, ``friction_rest_speed`` and optionally ``row_budget``: the most rows one world solves in a
+    substep (MuJoCo's njmax, per world); None (the default) takes :func:`default_row_budget`."""
+    worlds = layout.world_count
+    xtable, xworld = _xrow_table(model, layout)
     rows = Rows()
-    rows.count = len(table)
     rows.width = -(-max(layout.max_art_dofs, 1) // 8) * 8  # whole vec8 chunks per side (see world_pgs)
     rows.cone = cone
     rows.world_count = worlds
-    need = rows.count * 2 * rows.width
-    if need > MAX_ROW_FLOATS:
+    pair_nrows = _row_counts(contacts.pair_condim_host, cone)
+    pair_slots = np.asarray(contacts.pair_slots_host, dtype=np.int64)
+    pair_rows = pair_nrows * pair_slots
+    pw = np.asarray(contacts.pair_world_host, dtype=np.int64)
+    if np.any(np.diff(pw) < 0):
+        raise ModelBuildError("SolverGeneralized: contact pairs are not ordered by world (build_contacts' layout)")
+    contact_rows = np.bincount(pw, weights=pair_rows, minlength=worlds)[:worlds].astype(np.int64)
+    xrows = np.bincount(xworld, minlength=worlds)[:worlds].astype(np.int64)
+    row_start = np.concatenate([[0], np.cumsum(contact_rows + xrows)])
+    rows.count = int(row_start[-1])
+    pair_start = np.searchsorted(pw, np.arange(worlds + 1), side="left")  # first pair of each world
+    slot_start = np.asarray(contacts.pair_slot_start_host, dtype=np.int64)[pair_start]
+    # First row of each pair: its world's first row plus the rows of the world's earlier pairs; a pair's
+    # slots follow one another. Slot-sized arrays are int32 (row counts are checked below).
+    before = np.concatenate([[0], np.cumsum(pair_rows)])
+    pair_row = row_start[pw] + before[:-1] - before[pair_start[pw]]
+    slot_nrows = np.repeat(pair_nrows.astype(np.int32), pair_slots)
+    first_slot = np.asarray(contacts.pair_slot_start_host[:-1], dtype=np.int32)
+    slot_row = np.repeat(pair_row.astype(np.int32), pair_slots)
+    slot_row += (np.arange(len(slot_row), dtype=np.int32) - np.repeat(first_slot, pair_slots)) * slot_nrows
+    budget = _budgets(contacts, layout, cone, params.get("row_budget"), contact_rows + xrows, xrows)
+    budget_start = np.concatenate([[0], np.cumsum(budget)])
+    need = int(budget_start[-1]) * 2 * rows.width
+    if need > MAX_ROW_FLOATS or rows.count > MAX_ROW_FLOATS:
         raise ModelBuildError(
-            f"SolverGeneralized: {rows.count} constraint rows ({contacts.pair_count} candidate contact pairs) x 2 "
-            f"sides x {rows.width} DOFs (the largest articulation's, padded to 8) = {need} Jacobian floats, above "
-            f"the limit of 2^31 - 1 (int32 indexing); rows grow with the square of the colliding links and "
-            f"their width with the articulation's DOFs: disable self-collisions (add_articulation("
-            f"enable_self_collisions=False)) or filter shape pairs"
+            f"SolverGeneralized: row budgets of {int(budget_start[-1])} rows over {worlds} worlds (up to "
+            f"{int(budget.max(initial=0))} per world; {rows.count} rows, {contacts.pair_count} candidate contact "
+            f"pairs in all) x 2 sides x {rows.width} DOFs (the largest articulation's, padded to 8) = {need} "
+            f"Jacobian floats (or {rows.count} rows), above the limit of 2^31 - 1 (int32 "
+            f"indexing); rows grow with the square of the colliding links and their width with the articulation's "
+            f"DOFs: lower row_budget, disable self-collisions (add_articulation(enable_self_collisions=False)) or "
+            f"filter shape pairs"
         )
-    starts = np.concatenate([[0], np.cumsum(np.bincount(row_world, minlength=worlds)[:worlds])]).astype(np.int32)
-    table = table.astype(np.int32)
-    rows.kind_host = table[:, 0]
+    rows.budget_host = budget
+    rows.kind_host = xtable[:, 0].astype(np.int32)
     dev = model.device
-    n = max(rows.count, 1)
 
     def arr(x, dtype):
         x = np.ascontiguousarray(x)
@@ -176,31 +206,21 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
             x = np.zeros((1,) + x.shape[1:], dtype=x.dtype)
         return wp.array(x, dtype=dtype, device=dev)
 
-    rows.world_row_start = arr(starts, wp.int32)
-    rows.kind = arr(table[:, 0], wp.int32)
-    rows.owner = arr(table[:, 1], wp.int32)
-    rows.sub = arr(table[:, 2], wp.int32)
-    rows.art = arr(table[:, 3:5].reshape(-1, 2), wp.vec2i)
-    rows.row_world = arr(np.repeat(np.arange(worlds), np.diff(starts)).astype(np.int32), wp.int32)
-    rows.active = wp.zeros(n, dtype=wp.int32, device=dev)
-    rows.lo = wp.zeros(n, dtype=wp.float32, device=dev)
-    rows.hi = wp.zeros(n, dtype=wp.float32, device=dev)
-    rows.force = wp.zeros(n, dtype=wp.float32, device=dev)
-    rows.pos = wp.zeros(n, dtype=wp.float32, device=dev)
-    rows.diag_approx = wp.zeros(n, dtype=wp.float32, device=dev)
-    rows.solref = wp.zeros(n, dtype=wp.vec2, device=dev)
-    rows.solimp = wp.zeros(n, dtype=vec5, device=dev)
-    slot_row = np.zeros(max(contacts.slot_count, 1), np.int32)
-    is_first = (table[:, 0] == ROW_CONTACT) & (table[:, 2] == 0)
-    slot_row[table[is_first, 1]] = np.nonzero(is_first)[0]
-    rows.slot_row = wp.array(slot_row, dtype=wp.int32, device=dev)
-    slot_nrows = np.zeros(1, np.int32)
-    if contacts.slot_count:
-        nr = _row_counts(contacts.pair_condim_host, cone)
-        slot_nrows = nr[np.repeat(np.arange(contacts.pair_count), contacts.pair_slots_host)].astype(np.int32)
-    rows.slot_nrows = wp.array(slot_nrows, dtype=wp.int32, device=dev)
-    rows.jac = wp.zeros(n * 2 * rows.width, dtype=wp.float32, device=dev)
-    rows.minv_jac = wp.zeros(n * 2 * rows.width, dtype=wp.float32, device=dev)
+    rows.world_row_start = arr(row_start.astype(np.int32), wp.int32)
+    rows.world_slot_start = arr(slot_start.astype(np.int32), wp.int32)
+    rows.world_xrow_start = arr(np.concatenate([[0], np.cumsum(xrows)]).astype(np.int32), wp.int32)
+    rows.world_budget_start = arr(budget_start.astype(np.int32), wp.int32)
+    rows.slot_row = arr(slot_row, wp.int32)
+    rows.slot_nrows = arr(slot_nrows, wp.int32)
+    rows.pair_art = arr(_pair_articulations(model, layout, contacts).astype(np.int32), wp.vec2i)
+    xtable = xtable.astype(np.int32)
+    rows.x_kind = arr(xtable[:, 0], wp.int32)
+    rows.x_owner = arr(xtable[:, 1], wp.int32)
+    rows.x_sub = arr(xtable[:, 2], wp.int32)
+    rows.x_art = arr(xtable[:, 3:5], wp.vec2i)
+    rows.force = wp.zeros(max(rows.count, 1), dtype=wp.float32, device=dev)
+    rows.row_peak = wp.zeros(worlds, dtype=wp.int32, device=dev)
+    rows.row_overflow = wp.zeros(worlds, dtype=wp.int32, device=dev)
     rows.limit_solref = wp.vec2(*params["limit_solref"])
     rows.limit_solimp = vec5(*params["limit_solimp"])
     rows.friction_solref = wp.vec2(*params["friction_solref"])
@@ -211,6 +231,22 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     rows.dof_invweight = wp.zeros(max(model.joint_dof_count, 1), dtype=wp.float32, device=dev)
     rows.world_scale = wp.ones(worlds, dtype=wp.float32, device=dev)
     return rows
+
+
+def _budgets(contacts, layout, cone, row_budget, world_rows, xrows) -> np.ndarray:
+    """(world_count,) compact rows of each world: ``row_budget`` (or the default), at most the world's rows."""
+    if row_budget is None:
+        budget = default_row_budget(contacts, layout, cone) + xrows
+    else:
+        if int(row_budget) < int(xrows.max(initial=0)):
+            w = int(np.argmax(xrows))
+            raise ModelBuildError(
+                f"SolverGeneralized: row_budget={int(row_budget)} is below the {int(xrows[w])} joint-limit, "
+                f"joint-friction and equality rows of world {w}, which always have room; use at least "
+                f"{int(xrows[w])}"
+            )
+        budget = np.full(len(xrows), int(row_budget), np.int64)
+    return np.minimum(budget, world_rows).astype(np.int64)
 
 
 def set_invweights(model, layout, data, rows):
@@ -357,31 +393,27 @@ def _pair_articulations(model, layout, contacts):
     return art
 
 
-def _equality_rows(model, layout, per_world):
-    if model.equality_constraint_count == 0:
-        return
+def _equality_rows(model, layout):
+    """(table (E, 5) int64 of (ROW_EQUALITY, constraint, component, art0, art1), world (E,)): one row per
+    component of each equality (joint 1, connect 3, weld 6), in constraint order."""
+    ne = model.equality_constraint_count
+    if ne == 0:
+        return np.zeros((0, 5), np.int64), np.zeros(0, np.int64)
     etype = model.equality_constraint_type.numpy()
-    b1 = model.equality_constraint_body1.numpy()
-    b2 = model.equality_constraint_body2.numpy()
     j1 = model.equality_constraint_joint1.numpy()
     j2 = model.equality_constraint_joint2.numpy()
-    world = model.equality_constraint_world.numpy()
-    qd_start = model.joint_qd_start.numpy()
+    qd_start = np.append(model.joint_qd_start.numpy(), -1)  # index -1: no joint
     body_art = np.append(layout.body_art, -1)
     dof_art = np.append(layout.dof_art, -1)
-    for e in range(model.equality_constraint_count):
-        w = int(max(world[e], 0))
-        if etype[e] == EqType.JOINT:
-            a0 = dof_art[qd_start[j1[e]]] if j1[e] >= 0 else -1
-            a1 = dof_art[qd_start[j2[e]]] if j2[e] >= 0 else -1
-            n = 1
-        else:
-            a0, a1 = body_art[b1[e]], body_art[b2[e]]
-            n = 3 if etype[e] == EqType.CONNECT else 6
-        if a1 == a0:
-            a1 = -1
-        for k in range(n):
-            per_world[w].append((ROW_EQUALITY, e, k, int(a0), int(a1)))
+    joint = etype == EqType.JOINT
+    a0 = np.where(joint, dof_art[qd_start[j1]], body_art[model.equality_constraint_body1.numpy()])
+    a1 = np.where(joint, dof_art[qd_start[j2]], body_art[model.equality_constraint_body2.numpy()])
+    a1 = np.where(a1 == a0, -1, a1)
+    n = np.where(joint, 1, np.where(etype == EqType.CONNECT, 3, 6))
+    e = np.repeat(np.arange(ne), n)
+    sub = np.arange(len(e)) - np.repeat(np.cumsum(n) - n, n)
+    table = np.column_stack([np.full(len(e), ROW_EQUALITY), e, sub, a0[e], a1[e]]).astype(np.int64)
+    return table, np.maximum(model.equality_constraint_world.numpy().astype(np.int64), 0)[e]
 
 
 def _equality_anchors(model, rows, dev):
@@ -516,181 +548,6 @@ def contact_direction(n: wp.vec3, t1: wp.vec3, sub: int, nrows: int, mu: float):
 
 
 @wp.func
-def _clear_row(base: int, width: int, jac: wp.array(dtype=float)):
-    for i in range(2 * width):
-        jac[base + i] = 0.0
-
-
-@wp.kernel
-def _equality_rows_kernel(
-    # Model:
-    first: int,
-    kind: wp.array(dtype=int),
-    owner: wp.array(dtype=int),
-    sub: wp.array(dtype=int),
-    art: wp.array(dtype=wp.vec2i),
-    width: int,
-    eq_type: wp.array(dtype=int),
-    eq_body1: wp.array(dtype=int),
-    eq_body2: wp.array(dtype=int),
-    eq_anchor: wp.array(dtype=wp.vec3),
-    eq_anchor2: wp.array(dtype=wp.vec3),
-    eq_rel: wp.array(dtype=wp.transform),
-    eq_joint1: wp.array(dtype=int),
-    eq_joint2: wp.array(dtype=int),
-    eq_polycoef: wp.array(dtype=vec5),
-    eq_solref: wp.array(dtype=wp.vec2),
-    eq_solimp: wp.array(dtype=vec5),
-    eq_enabled: wp.array(dtype=bool),
-    joint_q_start: wp.array(dtype=int),
-    joint_qd_start: wp.array(dtype=int),
-    body_art: wp.array(dtype=int),
-    body_dof_last: wp.array(dtype=int),
-    dof_parent: wp.array(dtype=int),
-    dof_art: wp.array(dtype=int),
-    art_dof_start: wp.array(dtype=int),
-    # Data in:
-    body_q: wp.array(dtype=wp.transform),
-    joint_q: wp.array(dtype=float),
-    art_ref: wp.array(dtype=wp.vec3),
-    cdof: wp.array(dtype=wp.spatial_vector),
-    body_invweight: wp.array(dtype=wp.vec2),
-    dof_invweight: wp.array(dtype=float),
-    # Data out:
-    active_out: wp.array(dtype=int),
-    jac_out: wp.array(dtype=float),
-    pos_out: wp.array(dtype=float),
-    solref_out: wp.array(dtype=wp.vec2),
-    solimp_out: wp.array(dtype=vec5),
-    lo_out: wp.array(dtype=float),
-    hi_out: wp.array(dtype=float),
-    force_out: wp.array(dtype=float),
-    diag_approx_out: wp.array(dtype=float),
-):
-    i = wp.tid() + first
-    if kind[i] != _EQUALITY:
-        return
-    e = owner[i]
-    if not eq_enabled[e]:
-        active_out[i] = 0
-        force_out[i] = 0.0
-        return
-    base = i * 2 * width
-    _clear_row(base, width, jac_out)
-    a = art[i]
-    s = sub[i]
-    pos = float(0.0)
-    et = eq_type[e]
-    approx = float(0.0)
-    if et == _JOINT:
-        approx = dof_invweight[joint_qd_start[eq_joint1[e]]]
-        if eq_joint2[e] >= 0:
-            approx += dof_invweight[joint_qd_start[eq_joint2[e]]]
-        pos = _joint_equality_row(
-            e,
-            eq_joint1,
-            eq_joint2,
-            eq_polycoef,
-            joint_q_start,
-            joint_qd_start,
-            dof_art,
-            art_dof_start,
-            joint_q,
-            a,
-            base,
-            width,
-            jac_out,
-        )
-    else:
-        b1 = eq_body1[e]
-        b2 = eq_body2[e]
-        x1 = wp.transform_identity()
-        if b1 >= 0:
-            x1 = body_q[b1]
-        x2 = wp.transform_identity()
-        if b2 >= 0:
-            x2 = body_q[b2]
-        axis = wp.vec3(0.0)
-        axis[s % 3] = 1.0
-        comp = s / 3
-        if b1 >= 0:
-            approx += body_invweight[b1][comp]
-        if b2 >= 0:
-            approx += body_invweight[b2][comp]
-        if s < 3:
-            p1 = wp.transform_point(x1, eq_anchor[e])
-            p2 = wp.transform_point(x2, eq_anchor2[e])
-            pos = p1[s] - p2[s]
-            if b1 >= 0:
-                _point_row(
-                    b1,
-                    1.0,
-                    body_art[b1],
-                    p1,
-                    axis,
-                    a,
-                    body_dof_last,
-                    dof_parent,
-                    art_dof_start,
-                    art_ref,
-                    cdof,
-                    base,
-                    width,
-                    jac_out,
-                )
-            if b2 >= 0:
-                _point_row(
-                    b2,
-                    -1.0,
-                    body_art[b2],
-                    p2,
-                    axis,
-                    a,
-                    body_dof_last,
-                    dof_parent,
-                    art_dof_start,
-                    art_ref,
-                    cdof,
-                    base,
-                    width,
-                    jac_out,
-                )
-        else:
-            target = wp.transform_get_rotation(x2 * eq_rel[e])
-            err = wp.transform_get_rotation(x1) * wp.quat_inverse(target)
-            v = 2.0 * wp.vec3(err[0], err[1], err[2])
-            if err[3] < 0.0:
-                v = -v
-            pos = v[s - 3]
-            if b1 >= 0:
-                _angular_row(
-                    b1, 1.0, body_art[b1], axis, a, body_dof_last, dof_parent, art_dof_start, cdof, base, width, jac_out
-                )
-            if b2 >= 0:
-                _angular_row(
-                    b2,
-                    -1.0,
-                    body_art[b2],
-                    axis,
-                    a,
-                    body_dof_last,
-                    dof_parent,
-                    art_dof_start,
-                    cdof,
-                    base,
-                    width,
-                    jac_out,
-                )
-    active_out[i] = 1
-    diag_approx_out[i] = approx
-    pos_out[i] = pos
-    solref_out[i] = eq_solref[e]
-    solimp_out[i] = eq_solimp[e]
-    lo_out[i] = -1.0e30
-    hi_out[i] = 1.0e30
-
-
-@wp.func
 def _joint_equality_row(
     e: int,
     eq_joint1: wp.array(dtype=int),
@@ -730,66 +587,32 @@ def _joint_equality_row(
 
 
 def make_rows(model, tree, data, rows, joint_q, span):
-    """Fill the equality rows (Jacobian, bounds, solref / solimp) among the rows in ``span`` = (first, count)
-    for this substep; contact, limit and friction rows are filled inside the world kernel (:mod:`.world_solve`)."""
-    if span[1] == 0 or model.equality_constraint_count == 0:
-        return
-    outs = [rows.active, rows.jac, rows.pos, rows.solref, rows.solimp, rows.lo, rows.hi, rows.force, rows.diag_approx]
-    wp.launch(
-        _equality_rows_kernel,
-        dim=span[1],
-        device=model.device,
-        inputs=[
-            span[0],
-            rows.kind,
-            rows.owner,
-            rows.sub,
-            rows.art,
-            rows.width,
-            model.equality_constraint_type,
-            model.equality_constraint_body1,
-            model.equality_constraint_body2,
-            model.equality_constraint_anchor,
-            rows.eq_anchor2,
-            rows.eq_rel,
-            model.equality_constraint_joint1,
-            model.equality_constraint_joint2,
-            model.equality_constraint_polycoef,
-            model.equality_constraint_solref,
-            model.equality_constraint_solimp,
-            model.equality_constraint_enabled,
-            model.joint_q_start,
-            model.joint_qd_start,
-            tree["body_art"],
-            tree["body_dof_last"],
-            tree["dof_parent"],
-            tree["dof_art"],
-            tree["art_dof_start"],
-            data.body_q,
-            joint_q,
-            data.art_ref,
-            data.cdof,
-            rows.body_invweight,
-            rows.dof_invweight,
-        ],
-        outputs=outs,
-    )
+    """Nothing to do: every row, equalities included, is filled inside the world kernel (:mod:`.world_solve`).
+    Kept while :func:`.solver.solve` still calls it before the world solve."""
 
 
 @wp.kernel
-def _reset_rows_kernel(row_world: wp.array(dtype=int), world_mask: wp.array(dtype=bool), force: wp.array(dtype=float)):
-    i = wp.tid()
-    if world_mask[row_world[i]]:
-        force[i] = 0.0
+def _reset_rows_kernel(
+    world_row_start: wp.array(dtype=int),
+    world_mask: wp.array(dtype=bool),
+    force: wp.array(dtype=float),
+    peak: wp.array(dtype=int),
+    overflow: wp.array(dtype=int),
+):
+    w = wp.tid()
+    if world_mask[w]:
+        for i in range(world_row_start[w], world_row_start[w + 1]):
+            force[i] = 0.0
+        peak[w] = 0
+        overflow[w] = 0
 
 
 def reset_warmstart(model, rows, world_mask):
-    """Forget the warm-start forces of the masked worlds."""
-    if rows.count:
-        wp.launch(
-            _reset_rows_kernel,
-            dim=rows.count,
-            device=model.device,
-            inputs=[rows.row_world, world_mask],
-            outputs=[rows.force],
-        )
+    """Forget the warm-start forces, row peaks and overflow flags of the masked worlds."""
+    wp.launch(
+        _reset_rows_kernel,
+        dim=rows.world_count,
+        device=model.device,
+        inputs=[rows.world_row_start, world_mask],
+        outputs=[rows.force, rows.row_peak, rows.row_overflow],
+    )

@@ -35,7 +35,7 @@ from __future__ import annotations
 import warp as wp
 
 from .lanes import block_sync
-from .world_tables import CONTACT, RowData, RowModel, TreeTables
+from .world_tables import RowData, RowModel, TreeTables
 
 __all__ = ["newton_solve"]
 
@@ -96,13 +96,12 @@ def _gather(
         row = yoff + c * wn
         for a in range(wn):
             rd.ydense[row + a] = 0.0
-        i = rd.act_list[r0 + c]
-        arts = rm.art[i]
+        arts = rd.art[r0 + c]
         for side in range(2):
             ai = arts[side]
             if ai >= 0:
                 d0 = tm.art_dof_start[ai]
-                src = i * 2 * rm.width + side * rm.width
+                src = (r0 + c) * 2 * rm.width + side * rm.width
                 dst = row + d0 - wd0
                 for kk in range(tm.art_dof_start[ai + 1] - d0):
                     rd.ydense[dst + kk] = rd.ydense[dst + kk] + rd.minv_jac[src + kk]
@@ -166,13 +165,12 @@ def _cost_at_jar(
         total += 0.5 * u[wd0 + a] * u[wd0 + a]
     c = int(0)
     while c < k:
-        i = rd.act_list[r0 + c]
         if rd.cone[r0 + c] != 0:
             cost, _f, _h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
             total += cost
             c += 3
         else:
-            total += _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])[0]
+            total += _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[r0 + c], rd.hi[r0 + c])[0]
             c += 1
     return total
 
@@ -203,13 +201,12 @@ def _hessian_and_gradient(
     current jar. First each row's force and local Hessian D (``zone``; lanes over rows), then lanes over
     DOFs a: a lane owns row a of H and grad[a] and adds the rows' terms into them in row order."""
     for c in range(lane, k, lanes):
-        i = rd.act_list[r0 + c]
         if rd.cone[r0 + c] != 0:
             _cost_c, f, _h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
             for e in range(3):
                 rd.zone[r0 + c + e] = wp.vec2(f[e], 0.0)
         elif not _is_tangent(c, r0, rd):
-            zone = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])
+            zone = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[r0 + c], rd.hi[r0 + c])
             rd.zone[r0 + c] = wp.vec2(zone[1], zone[2])
     block_sync()
     for a in range(lane, wn, lanes):
@@ -264,7 +261,6 @@ def _slope(alpha: float, up: float, pp: float, k: int, r0: int, mu: wp.array(dty
     d2 = pp
     c = int(0)
     while c < k:
-        i = rd.act_list[r0 + c]
         if rd.cone[r0 + c] != 0:
             jv = _triple(rd.jv, r0 + c)
             if wp.length_sq(jv) > 0.0:
@@ -275,7 +271,7 @@ def _slope(alpha: float, up: float, pp: float, k: int, r0: int, mu: wp.array(dty
             continue
         jv1 = rd.jv[r0 + c]
         if jv1 != 0.0:
-            zone = _row_zone(rd.jar[r0 + c] + alpha * jv1, rd.reg[r0 + c], rd.lo[i], rd.hi[i])
+            zone = _row_zone(rd.jar[r0 + c] + alpha * jv1, rd.reg[r0 + c], rd.lo[r0 + c], rd.hi[r0 + c])
             d1 -= zone[1] * jv1
             d2 += zone[2] * jv1 * jv1
         c += 1
@@ -331,25 +327,12 @@ def _line_search(
 
 
 @wp.func
-def _mark_cones(
-    k: int,
-    r0: int,
-    rm: RowModel,
-    rd: RowData,
-    pair_mu: wp.array(dtype=float),
-    slot_pair: wp.array(dtype=int),
-    lane: int,
-    lanes: int,
-):
-    """rd.cone[c] = 1 on the normal row of each elliptic contact, with its friction in rd.cone_mu[c]."""
+def _clamp_cone_mu(k: int, r0: int, rd: RowData, lane: int, lanes: int):
+    """The friction of each elliptic contact (rd.cone_mu on its normal row, where rd.cone is 1) at least 1e-5:
+    the cone's cost divides by it."""
     for c in range(lane, k, lanes):
-        i = rd.act_list[r0 + c]
-        cone = int(0)
-        if rm.kind[i] == CONTACT:
-            if rm.slot_nrows[rm.owner[i]] == 3 and rm.sub[i] == 0:
-                cone = 1
-                rd.cone_mu[r0 + c] = wp.max(pair_mu[slot_pair[rm.owner[i]]], 1.0e-5)
-        rd.cone[r0 + c] = cone
+        if rd.cone[r0 + c] != 0:
+            rd.cone_mu[r0 + c] = wp.max(rd.cone_mu[r0 + c], 1.0e-5)
 
 
 @wp.func
@@ -408,8 +391,6 @@ def newton_solve(
     rm: RowModel,
     rd: RowData,
     tm: TreeTables,
-    pair_mu: wp.array(dtype=float),
-    slot_pair: wp.array(dtype=int),
     u: wp.array(dtype=float),
     lane: int,
     lanes: int,
@@ -424,7 +405,7 @@ def newton_solve(
     hoff = rm.hess_start[w]
     mu = rd.cone_mu
     _gather(k, r0, yoff, wd0, wn, rm, rd, tm, lane, lanes)
-    _mark_cones(k, r0, rm, rd, pair_mu, slot_pair, lane, lanes)
+    _clamp_cone_mu(k, r0, rd, lane, lanes)
     for c in range(lane, k, lanes):  # at u = 0, jar is the bias
         rd.jar[r0 + c] = rd.bias[r0 + c]
     block_sync()
@@ -490,5 +471,5 @@ def newton_solve(
                     rd.force[rd.act_list[r0 + c + e]] = fc[e]
                 c += 3
             else:
-                rd.force[i] = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[i], rd.hi[i])[1]
+                rd.force[i] = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[r0 + c], rd.hi[r0 + c])[1]
                 c += 1

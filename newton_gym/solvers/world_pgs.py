@@ -1,15 +1,15 @@
 """Dense Delassus block and projected Gauss-Seidel of the world solve (:mod:`.world_solve`, steps 4 and 5): row
 products A_ij = Y_i . Y_j, the dense block, the dual's residual in dense and matrix-free form, and PGS with
-subspace minimization on dense box-bounded blocks."""
+subspace minimization on dense box-bounded blocks. Rows are addressed by their compact index (r0 + c)."""
 
 from __future__ import annotations
 
 import warp as wp
 
 from .spatial import dense_cholesky_solve
-from .world_tables import ContactTables, RowData, RowModel, TreeTables, vec8
+from .world_tables import RowData, RowModel, TreeTables, vec8
 
-__all__ = ["dense_block", "row_axpy", "residual", "set_force", "pgs_dense_box", "row_mu"]
+__all__ = ["dense_block", "row_axpy", "residual", "set_force", "pgs_dense_box"]
 
 wp.set_module_options({"enable_backward": False})
 
@@ -24,11 +24,11 @@ def _dot8(a: vec8, b: vec8):
 
 @wp.func
 def _side_dot(i: int, j: int, rm: RowModel, rd: RowData, tm: TreeTables):
-    """A_ij = Y_i . Y_j (= J_i M^-1 J_j^T), summed over the articulations the two rows share, in chunks of
-    8 floats (a side's padding past its articulation's DOFs is zero)."""
+    """A_ij = Y_i . Y_j (= J_i M^-1 J_j^T) of compact rows i and j, summed over the articulations the two rows
+    share, in chunks of 8 floats (a side's padding past its articulation's DOFs is zero)."""
     ch = rm.width / 8
-    ai = rm.art[i]
-    aj = rm.art[j]
+    ai = rd.art[i]
+    aj = rd.art[j]
     s = float(0.0)
     for si in range(2):
         a = ai[si]
@@ -48,17 +48,16 @@ def dense_block(k: int, r0: int, moff: int, rm: RowModel, rd: RowData, tm: TreeT
     """Dense Delassus block A = Y^T Y of the world's k active rows (compact r0 .. r0 + k - 1), row-major
     k x k at ``moff`` in ``rd.dense``; A is symmetric, so each pair is computed once."""
     for c in range(k):
-        i = rd.act_list[r0 + c]
         for e in range(c, k):
-            v = _side_dot(i, rd.act_list[r0 + e], rm, rd, tm)
+            v = _side_dot(r0 + c, r0 + e, rm, rd, tm)
             rd.dense[moff + c * k + e] = v
             rd.dense[moff + e * k + c] = v
 
 
 @wp.func
 def _row_dot(i: int, rm: RowModel, rd: RowData, tm: TreeTables, x: wp.array(dtype=float)):
-    """Y_i . z over the row's articulations (matrix-free residual; z = Y f)."""
-    a = rm.art[i]
+    """Y_i . z of compact row i over its articulations (matrix-free residual; z = Y f)."""
+    a = rd.art[i]
     s = float(0.0)
     base = i * 2 * rm.width
     for side in range(2):
@@ -72,8 +71,8 @@ def _row_dot(i: int, rm: RowModel, rd: RowData, tm: TreeTables, x: wp.array(dtyp
 
 @wp.func
 def row_axpy(i: int, scale: float, rm: RowModel, rd: RowData, tm: TreeTables, x: wp.array(dtype=float)):
-    """x += scale Y_i."""
-    a = rm.art[i]
+    """x += scale Y_i (compact row i)."""
+    a = rd.art[i]
     base = i * 2 * rm.width
     for side in range(2):
         ai = a[side]
@@ -102,7 +101,7 @@ def residual(
         for j in range(k):
             g += rd.dense[row + j] * rd.cforce[r0 + j]
     else:
-        g += _row_dot(rd.act_list[r0 + c], rm, rd, tm, qacc_c)
+        g += _row_dot(r0 + c, rm, rd, tm, qacc_c)
     return g
 
 
@@ -114,7 +113,7 @@ def set_force(
     df = f - rd.cforce[r0 + c]
     rd.cforce[r0 + c] = f
     if dense == 0 and df != 0.0:
-        row_axpy(rd.act_list[r0 + c], df, rm, rd, tm, qacc_c)
+        row_axpy(r0 + c, df, rm, rd, tm, qacc_c)
     return wp.abs(df)
 
 
@@ -157,7 +156,6 @@ def _subspace_step(
     mat: wp.array(dtype=float),
     bias: wp.array(dtype=float),
     reg: wp.array(dtype=float),
-    act_list: wp.array(dtype=int),
     lo: wp.array(dtype=float),
     hi: wp.array(dtype=float),
     force: wp.array(dtype=float),
@@ -170,9 +168,8 @@ def _subspace_step(
     ``scratch``, then clamp to the bounds."""
     m = int(0)
     for c in range(k):
-        i = act_list[r0 + c]
         f = force[r0 + c]
-        if f > lo[i] and f < hi[i]:
+        if f > lo[r0 + c] and f < hi[r0 + c]:
             free[r0 + m] = c
             m += 1
     if m == 0:
@@ -188,8 +185,7 @@ def _subspace_step(
     dense_cholesky_solve(scratch, moff, m, step, r0, step, r0)
     for p in range(m):
         c = free[r0 + p]
-        i = act_list[r0 + c]
-        force[r0 + c] = wp.clamp(force[r0 + c] + step[r0 + p], lo[i], hi[i])
+        force[r0 + c] = wp.clamp(force[r0 + c] + step[r0 + p], lo[r0 + c], hi[r0 + c])
 
 
 @wp.func
@@ -203,7 +199,6 @@ def pgs_dense_box(
     bias: wp.array(dtype=float),
     reg: wp.array(dtype=float),
     inv: wp.array(dtype=float),
-    act_list: wp.array(dtype=int),
     lo: wp.array(dtype=float),
     hi: wp.array(dtype=float),
     force: wp.array(dtype=float),
@@ -220,19 +215,14 @@ def pgs_dense_box(
         change = float(0.0)
         scale = float(0.0)
         for c in range(k):
-            i = act_list[r0 + c]
             f_old = force[r0 + c]
-            f = wp.clamp(f_old - _dense_residual(c, k, r0, moff, mat, bias, reg, force) * inv[r0 + c], lo[i], hi[i])
+            f = wp.clamp(
+                f_old - _dense_residual(c, k, r0, moff, mat, bias, reg, force) * inv[r0 + c], lo[r0 + c], hi[r0 + c]
+            )
             force[r0 + c] = f
             change += wp.abs(f - f_old)
             scale += wp.abs(f)
         if change <= tolerance * scale:
             return
         if subspace != 0:
-            _subspace_step(k, r0, moff, mat, bias, reg, act_list, lo, hi, force, free, step, scratch)
-
-
-@wp.func
-def row_mu(cm: ContactTables, rm: RowModel, i: int):
-    """Friction coefficient of contact row i's pair."""
-    return cm.pair_mu[cm.slot_pair[rm.owner[i]]]
+            _subspace_step(k, r0, moff, mat, bias, reg, lo, hi, force, free, step, scratch)

@@ -1,9 +1,9 @@
 """Per-world constraint assembly and solve, one block of lanes per world in a single launch.
 
-For its world the block (1) switches every row on or off and lists the active rows compactly (lane 0;
-cheap tests only), then, lanes over the listed rows, (2) fills each one's Jacobian and soft-constraint
-terms (contacts, joint limits and joint friction here; equality rows come pre-filled from
-:mod:`.constraint`; a pyramidal contact's four edges come from its n, t1, t2 basis rows) and (3) computes
+For its world the block (1) switches every row on or off and lists the active ones compactly (lane 0; cheap
+tests only): contacts slot by slot, then joint limits, joint friction and equalities, into the world's range of
+at most its row budget; then, lanes over the listed rows, (2) fills each one's Jacobian and soft-constraint
+terms (a pyramidal contact's four edges come from its n, t1, t2 basis rows) and (3) computes
 Y = L^-T J^T (M = L^T L), the bias a0 - a_ref, the regularizer R and 1 / (A_ii + R). It then solves for
 the forces by the primal Newton method (:mod:`.world_newton`, every lane) or by projected Gauss-Seidel
 (lane 0: (4) the dense Delassus matrix A = J M^-1 J^T of the active rows when it fits the world's block,
@@ -12,13 +12,16 @@ qacc_constraint = M^-1 J^T f = L^-1 (Y f) of the world's DOFs (lanes over articu
 block is one lane (:mod:`.lanes`): all of a world's work stays in one core's cache, with no per-row
 launches.
 
-Compact buffers (``act_list``, ``bias``, ``reg``, ``inv``, ``cforce``) use the world's row range
-[r0, r1): compact row c of world w lives at r0 + c. Row forces persist per row (``force``) as the
-next substep's warm start.
+Compact buffers (:class:`.world_tables.RowData`) use the world's range [r0, r0 + budget) of
+``world_budget_start``: active row c of world w lives at r0 + c. The non-contact rows always have room
+(the budget reserves them); contacts that do not fit are dropped for the substep and flag the world
+(``overflow``; ``peak`` records the most rows a substep needed). Row forces persist per row (``force``) as
+the next substep's warm start.
 
 The parts: :mod:`.world_tables` (the Warp structs the kernel reads and writes), :mod:`.world_rows`
-(per-row assembly, steps 1 and 3), :mod:`.world_pgs` (dense block and PGS, steps 4 and 5). This module
-holds the kernel that runs steps 1-6 in order and :class:`WorldSolver`, its host side.
+(per-row assembly, steps 1 to 3), :mod:`.world_pgs` (dense block and PGS, steps 4 and 5),
+:mod:`.world_newton` (step 5 by Newton). This module holds the kernel that runs steps 1-6 in order and
+:class:`WorldSolver`, its host side.
 """
 
 from __future__ import annotations
@@ -27,13 +30,29 @@ import numpy as np
 import warp as wp
 
 from ..errors import ModelBuildError
-from .constraint import MAX_ROW_FLOATS
+from .constraint import MAX_ROW_FLOATS, vec5
 from .lanes import block_sync
 from .spatial import ltl_solve
 from .world_newton import newton_solve
-from .world_pgs import dense_block, pgs_dense_box, residual, row_axpy, row_mu, set_force
-from .world_rows import contact_pyramid, contact_row, dof_row_fill, dof_row_switch, finish_row
-from .world_tables import CONTACT, FRICTION, LIMIT, ContactTables, RowData, RowModel, TreeTables, vec8
+from .world_pgs import dense_block, pgs_dense_box, residual, row_axpy, set_force
+from .world_rows import (
+    contact_pyramid,
+    contact_row,
+    dof_row_fill,
+    dof_row_switch,
+    equality_row,
+    equality_row_switch,
+)
+from .world_tables import (
+    CONTACT,
+    EQUALITY,
+    ContactTables,
+    EqualityTables,
+    RowData,
+    RowModel,
+    TreeTables,
+    vec8,
+)
 
 __all__ = ["WorldSolver", "DENSE_CAP"]
 
@@ -49,10 +68,12 @@ def _world_kernel(
     rm: RowModel,
     cm: ContactTables,
     tm: TreeTables,
+    eq: EqualityTables,
     dt: float,
     iterations: int,
     tolerance: float,
     # Data in:
+    body_q: wp.array(dtype=wp.transform),
     art_ref: wp.array(dtype=wp.vec3),
     cdof: wp.array(dtype=wp.spatial_vector),
     chol: wp.array(dtype=wp.float64),
@@ -63,10 +84,9 @@ def _world_kernel(
     rd: RowData,
     qacc_c: wp.array(dtype=float),
 ):
-    """One block per world w: fill and list its active rows (lane 0), build its dense Delassus block (or
-    keep the matrix-free form), solve by Newton (every lane) or PGS (with subspace minimization on dense
-    pyramidal blocks; lane 0) and write qacc_constraint of its articulations (steps 1-6 of the module
-    docstring)."""
+    """One block per world w: list its active rows (lane 0), fill them (every lane), solve by Newton (every
+    lane) or PGS (with subspace minimization on dense pyramidal blocks; lane 0) and write qacc_constraint of
+    its articulations (steps 1-6 of the module docstring)."""
     block, lane = wp.tid()
     w = block + first
     lanes = wp.block_dim()
@@ -75,7 +95,7 @@ def _world_kernel(
         for d in range(tm.art_dof_start[a], tm.art_dof_start[a + 1]):
             qacc_c[d] = 0.0
     if lane == 0:
-        rd.nactive[w] = _list_rows(w, rm, rd, cm, tm, joint_q, joint_qd)
+        rd.nactive[w] = _list_rows(w, rm, rd, cm, tm, eq, joint_q, joint_qd)
     # Every lane reads k after the barrier. (Not a tile broadcast: a CPU tile's shared storage is not safe
     # when several host threads launch the kernel at once, as SolverGeneralized(threads=N) does.)
     block_sync()
@@ -84,13 +104,13 @@ def _world_kernel(
         if rm.newton != 0 and lane == 0:
             rd.niter[w] = 0
         return
-    r0 = rm.world_row_start[w]
-    _fill_rows(k, r0, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_q, joint_qd, lane, lanes)
+    r0 = rm.world_budget_start[w]
+    _fill_rows(k, r0, dt, rm, rd, cm, tm, eq, body_q, art_ref, cdof, chol, qacc_smooth, joint_q, joint_qd, lane, lanes)
     block_sync()
     if rm.newton != 0:
-        newton_solve(k, r0, w, iterations, tolerance, rm, rd, tm, cm.pair_mu, cm.slot_pair, qacc_c, lane, lanes)
+        newton_solve(k, r0, w, iterations, tolerance, rm, rd, tm, qacc_c, lane, lanes)
     elif lane == 0:
-        _pgs(k, r0, w, iterations, tolerance, rm, rd, cm, tm, qacc_c)
+        _pgs(k, r0, w, iterations, tolerance, rm, rd, tm, qacc_c)
     block_sync()
     # qacc_constraint = M^-1 J^T f = L^-1 (Y f).
     for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
@@ -106,38 +126,55 @@ def _list_rows(
     rd: RowData,
     cm: ContactTables,
     tm: TreeTables,
+    eq: EqualityTables,
     joint_q: wp.array(dtype=float),
     joint_qd: wp.array(dtype=float),
 ):
     """Step 1 for world w: switch its rows on or off (cheap tests: contact slot active, joint at a limit,
-    friction loss) and list the active ones compactly from r0; returns their count k."""
-    r0 = rm.world_row_start[w]
-    r1 = rm.world_row_start[w + 1]
+    friction loss, equality enabled) and list the active ones compactly from r0 (their row, kind and owner);
+    returns their count k. Contacts take at most the budget less the world's non-contact rows, which always
+    have room; the rows a substep needed go to ``peak``, and ``overflow`` is raised when contacts had to be
+    dropped (their warm starts cleared)."""
+    r0 = rm.world_budget_start[w]
+    x0 = rm.world_xrow_start[w]
+    x1 = rm.world_xrow_start[w + 1]
+    budget = rm.world_budget_start[w + 1] - r0
+    cap = budget - (x1 - x0)
+    need = x1 - x0
     k = int(0)
-    i = r0
-    while i < r1:
-        kind = rm.kind[i]
-        if kind == CONTACT:  # a slot's rows are consecutive, from its first: all on or all off
-            nr = rm.slot_nrows[rm.owner[i]]
-            on = cm.active[rm.owner[i]]
-            for e in range(nr):
-                if on == 0:
-                    rd.active[i + e] = 0
-                    rd.force[i + e] = 0.0
-                else:
-                    rd.act_list[r0 + k] = i + e
-                    k += 1
-            i += nr
-            continue
-        on = int(0)
-        if kind == LIMIT or kind == FRICTION:
-            on = dof_row_switch(i, kind, rm, rd, tm, joint_q, joint_qd)
-        else:
-            on = rd.active[i]  # equality rows: filled by constraint.make_rows
+    for slot in range(rm.world_slot_start[w], rm.world_slot_start[w + 1]):
+        nr = rm.slot_nrows[slot]
+        row = rm.slot_row[slot]
+        on = cm.active[slot]
         if on != 0:
-            rd.act_list[r0 + k] = i
+            need += nr
+        if on == 0 or k + nr > cap:  # a slot's rows are consecutive: all on or all off
+            for e in range(nr):
+                rd.force[row + e] = 0.0
+            continue
+        for e in range(nr):
+            rd.act_list[r0 + k] = row + e
+            rd.kind[r0 + k] = CONTACT
+            rd.owner[r0 + k] = slot
             k += 1
-        i += 1
+    row = rm.world_row_start[w + 1] - (x1 - x0)  # the non-contact rows are the world's last rows
+    for x in range(x0, x1):
+        kind = rm.x_kind[x]
+        on = int(0)
+        if kind == EQUALITY:
+            on = equality_row_switch(x, row, rm, rd, eq)
+        else:
+            on = dof_row_switch(x, row, r0 + k, kind, rm, rd, tm, joint_q, joint_qd)
+        if on != 0:
+            rd.act_list[r0 + k] = row
+            rd.kind[r0 + k] = kind
+            rd.owner[r0 + k] = x
+            k += 1
+        row += 1
+    if need > rd.peak[w]:
+        rd.peak[w] = need
+    if need > budget:
+        rd.overflow[w] = 1
     return k
 
 
@@ -150,6 +187,8 @@ def _fill_rows(
     rd: RowData,
     cm: ContactTables,
     tm: TreeTables,
+    eq: EqualityTables,
+    body_q: wp.array(dtype=wp.transform),
     art_ref: wp.array(dtype=wp.vec3),
     cdof: wp.array(dtype=wp.spatial_vector),
     chol: wp.array(dtype=wp.float64),
@@ -162,21 +201,23 @@ def _fill_rows(
     """Steps 2-3 for the k listed rows (lanes over them): Jacobian, Y = L^-T J^T, bias, R and warm start
     at each compact index; a pyramidal contact is filled whole by the lane of its first edge."""
     for c in range(lane, k, lanes):
-        i = rd.act_list[r0 + c]
-        kind = rm.kind[i]
+        ci = r0 + c
+        row = rd.act_list[ci]
+        kind = rd.kind[ci]
+        owner = rd.owner[ci]
         if kind == CONTACT:
-            if rm.slot_nrows[rm.owner[i]] == 4:
-                if rm.sub[i] == 0:
-                    contact_pyramid(i, r0 + c, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
-                continue
-            contact_row(i, rm, rd, cm, tm, art_ref, cdof)
-        elif kind == LIMIT or kind == FRICTION:
-            dof_row_fill(i, r0 + c, kind, dt, rm, rd, tm, joint_q, joint_qd, chol, qacc_smooth)
-            continue
-        stiff = 1.0
-        if kind == CONTACT and rd.lo[i] < -1.0e29:
-            stiff = 0.0  # an elliptic tangent
-        finish_row(i, r0 + c, dt, stiff, rm, rd, tm, chol, qacc_smooth, joint_qd)
+            sub = row - rm.slot_row[owner]
+            if rm.slot_nrows[owner] == 4:
+                if sub == 0:
+                    contact_pyramid(owner, row, ci, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
+            else:
+                contact_row(owner, sub, row, ci, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
+        elif kind == EQUALITY:
+            equality_row(
+                owner, row, ci, dt, rm, rd, eq, tm, body_q, joint_q, art_ref, cdof, chol, qacc_smooth, joint_qd
+            )
+        else:
+            dof_row_fill(owner, row, ci, kind, dt, rm, rd, tm, joint_q, joint_qd, chol, qacc_smooth)
 
 
 @wp.func
@@ -188,7 +229,6 @@ def _pgs(
     tolerance: float,
     rm: RowModel,
     rd: RowData,
-    cm: ContactTables,
     tm: TreeTables,
     qacc_c: wp.array(dtype=float),
 ):
@@ -201,7 +241,7 @@ def _pgs(
         dense_block(k, r0, moff, rm, rd, tm)
     else:
         for c in range(k):  # warm start of the matrix-free form
-            row_axpy(rd.act_list[r0 + c], rd.cforce[r0 + c], rm, rd, tm, qacc_c)
+            row_axpy(r0 + c, rd.cforce[r0 + c], rm, rd, tm, qacc_c)
     if dense == 1 and rm.cone_rows != 3:
         pgs_dense_box(
             k,
@@ -213,7 +253,6 @@ def _pgs(
             rd.bias,
             rd.reg,
             rd.inv,
-            rd.act_list,
             rd.lo,
             rd.hi,
             rd.cforce,
@@ -228,8 +267,7 @@ def _pgs(
         scale = float(0.0)
         c = int(0)
         while c < k:
-            i = rd.act_list[r0 + c]
-            if rm.kind[i] == CONTACT and rm.slot_nrows[rm.owner[i]] == 3:
+            if rd.cone[r0 + c] != 0:
                 # Normal row, then both tangents projected onto the friction disc |f_t| <= mu f_n.
                 fn = wp.max(
                     rd.cforce[r0 + c] - residual(c, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[r0 + c], 0.0
@@ -242,7 +280,7 @@ def _pgs(
                     rd.cforce[r0 + c + 2] - residual(c + 2, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[r0 + c + 2]
                 )
                 norm = wp.sqrt(f1 * f1 + f2 * f2)
-                limit = row_mu(cm, rm, i) * fn
+                limit = rd.cone_mu[r0 + c] * fn
                 if norm > limit:
                     f1 = f1 * limit / wp.max(norm, 1.0e-20)
                     f2 = f2 * limit / wp.max(norm, 1.0e-20)
@@ -253,8 +291,8 @@ def _pgs(
                 continue
             f = wp.clamp(
                 rd.cforce[r0 + c] - residual(c, r0, k, dense, moff, rm, rd, tm, qacc_c) * rd.inv[r0 + c],
-                rd.lo[i],
-                rd.hi[i],
+                rd.lo[r0 + c],
+                rd.hi[r0 + c],
             )
             change += set_force(c, r0, f, dense, rm, rd, tm, qacc_c)
             scale += wp.abs(f)
@@ -262,11 +300,10 @@ def _pgs(
         if change <= tolerance * scale:
             break
     for c in range(k):
-        i = rd.act_list[r0 + c]
         f = rd.cforce[r0 + c]
-        rd.force[i] = f
+        rd.force[rd.act_list[r0 + c]] = f
         if dense != 0 and f != 0.0:
-            row_axpy(i, f, rm, rd, tm, qacc_c)
+            row_axpy(r0 + c, f, rm, rd, tm, qacc_c)
 
 
 def world_dof_start(layout, arts=None, art_start=None) -> np.ndarray:
@@ -277,16 +314,18 @@ def world_dof_start(layout, arts=None, art_start=None) -> np.ndarray:
     if arts is None:
         arts = np.argsort(layout.art_world, kind="stable")
         art_start = np.searchsorted(layout.art_world[arts], np.arange(worlds + 1))
-    out = np.zeros(worlds + 1, np.int64)
-    pos = 0
-    for w in range(worlds):
-        out[w] = pos
-        for a in arts[art_start[w] : art_start[w + 1]]:
-            if layout.art_dof_start[a] != pos:
-                raise ModelBuildError(f"world {w}: its articulations' DOFs are not one contiguous range")
-            pos = int(layout.art_dof_start[a + 1])
-    out[worlds] = pos
-    return out
+    dof_start = np.asarray(layout.art_dof_start, dtype=np.int64)
+    arts = np.asarray(arts, dtype=np.int64)
+    art_start = np.asarray(art_start, dtype=np.int64)
+    # Walking the worlds in order, each articulation must start where the previous one (of its world, or of
+    # the worlds before) ended; a world without articulations starts where the last one ended.
+    ends = dof_start[arts + 1]
+    expected = np.concatenate([[0], ends[:-1]])
+    bad = np.nonzero(dof_start[arts] != expected)[0]
+    if len(bad):
+        w = int(np.searchsorted(art_start, bad[0], side="right") - 1)
+        raise ModelBuildError(f"world {w}: its articulations' DOFs are not one contiguous range")
+    return np.concatenate([[0], ends])[art_start].astype(np.int64)
 
 
 class WorldSolver:
@@ -310,22 +349,21 @@ class WorldSolver:
         self.newton = bool(newton)
         self.tolerance = float(newton_tolerance if newton else tolerance)
         worlds = rows.world_count
-        starts = rows.world_row_start.numpy()[: worlds + 1] if rows.count else np.zeros(worlds + 1, np.int32)
-        per = np.diff(starts) if rows.count else np.zeros(worlds, np.int64)
-        cap = np.minimum(per, DENSE_CAP) if not newton else np.zeros(worlds, np.int64)
+        budget = rows.budget_host
+        cap = np.minimum(budget, DENSE_CAP) if not newton else np.zeros(worlds, np.int64)
         dense_start = np.concatenate([[0], np.cumsum(cap * cap)])
         arts = np.argsort(layout.art_world, kind="stable").astype(np.int32)
         art_start = np.searchsorted(layout.art_world[arts], np.arange(worlds + 1)).astype(np.int32)
-        n = max(rows.count, 1)
+        n = max(int(budget.sum()), 1)  # compact rows of all worlds
         dof_start = world_dof_start(layout, arts, art_start) if newton else np.zeros(worlds + 1, np.int64)
         wn = np.diff(dof_start)
-        ydense_start = np.concatenate([[0], np.cumsum(per * wn)])
+        ydense_start = np.concatenate([[0], np.cumsum(budget * wn)])
         hess_start = np.concatenate([[0], np.cumsum(wn * wn)])
         if max(ydense_start[-1], hess_start[-1], dense_start[-1]) > MAX_ROW_FLOATS:
             raise ModelBuildError(
-                f"SolverGeneralized: the per-world constraint blocks need {int(ydense_start[-1])} (rows x DOFs), "
-                f"{int(hess_start[-1])} (DOFs^2) and {int(dense_start[-1])} (dense Delassus) floats, above the "
-                f"limit of 2^31 - 1 (int32 indexing); reduce the contact pairs (self-collisions, filters) or DOFs"
+                f"SolverGeneralized: the per-world constraint blocks need {int(ydense_start[-1])} (row budget x "
+                f"DOFs), {int(hess_start[-1])} (DOFs^2) and {int(dense_start[-1])} (dense Delassus) floats, above "
+                f"the limit of 2^31 - 1 (int32 indexing); lower row_budget or reduce the DOFs"
             )
 
         def arr(x, dtype):
@@ -333,12 +371,14 @@ class WorldSolver:
             return wp.array(x if len(x) else np.zeros(1, x.dtype), dtype=dtype, device=dev)
 
         rm = RowModel()
-        rm.world_row_start = rows.world_row_start
+        rm.world_row_start, rm.world_slot_start = rows.world_row_start, rows.world_slot_start
+        rm.world_xrow_start, rm.world_budget_start = rows.world_xrow_start, rows.world_budget_start
         rm.world_art_start = arr(art_start, wp.int32)
         rm.world_arts = arr(arts, wp.int32)
         rm.dense_start = arr(dense_start[:-1].astype(np.int32), wp.int32)
         rm.dense_cap = arr(cap.astype(np.int32), wp.int32)
-        rm.kind, rm.owner, rm.sub, rm.art, rm.slot_nrows = rows.kind, rows.owner, rows.sub, rows.art, rows.slot_nrows
+        rm.slot_row, rm.slot_nrows, rm.pair_art = rows.slot_row, rows.slot_nrows, rows.pair_art
+        rm.x_kind, rm.x_owner, rm.x_sub, rm.x_art = rows.x_kind, rows.x_owner, rows.x_sub, rows.x_art
         rm.width = rows.width
         rm.cone_rows = 4 if rows.cone == "pyramidal" else 3
         rm.limit_solref, rm.limit_solimp = rows.limit_solref, rows.limit_solimp
@@ -352,29 +392,36 @@ class WorldSolver:
         rm.world_dof_start = arr(dof_start.astype(np.int32), wp.int32)
         rm.ydense_start = arr(ydense_start[:-1].astype(np.int32), wp.int32)
         rm.hess_start = arr(hess_start[:-1].astype(np.int32), wp.int32)
-        rd = RowData()
-        rd.minv8 = wp.array(ptr=rows.minv_jac.ptr, dtype=vec8, shape=(rows.minv_jac.shape[0] // 8,), device=dev)
-        rd.active, rd.jac, rd.minv_jac, rd.pos = rows.active, rows.jac, rows.minv_jac, rows.pos
-        rd.solref, rd.solimp, rd.lo, rd.hi = rows.solref, rows.solimp, rows.lo, rows.hi
-        rd.force, rd.diag_approx = rows.force, rows.diag_approx
 
-        def zeros(count, dtype=wp.float32):
-            return wp.zeros(max(int(count), 1), dtype=dtype, device=dev)
+        # Every buffer below is written before it is read in a substep (the kernel fills a compact row, a
+        # Jacobian side's padding included, before any product reads it), so none needs zeroing.
+        def empty(count, dtype=wp.float32):
+            return wp.empty(max(int(count), 1), dtype=dtype, device=dev)
 
         nd = model.joint_dof_count
-        rd.act_list, rd.free = zeros(n, wp.int32), zeros(n, wp.int32)
-        rd.bias, rd.reg, rd.inv, rd.cforce, rd.step = zeros(n), zeros(n), zeros(n), zeros(n), zeros(n)
-        rd.dense = zeros(dense_start[-1])
-        rd.scratch = zeros(dense_start[-1] if subspace else 1)
-        rd.ydense = zeros(ydense_start[-1])
-        rd.ynz = zeros(ydense_start[-1], wp.int32)
-        rd.hess = zeros(hess_start[-1])
-        rd.ynz_count, rd.cone = zeros(n if newton else 1, wp.int32), zeros(n if newton else 1, wp.int32)
-        rd.jar, rd.jv, rd.cone_mu = zeros(n if newton else 1), zeros(n if newton else 1), zeros(n if newton else 1)
-        rd.zone = zeros(n if newton else 1, wp.vec2)
-        rd.niter = zeros(worlds, wp.int32)
-        rd.nactive = zeros(worlds, wp.int32)
-        rd.grad, rd.search = zeros(nd if newton else 1), zeros(nd if newton else 1)
+        pgs_rows = 1 if newton else n
+        newton_rows = n if newton else 1
+        rd = RowData()
+        rd.act_list, rd.kind, rd.owner = empty(n, wp.int32), empty(n, wp.int32), empty(n, wp.int32)
+        rd.art = empty(n, wp.vec2i)
+        rd.minv_jac = empty(n * 2 * rows.width)
+        rd.minv8 = wp.array(ptr=rd.minv_jac.ptr, dtype=vec8, shape=(rd.minv_jac.shape[0] // 8,), device=dev)
+        rd.pos, rd.solref, rd.solimp, rd.diag_approx = empty(n), empty(n, wp.vec2), empty(n, vec5), empty(n)
+        rd.lo, rd.hi, rd.cone, rd.cone_mu = empty(n), empty(n), empty(n, wp.int32), empty(n)
+        rd.bias, rd.reg, rd.inv, rd.cforce = empty(n), empty(n), empty(n), empty(n)
+        rd.force = rows.force
+        rd.dense = empty(dense_start[-1])
+        rd.scratch = empty(dense_start[-1] if subspace else 1)
+        rd.free, rd.step = empty(pgs_rows, wp.int32), empty(pgs_rows)
+        rd.ydense = empty(ydense_start[-1])
+        rd.ynz = empty(ydense_start[-1], wp.int32)
+        rd.hess = empty(hess_start[-1])
+        rd.ynz_count, rd.jar, rd.jv = empty(newton_rows, wp.int32), empty(newton_rows), empty(newton_rows)
+        rd.zone = empty(newton_rows, wp.vec2)
+        rd.niter = wp.zeros(worlds, dtype=wp.int32, device=dev)  # public (newton_iterations): 0 before a step
+        rd.nactive = empty(worlds, wp.int32)
+        rd.grad, rd.search = empty(nd if newton else 1), empty(nd if newton else 1)
+        rd.peak, rd.overflow = rows.row_peak, rows.row_overflow
         cm = ContactTables()
         cm.slot_pair, cm.pair_body, cm.pair_mu = contacts.slot_pair, contacts.pair_body, contacts.pair_mu
         cm.pair_margin, cm.pair_gap, cm.pair_condim = contacts.pair_margin, contacts.pair_gap, contacts.pair_condim
@@ -388,6 +435,7 @@ class WorldSolver:
         tm.limit_lower, tm.limit_upper = model.joint_limit_lower, model.joint_limit_upper
         tm.friction_static, tm.friction_dynamic = model.joint_friction, model.joint_friction_dynamic
         self.rm, self.rd, self.cm, self.tm = rm, rd, cm, tm
+        self.eq = _equality_tables(model, rows)
         self.count = rows.count
         self.worlds = worlds
 
@@ -406,9 +454,11 @@ class WorldSolver:
                 self.rm,
                 self.cm,
                 self.tm,
+                self.eq,
                 float(dt),
                 int(iterations),
                 self.tolerance,
+                data.body_q,
                 data.art_ref,
                 data.cdof,
                 data.chol,
@@ -419,3 +469,21 @@ class WorldSolver:
                 data.qacc_constraint,
             ],
         )
+
+
+def _equality_tables(model, rows) -> EqualityTables:
+    """The model's equality arrays (and the rows' anchors) as the kernel's struct; one-element placeholders
+    for a model without equalities, whose rows never read them."""
+
+    def column(name, dtype):
+        a = getattr(model, f"equality_constraint_{name}")
+        return a if a is not None and a.shape[0] else wp.zeros(1, dtype=dtype, device=model.device)
+
+    eq = EqualityTables()
+    eq.eq_type, eq.body1, eq.body2 = column("type", wp.int32), column("body1", wp.int32), column("body2", wp.int32)
+    eq.anchor, eq.anchor2, eq.rel = column("anchor", wp.vec3), rows.eq_anchor2, rows.eq_rel
+    eq.joint1, eq.joint2 = column("joint1", wp.int32), column("joint2", wp.int32)
+    eq.polycoef, eq.solref, eq.solimp = column("polycoef", vec5), column("solref", wp.vec2), column("solimp", vec5)
+    eq.enabled = column("enabled", wp.bool)
+    eq.joint_q_start, eq.joint_qd_start = model.joint_q_start, model.joint_qd_start
+    return eq

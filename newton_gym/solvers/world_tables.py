@@ -5,9 +5,20 @@ from __future__ import annotations
 
 import warp as wp
 
-from .constraint import ROW_CONTACT, ROW_FRICTION, ROW_LIMIT, vec5
+from .constraint import ROW_CONTACT, ROW_EQUALITY, ROW_FRICTION, ROW_LIMIT, vec5
 
-__all__ = ["vec8", "CONTACT", "LIMIT", "FRICTION", "RowModel", "RowData", "ContactTables", "TreeTables"]
+__all__ = [
+    "vec8",
+    "CONTACT",
+    "LIMIT",
+    "FRICTION",
+    "EQUALITY",
+    "RowModel",
+    "RowData",
+    "EqualityTables",
+    "ContactTables",
+    "TreeTables",
+]
 
 wp.set_module_options({"enable_backward": False})
 
@@ -15,22 +26,30 @@ vec8 = wp.types.vector(8, wp.float32)
 CONTACT = wp.constant(ROW_CONTACT)
 LIMIT = wp.constant(ROW_LIMIT)
 FRICTION = wp.constant(ROW_FRICTION)
+EQUALITY = wp.constant(ROW_EQUALITY)
 
 
 @wp.struct
 class RowModel:
-    """Static row tables (see :class:`.constraint.Rows`) and per-world ranges."""
+    """Static row tables (see :class:`.constraint.Rows`) and per-world ranges. Three index spaces: rows (each
+    with its warm-start force), contact slots (each owning its consecutive rows) and the non-contact rows
+    (joint limits, joint friction, equalities: "xrows", the last rows of their world)."""
 
     world_row_start: wp.array(dtype=int)  # (worlds + 1,) first row of each world (Rows.world_row_start)
+    world_slot_start: wp.array(dtype=int)  # (worlds + 1,) first contact slot of each world
+    world_xrow_start: wp.array(dtype=int)  # (worlds + 1,) first non-contact row of each world
+    world_budget_start: wp.array(dtype=int)  # (worlds + 1,) first compact row of each world (its row budget)
     world_art_start: wp.array(dtype=int)  # (worlds + 1,) CSR into world_arts
     world_arts: wp.array(dtype=int)  # articulations of each world
     dense_start: wp.array(dtype=int)  # (worlds,) offset of each world's dense block
     dense_cap: wp.array(dtype=int)  # (worlds,) most active rows its block holds
-    kind: wp.array(dtype=int)  # (rows,) Rows.kind, and the next four likewise
-    owner: wp.array(dtype=int)
-    sub: wp.array(dtype=int)
-    art: wp.array(dtype=wp.vec2i)
-    slot_nrows: wp.array(dtype=int)
+    slot_row: wp.array(dtype=int)  # (slots,) first row of each contact slot (Rows.slot_row)
+    slot_nrows: wp.array(dtype=int)  # (slots,) rows of each slot (1, 3 or 4)
+    pair_art: wp.array(dtype=wp.vec2i)  # (pairs,) articulations of a pair's Jacobian sides (-1: none)
+    x_kind: wp.array(dtype=int)  # (xrows,) ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY
+    x_owner: wp.array(dtype=int)  # (xrows,) DOF or equality constraint
+    x_sub: wp.array(dtype=int)  # (xrows,) equality component
+    x_art: wp.array(dtype=wp.vec2i)  # (xrows,) articulations of side 0 / side 1 (-1: none)
     width: int  # floats per Jacobian side (Rows.width)
     cone_rows: int  # rows of a condim-3 contact: 4 pyramidal, 3 elliptic
     limit_solref: wp.vec2  # ([s], [-])
@@ -44,49 +63,75 @@ class RowModel:
     newton: int  # 1: primal Newton solve (:mod:`.world_newton`), 0: PGS
     ls_iterations: int  # most 1-D Newton steps of one line search
     world_dof_start: wp.array(dtype=int)  # (worlds + 1,) first DOF of each world (contiguous per world)
-    ydense_start: wp.array(dtype=int)  # (worlds,) offset of each world's (rows, DOFs) Y block
+    ydense_start: wp.array(dtype=int)  # (worlds,) offset of each world's (budget, DOFs) Y block
     hess_start: wp.array(dtype=int)  # (worlds,) offset of each world's (DOFs, DOFs) Hessian
     world_scale: wp.array(dtype=float)  # (worlds,) 1 / (mean diag(M) DOFs) [1/kg]: Newton's stop scale
 
 
 @wp.struct
 class RowData:
-    """Per-substep row buffers: per row (indexed by row; the :class:`.constraint.Rows` arrays of the same
-    names and units) and compact (indexed by r0 + c). Float32 unless noted."""
+    """Per-substep row buffers. Compact arrays (world w's active row c at r0 + c, r0 =
+    ``world_budget_start[w]``) hold the active rows' terms; ``force`` is per row (the warm start). Float32
+    unless noted."""
 
-    active: wp.array(dtype=int)
-    jac: wp.array(dtype=float)
+    act_list: wp.array(dtype=int)  # compact: row of each active row (where its force persists)
+    kind: wp.array(dtype=int)  # compact: CONTACT / LIMIT / FRICTION / EQUALITY
+    owner: wp.array(dtype=int)  # compact: contact slot, or non-contact row (xrow) of the row
+    art: wp.array(dtype=wp.vec2i)  # compact: articulations of side 0 / side 1 (-1: none)
+    # compact, (budget * 2 * width,): J per side while a row is filled, then Y = L^-T J^T (A = Y^T Y); a
+    # pyramidal contact keeps its n, t1, t2 basis in the blocks of its edges 1-3 until the edges replace them
     minv_jac: wp.array(dtype=float)
     minv8: wp.array(dtype=vec8)  # minv_jac seen as whole chunks of 8 (rows.width is a multiple of 8)
-    pos: wp.array(dtype=float)
-    solref: wp.array(dtype=wp.vec2)
-    solimp: wp.array(dtype=vec5)
-    lo: wp.array(dtype=float)
-    hi: wp.array(dtype=float)
-    force: wp.array(dtype=float)
-    diag_approx: wp.array(dtype=float)
-    act_list: wp.array(dtype=int)  # compact: row index of each active row
+    pos: wp.array(dtype=float)  # compact: position error r [m or rad] (negative: violated)
+    solref: wp.array(dtype=wp.vec2)  # compact: MuJoCo solref ([s], [-])
+    solimp: wp.array(dtype=vec5)  # compact: MuJoCo solimp
+    diag_approx: wp.array(dtype=float)  # compact: MuJoCo's diagApprox of A_ii [1/kg or 1/(kg m^2)]
+    lo: wp.array(dtype=float)  # compact: lower force bound [N or N m]
+    hi: wp.array(dtype=float)  # compact: upper force bound [N or N m]
+    cone: wp.array(dtype=int)  # compact: 1 on the normal row of an elliptic contact
+    cone_mu: wp.array(dtype=float)  # compact: that contact's friction coefficient
     bias: wp.array(dtype=float)  # compact: a0 - a_ref [m/s^2 or rad/s^2]
     reg: wp.array(dtype=float)  # compact: regularizer R [1/kg or 1/(kg m^2)]
     inv: wp.array(dtype=float)  # compact: 1 / (A_ii + R)
     cforce: wp.array(dtype=float)  # compact: force [N or N m]
+    force: wp.array(dtype=float)  # (rows,) last solved force [N or N m], the next substep's warm start
     dense: wp.array(dtype=float)  # per world: k x k Delassus block A of its active rows
     free: wp.array(dtype=int)  # compact: free rows of a subspace step
     step: wp.array(dtype=float)  # compact: its Newton step
     scratch: wp.array(dtype=float)  # like dense: its Cholesky factor
-    ydense: wp.array(dtype=float)  # Newton: per world (rows, DOFs) Y of its active rows
+    ydense: wp.array(dtype=float)  # Newton: per world (budget, DOFs) Y of its active rows
     ynz: wp.array(dtype=int)  # Newton: like ydense, each row's non-zero columns (ascending)
     ynz_count: wp.array(dtype=int)  # Newton, compact: number of non-zero columns of each row
     hess: wp.array(dtype=float)  # Newton: per world (DOFs, DOFs) Hessian, then its Cholesky factor
     jar: wp.array(dtype=float)  # Newton, compact: J qacc - aref of each active row
     jv: wp.array(dtype=float)  # Newton, compact: Y . p along the search direction
-    cone: wp.array(dtype=int)  # Newton, compact: 1 on the normal row of an elliptic contact
-    cone_mu: wp.array(dtype=float)  # Newton, compact: that contact's friction coefficient
     zone: wp.array(dtype=wp.vec2)  # Newton, compact: (force, D) of each row at the current jar (cones: force)
     niter: wp.array(dtype=int)  # Newton, (worlds,): iterations of the last solve
     nactive: wp.array(dtype=int)  # (worlds,): active rows of each world this substep (lane 0 to the block)
     grad: wp.array(dtype=float)  # Newton, per DOF: gradient (then -gradient)
     search: wp.array(dtype=float)  # Newton, per DOF: search direction p
+    peak: wp.array(dtype=int)  # (worlds,) most rows a substep needed since reset (Rows.row_peak)
+    overflow: wp.array(dtype=int)  # (worlds,) 1 once a substep needed more rows than the budget (Rows.row_overflow)
+
+
+@wp.struct
+class EqualityTables:
+    """The model's equality constraints and their anchors (:class:`.constraint.Rows` eq_anchor2 / eq_rel)."""
+
+    eq_type: wp.array(dtype=int)
+    body1: wp.array(dtype=int)
+    body2: wp.array(dtype=int)
+    anchor: wp.array(dtype=wp.vec3)  # on body1 [m]
+    anchor2: wp.array(dtype=wp.vec3)  # on body2 [m]
+    rel: wp.array(dtype=wp.transform)  # body1 relative to body2 (weld target)
+    joint1: wp.array(dtype=int)
+    joint2: wp.array(dtype=int)
+    polycoef: wp.array(dtype=vec5)
+    solref: wp.array(dtype=wp.vec2)
+    solimp: wp.array(dtype=vec5)
+    enabled: wp.array(dtype=bool)
+    joint_q_start: wp.array(dtype=int)
+    joint_qd_start: wp.array(dtype=int)
 
 
 @wp.struct

@@ -4,9 +4,9 @@ Cause: the chain's joint-space mass matrix is ill-conditioned (90 links: cond(M)
 1000: ~4e12); its pivots near the root are small differences of large composite inertias taken about a
 reference point metres away, and in float32 the root pivot came out negative (clamped to 1e-12: inf).
 The body inertias about r, the composite inertias, M, its factor and the M^-1 solves now run in float64
-(smooth._crb_kernel, spatial.ltl_*). What still limits a chain is the constraint-row storage: rows x 2 x
-the articulation's DOFs floats, int32-indexed, and with self-collisions the rows grow with the square of
-the links, so SolverGeneralized raises ModelBuildError above 2^31 - 1 floats (600 self-colliding links).
+(smooth._crb_kernel, spatial.ltl_*). With self-collisions a chain's rows grow with the square of the links;
+only a world's row budget of them is stored with a Jacobian (budget x 2 x the articulation's DOFs floats,
+int32-indexed), so 600 self-colliding links build, and a budget above 2^31 - 1 floats raises ModelBuildError.
 
 Reference: MuJoCo (float64) on the same chain from ``chain_xml``. Tolerances, from the measured worst
 joint-angle differences (float32 state and bias forces against float64 with cond(M) ~ 4e9):
@@ -25,6 +25,7 @@ from solver_helpers import LINK_RADIUS, chain_builder, chain_xml
 
 from newton_gym.errors import ModelBuildError
 from newton_gym.solvers import SolverGeneralized
+from newton_gym.solvers.constraint import MAX_ROW_FLOATS, build_rows
 
 DT = 0.002
 HANG_TOL = 2e-4  # [rad]
@@ -66,7 +67,18 @@ def test_200_link_chain_on_the_floor_like_converged_mujoco():
     assert worst < FLOOR_TOL
 
 
-def test_too_many_self_colliding_links_raise_naming_the_limit():
+def test_self_colliding_links_build_and_a_budget_over_the_limit_raises_naming_it():
     model = chain_builder(600).finalize("cpu")
-    with pytest.raises(ModelBuildError, match=r"2\^31 - 1.*enable_self_collisions"):
-        SolverGeneralized(model)
+    solver = SolverGeneralized(model)  # ~1.8 M rows x 2 x 600 DOFs would exceed int32; the budget does not
+    assert solver.rows.budget_host[0] < solver.rows.count
+    assert solver.rows.count * 2 * solver.rows.width > MAX_ROW_FLOATS
+    params = dict(
+        limit_solref=(0.02, 1.0),
+        limit_solimp=(0.9, 0.95, 0.001, 0.5, 2.0),
+        friction_solref=(0.02, 1.0),
+        friction_solimp=(0.9, 0.95, 0.001, 0.5, 2.0),
+        friction_rest_speed=0.01,
+        row_budget=solver.rows.count,  # every row of the world
+    )
+    with pytest.raises(ModelBuildError, match=r"2\^31 - 1.*row_budget.*enable_self_collisions"):
+        build_rows(model, solver.layout, solver.contacts, "pyramidal", params)
