@@ -49,6 +49,9 @@ class TreeLayout:
         dof_body: (joint_dof_count,) child body of the joint of each DOF.
         body_dof_last: (body_count,) last DOF moving the body (-1: static).
         body_art: (body_count,) articulation of a body (-1: none).
+        body_child_start: (body_count + 1,) first entry of each body's child joints in ``body_child_joint``.
+        body_child_joint: (child joints,) joints whose parent body is in their own articulation, by parent
+            body, each body's in descending joint order (the order the leaves-to-root sums add them in).
         world_count: number of worlds the constraint solve runs (max(1, model.world_count)).
     """
 
@@ -64,6 +67,8 @@ class TreeLayout:
     dof_body: np.ndarray
     body_dof_last: np.ndarray
     body_art: np.ndarray
+    body_child_start: np.ndarray
+    body_child_joint: np.ndarray
     world_count: int
 
     def upload(self, device) -> dict:
@@ -81,6 +86,8 @@ class TreeLayout:
             "dof_body",
             "body_dof_last",
             "body_art",
+            "body_child_start",
+            "body_child_joint",
         ):
             out[name] = wp.array(
                 np.ascontiguousarray(getattr(self, name), dtype=np.int32), dtype=wp.int32, device=device
@@ -139,6 +146,7 @@ def build_tree_layout(model) -> TreeLayout:
         writer = _last_writer(c)  # a body written twice keeps the later joint's values
         body_dof_last[c[writer]] = below[writer]
         body_art[c[writer]] = arts[writer]
+    child_start, child_joint = _child_joints(joints, parent, body_art, arts if len(joints) else joints, nb)
     art_world = world_of(art_world)
     world_count = max(1, model.world_count)
     return TreeLayout(
@@ -154,8 +162,21 @@ def build_tree_layout(model) -> TreeLayout:
         dof_body,
         body_dof_last,
         body_art,
+        child_start,
+        child_joint,
         world_count,
     )
+
+
+def _child_joints(joints, parent, body_art, arts, nb):
+    """(body_child_start, body_child_joint) of :class:`TreeLayout`: the joints of ``joints`` (articulation
+    ``arts``) whose parent body belongs to the same articulation, grouped by parent, descending."""
+    p = parent[joints] if len(joints) else np.zeros(0, np.int64)
+    own = (p >= 0) & (body_art[np.maximum(p, 0)] == arts) if len(joints) else np.zeros(0, bool)
+    k, p = joints[own], p[own]
+    order = np.lexsort((-k, p))
+    start = np.concatenate([[0], np.cumsum(np.bincount(p, minlength=nb))]) if nb else np.zeros(1, np.int64)
+    return start.astype(np.int64), k[order].astype(np.int64)
 
 
 def _last_writer(child: np.ndarray) -> np.ndarray:

@@ -285,6 +285,8 @@ class CrbArgs:
     dof_parent: wp.array(dtype=int)
     dof_art: wp.array(dtype=int)
     dof_body: wp.array(dtype=int)
+    body_child_start: wp.array(dtype=int)
+    body_child_joint: wp.array(dtype=int)
     # Data in:
     body_q: wp.array(dtype=wp.transform)
     art_ref: wp.array(dtype=wp.vec3)
@@ -297,43 +299,46 @@ class CrbArgs:
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
+def crb_body(j: int, a: int, args: CrbArgs):
+    """Inertia of joint j's child body about articulation a's reference point, in float64 (the start of
+    its composite inertia)."""
+    c = args.joint_child[j]
+    m = args.body_mass[c]
+    args.crb_m_out[c] = wp.float64(m)
+    h, inertia = _inertia_about_ref64(
+        m, args.body_com[c], args.body_inertia[c], args.body_q[c], wp.vec3d(args.art_ref[a])
+    )
+    args.crb_h_out[c] = h
+    args.crb_i_out[c] = inertia
+
+
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
+def crb_gather(j: int, args: CrbArgs):
+    """Add the composite inertias of the child bodies of joint j's child (complete: children first) into
+    it, in descending joint order."""
+    crb_m = args.crb_m_out
+    crb_h = args.crb_h_out
+    crb_i = args.crb_i_out
+    c = args.joint_child[j]
+    for k in range(args.body_child_start[c], args.body_child_start[c + 1]):
+        cc = args.joint_child[args.body_child_joint[k]]
+        crb_m[c] = crb_m[c] + crb_m[cc]
+        crb_h[c] = crb_h[c] + crb_h[cc]
+        crb_i[c] = crb_i[c] + crb_i[cc]
+
+
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def crb_composite(a: int, args: CrbArgs):
-    """Composite inertias of the bodies of articulation a, about its reference point."""
-    articulation_start = args.articulation_start
-    art_ref = args.art_ref
-    joint_child = args.joint_child
-    crb_m_out = args.crb_m_out
-    body_mass = args.body_mass
-    body_com = args.body_com
-    body_inertia = args.body_inertia
-    body_q = args.body_q
-    crb_h_out = args.crb_h_out
-    crb_i_out = args.crb_i_out
-    joint_parent = args.joint_parent
-    body_art = args.body_art
-    j0 = articulation_start[a]
-    j1 = articulation_start[a + 1]
-    if j0 == j1:
-        return
-    r = wp.vec3d(art_ref[a])
+    """Composite inertias of the bodies of articulation a, about its reference point. In float64: summed
+    over a long chain (about a reference point metres away) they are large, and M's small eigenvalues (the
+    distal links' inertias) are lost to float32 rounding (see :func:`.spatial.ltl_factor`). Leaves to
+    root (Featherstone RBDA sec. 6.2, CRBA)."""
+    j0 = args.articulation_start[a]
+    j1 = args.articulation_start[a + 1]
     for j in range(j0, j1):
-        c = joint_child[j]
-        crb_m_out[c] = wp.float64(body_mass[c])
-        h, inertia = _inertia_about_ref64(body_mass[c], body_com[c], body_inertia[c], body_q[c], r)
-        crb_h_out[c] = h
-        crb_i_out[c] = inertia
-    # Composite inertias, leaves to root (Featherstone RBDA sec. 6.2, CRBA), and M in float64: summed over a
-    # long chain (about a reference point metres away) they are large, and M's small eigenvalues (the
-    # distal links' inertias) are lost to float32 rounding (see :func:`.spatial.ltl_factor`).
+        crb_body(j, a, args)
     for jj in range(j1 - j0):
-        j = j1 - 1 - jj
-        c = joint_child[j]
-        p = joint_parent[j]
-        if p >= 0:
-            if body_art[p] == a:
-                crb_m_out[p] = crb_m_out[p] + crb_m_out[c]
-                crb_h_out[p] = crb_h_out[p] + crb_h_out[c]
-                crb_i_out[p] = crb_i_out[p] + crb_i_out[c]
+        crb_gather(j1 - 1 - jj, args)
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
@@ -394,6 +399,8 @@ def crb_args(model, tree, data) -> CrbArgs:
             tree["dof_parent"],
             tree["dof_art"],
             tree["dof_body"],
+            tree["body_child_start"],
+            tree["body_child_joint"],
             data.body_q,
             data.art_ref,
             data.cdof,
@@ -451,92 +458,91 @@ class RneArgs:
     body_rot_inertia: wp.array(dtype=wp.mat33)
     cdof: wp.array(dtype=wp.spatial_vector)
     cdof_dot: wp.array(dtype=wp.spatial_vector)
+    body_child_start: wp.array(dtype=int)
+    body_child_joint: wp.array(dtype=int)
     # Data out:
     body_cacc_out: wp.array(dtype=wp.spatial_vector)
     body_cfrc_out: wp.array(dtype=wp.spatial_vector)
     qfrc_bias_out: wp.array(dtype=float)
 
 
+@wp.func
+def _joint_dof_end(
+    j: int,
+    a: int,
+    articulation_start: wp.array(dtype=int),
+    joint_qd_start: wp.array(dtype=int),
+    art_dof_start: wp.array(dtype=int),
+):
+    """One past the last DOF of joint j of articulation a."""
+    if j + 1 < articulation_start[a + 1]:
+        return joint_qd_start[j + 1]
+    return art_dof_start[a + 1]
+
+
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
+def rne_forward(j: int, a: int, args: RneArgs):
+    """Acceleration (qdd = 0) and net force of joint j's child body (needs its parent's acceleration: root
+    to leaves); gravity enters as a base acceleration -g (RBDA sec. 5.3)."""
+    body_cacc = args.body_cacc_out
+    c = args.joint_child[j]
+    p = args.joint_parent[j]
+    acc = wp.spatial_vector(-args.gravity[args.art_world[a]], wp.vec3(0.0))
+    if p >= 0:
+        if args.body_art[p] == a:
+            acc = body_cacc[p]
+    for d in range(
+        args.joint_qd_start[j], _joint_dof_end(j, a, args.articulation_start, args.joint_qd_start, args.art_dof_start)
+    ):
+        acc = acc + args.cdof_dot[d] * args.joint_qd[d]
+    body_cacc[c] = acc
+    m = args.body_mass[c]
+    h = args.body_h[c]
+    ri = args.body_rot_inertia[c]
+    v = args.body_cvel[c]
+    f = inertia_mul(m, h, ri, acc) + cross_force(v, inertia_mul(m, h, ri, v))
+    x_wc = args.body_q[c]
+    com = wp.transform_point(x_wc, args.body_com[c])
+    jt = args.joint_type[j]
+    if args.gyro_midpoint != 0 and (jt == JOINT_FREE or jt == JOINT_DISTANCE):
+        rot = wp.transform_get_rotation(x_wc)
+        w = wp.spatial_bottom(v)
+        ib = args.body_inertia[c]
+        w_m = _gyro_midpoint(ib, wp.quat_rotate_inv(rot, w), args.dt)
+        gyro_m = wp.quat_rotate(rot, wp.cross(w_m, ib * w_m))
+        iw = wp.quat_to_matrix(rot) * ib * wp.transpose(wp.quat_to_matrix(rot))
+        f = f + wp.spatial_vector(wp.vec3(0.0), gyro_m - wp.cross(w, iw * w))
+    fe = args.body_f[c]
+    fl = wp.spatial_top(fe)
+    r = args.art_ref[a]
+    f = f - wp.spatial_vector(fl, wp.spatial_bottom(fe) + wp.cross(com - r, fl))
+    args.body_cfrc_out[c] = f
+
+
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
+def rne_backward(j: int, a: int, args: RneArgs):
+    """Add the forces of the child bodies of joint j's child (complete: leaves first) into it, in
+    descending joint order, and project the total on joint j's DOFs (their bias forces)."""
+    cfrc = args.body_cfrc_out
+    c = args.joint_child[j]
+    for k in range(args.body_child_start[c], args.body_child_start[c + 1]):
+        cfrc[c] = cfrc[c] + cfrc[args.joint_child[args.body_child_joint[k]]]
+    fc = cfrc[c]
+    for d in range(
+        args.joint_qd_start[j], _joint_dof_end(j, a, args.articulation_start, args.joint_qd_start, args.art_dof_start)
+    ):
+        args.qfrc_bias_out[d] = wp.dot(args.cdof[d], fc)
+
+
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def rne_articulation(a: int, args: RneArgs):
-    articulation_start = args.articulation_start
-    art_ref = args.art_ref
-    gravity = args.gravity
-    art_world = args.art_world
-    joint_child = args.joint_child
-    joint_parent = args.joint_parent
-    body_art = args.body_art
-    body_cacc_out = args.body_cacc_out
-    art_dof_start = args.art_dof_start
-    joint_qd_start = args.joint_qd_start
-    cdof_dot = args.cdof_dot
-    joint_qd = args.joint_qd
-    body_mass = args.body_mass
-    body_h = args.body_h
-    body_rot_inertia = args.body_rot_inertia
-    body_cvel = args.body_cvel
-    body_q = args.body_q
-    body_com = args.body_com
-    gyro_midpoint = args.gyro_midpoint
-    joint_type = args.joint_type
-    body_inertia = args.body_inertia
-    dt = args.dt
-    body_f = args.body_f
-    body_cfrc_out = args.body_cfrc_out
-    qfrc_bias_out = args.qfrc_bias_out
-    cdof = args.cdof
-    j0 = articulation_start[a]
-    j1 = articulation_start[a + 1]
-    if j0 == j1:
-        return
-    r = art_ref[a]
-    g = gravity[art_world[a]]
-    # Recursive Newton-Euler with qdd = 0; gravity enters as a base acceleration -g (RBDA sec. 5.3).
+    """Bias forces C(q, qd) + gravity - external wrenches of articulation a (recursive Newton-Euler)."""
+    j0 = args.articulation_start[a]
+    j1 = args.articulation_start[a + 1]
     for j in range(j0, j1):
-        c = joint_child[j]
-        p = joint_parent[j]
-        acc = wp.spatial_vector(-g, wp.vec3(0.0))
-        if p >= 0:
-            if body_art[p] == a:
-                acc = body_cacc_out[p]
-        de = art_dof_start[a + 1]
-        if j + 1 < j1:
-            de = joint_qd_start[j + 1]
-        for d in range(joint_qd_start[j], de):
-            acc = acc + cdof_dot[d] * joint_qd[d]
-        body_cacc_out[c] = acc
-        m = body_mass[c]
-        h = body_h[c]
-        ri = body_rot_inertia[c]
-        v = body_cvel[c]
-        f = inertia_mul(m, h, ri, acc) + cross_force(v, inertia_mul(m, h, ri, v))
-        x_wc = body_q[c]
-        com = wp.transform_point(x_wc, body_com[c])
-        if gyro_midpoint != 0 and (joint_type[j] == JOINT_FREE or joint_type[j] == JOINT_DISTANCE):
-            rot = wp.transform_get_rotation(x_wc)
-            w = wp.spatial_bottom(v)
-            ib = body_inertia[c]
-            w_m = _gyro_midpoint(ib, wp.quat_rotate_inv(rot, w), dt)
-            gyro_m = wp.quat_rotate(rot, wp.cross(w_m, ib * w_m))
-            iw = wp.quat_to_matrix(rot) * ib * wp.transpose(wp.quat_to_matrix(rot))
-            f = f + wp.spatial_vector(wp.vec3(0.0), gyro_m - wp.cross(w, iw * w))
-        fe = body_f[c]
-        fl = wp.spatial_top(fe)
-        f = f - wp.spatial_vector(fl, wp.spatial_bottom(fe) + wp.cross(com - r, fl))
-        body_cfrc_out[c] = f
+        rne_forward(j, a, args)
     for jj in range(j1 - j0):
-        j = j1 - 1 - jj
-        c = joint_child[j]
-        p = joint_parent[j]
-        de = art_dof_start[a + 1]
-        if j + 1 < j1:
-            de = joint_qd_start[j + 1]
-        fc = body_cfrc_out[c]
-        for d in range(joint_qd_start[j], de):
-            qfrc_bias_out[d] = wp.dot(cdof[d], fc)
-        if p >= 0:
-            if body_art[p] == a:
-                body_cfrc_out[p] = body_cfrc_out[p] + fc
+        rne_backward(j1 - 1 - jj, a, args)
 
 
 @wp.kernel
@@ -572,6 +578,8 @@ def rne_args(model, tree, data, state_body_q, body_f, joint_qd, dt, gyro_midpoin
             data.body_rot_inertia,
             data.cdof,
             data.cdof_dot,
+            tree["body_child_start"],
+            tree["body_child_joint"],
             data.body_cacc,
             data.body_cfrc,
             data.qfrc_bias,

@@ -1,10 +1,11 @@
 """The substep as per-world blocks: one block of ``block_dim`` lanes per world, four launches.
 
 1. :func:`launch_smooth` (one block per world): forward kinematics (lanes over the joints of one tree
-   level at a time), motion subspaces (lanes over the world's joints), composite inertias and bias
-   forces (lanes over its articulations); mass-matrix rows and passive forces (lanes
-   over its DOFs); actuator forces (lanes over its actuators); factorization and the smooth acceleration (lanes
-   over articulations). Barriers separate the passes that read another lane's results.
+   level at a time), motion subspaces and body inertias (lanes over the world's joints), bias forces and
+   composite inertias (one tree level at a time, root to leaves, then leaves to root); mass-matrix rows
+   and passive forces (lanes over its DOFs); actuator forces (lanes over its actuators); factorization
+   and the smooth acceleration (lanes over articulations). Barriers separate the passes that read
+   another lane's results.
 2. Collision (:func:`.collision_driver.collide`, one thread per candidate pair).
 3. The constraint solve (:mod:`.world_solve`, per world).
 4. :func:`launch_finish` (one block per world): on the last substep the contact outputs (lanes over the
@@ -33,10 +34,12 @@ from .smooth import (
     FactorArgs,
     RneArgs,
     SubspaceArgs,
-    crb_composite,
+    crb_body,
+    crb_gather,
     factor_articulation,
     mass_matrix_rows,
-    rne_articulation,
+    rne_backward,
+    rne_forward,
     subspace_joint,
     subspace_ref,
 )
@@ -151,11 +154,21 @@ def _smooth_kernel(
         a = crb.body_art[sub.joint_child[j]]
         if a >= 0:  # joints outside articulations are not stepped
             subspace_joint(j, a, sub)
-    block_sync()  # the composite inertias and bias forces read every body's twist and inertia
-    for a in range(ranges.art_start[w] + lane, ranges.art_start[w + 1], lanes):
-        crb_composite(a, crb)
-        rne_articulation(a, rne)
-    block_sync()  # the mass-matrix rows read the composite inertias and subspaces of their articulation
+            crb_body(j, a, crb)
+    block_sync()  # the bias forces read every body's twist and inertia about r
+    # Bias forces root to leaves (accelerations), then leaves to root (forces) with the composite inertias.
+    for level in range(ranges.level_start[w], ranges.level_start[w + 1]):
+        for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
+            j = ranges.level_joint[jj]
+            rne_forward(j, crb.body_art[sub.joint_child[j]], rne)
+        block_sync()
+    for t in range(ranges.level_start[w + 1] - ranges.level_start[w]):
+        level = ranges.level_start[w + 1] - 1 - t
+        for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
+            j = ranges.level_joint[jj]
+            crb_gather(j, crb)
+            rne_backward(j, crb.body_art[sub.joint_child[j]], rne)
+        block_sync()
     mass_matrix_rows(ranges.dof_start[w] + lane, ranges.dof_start[w + 1], lanes, crb)
     passive_dofs(ranges.dof_start[w] + lane, ranges.dof_start[w + 1], lanes, pas)
     block_sync()  # actuators add to the passive forces of DOFs other lanes wrote
