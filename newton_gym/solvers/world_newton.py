@@ -198,8 +198,9 @@ def _hessian_and_gradient(
     lanes: int,
 ):
     """Lower triangle of the Hessian at ``hess`` and the gradient u - sum f_c Y_c at ``grad``, from the
-    current jar. First each row's force and local Hessian D (``zone``; lanes over rows), then lanes over
-    DOFs a: a lane owns row a of H and grad[a] and adds the rows' terms into them in row order."""
+    current jar. First each row's force and local Hessian D (``zone``; lanes over rows), then every lane
+    walks the rows in order and adds their terms into the gradient entries and Hessian rows of its own
+    DOFs only, so no two lanes add into one entry and each entry sums in row order (as one lane does)."""
     for c in range(lane, k, lanes):
         if rd.cone[r0 + c] != 0:
             _cost_c, f, _h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
@@ -208,50 +209,60 @@ def _hessian_and_gradient(
         elif not _is_tangent(c, r0, rd):
             zone = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[r0 + c], rd.hi[r0 + c])
             rd.zone[r0 + c] = wp.vec2(zone[1], zone[2])
-    block_sync()
     for a in range(lane, wn, lanes):
-        g = u[wd0 + a]
+        rd.grad[wd0 + a] = u[wd0 + a]
         ha = hoff + a * wn
         for b in range(a + 1):
             v = float(0.0)
             if a == b:
                 v = 1.0
             rd.hess[ha + b] = v
-        c = int(0)
-        while c < k:
-            row = yoff + c * wn
-            if rd.cone[r0 + c] != 0:
-                y3 = wp.vec3(rd.ydense[row + a], rd.ydense[row + wn + a], rd.ydense[row + 2 * wn + a])
-                if wp.length_sq(y3) > 0.0:
-                    for e in range(3):
-                        fe = rd.zone[r0 + c + e][0]
-                        if fe != 0.0 and y3[e] != 0.0:
-                            g = g - fe * y3[e]
-                    _cost_c, _f, h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
-                    # H += Y^T h Y over the contact's three rows.
-                    if h[0, 0] > 0.0:
-                        hy = h * y3
+    block_sync()
+    # Rows in order, each over its non-zero columns (contiguous reads); a lane adds only into the gradient
+    # entries and Hessian rows of its own DOFs (a % lanes == lane).
+    c = int(0)
+    while c < k:
+        row = yoff + c * wn
+        if rd.cone[r0 + c] != 0:
+            for e in range(3):
+                fe = rd.zone[r0 + c + e][0]
+                if fe != 0.0:
+                    re = row + e * wn
+                    for t in range(rd.ynz_count[r0 + c + e]):
+                        a = rd.ynz[re + t]
+                        if a % lanes == lane:
+                            rd.grad[wd0 + a] = rd.grad[wd0 + a] - fe * rd.ydense[re + a]
+            _cost_c, _f, h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
+            if h[0, 0] > 0.0:
+                # H += Y^T h Y over the contact's three rows.
+                for a in range(lane, wn, lanes):
+                    ya = wp.vec3(rd.ydense[row + a], rd.ydense[row + wn + a], rd.ydense[row + 2 * wn + a])
+                    if wp.length_sq(ya) > 0.0:
+                        hy = h * ya
+                        ha = hoff + a * wn
                         for b in range(a + 1):
                             yb = wp.vec3(rd.ydense[row + b], rd.ydense[row + wn + b], rd.ydense[row + 2 * wn + b])
                             rd.hess[ha + b] = rd.hess[ha + b] + wp.dot(hy, yb)
-                c += 3
-                continue
-            y = rd.ydense[row + a]
-            if y != 0.0:
-                fd = rd.zone[r0 + c]
-                if fd[0] != 0.0:
-                    g = g - fd[0] * y
-                if fd[1] > 0.0:
-                    # H += D Y_c Y_c^T over the row's non-zero columns b <= a (ynz ascends).
-                    dy = fd[1] * y
-                    count = rd.ynz_count[r0 + c]
-                    for t in range(count):
-                        b = rd.ynz[row + t]
-                        if b > a:
-                            break
+            c += 3
+            continue
+        fd = rd.zone[r0 + c]
+        count = rd.ynz_count[r0 + c]
+        if fd[0] != 0.0:
+            for t in range(count):
+                a = rd.ynz[row + t]
+                if a % lanes == lane:
+                    rd.grad[wd0 + a] = rd.grad[wd0 + a] - fd[0] * rd.ydense[row + a]
+        if fd[1] > 0.0:
+            # H += D Y_c Y_c^T over the row's non-zero columns, lower triangle (ynz ascends: b <= a).
+            for t in range(count):
+                a = rd.ynz[row + t]
+                if a % lanes == lane:
+                    dy = fd[1] * rd.ydense[row + a]
+                    ha = hoff + a * wn
+                    for t2 in range(t + 1):
+                        b = rd.ynz[row + t2]
                         rd.hess[ha + b] = rd.hess[ha + b] + dy * rd.ydense[row + b]
-            c += 1
-        rd.grad[wd0 + a] = g
+        c += 1
 
 
 @wp.func
@@ -412,15 +423,15 @@ def newton_solve(
     cold = _cost_at_jar(k, r0, wd0, wn, mu, rm, rd, u)
     block_sync()  # every lane has summed the cost (it reads u) before u moves
     # Warm start: u = sum f_c Y_c of the previous step's forces, kept only when it costs less than u = 0
-    # (lanes over DOFs, rows in order).
-    for a in range(lane, wn, lanes):
-        ua = u[wd0 + a]
-        for c in range(k):
-            fw = rd.cforce[r0 + c]
-            y = rd.ydense[yoff + c * wn + a]
-            if fw != 0.0 and y != 0.0:
-                ua = ua + fw * y
-        u[wd0 + a] = ua
+    # (rows in order; each lane adds into its own DOFs).
+    for c in range(k):
+        fw = rd.cforce[r0 + c]
+        if fw != 0.0:
+            row = yoff + c * wn
+            for t in range(rd.ynz_count[r0 + c]):
+                a = rd.ynz[row + t]
+                if a % lanes == lane:
+                    u[wd0 + a] = u[wd0 + a] + fw * rd.ydense[row + a]
     block_sync()
     cost = _cost(k, r0, yoff, wd0, wn, mu, rm, rd, u, lane, lanes)
     if cost > cold:
