@@ -311,6 +311,11 @@ def set_invweights(model, layout, data, rows):
     rows.world_scale.assign((1.0 / (np.maximum(mean, 1e-10) * np.maximum(count, 1))).astype(np.float32))
 
 
+# Articulations per batched product of _body_quadratics: its (A, n, m, 3) temporaries stay a few MB, so thousands
+# of worlds do not slow it down through memory traffic.
+_QUADRATIC_CHUNK = 256
+
+
 def _body_quadratics(cdof, minv, group, lever, chain):
     """trace(J^T M^-1 J) / 3 of each body's COM translation and rotation Jacobians J (n, 3), the columns
     s_top + s_bottom x lever (translation) and s_bottom (rotation) of the DOFs in its ``chain``. ``cdof``
@@ -321,23 +326,30 @@ def _body_quadratics(cdof, minv, group, lever, chain):
     starts = np.searchsorted(group, np.arange(len(minv) + 1))
     per = np.diff(starts)
     for m in np.unique(per[per > 0]):
-        arts = np.nonzero(per == m)[0]
-        take = starts[arts][:, None] + np.arange(m)  # (A, m) bodies of each articulation
-        s = cdof[arts][:, :, None, :]  # (A, n, 1, 6)
-        w, r = s[..., 3:], lever[take][:, None, :, :]  # angular parts, levers (A, 1, m, 3)
-        on = chain[take].transpose(0, 2, 1)[..., None]  # (A, n, m, 1)
-        cross = np.stack(
-            [
-                w[..., 1] * r[..., 2] - w[..., 2] * r[..., 1],
-                w[..., 2] * r[..., 0] - w[..., 0] * r[..., 2],
-                w[..., 0] * r[..., 1] - w[..., 1] * r[..., 0],
-            ],
-            axis=-1,
-        )
-        for out, jac in ((trans, (s[..., :3] + cross) * on), (rot, w * on)):
-            j = jac.reshape(len(arts), jac.shape[1], 3 * m)  # (A, n, 3 m): body-major columns
-            out[take] = (j * (minv[arts] @ j)).sum(axis=1).reshape(len(arts), m, 3).sum(axis=2) / 3.0
+        same = np.nonzero(per == m)[0]
+        for first in range(0, len(same), _QUADRATIC_CHUNK):
+            arts = same[first : first + _QUADRATIC_CHUNK]
+            _chunk_quadratics(cdof, minv, arts, starts[arts][:, None] + np.arange(m), lever, chain, trans, rot)
     return trans, rot
+
+
+def _chunk_quadratics(cdof, minv, arts, take, lever, chain, trans, rot):
+    """:func:`_body_quadratics` of the articulations ``arts``, whose bodies are ``take`` (A, m)."""
+    m = take.shape[1]
+    s = cdof[arts][:, :, None, :]  # (A, n, 1, 6)
+    w, r = s[..., 3:], lever[take][:, None, :, :]  # angular parts, levers (A, 1, m, 3)
+    on = chain[take].transpose(0, 2, 1)[..., None]  # (A, n, m, 1)
+    cross = np.stack(
+        [
+            w[..., 1] * r[..., 2] - w[..., 2] * r[..., 1],
+            w[..., 2] * r[..., 0] - w[..., 0] * r[..., 2],
+            w[..., 0] * r[..., 1] - w[..., 1] * r[..., 0],
+        ],
+        axis=-1,
+    )
+    for out, jac in ((trans, (s[..., :3] + cross) * on), (rot, w * on)):
+        j = jac.reshape(len(arts), jac.shape[1], 3 * m)  # (A, n, 3 m): body-major columns
+        out[take] = (j * (minv[arts] @ j)).sum(axis=1).reshape(len(arts), m, 3).sum(axis=2) / 3.0
 
 
 def _joint_block_invweights(model, layout, groups, body_q, com_local, dof_w):
