@@ -126,3 +126,24 @@ def test_block_dim_is_checked():
     with pytest.raises(SolverError, match="block_dim"):
         SolverGeneralized(model, actuators=acts, block_dim=0)
     assert SolverGeneralized(model, actuators=acts).block_dim == 1  # the CPU default
+
+
+def test_a_step_reads_nothing_back(monkeypatch):
+    """After the first step (which checks the time step once), a step allocates nothing and copies nothing
+    to the host: on a GPU each such read would stall the stream."""
+    model, acts = _scene("mixed")
+    solver = SolverGeneralized(model, substeps=2, actuators=acts)
+    state = model.state()
+    solver.step(state, state, None, 0.01)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("host read or allocation inside SolverGeneralized.step")
+
+    for name in ("numpy", "list", "__array__"):
+        monkeypatch.setattr(wp.array, name, refuse)
+    for name in ("synchronize", "synchronize_device", "zeros", "empty", "clone", "copy"):
+        monkeypatch.setattr(wp, name, refuse)
+    for _ in range(3):
+        solver.step(state, state, None, 0.01)
+    monkeypatch.undo()
+    assert np.isfinite(state.joint_q.numpy()).all()
