@@ -5,6 +5,7 @@ from .builder import ModelBuilder
 from .kinematics import eval_fk, eval_ik
 from .mesh import Mesh
 from .model import Model
+from .sites import site_transforms
 from .state import Control, State
 from .types import Axis, EqType, GeoType, JointType
 
@@ -12,6 +13,7 @@ __all__ = [
     "conventions",
     "eval_fk",
     "eval_ik",
+    "site_transforms",
     "ModelBuilder",
     "Model",
     "State",

@@ -95,6 +95,11 @@ class ModelBuilder:
     joint_world = property(lambda self: self.tables["joint"].get("world"))
     body_mass = property(lambda self: self.tables["body"].get("mass"))
     joint_type = property(lambda self: self.tables["joint"].get("type"))
+    site_count = property(lambda self: self._count("site"))
+    site_key = property(lambda self: self.tables["site"].labels)
+    site_body = property(lambda self: self.tables["site"].get("body"))
+    site_xform = property(lambda self: self.tables["site"].get("xform"))
+    site_world = property(lambda self: self.tables["site"].get("world"))
 
     # ---------------------------------------------------------------- worlds
     def begin_world(self, gravity=None) -> int:
@@ -560,6 +565,30 @@ class ModelBuilder:
         tj.set("articulation", slice(joints[0], joints[-1] + 1), index)
         self._custom.set_values("articulation", index, custom_attributes)
         return index
+
+    # ---------------------------------------------------------------- sites
+    def add_site(self, body: int, xform=None, key: str | None = None) -> int:
+        """A named frame fixed to ``body`` (-1: the world), like an MJCF ``<site>``: a pose for sensors,
+        feet or command targets that takes no part in dynamics or collisions.
+
+        Args:
+            body: the body the site moves with, or -1 for a frame fixed in the current world.
+            xform: (7,) pose of the site in the body frame (world frame for body -1) [m]; None: identity.
+            key: the site's name (``site_key``).
+        Returns:
+            The site's index. World poses come from :func:`newton_gym.sim.site_transforms`.
+        """
+        tb = self.tables["body"]
+        ident = key or f"#{self.site_count}"
+        if not -1 <= int(body) < tb.count:
+            raise ModelBuildError(f"site {ident}: body {body} does not exist ({tb.count} bodies)")
+        if body >= 0 and int(tb.value("world", body)) != self.current_world:
+            raise ModelBuildError(
+                f"site {ident} is added in world {self.current_world} but its body {body} belongs to world "
+                f"{int(tb.value('world', body))}; add sites inside the world scope of their body"
+            )
+        xform = normalize_transform(xform)
+        return self.tables["site"].add_row(key, body=int(body), xform=xform, world=self.current_world)
 
     def add_particle(self, pos, vel=(0.0, 0.0, 0.0), mass: float = 1.0, radius: float = 0.1, flags: int = 1) -> int:
         """Point mass at ``pos`` [m] with velocity ``vel`` [m/s], ``mass`` [kg] and contact ``radius`` [m]."""

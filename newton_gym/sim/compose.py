@@ -13,7 +13,7 @@ from .types import JointType
 
 __all__ = ["append_copies", "grid_offsets"]
 
-_POSE_COLUMNS = {("body", "q"), ("shape", "xform"), ("joint", "parent_xform")}
+_POSE_COLUMNS = {("body", "q"), ("shape", "xform"), ("joint", "parent_xform"), ("site", "xform")}
 
 
 def grid_offsets(count: int, spacing) -> np.ndarray:
@@ -52,6 +52,7 @@ def _root_masks(src_tables):
         {
             ("body", "q"): np.ones(src_tables["body"].count, dtype=bool),
             ("shape", "xform"): src_tables["shape"].get("body") < 0,
+            ("site", "xform"): src_tables["site"].get("body") < 0,
             ("joint", "parent_xform"): parent < 0,
         },
         joint.get("q_start")[free_root],

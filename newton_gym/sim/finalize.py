@@ -22,6 +22,7 @@ _KIND_NAMES = {
     "joint": "joint",
     "articulation": "articulation",
     "equality": "equality constraint",
+    "site": "site",
 }
 
 
@@ -177,6 +178,7 @@ def build_model(builder, device=None, requires_grad=False) -> Model:
     _upload_shapes(m, t["shape"], builder, dev)
     _upload_joints(m, t, dev, requires_grad)
     _upload_misc(m, t, dev)
+    _upload_sites(m, t["site"], dev)
     _world_starts(m, t, builder.world_count, dev)
     _upload_custom(m, builder, dev)
     return m
@@ -309,6 +311,14 @@ def _upload_misc(m, t, dev):
         setattr(m, f"equality_constraint_{col}", _arr(te.get(col), dtype, dev))
 
 
+def _upload_sites(m, ts, dev):
+    m.site_count = ts.count
+    m.site_key = list(ts.labels)
+    m.site_body = _arr(ts.get("body"), wp.int32, dev)
+    m.site_xform = _arr(ts.get("xform"), wp.transform, dev)
+    m.site_world = _arr(ts.get("world"), wp.int32, dev)
+
+
 def _world_starts(m, t, world_count, dev):
     for kind, name in (
         ("particle", "particle"),
@@ -317,6 +327,7 @@ def _world_starts(m, t, world_count, dev):
         ("joint", "joint"),
         ("articulation", "articulation"),
         ("equality", "equality_constraint"),
+        ("site", "site"),
     ):
         setattr(m, f"{name}_world_start", _arr(world_start(t[kind].get("world"), world_count), wp.int32, dev))
     jw = t["joint"].get("world")

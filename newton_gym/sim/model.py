@@ -73,6 +73,14 @@ class Model:
     shape_collision_filter_pairs: object  # set-like view of the filtered (a, b) shape pairs, a < b
     shape_collision_filter_pair_array: wp.array  # (pair_count,) vec2i filtered pairs
 
+    # ---- sites (named frames fixed to bodies, e.g. MJCF <site>)
+    site_count: int
+    site_key: list  # (site_count,) labels (prim paths or names)
+    site_body: wp.array  # (site_count,) int32 body, -1 for frames fixed in the world
+    site_xform: wp.array  # (site_count,) transform, site frame in the body frame (world frame for -1) [m]
+    site_world: wp.array  # (site_count,) int32
+    site_world_start: wp.array  # (world_count + 2,) int32
+
     # ---- joints (per joint)
     joint_count: int
     joint_dof_count: int

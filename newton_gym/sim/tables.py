@@ -136,6 +136,13 @@ EQUALITY = (
     Column("world", _i, (), -1, remap="world"),
 )
 
+# Named frames fixed to a body (MuJoCo / MJCF sites): sensors, feet, command targets.
+SITE = (
+    Column("body", _i, (), -1, remap="body"),
+    Column("xform", _f, (7,), _IDENT7),
+    Column("world", _i, (), -1, remap="world"),
+)
+
 ENTITY_KINDS = {
     "particle": PARTICLE,
     "body": BODY,
@@ -145,6 +152,7 @@ ENTITY_KINDS = {
     "coord": JOINT_COORD,
     "articulation": ARTICULATION,
     "equality": EQUALITY,
+    "site": SITE,
 }
 
 
