@@ -13,6 +13,7 @@ import numpy as np
 
 __all__ = [
     "GeomDesc",
+    "SiteDesc",
     "MeshDesc",
     "BodyDesc",
     "DriveDesc",
@@ -91,6 +92,21 @@ class GeomDesc:
 
 
 @dataclass
+class SiteDesc:
+    """A named frame fixed to a body (or to the world), MuJoCo's ``<site>``.
+
+    Attributes:
+        name: Prim name, unique within its body (geoms included).
+        pos: (3,) position in the body frame [m] (world frame for world sites).
+        quat: (4,) orientation in the body frame.
+    """
+
+    name: str
+    pos: np.ndarray
+    quat: np.ndarray
+
+
+@dataclass
 class BodyDesc:
     """A rigid body, posed in the world frame at the model's reference configuration (qpos0).
 
@@ -103,6 +119,7 @@ class BodyDesc:
         inertia: (3,) principal moments of inertia about the COM [kg m^2].
         principal_axes: (4,) orientation of the principal axes in the body frame.
         geoms: Shapes attached to the body.
+        sites: Named frames attached to the body.
         filtered: Indices of bodies whose contacts with this one are disabled.
     """
 
@@ -114,6 +131,7 @@ class BodyDesc:
     inertia: np.ndarray = _zeros(3)
     principal_axes: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0, 0.0]))
     geoms: list[GeomDesc] = field(default_factory=list)
+    sites: list[SiteDesc] = field(default_factory=list)
     filtered: list[int] = field(default_factory=list)
 
 
@@ -258,6 +276,7 @@ class RobotDesc:
         bodies: Bodies in writing order (MuJoCo body order, massless links just before their body).
         joints: Joints in writing order (MuJoCo joint order, fixed joints where their body comes).
         world_geoms: Shapes attached to the world (static colliders).
+        world_sites: Named frames fixed in the world.
         meshes: Mesh data referenced by ``GeomDesc.mesh``.
         actuators: Actuators in MuJoCo order.
         scene: Global settings.
@@ -268,6 +287,7 @@ class RobotDesc:
     bodies: list[BodyDesc] = field(default_factory=list)
     joints: list[JointDesc] = field(default_factory=list)
     world_geoms: list[GeomDesc] = field(default_factory=list)
+    world_sites: list[SiteDesc] = field(default_factory=list)
     meshes: list[MeshDesc] = field(default_factory=list)
     actuators: list[ActuatorDesc] = field(default_factory=list)
     scene: SceneDesc = field(default_factory=lambda: SceneDesc(np.array([0.0, 0.0, -9.81])))

@@ -21,7 +21,6 @@ from .value_checks import check_compiled_model, warn_non_finite_attributes
 # MjSpec element lists the USD output does not carry: (attribute, tag, what the user gets instead).
 _DROPPED = (
     ("keys", "key", "keyframes other than 'home' are not written (set the start state with joint_q)"),
-    ("sites", "site", "sites are not written"),
     ("sensors", "sensor", "sensors are not written; envs compute their observations from the state"),
     ("equalities", "equality", "equality constraints are not converted"),
     ("tendons", "tendon", "tendons are not converted"),
@@ -65,7 +64,7 @@ class MjcfConverter(AssetConverterBase):
         '/.../out/ant.usda'
     """
 
-    FORMAT_VERSION = 1
+    FORMAT_VERSION = 2  # 2: sites written as Xforms tagged mjc:site
     cfg: MjcfConverterCfg
 
     def __init__(self, cfg: MjcfConverterCfg):

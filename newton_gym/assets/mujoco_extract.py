@@ -55,6 +55,7 @@ from .description import (
     MeshDesc,
     RobotDesc,
     SceneDesc,
+    SiteDesc,
 )
 from .naming import NameScope
 
@@ -136,6 +137,7 @@ def describe_model(model, name: str, options: ExtractOptions | None = None) -> R
     tree.add_excluded_pairs()
     tree.add_weld_filters()
     robot.world_geoms = _describe_geoms(model, 0, options)
+    robot.world_sites = _describe_sites(model, 0, robot.world_geoms)
     robot.actuators = _describe_actuators(model, tree.joint_of, options)
     robot.scene = _describe_scene(model, options.import_scene)
     robot.self_collision = options.self_collision
@@ -225,7 +227,7 @@ class _TreeBuilder:
     def _body_desc(self, b: int) -> BodyDesc:
         m, d = self.model, self.data
         name = self.body_names.claim(m.body(b).name, f"body_{b}")
-        return BodyDesc(
+        body = BodyDesc(
             name=name,
             pos=d.xpos[b].copy(),
             quat=quat_xyzw_to_wxyz(_mj_quat(d.xquat[b])),
@@ -235,6 +237,8 @@ class _TreeBuilder:
             principal_axes=quat_xyzw_to_wxyz(_mj_quat(m.body_iquat[b])),
             geoms=_describe_geoms(m, b, self.options),
         )
+        body.sites = _describe_sites(m, b, body.geoms)
+        return body
 
     def _append_body(self, b: int, body: BodyDesc) -> None:
         self.robot.bodies.append(body)
@@ -370,6 +374,19 @@ def _describe_geoms(m, b: int, options: ExtractOptions) -> list[GeomDesc]:
         _classify(geom, visual_set, swap)
         geoms.append(geom)
     return geoms
+
+
+def _describe_sites(m, b: int, geoms: list[GeomDesc]) -> list[SiteDesc]:
+    """The sites of MuJoCo body ``b`` (0: the world), posed in its frame, named apart from its geoms."""
+    names = NameScope(tuple(g.name for g in geoms))
+    return [
+        SiteDesc(
+            name=names.claim(m.site(s).name, f"site_{s}"),
+            pos=m.site_pos[s].copy(),
+            quat=quat_xyzw_to_wxyz(_mj_quat(m.site_quat[s])),
+        )
+        for s in np.nonzero(m.site_bodyid == b)[0]
+    ]
 
 
 def _classify(geom: GeomDesc, visual_set: bool, swap: bool) -> None:

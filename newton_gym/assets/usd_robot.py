@@ -7,6 +7,7 @@ Layout (``<robot>`` is ``RobotDesc.name``)::
         world/<geom>                   static geoms of MuJoCo's world body (no RigidBodyAPI)
         <body>                         Xform, RigidBodyAPI + MassAPI, world pose at qpos0
             <geom>                     Sphere | Capsule | Cylinder | Cube | Plane | Mesh
+            <site>                     Xform, ``mjc:site = true`` (MJCF <site>: a named frame)
         joints/<joint>                 Revolute | Prismatic | Spherical | Fixed joint
         actuators/<actuator>           MjcActuator, rel mjc:target -> joint
         materials/friction_<k>         UsdShade.Material + MaterialAPI, one per distinct friction
@@ -35,6 +36,10 @@ Every geom carries ``mjc:contype``, ``mjc:conaffinity``, ``mjc:condim``, ``mjc:p
 Materials: ``physics:staticFriction = physics:dynamicFriction = geom_friction[0]``;
 ``mjc:torsionalfriction``, ``mjc:rollingfriction`` = ``geom_friction[1:3]``.
 
+Sites (and the world body's, under ``world/``): an Xform with ``xformOp:translate`` +
+``xformOp:orient``, the site's pose in its body's frame (MuJoCo's ``site_pos``, ``site_quat``), and the
+custom attribute ``mjc:site = true`` (bool) that tells the importer it is a site, not geometry.
+
 Joints: ``physics:body0`` (unset = world), ``physics:body1``, ``physics:localPos0/localRot0/
 localPos1/localRot1``, ``physics:axis = "X"`` (the frames' X is the MuJoCo axis); revolute limits in
 degrees, prismatic in metres, authored only when ``jnt_limited``; spherical: ``coneAngle0Limit =
@@ -59,7 +64,7 @@ import math
 import numpy as np
 
 from ._imports import require
-from .description import BodyDesc, GeomDesc, JointDesc, RobotDesc
+from .description import BodyDesc, GeomDesc, JointDesc, RobotDesc, SiteDesc
 from .usd_common import (
     add_reference,
     degrees,
@@ -143,10 +148,12 @@ class _RobotWriter:
         if self.robot.self_collision is not None:
             set_attr(root.GetPrim(), "newton:selfCollisionEnabled", "Bool", bool(self.robot.self_collision))
         write_scene(self.stage, self.robot.scene)
-        if self.robot.world_geoms:
+        if self.robot.world_geoms or self.robot.world_sites:
             UsdGeom.Xform.Define(self.stage, f"{self.root}/world")
             for geom in self.robot.world_geoms:
                 self._write_geom(f"{self.root}/world", geom)
+            for site in self.robot.world_sites:
+                self._write_site(f"{self.root}/world", site)
         for index, body in enumerate(self.robot.bodies):
             self._write_body(index, body)
         if self.robot.joints:
@@ -176,6 +183,13 @@ class _RobotWriter:
             filtered.CreateFilteredPairsRel().SetTargets([self.body_path(i) for i in body.filtered])
         for geom in body.geoms:
             self._write_geom(path, geom)
+        for site in body.sites:
+            self._write_site(path, site)
+
+    def _write_site(self, parent: str, site: SiteDesc) -> None:
+        xform = require("pxr.UsdGeom").Xform.Define(self.stage, f"{parent}/{site.name}")
+        set_pose(xform, site.pos, site.quat)
+        set_attr(xform.GetPrim(), "mjc:site", "Bool", True)
 
     # ------------------------------------------------------------------------------------- shapes
     def _write_geom(self, parent: str, geom: GeomDesc) -> None:

@@ -5,6 +5,7 @@ The import runs as small stages over one :class:`~newton_gym.usd.context.ImportC
 1. open the source and run the native UsdPhysics parser (:mod:`.parse`);
 2. units, up axis and the physics scene (:mod:`.stage_scene`);
 3. bodies, colliders and mass properties (:mod:`.stage_bodies`, :mod:`.stage_shapes`, :mod:`.stage_mass`);
+   sites once the bodies are written (:mod:`.stage_sites`);
 4. joints and kinematic trees (:mod:`.stage_joints`, :mod:`.joint_dofs`, :mod:`.stacked_joints`,
    :mod:`.topology`, :mod:`.collapse`);
 5. writing into the builder (:mod:`.emit`), collision filters, custom attributes, actuators and the
@@ -37,6 +38,7 @@ from .stage_joints import is_joint_prim, plan_joints
 from .stage_mass import compute_mass
 from .stage_scene import make_frame, read_scene, read_units
 from .stage_shapes import plan_shapes
+from .stage_sites import add_sites
 from .topology import build_components
 
 __all__ = ["add_usd", "import_stage"]
@@ -81,7 +83,8 @@ def add_usd(
 
     Returns:
         dict with ``path_body_map``, ``path_joint_map``, ``path_shape_map``, ``path_articulation_map``,
-        ``path_equality_map`` (prim path -> builder index), ``auto_joint_map`` (key -> index of the free or
+        ``path_equality_map``, ``path_site_map`` (prim path -> builder index; sites are the Xforms
+        tagged ``mjc:site = true``, see :mod:`.stage_sites`), ``auto_joint_map`` (key -> index of the free or
         fixed joints added for root bodies), ``auto_body_map`` (key -> index of the massless links added
         between joints that join the same two bodies, see :mod:`.stacked_joints`), ``physics_dt`` [s],
         ``time_steps_per_second``, ``max_solver_iterations``, ``up_axis`` (the stage's Axis), ``gravity`` (3,) [m/s^2],
@@ -203,13 +206,14 @@ def _import(ctx) -> dict:
     for merged, survivor in collapsed.items():
         out.body[merged] = out.body[survivor]
     auto_bodies = {key: out.body.pop(key) for key in links}  # not prims: kept out of the per-prim stages
+    sites = add_sites(ctx, out)
     pair_count = apply_collision_filters(ctx, parsed, out, bodies)
     declared = declare_scene_attributes(ctx)
     apply_custom_values(ctx, out)
     declared += apply_body_extras(ctx, out, bodies)
     actuators = import_actuators(ctx, out.joint)
     _apply_gravity(ctx)
-    return _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies)
+    return _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies, sites)
 
 
 def _apply_gravity(ctx):
@@ -235,7 +239,7 @@ def _apply_gravity(ctx):
         )
 
 
-def _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies) -> dict:
+def _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies, sites) -> dict:
     scene = ctx.scene
     return {
         "path_body_map": dict(out.body),
@@ -243,6 +247,7 @@ def _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies) -
         "path_shape_map": dict(out.shape),
         "path_articulation_map": dict(out.articulation),
         "path_equality_map": dict(out.equality),
+        "path_site_map": sites,
         "auto_joint_map": dict(out.auto_joints),
         "auto_body_map": auto_bodies,
         "physics_dt": scene.physics_dt,

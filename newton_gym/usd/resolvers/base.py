@@ -64,7 +64,7 @@ __all__ = [
     "solref_damping",
 ]
 
-PRIM_KINDS = ("scene", "body", "shape", "material", "joint", "articulation", "actuator")
+PRIM_KINDS = ("scene", "body", "shape", "material", "joint", "articulation", "actuator", "site")
 
 
 @dataclass(frozen=True)

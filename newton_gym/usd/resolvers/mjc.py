@@ -92,6 +92,8 @@ class SchemaResolverMjc(SchemaResolver):
             "spring_stiffness": AttrSpec("mjc:stiffness", default=0.0),
             "spring_ref": AttrSpec("mjc:springref", _mjc_angle, default=0.0),
         },
+        # MJCF <site>: an Xform the converter tags as a named frame (newton_gym.usd.stage_sites)
+        "site": {"is_site": AttrSpec("mjc:site", expects="bool")},
         "actuator": {
             "gear": _act("mjc:gear", (1.0, 0.0, 0.0, 0.0, 0.0, 0.0), "floats"),
             "ctrl_range_min": _act("mjc:ctrlRange:min", 0.0),
