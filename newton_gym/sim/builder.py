@@ -235,6 +235,10 @@ class ModelBuilder:
         """Sphere of ``radius`` [m] centred at the shape frame."""
         return self.add_shape(body, GeoType.SPHERE, xform, (radius, 0.0, 0.0), cfg=cfg, key=key, **kw)
 
+    def add_shape_ellipsoid(self, body, xform=None, a=1.0, b=0.75, c=0.5, cfg=None, key=None, **kw) -> int:
+        """Solid ellipsoid with semi-axes a, b, c [m] along the shape frame's x, y and z."""
+        return self.add_shape(body, GeoType.ELLIPSOID, xform, (a, b, c), cfg=cfg, key=key, **kw)
+
     def add_shape_box(self, body, xform=None, hx=0.5, hy=0.5, hz=0.5, cfg=None, key=None, **kw) -> int:
         """Box with half extents hx, hy, hz [m]."""
         return self.add_shape(body, GeoType.BOX, xform, (hx, hy, hz), cfg=cfg, key=key, **kw)
@@ -876,6 +880,7 @@ def _size_dims(geo_type) -> int:
         GeoType.CYLINDER: 2,
         GeoType.CONE: 2,
         GeoType.MESH: 3,
+        GeoType.ELLIPSOID: 3,
     }.get(GeoType(geo_type), 0)
 
 

@@ -1,8 +1,8 @@
 """Mass properties of collision primitives and their accumulation onto bodies.
 
-Shape conventions: box by half extents; capsule, cylinder and cone along local Z with
-``half_height`` (capsule excludes its caps); the cone's base lies at -half_height and its COM at
--half_height / 2.
+Shape conventions: box by half extents; ellipsoid by its semi-axes along x, y, z; capsule, cylinder
+and cone along local Z with ``half_height`` (capsule excludes its caps); the cone's base lies at
+-half_height and its COM at -half_height / 2.
 """
 
 from __future__ import annotations
@@ -28,6 +28,10 @@ def unit_mass_properties(geo_type: int, scale, mesh=None):
         r = s[0]
         v = 4.0 / 3.0 * np.pi * r**3
         return v, com, np.eye(3) * 0.4 * v * r * r
+    if g == GeoType.ELLIPSOID:
+        a, b, c = s
+        v = 4.0 / 3.0 * np.pi * a * b * c
+        return v, com, np.diag([b * b + c * c, a * a + c * c, a * a + b * b]) * 0.2 * v
     if g == GeoType.BOX:
         hx, hy, hz = s
         v = 8.0 * hx * hy * hz

@@ -56,7 +56,8 @@ class JointType(IntEnum):
 
 
 class GeoType(IntEnum):
-    """Collision shape types, in newton_gym's conventions (Z is the axis of capsule, cylinder, cone)."""
+    """Collision shape types, in newton_gym's conventions (Z is the axis of capsule, cylinder, cone;
+    an ellipsoid's scale holds its three semi-axes along the shape frame's x, y, z [m])."""
 
     PLANE = 0
     SPHERE = 1
@@ -65,6 +66,7 @@ class GeoType(IntEnum):
     CYLINDER = 4
     CONE = 5
     MESH = 6
+    ELLIPSOID = 7
 
 
 class EqType(IntEnum):

@@ -1,7 +1,7 @@
-"""Convex narrow phase: mesh colliders (their convex hulls) against spheres, capsules, boxes, cylinders
-and other meshes.
+"""Convex narrow phase: mesh colliders (their convex hulls) and ellipsoids against spheres, capsules,
+boxes, cylinders, meshes and ellipsoids.
 
-Per pair (A, B), B the mesh: :func:`.collision_gjk.gjk` gives the distance of the cores (sphere centre,
+Per pair (A, B), B the mesh or ellipsoid: :func:`.collision_gjk.gjk` gives the distance of the cores (sphere centre,
 capsule segment, box, cylinder, hull) and the normal n (A to B) when they are apart,
 :func:`.collision_gjk.epa` the penetration depth and normal when they overlap; the radius of a sphere
 or capsule is subtracted. Nothing is emitted at or beyond the pair's margin. Otherwise the contacts
@@ -28,7 +28,8 @@ reports an edge clipped to a single point as two identical contacts (one here), 
 cores (capsule ends, cylinders) stops at an inscribed polytope, up to ~5e-4 m shallower than the exact
 depth found here on the cores.
 
-Slots per pair (``feature_count``): sphere 1, capsule 2, box / cylinder / mesh 4.
+Slots per pair (``feature_count``): with a mesh, sphere 1, capsule 2, box / cylinder / mesh 4; with an
+ellipsoid (no faces or edges), 1.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from __future__ import annotations
 import warp as wp
 
 from .collision_gjk import Convex, epa, gjk
-from .collision_primitive import BOX, CAPSULE, CYLINDER, MESH, PLANE, SPHERE, emit_contact, shape_pose
+from .collision_primitive import BOX, CAPSULE, CYLINDER, MESH, SPHERE, convex_pair, emit_contact, shape_pose
 
 wp.set_module_options({"enable_backward": False})
 
@@ -527,7 +528,7 @@ def _convex_kernel(
     s = pair_shape[p]
     ta = shape_type[s[0]]
     tb = shape_type[s[1]]
-    if tb != MESH or ta == PLANE:
+    if not convex_pair(ta, tb):
         return  # the primitive kernel's pair
     start = pair_slot_start[p]
     slots = pair_slot_start[p + 1] - start

@@ -7,7 +7,8 @@ pairs (which include joint parent/child pairs), the articulation self-collision 
 shape moves". Cost is linear in the world count. Each pair owns a fixed block of contact slots (its
 maximum contact count), so contacts of a world are contiguous, need no atomics and persist slot by slot
 (warm starts). Per step, :func:`collide` runs a bounding-sphere test and the narrow phase per pair. Mesh
-shapes collide as their convex hulls (:mod:`.collision_hull`, :mod:`.collision_convex`).
+shapes collide as their convex hulls (:mod:`.collision_hull`, :mod:`.collision_convex`), ellipsoids
+there too except against planes.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from .collision_primitive import (
     MESH,
     PLANE,
     SPHERE,
+    convex_pair,
     emit_contact,
     feature_count,
+    is_convex_pair,
     point_distance,
     segment_closest,
     shape_feature,
@@ -49,7 +52,7 @@ class Contacts(DeclaredFields):
 
     # Layout (host).
     pair_count: int = 0  # candidate shape pairs
-    convex_pair_count: int = 0  # pairs of a mesh with anything but a plane (collision_convex's)
+    convex_pair_count: int = 0  # pairs of a mesh or ellipsoid with anything but a plane (collision_convex's)
     slot_count: int = 0  # contact slots (each pair owns its maximum contact count)
     pair_slots_host: np.ndarray = None  # (pair_count,) int64 slots of each pair
     pair_slot_start_host: np.ndarray = None  # (pair_count + 1,) int64 first slot of each pair
@@ -96,6 +99,8 @@ def _shape_radius(stype, scale, mesh_radius):
     cyl = (stype == GeoType.CYLINDER) | (stype == GeoType.CONE)
     r[cyl] = np.hypot(scale[cyl, 0], scale[cyl, 1])
     r[stype == GeoType.MESH] = mesh_radius[stype == GeoType.MESH]
+    ell = stype == GeoType.ELLIPSOID
+    r[ell] = scale[ell].max(axis=1, initial=0.0)
     r[stype == GeoType.PLANE] = np.inf
     return r
 
@@ -175,9 +180,10 @@ def build_contacts(model, layout) -> Contacts:
     n = max(model.shape_count, 1)
     fp = model.shape_collision_filter_pair_array.numpy().reshape(-1, 2).astype(np.int64)
     filter_codes = np.minimum(fp[:, 0], fp[:, 1]) * n + np.maximum(fp[:, 0], fp[:, 1])
-    counts_table = np.zeros((7, 7), np.int64)
-    for i in range(7):
-        for j in range(i, 7):
+    kinds = len(GeoType)
+    counts_table = np.zeros((kinds, kinds), np.int64)
+    for i in range(kinds):
+        for j in range(i, kinds):
             counts_table[i, j] = feature_count(i, j)
     a, b, w = _world_candidates(model)
     keep = _keep_mask(a, b, sh, filter_codes, n)
@@ -205,7 +211,9 @@ def _supported():
 def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, mesh_radius):
     c = Contacts()
     c.pair_count = len(pa)
-    c.convex_pair_count = int(((stype[pb] == GeoType.MESH) & (stype[pa] != GeoType.PLANE)).sum()) if len(pa) else 0
+    kinds = range(len(GeoType))
+    convex = np.array([[is_convex_pair(i, j) for j in kinds] for i in kinds], dtype=bool)
+    c.convex_pair_count = int(convex[stype[pa], stype[pb]].sum()) if len(pa) else 0
     slots = counts_table[stype[pa], stype[pb]] if len(pa) else np.zeros(0, np.int64)
     slot_start = np.concatenate([[0], np.cumsum(slots)])
     c.slot_count = int(slot_start[-1])
@@ -329,8 +337,8 @@ def _collide_kernel(
     s = pair_shape[p]
     ta = shape_type[s[0]]
     tb = shape_type[s[1]]
-    if tb == MESH and ta != PLANE:
-        return  # a convex hull pair: collision_convex's kernel
+    if convex_pair(ta, tb):
+        return  # a convex hull or ellipsoid pair: collision_convex's kernel
     bodies = pair_body[p]
     start = pair_slot_start[p]
     count = pair_slot_start[p + 1] - start
@@ -434,7 +442,7 @@ def collide(model, contacts: Contacts, body_q, span):
     primitive pairs and mesh-plane here, other mesh pairs in :func:`.collision_convex.collide_convex`."""
     if span[1] == 0:
         return
-    if contacts.convex_pair_count:  # a model without mesh pairs never builds the convex kernels
+    if contacts.convex_pair_count:  # a model without such pairs never builds the convex kernels
         collide_convex(model, contacts, body_q, span)
     wp.launch(
         _collide_kernel,

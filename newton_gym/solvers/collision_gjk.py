@@ -1,10 +1,10 @@
 """Support functions, GJK distance and EPA penetration of convex shapes, as Warp functions.
 
 A convex shape is a :class:`Convex`: a core (a point for a sphere, a segment for a capsule, the box,
-the cylinder, or the convex hull of a mesh's hull vertices under the shape's scale) inflated by a
-radius (sphere and capsule radius, 0 otherwise), as MuJoCo treats spheres and capsules. Both algorithms
-work on the cores, on the Minkowski difference M = A - B, whose support point in direction d is
-sA(d) - sB(-d):
+the cylinder, the ellipsoid, or the convex hull of a mesh's hull vertices under the shape's scale)
+inflated by a radius (sphere and capsule radius, 0 otherwise), as MuJoCo treats spheres and capsules.
+Both algorithms work on the cores, on the Minkowski difference M = A - B, whose support point in
+direction d is sA(d) - sB(-d):
 
 * :func:`gjk` (Gilbert-Johnson-Keerthi, in van den Bergen's formulation with the Voronoi-region
   closest-point tests of Ericson, Real-Time Collision Detection, sec. 5.1.5-5.1.6) finds the point of
@@ -12,8 +12,8 @@ sA(d) - sB(-d):
 * :func:`epa` (Expanding Polytope Algorithm) starts from that simplex when the cores overlap, grows a
   polytope inside M towards its boundary face nearest the origin and returns the penetration depth,
   the normal from A to B and the witness points. Exact for polytopes (boxes, meshes, points,
-  segments) up to the tolerance; for cylinders the depth is that of an inscribed polytope of at most
-  ``EPA_VERTS`` vertices, within ``EPA_TOL`` when it converges.
+  segments) up to the tolerance; for cylinders and ellipsoids the depth is that of an inscribed
+  polytope of at most ``EPA_VERTS`` vertices, within ``EPA_TOL`` when it converges.
 
 Everything runs in float32, locally in one thread (fixed-size local arrays).
 """
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from .collision_primitive import BOX, CAPSULE, CYLINDER, MESH
+from .collision_primitive import BOX, CAPSULE, CYLINDER, ELLIPSOID, MESH
 
 wp.set_module_options({"enable_backward": False})
 
@@ -46,7 +46,7 @@ _epa_flag = wp.types.vector(length=EPA_FACES, dtype=wp.int32)
 class Convex:
     """One convex shape of a pair, in world coordinates."""
 
-    kind: int  # GeoType of the shape (SPHERE, CAPSULE, BOX, CYLINDER or MESH)
+    kind: int  # GeoType of the shape (SPHERE, CAPSULE, BOX, CYLINDER, MESH or ELLIPSOID)
     size: wp.vec3  # shape_scale: radius / half sizes [m], or the mesh's vertex scale
     xf: wp.transform  # shape pose in world
     radius: float  # inflation of the core [m]: sphere and capsule radius, else 0
@@ -76,6 +76,10 @@ def support_local(c: Convex, dl: wp.vec3, verts: wp.array(dtype=wp.vec3)):
         if rho > 1.0e-12:
             p = wp.vec3(c.size[0] * dl[0] / rho, c.size[0] * dl[1] / rho, 0.0)
         p[2] = _sign(dl[2]) * c.size[1]
+    elif c.kind == ELLIPSOID:
+        # Support of x^T S^-2 x = 1 along dl: S^2 dl / |S dl| (S = diag of the semi-axes).
+        sd = wp.cw_mul(c.size, dl)
+        p = wp.cw_mul(c.size, sd) / wp.max(wp.length(sd), 1.0e-30)
     elif c.kind == MESH:
         best = float(-1.0e30)
         for i in range(c.vert_start, c.vert_end):
@@ -218,12 +222,17 @@ def gjk(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3)):
         v = wp.vec3(1.0, 0.0, 0.0)
     lam = wp.vec4(1.0, 0.0, 0.0, 0.0)
     dist2 = float(1.0e30)
+    # Curved cores converge only linearly and their normal error goes as the square root of the gap:
+    # run ellipsoids until float32 stops making progress.
+    rel = float(_GJK_REL)
+    if a.kind == ELLIPSOID or b.kind == ELLIPSOID:
+        rel = 1.0e-12
     for _it in range(GJK_ITERS):
         pa = support(a, -v, verts)
         pb = support(b, v, verts)
         w = pa - pb
         vv = wp.dot(v, v)
-        if n > 0 and vv - wp.dot(v, w) <= _GJK_REL * vv:
+        if n > 0 and vv - wp.dot(v, w) <= rel * vv:
             break  # no support point gets closer to the origin: v is the closest point (to tolerance)
         repeat = int(0)
         for i in range(n):

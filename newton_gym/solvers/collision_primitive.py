@@ -6,7 +6,9 @@ corners and cylinder rim points with radius 0), tested against the signed-distan
 other shape. Exact for sphere-*, capsule-plane, box-plane, cylinder-plane and cone-plane; box-box,
 capsule-box and cylinder pairs are approximated by their corner / rim / end points (edge-edge contacts
 are missed). Distances are signed (negative = penetration) and normals point from A to B. Pairs with a
-mesh (other than mesh-plane) are resolved as convex hulls by :mod:`.collision_convex`.
+mesh (other than mesh-plane) are resolved as convex hulls by :mod:`.collision_convex`, as are pairs
+with an ellipsoid other than ellipsoid-plane (exact here: the ellipsoid's support point toward the
+plane).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ __all__ = [
     "feature_count",
     "emit_contact",
     "shape_pose",
+    "is_convex_pair",
+    "convex_pair",
     "SUPPORTED",
 ]
 
@@ -32,11 +36,27 @@ BOX = wp.constant(int(GeoType.BOX))
 CYLINDER = wp.constant(int(GeoType.CYLINDER))
 CONE = wp.constant(int(GeoType.CONE))
 MESH = wp.constant(int(GeoType.MESH))
+ELLIPSOID = wp.constant(int(GeoType.ELLIPSOID))
+_CONVEX_B = (GeoType.MESH, GeoType.ELLIPSOID)
+
+
+def is_convex_pair(type_a: int, type_b: int) -> bool:
+    """True for a pair (type_a <= type_b) resolved by :mod:`.collision_convex`: a mesh hull or an
+    ellipsoid against anything but a plane (host twin of :func:`convex_pair`)."""
+    return type_b in _CONVEX_B and type_a != GeoType.PLANE
+
+
+@wp.func
+def convex_pair(ta: int, tb: int):
+    """True for a pair (ta <= tb) resolved by :mod:`.collision_convex` (see :func:`is_convex_pair`)."""
+    return (tb == MESH or tb == ELLIPSOID) and ta != PLANE
 
 
 def feature_count(type_a: int, type_b: int) -> int:
     """Contact slots of a pair with type_a <= type_b (0: unsupported pair)."""
     a, b = GeoType(type_a), GeoType(type_b)
+    if b == GeoType.ELLIPSOID:  # exact support point on a plane; one GJK / EPA contact otherwise
+        return 0 if a == GeoType.CONE else 1
     if b == GeoType.MESH and a != GeoType.PLANE:  # convex hull pairs (collision_convex): manifold size
         return {GeoType.SPHERE: 1, GeoType.CAPSULE: 2, GeoType.BOX: 4, GeoType.CYLINDER: 4, GeoType.MESH: 4}.get(a, 0)
     if a == GeoType.PLANE:
@@ -62,7 +82,8 @@ def feature_count(type_a: int, type_b: int) -> int:
 SUPPORTED = (
     "plane-{sphere, capsule, box, cylinder, cone, mesh hull}, sphere-{sphere, capsule, box, cylinder}, "
     "capsule-{capsule, box, cylinder}, box-{box, cylinder}, cylinder-cylinder, "
-    "mesh hull-{sphere, capsule, box, cylinder, mesh hull}"
+    "mesh hull-{sphere, capsule, box, cylinder, mesh hull}, "
+    "ellipsoid-{plane, sphere, capsule, box, cylinder, mesh hull, ellipsoid}"
 )
 
 
@@ -126,11 +147,16 @@ def point_distance(stype: int, size: wp.vec3, p: wp.vec3):
 def shape_feature(stype: int, size: wp.vec3, k: int, toward: wp.vec3):
     """Feature point k of a shape (local frame) and its radius. ``toward`` (local, unit) orients
     cylinder / cone rim points at the other shape: the first rim point on each cap is the one furthest
-    along ``toward``, the others at +-120 degrees."""
+    along ``toward``, the others at +-120 degrees. An ellipsoid's one feature is its support point
+    along ``toward``."""
     if stype == SPHERE:
         return wp.vec3(0.0), size[0]
     if stype == CAPSULE:
         return wp.vec3(0.0, 0.0, size[1] * (2.0 * float(k) - 1.0)), size[0]
+    if stype == ELLIPSOID:
+        # Support point of x^T S^-2 x = 1 along t: S^2 t / |S t| (S = diag of the semi-axes).
+        st = wp.cw_mul(size, toward)
+        return wp.cw_mul(size, st) / wp.max(wp.length(st), 1.0e-30), 0.0
     if stype == BOX:
         sx = float((k & 1) * 2 - 1)
         sy = float(((k >> 1) & 1) * 2 - 1)

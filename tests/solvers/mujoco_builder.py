@@ -3,7 +3,7 @@
 Reads MuJoCo's compiled values (body_pos / quat, body_mass / inertia / ipos / iquat, jnt_axis / range,
 geom type / size / pos / quat, actuator gear / ctrlrange), so the solver can be compared with MuJoCo on
 exactly the same model. It is not the package's MJCF importer: it supports the subset the solver tests
-use (hinge, slide, ball and free joints; plane, sphere, capsule, box, cylinder and mesh geoms (a mesh
+use (hinge, slide, ball and free joints; plane, sphere, capsule, ellipsoid, box, cylinder and mesh geoms (a mesh
 keeps MuJoCo's compiled vertices and faces, so its convex hull is MuJoCo's unless maxhullvert reduced
 it); motor actuators on joints) and reproduces MuJoCo's collision filter (contype / conaffinity, same weld group,
 parent-child weld groups, <exclude>) with explicit filter pairs.
@@ -29,7 +29,15 @@ from newton_gym.solvers.passive import Actuators
 
 __all__ = ["builder_from_mujoco", "mujoco_qpos_to_joint_q"]
 
-_GEOM = {0: GeoType.PLANE, 2: GeoType.SPHERE, 3: GeoType.CAPSULE, 5: GeoType.CYLINDER, 6: GeoType.BOX, 7: GeoType.MESH}
+_GEOM = {
+    0: GeoType.PLANE,
+    2: GeoType.SPHERE,
+    3: GeoType.CAPSULE,
+    4: GeoType.ELLIPSOID,
+    5: GeoType.CYLINDER,
+    6: GeoType.BOX,
+    7: GeoType.MESH,
+}
 
 
 def _wxyz_to_xyzw(q):
@@ -153,6 +161,7 @@ def _add_geoms(b, m, body, link, meshes):
             GeoType.CAPSULE: (size[0], size[1], 0.0),
             GeoType.CYLINDER: (size[0], size[1], 0.0),
             GeoType.BOX: tuple(size),
+            GeoType.ELLIPSOID: tuple(size),
         }[kind]
         shapes[g] = b.add_shape(link, kind, xf, scale, cfg=cfg)
     return shapes
