@@ -1,7 +1,8 @@
 """Colliders: UsdPhysics shape descriptors -> ShapePlans in seed 002's conventions.
 
-Cube ``size`` becomes half extents; capsules, cylinders, cones and planes authored along X or Y get a
-frame that turns their axis onto Z; sizes arrive from UsdPhysics with the prim and body scales already
+Cube ``size`` becomes half extents; a sphere under a non-uniform scale becomes an ellipsoid (its
+semi-axes); capsules, cylinders, cones and planes authored along X or Y get a frame that turns their
+axis onto Z; sizes arrive from UsdPhysics with the prim and body scales already
 applied and are converted to metres. Friction, restitution and density come from the bound physics
 material, contact parameters from the schema resolvers; MuJoCo contype/conaffinity are kept for
 :mod:`.collision_filters`.
@@ -43,22 +44,18 @@ def _tapered(ctx, path, desc, kind) -> float:
     return max(top, bottom)
 
 
-def _warn_ellipsoid(ctx, path, radius: float) -> None:
-    """A sphere under a non-uniform scale is an ellipsoid (what the MJCF converter writes for MuJoCo's
-    ellipsoids); UsdPhysics reports it as a sphere of the largest radius, which is what gets simulated."""
+def _ellipsoid_radii(ctx, path, radius: float):
+    """Semi-axes (3,) in stage units when the sphere sits under a non-uniform scale (the MJCF
+    converter's ellipsoid; UsdPhysics reports it as a sphere of the largest radius), else None."""
     UsdGeom = require_pxr().UsdGeom
     prim = ctx.stage.GetPrimAtPath(path)
     if not prim or not prim.IsA(UsdGeom.Xformable):
-        return
+        return None
     matrix = UsdGeom.Xformable(prim).ComputeLocalToWorldTransform(0.0)
     scale = np.array([matrix.GetRow3(i).GetLength() for i in range(3)])
     if scale.max() > scale.min() * (1.0 + 1e-5):
-        radii = radius / scale.max() * scale
-        ctx.warn(
-            path,
-            f"ellipsoid collider (radii {np.round(radii, 6).tolist()} in stage units) is simulated as a sphere "
-            f"of radius {radius:g}: ellipsoid collisions are not supported",
-        )
+        return radius / scale.max() * scale
+    return None
 
 
 def _primitive(ctx, path, desc, type_name):
@@ -66,7 +63,9 @@ def _primitive(ctx, path, desc, type_name):
     if type_name == "CubeShape":
         return GeoType.BOX, vec(desc.halfExtents), quat_identity()
     if type_name == "SphereShape":
-        _warn_ellipsoid(ctx, path, float(desc.radius))
+        radii = _ellipsoid_radii(ctx, path, float(desc.radius))
+        if radii is not None:
+            return GeoType.ELLIPSOID, radii, quat_identity()
         return GeoType.SPHERE, np.array([float(desc.radius), 0.0, 0.0]), quat_identity()
     if type_name == "PlaneShape":
         return GeoType.PLANE, np.zeros(3), _axis_rotation(desc)

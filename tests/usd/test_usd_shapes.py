@@ -263,10 +263,10 @@ def Xform "c" (prepend apiSchemas = ["PhysicsRigidBodyAPI"]) {
     assert not builder.tables["shape"].value("collide", m["/c/s"])  # contype = conaffinity = 0
 
 
-@pytest.mark.parametrize("scale, warns", [((0.1, 0.2, 0.3), True), ((0.3, 0.3, 0.3), False)])
-def test_ellipsoid_collider_is_named_not_silently_made_a_sphere(tmp_path, scale, warns):
-    """A sphere under a non-uniform scale (the MJCF converter's ellipsoid) is simulated as a sphere of the
-    largest radius; the importer says so, naming the prim (it used to do it silently)."""
+@pytest.mark.parametrize("scale, ellipsoid", [((0.1, 0.2, 0.3), True), ((0.3, 0.3, 0.3), False)])
+def test_sphere_under_non_uniform_scale_is_an_ellipsoid(tmp_path, scale, ellipsoid):
+    """A sphere under a non-uniform scale (the MJCF converter's ellipsoid) imports as an ellipsoid with
+    the scaled radii as semi-axes, without a warning; under a uniform scale it stays a sphere."""
     import warnings
 
     from newton_gym.usd import UsdImportWarning
@@ -292,5 +292,40 @@ def Xform "body" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"]
         builder = ng.ModelBuilder()
         builder.add_usd(str(path))
     said = [str(w.message) for w in record if issubclass(w.category, UsdImportWarning)]
-    assert any("/body/ell: ellipsoid collider (radii [0.1, 0.2, 0.3]" in s for s in said) == warns, said
-    assert np.isclose(builder.tables["shape"].get("scale")[0][0], 0.3)
+    assert not any("ellipsoid" in s for s in said), said
+    kind = builder.tables["shape"].value("type", 0)
+    size = np.asarray(builder.tables["shape"].get("scale")[0])
+    if ellipsoid:
+        assert kind == ng.GeoType.ELLIPSOID
+        np.testing.assert_allclose(size, [0.1, 0.2, 0.3], rtol=1e-6)
+    else:
+        assert kind == ng.GeoType.SPHERE
+        assert np.isclose(size[0], 0.3)
+
+
+def test_mjcf_ellipsoid_converts_and_imports_as_an_ellipsoid(tmp_path):
+    """MJCF ellipsoid -> USD (our converter) -> add_usd: an ellipsoid with MuJoCo's semi-axes, pose and
+    (from density) mass and inertia."""
+    mujoco = pytest.importorskip("mujoco")
+    from newton_gym.assets import MjcfConverter, MjcfConverterCfg
+
+    xml = tmp_path / "ell.xml"
+    xml.write_text(
+        '<mujoco model="ell"><worldbody><body name="b" pos="0 0 1"><freejoint/>'
+        '<geom name="e" type="ellipsoid" size=".3 .2 .1" density="700" euler="0 0 30"/></body>'
+        "</worldbody></mujoco>"
+    )
+    usd = MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "usd"))).usd_path
+    builder = ng.ModelBuilder()
+    builder.add_usd(usd)
+    model = builder.finalize("cpu")
+    mj = mujoco.MjModel.from_xml_path(str(xml))
+    kinds = model.shape_type.numpy()
+    assert (kinds == int(ng.GeoType.ELLIPSOID)).sum() == 1, kinds
+    s = int(np.nonzero(kinds == int(ng.GeoType.ELLIPSOID))[0][0])
+    np.testing.assert_allclose(model.shape_scale.numpy()[s], [0.3, 0.2, 0.1], rtol=1e-5)
+    b = int(model.shape_body.numpy()[s])
+    assert model.body_mass.numpy()[b] == pytest.approx(float(mj.body_mass[1]), rel=1e-5)
+    np.testing.assert_allclose(
+        np.linalg.eigvalsh(model.body_inertia.numpy()[b]), np.sort(mj.body_inertia[1]), rtol=1e-4
+    )
