@@ -50,8 +50,8 @@ def test_actuator_on_a_missing_dof(pendulum):
 
 def test_mjcf_utility_names_an_unsupported_geom():
     m = mujoco.MjModel.from_xml_string(
-        '<mujoco><worldbody><body><joint type="hinge"/>'
-        '<geom type="ellipsoid" size="0.1 0.2 0.3"/></body></worldbody></mujoco>'
+        '<mujoco><asset><hfield name="h" nrow="2" ncol="2" size="1 1 .1 .1"/></asset>'
+        '<worldbody><body><joint type="hinge"/><geom type="hfield" hfield="h"/></body></worldbody></mujoco>'
     )
-    with pytest.raises(ImportFailedError, match="geom 0: geom type 4"):
+    with pytest.raises(ImportFailedError, match="geom 0: geom type 1"):
         builder_from_mujoco(m)
