@@ -101,3 +101,18 @@ def test_replicated_import_keeps_sites_per_world(converted):
     assert model.site_world_start.numpy().tolist() == [0, 2, 4, 6, 6]
     poses = site_transforms(model, model.state()).numpy().reshape(3, 2, 7)
     np.testing.assert_allclose(poses[1, :, 0] - poses[0, :, 0], 3.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("name, feet", [("go1", ("FR", "FL", "RR", "RL")), ("g1", ())])
+def test_shipped_unitree_robots_carry_their_sites(name, feet):
+    import os
+
+    import newton_gym.assets
+
+    usd = os.path.join(os.path.dirname(newton_gym.assets.__file__), "robots", f"{name}.usda")
+    source = mujoco.MjModel.from_xml_path(usd[: -len(".usda")] + ".xml")
+    b = ModelBuilder()
+    sites = b.add_usd(usd)["path_site_map"]
+    assert len(sites) == source.nsite > 0
+    names = {path.rsplit("/", 1)[-1] for path in sites}
+    assert set(feet) <= names
