@@ -34,7 +34,6 @@ __all__ = [
     "Rows",
     "build_rows",
     "default_row_budget",
-    "make_rows",
     "reset_warmstart",
     "ROW_CONTACT",
     "ROW_LIMIT",
@@ -596,11 +595,6 @@ def _joint_equality_row(
         idx = base + side2 * width + d2 - art_dof_start[dof_art[d2]]
         jac_out[idx] = jac_out[idx] - slope
     return q1 - target
-
-
-def make_rows(model, tree, data, rows, joint_q, span):
-    """Nothing to do: every row, equalities included, is filled inside the world kernel (:mod:`.world_solve`).
-    Kept while :func:`.solver.solve` still calls it before the world solve."""
 
 
 @wp.kernel

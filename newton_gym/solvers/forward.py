@@ -310,6 +310,7 @@ class HealthArgs:
     # Data in:
     joint_q: wp.array(dtype=float)
     joint_qd: wp.array(dtype=float)
+    row_overflow: wp.array(dtype=int)  # (world_count,) 1 where the world's constraint rows overflowed
     # Data out:
     world_unhealthy_out: wp.array(dtype=int)
 
@@ -333,6 +334,8 @@ def health_world(w: int, args: HealthArgs):
         for c in range(art_coord_start[a], art_coord_start[a + 1]):
             if not wp.isfinite(joint_q[c]):
                 bad = 1
+    if args.row_overflow[w] != 0:
+        bad = 1  # contacts were dropped for want of constraint rows: the physics is wrong
     if bad != 0:
         world_unhealthy_out[w] = 1
 
@@ -342,20 +345,30 @@ def _health_kernel(first: int, args: HealthArgs):
     health_world(wp.tid() + first, args)
 
 
-def health_args(model, tree, joint_q, joint_qd, max_speed, out) -> HealthArgs:
+def health_args(model, tree, joint_q, joint_qd, max_speed, row_overflow, out) -> HealthArgs:
     """The HealthArgs of :func:`compute_health`."""
     starts = model.articulation_world_start if model.world_count > 0 else tree["all_art_range"]
     return pack(
         HealthArgs,
-        [starts, tree["art_dof_start"], tree["art_coord_start"], float(max_speed), 0, joint_q, joint_qd, out],
+        [
+            starts,
+            tree["art_dof_start"],
+            tree["art_coord_start"],
+            float(max_speed),
+            0,
+            joint_q,
+            joint_qd,
+            row_overflow,
+            out,
+        ],
     )
 
 
-def compute_health(model, tree, joint_q, joint_qd, max_speed, out, span):
+def compute_health(model, tree, joint_q, joint_qd, max_speed, row_overflow, out, span):
     """Set out[w] = 1 (sticky until reset) where world w holds NaN/inf coordinates or a DOF speed above
-    ``max_speed`` [m/s or rad/s], for the worlds in ``span`` = (first, count). A model without worlds
-    reports its articulations as world 0."""
-    args = health_args(model, tree, joint_q, joint_qd, max_speed, out)
+    ``max_speed`` [m/s or rad/s], or its constraint rows overflowed (``row_overflow[w]``), for the worlds in
+    ``span`` = (first, count). A model without worlds reports its articulations as world 0."""
+    args = health_args(model, tree, joint_q, joint_qd, max_speed, row_overflow, out)
     wp.launch(_health_kernel, dim=span[1], device=model.device, inputs=[span[0], args])
 
 

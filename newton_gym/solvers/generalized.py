@@ -97,13 +97,19 @@ class SolverGeneralized(SolverBase):
         threads: CPU threads stepping groups of worlds at once (Warp runs a CPU launch on one core); results
             are bitwise those of one thread. Ignored on CUDA; falls back to one thread, with a warning, for
             models whose worlds share entities (see :mod:`.partition`).
+        row_budget: most constraint rows one world solves in a substep (MuJoCo's njmax, per world); None
+            picks each world's joint-limit, friction and equality rows plus every contact slot against static
+            geometry plus one full contact per moving body (:func:`.constraint.default_row_budget`). Contacts
+            beyond it are dropped for that substep and the world is flagged in :attr:`world_unhealthy`
+            (``rows.row_overflow`` / ``rows.row_peak`` tell by how much).
         block_dim: lanes per world block of the per-world passes (:mod:`.world_step`); None: 32 on CUDA,
             1 on the CPU (where more than one lane runs only with ``wp.config.enable_cpu_blocks``). Models
             whose worlds share entities (global articulations) run the staged per-stage launches instead.
 
     Attributes:
         ctrl: (actuator_count,) float32 actuator controls.
-        world_unhealthy: (max(world_count, 1),) int32, 1 where a world holds NaN/inf or runaway speeds.
+        world_unhealthy: (max(world_count, 1),) int32, 1 where a world holds NaN/inf or runaway speeds, or
+            needed more constraint rows than ``row_budget``.
         body_contact_wrench: (body_count,) spatial vectors: total contact wrench on each body at its COM,
             world frame, force first (like MuJoCo's cfrc_ext) [N, N m].
         body_contact_count: (body_count,) int32 active contacts touching each body.
@@ -132,6 +138,7 @@ class SolverGeneralized(SolverBase):
         pgs_subspace: bool = True,
         threads: int = 1,
         block_dim: int | None = None,
+        row_budget: int | None = None,
     ):
         super().__init__(model)
         if cone not in ("pyramidal", "elliptic"):
@@ -176,6 +183,7 @@ class SolverGeneralized(SolverBase):
                 friction_solref=friction_solref,
                 friction_solimp=friction_solimp,
                 friction_rest_speed=friction_rest_speed,
+                row_budget=row_budget,
             ),
         )
         self.solver = self._constraint_solver(solver, layout)
@@ -325,7 +333,14 @@ class SolverGeneralized(SolverBase):
             self._substep(span, state_out, state_in.body_f, control, ctrl, h, k == self.substeps - 1)
         eval_fk(model, state_out.joint_q, state_out.joint_qd, state_out, articulations=span.articulations)
         forward.compute_health(
-            model, self.tree, state_out.joint_q, state_out.joint_qd, self.max_speed, self.world_unhealthy, span.worlds
+            model,
+            self.tree,
+            state_out.joint_q,
+            state_out.joint_qd,
+            self.max_speed,
+            self.rows.row_overflow,
+            self.world_unhealthy,
+            span.worlds,
         )
 
     def _block_args(self, state, body_f, control, ctrl, dt) -> dict:
@@ -355,7 +370,9 @@ class SolverGeneralized(SolverBase):
             ),
             "integ": forward.integrate_args(model, tree, data, data.body_q, q, qd, dt, midpoint),
             "fk_state": kinematics.fk_args(model, q, qd, state.body_q, state.body_qd),
-            "health": forward.health_args(model, tree, q, qd, self.max_speed, self.world_unhealthy),
+            "health": forward.health_args(
+                model, tree, q, qd, self.max_speed, self.rows.row_overflow, self.world_unhealthy
+            ),
         }
         self._args_key = key
         return self._args

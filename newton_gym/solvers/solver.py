@@ -13,7 +13,6 @@ from __future__ import annotations
 import warp as wp
 
 from ..sim.stage_args import pack
-from . import constraint
 
 __all__ = ["solve", "contact_outputs"]
 
@@ -116,7 +115,6 @@ def _clear_counts_kernel(first: int, counts: wp.array(dtype=int)):
 def solve(model, tree, data, rows, world_solver, joint_q, joint_qd, dt, iterations, span, block_dim=1):
     """Fill the rows and solve the constraint forces of the worlds in ``span`` (a :class:`.partition.Span`),
     one block of ``block_dim`` lanes per world; writes their ``data.qacc_constraint``."""
-    constraint.make_rows(model, tree, data, rows, joint_q, span.rows)
     world_solver.solve(data, joint_q, joint_qd, dt, iterations, span.worlds, block_dim)
 
 

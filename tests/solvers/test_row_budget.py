@@ -116,6 +116,7 @@ def test_overflow_drops_contacts_flags_the_world_and_writes_nothing_past_its_row
     for name, array, n, sentinel in guards:
         assert np.array_equal(array.numpy()[n:], sentinel), f"{name} written past the last world's rows"
     assert (rows.row_overflow.numpy() == 1).all()
+    assert (solver.world_unhealthy.numpy() == 1).all()  # surfaced where envs look: the worlds get reset
     assert (rows.row_peak.numpy() >= xrows + 16).all()  # four feet wanted 16 contact rows
     touching = np.abs(solver.contacts.force.numpy()).sum(axis=1) > 0
     per_world = np.bincount(np.repeat(solver.contacts.pair_world_host, solver.contacts.pair_slots_host)[touching])
@@ -123,6 +124,7 @@ def test_overflow_drops_contacts_flags_the_world_and_writes_nothing_past_its_row
     mask = wp.array([True, False, False], dtype=wp.bool, device=device)
     solver.reset_worlds(state, mask)
     assert rows.row_overflow.numpy().tolist() == [0, 1, 1]
+    assert solver.world_unhealthy.numpy().tolist() == [0, 1, 1]
     assert rows.row_peak.numpy()[0] == 0 and (rows.row_peak.numpy()[1:] > 0).all()
 
 
@@ -133,3 +135,10 @@ def test_a_budget_below_the_worlds_limit_rows_raises_naming_them():
         constraint.build_rows(model, solver.layout, solver.contacts, "pyramidal", dict(PARAMS, row_budget=3))
     rows = constraint.build_rows(model, solver.layout, solver.contacts, "pyramidal", dict(PARAMS, row_budget=10**6))
     assert (rows.budget_host == rows.count // 2).all()  # at most every row of the world
+
+
+def test_row_budget_is_a_solver_keyword():
+    model = _usd_worlds("ant", 2)
+    assert (SolverGeneralized(model, row_budget=30).rows.budget_host == 30).all()
+    with pytest.raises(ModelBuildError, match="row_budget=3"):
+        SolverGeneralized(model, row_budget=3)
