@@ -344,8 +344,12 @@ class SolverGeneralized(SolverBase):
         )
 
     def _block_args(self, state, body_f, control, ctrl, dt) -> dict:
-        """The stage structs of the block passes for these arrays (kept while they stay the same)."""
-        key = (id(state), id(body_f), id(control), id(ctrl), dt)
+        """The stage structs of the block passes for these arrays (kept while they stay the same). Keyed by
+        the arrays' addresses, not the objects' ids: the cached structs keep the arrays alive, so no other
+        array can take their memory (a new State could take a freed one's id)."""
+        arrays = (state.joint_q, state.joint_qd, state.body_q, state.body_qd, body_f, ctrl)
+        arrays += (control.joint_f, control.joint_target_pos, control.joint_target_vel)
+        key = tuple(a.ptr for a in arrays) + (dt,)
         if key == self._args_key:
             return self._args
         model, tree, data = self.model, self.tree, self.data

@@ -147,3 +147,18 @@ def test_a_step_reads_nothing_back(monkeypatch):
         solver.step(state, state, None, 0.01)
     monkeypatch.undo()
     assert np.isfinite(state.joint_q.numpy()).all()
+
+
+def test_the_step_follows_the_states_arrays():
+    """The solver caches its stage structs per set of arrays: a State whose arrays were replaced (or a new
+    State that took a freed one's id) must be stepped through its current arrays."""
+    model, acts = _scene("ant")
+    solver = SolverGeneralized(model, actuators=acts)
+    state = model.state()
+    solver.step(state, state, None, 0.01)
+    old_q = state.joint_q
+    before = old_q.numpy().copy()
+    state.joint_q = wp.clone(old_q)
+    solver.step(state, state, None, 0.01)
+    np.testing.assert_array_equal(old_q.numpy(), before)  # the replaced array is left alone
+    assert not np.array_equal(state.joint_q.numpy(), before)  # the current one moved
