@@ -64,9 +64,10 @@ class SolverGeneralized(SolverBase):
 
     Per substep: forward kinematics, motion subspaces, composite-rigid-body mass matrix (with armature
     and implicit damping / stiffness / drive gains on its diagonal), bias forces by recursive
-    Newton-Euler (each world's own gravity), a tree-sparse L^T L factorization per articulation, collision detection on
-    pairs precomputed per world, a projected Gauss-Seidel solve of contacts, joint limits, joint friction
-    and equality constraints per world, and semi-implicit Euler integration. joint_q / joint_qd are the
+    Newton-Euler (each world's own gravity), a tree-sparse L^T L factorization per articulation, collision
+    detection on pairs precomputed per world, a constraint solve of contacts, joint limits, joint friction
+    and equality constraints per world (primal Newton or PGS), and semi-implicit Euler integration, in four
+    launches with one block of ``block_dim`` lanes per world (:mod:`.world_step`). joint_q / joint_qd are the
     integrated state; body_q / body_qd are written by forward kinematics after every step.
 
     Args:
