@@ -306,7 +306,6 @@ class HealthArgs:
     art_dof_start: wp.array(dtype=int)
     art_coord_start: wp.array(dtype=int)
     max_speed: float
-    world_offset: int
     # Data in:
     joint_q: wp.array(dtype=float)
     joint_qd: wp.array(dtype=float)
@@ -318,7 +317,6 @@ class HealthArgs:
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def health_world(w: int, args: HealthArgs):
     articulation_world_start = args.articulation_world_start
-    world_offset = args.world_offset
     art_dof_start = args.art_dof_start
     joint_qd = args.joint_qd
     max_speed = args.max_speed
@@ -326,7 +324,7 @@ def health_world(w: int, args: HealthArgs):
     joint_q = args.joint_q
     world_unhealthy_out = args.world_unhealthy_out
     bad = int(0)
-    for a in range(articulation_world_start[w + world_offset], articulation_world_start[w + 1 + world_offset]):
+    for a in range(articulation_world_start[w], articulation_world_start[w + 1]):
         for d in range(art_dof_start[a], art_dof_start[a + 1]):
             v = joint_qd[d]
             if not wp.isfinite(v) or wp.abs(v) > max_speed:
@@ -355,7 +353,6 @@ def health_args(model, tree, joint_q, joint_qd, max_speed, row_overflow, out) ->
             tree["art_dof_start"],
             tree["art_coord_start"],
             float(max_speed),
-            0,
             joint_q,
             joint_qd,
             row_overflow,

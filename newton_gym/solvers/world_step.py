@@ -127,6 +127,16 @@ def upload_ranges(model, starts: dict, device) -> WorldRanges:
     )
 
 
+@wp.func
+def _fk_levels(w: int, lane: int, lanes: int, ranges: WorldRanges, fk: FkArgs):
+    """Forward kinematics of world w by its lanes, one tree level at a time (a joint needs its parent
+    body's pose and twist), a barrier after each level. Every lane of the block must call it."""
+    for level in range(ranges.level_start[w], ranges.level_start[w + 1]):
+        for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
+            fk_joint(ranges.level_joint[jj], fk)
+        block_sync()
+
+
 @wp.kernel
 def _smooth_kernel(
     first_world: int,
@@ -142,11 +152,7 @@ def _smooth_kernel(
     block, lane = wp.tid()
     w = block + first_world
     lanes = wp.block_dim()
-    # Forward kinematics level by level (a joint needs its parent body's pose and twist).
-    for level in range(ranges.level_start[w], ranges.level_start[w + 1]):
-        for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
-            fk_joint(ranges.level_joint[jj], fk)
-        block_sync()
+    _fk_levels(w, lane, lanes, ranges, fk)
     for a in range(ranges.art_start[w] + lane, ranges.art_start[w + 1], lanes):
         subspace_ref(a, sub)
     block_sync()  # every joint's subspace needs its articulation's reference point
@@ -214,10 +220,7 @@ def _finish_kernel(
         integrate_articulation(a, integ)
     if last != 0:
         block_sync()  # forward kinematics and the health check read every joint's new state
-        for level in range(ranges.level_start[w], ranges.level_start[w + 1]):
-            for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
-                fk_joint(ranges.level_joint[jj], fk)
-            block_sync()
+        _fk_levels(w, lane, lanes, ranges, fk)
         if lane == 0:
             health_world(w, health)
 
