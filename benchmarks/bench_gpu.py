@@ -24,6 +24,10 @@ threads (default 1, as MuJoCo Warp's CPU path).
 
     python benchmarks/bench_gpu.py                                  # cuda:0 where there is one, else cpu
     python benchmarks/bench_gpu.py --device cpu --worlds 16 64 --control-steps 5 --repeat 2
+    python benchmarks/bench_gpu.py --tasks Ant --worlds 4096 --no-graph   # the env step eager, for comparison
+
+``--graph`` / ``--no-graph`` set the env's ``graph`` (the whole env step as one CUDA graph; default: the
+env's own default, on for CUDA).
 """
 
 from __future__ import annotations
@@ -77,12 +81,12 @@ def _array_bytes(roots, skip_types=(), depth: int = 3) -> int:
     return sum(found.values())
 
 
-def _ours(task, n, device, threads, control_steps, repeat, settle):
+def _ours(task, n, device, threads, control_steps, repeat, settle, graph=None):
     """Newton/<task>-v0 at n worlds: (env-steps/s, env physics steps/s, solver physics steps/s), bytes per
     world, finite, the env's SimCfg, and the (n, actuators) controls of the random actions it was stepped with."""
     from newton_gym.sim import Model
 
-    env = gym.make_vec(_TASKS[task][0], num_envs=n, device=device, sim={"threads": threads})
+    env = gym.make_vec(_TASKS[task][0], num_envs=n, device=device, sim={"threads": threads}, graph=graph)
     sim, env_task = env.unwrapped.sim, env.unwrapped.task
     env.reset(seed=0)
     space = env.single_action_space
@@ -176,7 +180,9 @@ def _cell(value: float, width: int, spec: str = ",.0f") -> str:
 def _row(mjw, task, n, device, a):
     """Time ``task`` at n worlds, ours then MuJoCo Warp's (when ``mjw`` is not None), print the row and
     return the task's SimCfg."""
-    rates, ours_b, finite, cfg, ctrls = _ours(task, n, device, a.threads, a.control_steps, a.repeat, a.settle)
+    rates, ours_b, finite, cfg, ctrls = _ours(
+        task, n, device, a.threads, a.control_steps, a.repeat, a.settle, graph=a.graph
+    )
     env_rate, env_phys, solver_phys = rates
     gc.collect()
     mjw_phys, mjw_b, mjw_finite = float("nan"), float("nan"), True
@@ -206,6 +212,9 @@ def main():
     p.add_argument("--repeat", type=int, default=5, help="timings per figure; the median is printed")
     p.add_argument("--settle", type=float, default=0.5, help="simulated seconds run before timing")
     p.add_argument("--threads", type=int, default=1, help="our CPU threads (MuJoCo Warp's CPU path has one)")
+    p.add_argument(
+        "--graph", action=argparse.BooleanOptionalAction, default=None, help="the env step as one CUDA graph"
+    )
     a = p.parse_args()
     wp.config.log_level = wp.LOG_WARNING
     wp.init()

@@ -11,8 +11,12 @@ RESULTS="${OUT:-./gpu_results}"
 mkdir -p "$RESULTS"
 echo "results in $RESULTS"
 
+# (-k cuda: the cuda:0 params and the test_cuda_* tests, e.g. the whole-step graph of tests/envs/test_step_graph.py)
 python -m pytest -q -rs -k "cuda" tests 2>&1 | tee "$RESULTS/pytest_cuda.txt"
 python benchmarks/bench_gpu.py --device cuda:0 --worlds 1024 4096 16384 2>&1 | tee "$RESULTS/bench_gpu.txt"
+# the env step eager (no whole-step graph), to compare with the env-steps/s above
+python benchmarks/bench_gpu.py --device cuda:0 --tasks Ant --worlds 4096 --no-graph 2>&1 |
+    tee "$RESULTS/bench_gpu_no_graph.txt"
 python benchmarks/bench_solver.py --device cuda:0 --worlds 1024 4096 16384 --steps 20 2>&1 |
     tee "$RESULTS/bench_solver.txt"
 python benchmarks/bench_env.py --device cuda:0 --worlds 1024 4096 2>&1 | tee "$RESULTS/bench_env.txt"

@@ -69,11 +69,19 @@ class EnvCfg:
             final observation, episode statistics) runs every step under the done mask, and ``info``
             always holds its keys (masks all False when no world finished). None: on for CUDA devices,
             off on the CPU, where skipping that work in the steps without a finished episode is faster.
+        graph: capture the whole step after the action copy (controls, the frame_skip solver steps,
+            observation, reward, termination, info, autoreset with randomization) once as one CUDA graph
+            and replay it every step (:mod:`newton_gym.envs.step_graph`). It needs a CUDA device, sync_free
+            and a nan_action other than "raise" (both of those read back to the host); where one is missing
+            the step runs eagerly: silently for None (the default: on wherever possible), with a warning
+            for True. False: always eager. If the capture itself fails (a task doing host work in its
+            step) the env warns and steps eagerly from then on.
     """
 
     max_episode_steps: int = 1000
     nan_action: str = "zero"
     seed: int = 0
     sync_free: bool | None = None
+    graph: bool | None = None
     sim: SimCfg = field(default_factory=SimCfg)
     randomization: RandomizationCfg = field(default_factory=RandomizationCfg)

@@ -145,8 +145,9 @@ class Simulation:
             self.solver.step(self.state, self.state, self.control, self.cfg.sim_dt)
 
     def step(self):
-        """Advance every world by one control period (frame_skip solver steps)."""
-        if self._captured:
+        """Advance every world by one control period (frame_skip solver steps). Inside a capture begun
+        elsewhere (the env's whole-step graph) the solver's launches are recorded, not its own graph."""
+        if self._captured and not self.device.is_capturing:
             self.solver.replay()
         else:
             self._step_solver()

@@ -13,6 +13,9 @@ Every step's ``info`` holds ``reward_terms`` (named (N,) terms), ``nan_actions``
 whose action was non-finite) and ``unhealthy_worlds`` (0-d count of worlds terminated because their state
 or reward went non-finite). No NaN reaches an observation, reward or final observation: non-finite
 entries are zeroed and the world is terminated and reset.
+
+On CUDA a sync-free step is one CUDA graph (``graph`` setting, :mod:`newton_gym.envs.step_graph`):
+captured in the first step, replayed in every later one; its returned tensors are fresh each step.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from ..errors import ConfigError, EnvError, EnvTypeError
 from .config import apply_overrides, config_from
 from .randomization import Randomizer
 from .simulation import Simulation
+from .step_graph import make_step_graph
 from .world_rng import WorldRng
 
 __all__ = ["NewtonVectorEnv"]
@@ -96,10 +100,15 @@ class NewtonVectorEnv(VectorEnv):
         self.episode_length = torch.zeros(self.num_envs, dtype=torch.long, device=self.device)
         self.episode_return = torch.zeros(self.num_envs, dtype=torch.float32, device=self.device)
         self.episode_start = torch.zeros(self.num_envs, dtype=torch.float64, device=self.device)
+        # the wall clock [s] as a device tensor, filled before each step: a captured step reads it there
+        self._clock = time.perf_counter
+        self._now = torch.zeros((), dtype=torch.float64, device=self.device)
         self._all = torch.ones(self.num_envs, dtype=torch.bool, device=self.device)
         self.sync_free = self.sim.device.is_cuda if cfg.sync_free is None else bool(cfg.sync_free)
         self._renderer = None
+        self._now.fill_(self._clock())
         self._reset_worlds(self._all)
+        self.step_graph = make_step_graph(self, cfg.graph)
 
     # ------------------------------------------------------------------ raw state (zero-copy)
     body_q = property(lambda self: self.sim.views.body_q, doc="(N, bodies, 7) body-origin poses (p, quat xyzw)")
@@ -115,14 +124,28 @@ class NewtonVectorEnv(VectorEnv):
         if seed is not None:
             self.rng.seed(seed)
             self.task.seed(seed)
+            if self.step_graph is not None:
+                self.step_graph.invalidate()  # the seed is a constant of the captured step
         mask = self._all
         if options and "reset_mask" in options:
             mask = self._reset_mask(options["reset_mask"])
-        self._reset_worlds(mask)
+        self._now.fill_(self._clock())
+        if self.step_graph is None:
+            self._reset_worlds(mask)
+        else:
+            with self.step_graph.kept():  # state the graph reads stays in the tensors it captured
+                self._reset_worlds(mask)
         return _finite(self.task.observe(self.sim).float()), {}
 
     def step(self, actions):
         action, nan_rows = self._check_action(actions)
+        self._now.fill_(self._clock())  # a kernel argument, no host sync
+        if self.step_graph is not None:
+            return self.step_graph.step(action, nan_rows)
+        return self._step(action, nan_rows)
+
+    def _step(self, action, nan_rows):
+        """The step after the action check: what :class:`.step_graph.StepGraph` captures when sync_free."""
         self.sim.ctrl.copy_(self.task.ctrl_from_action(action))
         pre = self.task.pre_step(self.sim)
         self.sim.step()
@@ -214,7 +237,7 @@ class NewtonVectorEnv(VectorEnv):
         final_terms.update({f"_{name}": done.clone() for name in terms})
         info["final_info"] = {"reward_terms": final_terms, "_reward_terms": done.clone()}
         info["_final_info"] = done.clone()
-        elapsed = time.perf_counter() - self.episode_start
+        elapsed = self._now - self.episode_start
         info["episode"] = {
             "r": torch.where(done, self.episode_return, zero),
             "l": torch.where(done, self.episode_length, 0),
@@ -231,7 +254,7 @@ class NewtonVectorEnv(VectorEnv):
         self.rng.advance(mask)
         self.episode_length.masked_fill_(mask, 0)  # no index list, no host sync
         self.episode_return.masked_fill_(mask, 0.0)
-        self.episode_start.masked_fill_(mask, time.perf_counter())
+        self.episode_start.copy_(torch.where(mask, self._now, self.episode_start))
 
 
 def _finite(x: torch.Tensor) -> torch.Tensor:
