@@ -38,6 +38,7 @@ import warp as wp
 
 from .collision_gjk import Convex, epa, gjk
 from .collision_primitive import BOX, CAPSULE, CYLINDER, MESH, SPHERE, convex_pair, emit_contact, shape_pose
+from .pair_topology import PairTopology, block_of, pair_bodies, pair_shapes, pair_slots, template_pair
 
 wp.set_module_options({"enable_backward": False})
 
@@ -504,9 +505,7 @@ def _convex_kernel(
     shape_transform: wp.array(dtype=wp.transform),
     shape_scale: wp.array(dtype=wp.vec3),
     shape_mesh: wp.array(dtype=int),
-    pair_shape: wp.array(dtype=wp.vec2i),
-    pair_body: wp.array(dtype=wp.vec2i),
-    pair_slot_start: wp.array(dtype=int),
+    topo: PairTopology,
     pair_bound: wp.array(dtype=float),
     pair_margin: wp.array(dtype=float),
     mesh_start: wp.array(dtype=int),
@@ -525,16 +524,19 @@ def _convex_kernel(
     tangent: wp.array(dtype=wp.vec3),
 ):
     p = wp.tid() + first
-    s = pair_shape[p]
+    w = block_of(topo.block_pair_start, p)
+    tp = template_pair(topo, w, p)
+    s = pair_shapes(topo, w, tp)
     ta = shape_type[s[0]]
     tb = shape_type[s[1]]
     if not convex_pair(ta, tb):
         return  # the primitive kernel's pair
-    start = pair_slot_start[p]
-    slots = pair_slot_start[p + 1] - start
+    range_ = pair_slots(topo, w, tp)
+    start = range_[0]
+    slots = range_[1]
     for k in range(slots):
         active[start + k] = 0
-    bodies = pair_body[p]
+    bodies = pair_bodies(topo, w, tp)
     xa = shape_pose(bodies[0], body_q, shape_transform[s[0]])
     xb = shape_pose(bodies[1], body_q, shape_transform[s[1]])
     if wp.length(wp.transform_get_translation(xb) - wp.transform_get_translation(xa)) > pair_bound[p]:
@@ -599,9 +601,7 @@ def collide_convex(model, contacts, body_q, span):
             model.shape_transform,
             model.shape_scale,
             model.shape_mesh,
-            c.pair_shape,
-            c.pair_body,
-            c.pair_slot_start,
+            c.topology,
             c.pair_bound,
             c.pair_margin,
             c.mesh_start,

@@ -40,6 +40,17 @@ from .collision_primitive import (
 from .constraint import vec5
 from .contact_params import combine_pair_params
 from .layout import DeclaredFields, world_of
+from .pair_topology import (
+    GLOBAL,
+    PairTopology,
+    TemplateLayout,
+    block_of,
+    find_templates,
+    pair_bodies,
+    pair_shapes,
+    pair_slots,
+    template_pair,
+)
 
 __all__ = ["Contacts", "build_contacts", "collide"]
 
@@ -54,18 +65,18 @@ class Contacts(DeclaredFields):
     pair_count: int = 0  # candidate shape pairs
     convex_pair_count: int = 0  # pairs of a mesh or ellipsoid with anything but a plane (collision_convex's)
     slot_count: int = 0  # contact slots (each pair owns its maximum contact count)
+    template_count: int = 0  # distinct world pair layouts (:mod:`.pair_topology`)
     pair_slots_host: np.ndarray = None  # (pair_count,) int64 slots of each pair
     pair_slot_start_host: np.ndarray = None  # (pair_count + 1,) int64 first slot of each pair
     pair_world_host: np.ndarray = None  # (pair_count,) int64 world of each pair (ascending)
-    pair_condim_host: np.ndarray = None  # (pair_count,) int64 NumPy copy of ``pair_condim``
-    # Static pair tables (Warp; fixed once built unless noted).
-    pair_shape: wp.array = None  # (pair_count,) vec2i shapes (A, B), type A <= type B
-    pair_body: wp.array = None  # (pair_count,) vec2i bodies of A and B (-1: static)
-    pair_slot_start: wp.array = None  # (pair_count + 1,) int32 first slot of each pair
-    pair_world: wp.array = None  # (pair_count,) int32 world of each pair
-    pair_radius: wp.array = None  # (pair_count,) float32 sum of the two bounding radii [m]
-    pair_condim: wp.array = None  # (pair_count,) int32 contact dimensionality (max of the two shapes)
-    slot_pair: wp.array = None  # (slot_count,) int32 pair of each slot
+    pair_condim_host: np.ndarray = None  # (pair_count,) int64 contact dimensionality (max of the two shapes)
+    pair_shape_host: np.ndarray = None  # (pair_count, 2) int64 shapes (A, B), type A <= type B
+    pair_body_host: np.ndarray = None  # (pair_count, 2) int64 bodies of A and B (-1: static)
+    slot_pair_host: np.ndarray = None  # (slot_count,) int64 pair of each slot
+    block_pair_start_host: np.ndarray = None  # (worlds + 1,) int64 first pair of each world
+    templates: TemplateLayout = None  # template of each world, first world of each template
+    # Static pair tables, stored once per template (Warp; :class:`.pair_topology.PairTopology`).
+    topology: PairTopology = None
     # Mesh convex hulls (:mod:`.collision_hull`; mesh frame, before the shape's scale).
     mesh_start: wp.array = None  # (mesh_count + 1,) int32 first convex-hull vertex of each mesh
     mesh_verts: wp.array = None  # (hull vertices,) vec3 mesh convex-hull vertices [m]
@@ -229,6 +240,9 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, me
     else:
         c.pair_condim_host = np.zeros(0, np.int64)
     radius = _shape_radius(stype, scale, mesh_radius)
+    c.pair_shape_host = np.stack([pa, pb], 1).astype(np.int64).reshape(-1, 2)
+    c.pair_body_host = sbody[c.pair_shape_host].astype(np.int64).reshape(-1, 2)
+    c.slot_pair_host = np.repeat(np.arange(len(pa)), slots).astype(np.int64)
 
     def arr(x, dtype):
         x = np.ascontiguousarray(x)
@@ -236,12 +250,7 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, me
             x = np.zeros((1,) + x.shape[1:], dtype=x.dtype)
         return wp.array(x, dtype=dtype, device=dev)
 
-    c.pair_shape = arr(np.stack([pa, pb], 1).astype(np.int32).reshape(-1, 2), wp.vec2i)
-    c.pair_body = arr(np.stack([sbody[pa], sbody[pb]], 1).astype(np.int32).reshape(-1, 2), wp.vec2i)
-    c.pair_slot_start = arr(slot_start.astype(np.int32), wp.int32)
-    c.pair_world = arr(c.pair_world_host.astype(np.int32), wp.int32)
-    c.pair_radius = arr((radius[pa] + radius[pb]).astype(np.float32), wp.float32)
-    c.pair_condim = arr(c.pair_condim_host.astype(np.int32), wp.int32)
+    c.topology = _topology(model, c, (radius[pa] + radius[pb]).astype(np.float32), arr)
     npair = max(c.pair_count, 1)
     c.pair_mu = wp.zeros(npair, dtype=wp.float32, device=dev)
     c.pair_margin = wp.zeros(npair, dtype=wp.float32, device=dev)
@@ -250,7 +259,6 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, me
     c.pair_solref = wp.zeros(npair, dtype=wp.vec2, device=dev)
     c.pair_solimp = wp.zeros(npair, dtype=vec5, device=dev)
     combine_pair_params(model, c)
-    c.slot_pair = arr(np.repeat(np.arange(len(pa)), slots).astype(np.int32), wp.int32)
     c.mesh_start = arr(hulls.vert_start, wp.int32)
     c.mesh_verts = arr(hulls.verts.astype(np.float32), wp.vec3)
     c.mesh_face_start = arr(hulls.face_start, wp.int32)
@@ -265,6 +273,61 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, me
     c.tangent = wp.zeros(ns, dtype=wp.vec3, device=dev)
     c.force = wp.zeros(ns, dtype=wp.vec3, device=dev)
     return c
+
+
+def _local(index: np.ndarray, world: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Template encoding of model indices: world-local for entities of a world, GLOBAL + index for global
+    ones, -1 kept."""
+    out = np.where(world >= 0, index - start[np.maximum(world, 0)], GLOBAL + index)
+    return np.where(index < 0, -1, out)
+
+
+def _topology(model, c: Contacts, pair_radius: np.ndarray, arr) -> PairTopology:
+    """The pair tables of :mod:`.pair_topology`: worlds with equal world-local pair tables share one copy."""
+    pw = np.asarray(c.pair_world_host, dtype=np.int64)
+    blocks = max(model.world_count, 1)
+    pair_start = np.searchsorted(pw, np.arange(blocks + 1), side="left").astype(np.int64)
+    slot_start = np.asarray(c.pair_slot_start_host, dtype=np.int64)[pair_start]
+    if model.world_count:
+        sws = model.shape_world_start.numpy().astype(np.int64)[:blocks]
+        bws = model.body_world_start.numpy().astype(np.int64)[:blocks]
+        sworld = model.shape_world.numpy().astype(np.int64)
+        bworld = np.append(model.body_world.numpy().astype(np.int64), -1)
+        shape = _local(c.pair_shape_host, sworld[c.pair_shape_host], sws)
+        body = _local(c.pair_body_host, bworld[c.pair_body_host], bws)
+    else:
+        sws = bws = np.zeros(1, np.int64)
+        shape, body = c.pair_shape_host, c.pair_body_host
+    pair_block = np.repeat(np.arange(blocks), np.diff(pair_start))
+    first = np.asarray(c.pair_slot_start_host[:-1], dtype=np.int64) - slot_start[pair_block]
+    slots = np.stack([first, c.pair_slots_host], 1)
+    condim = np.asarray(c.pair_condim_host, dtype=np.int64)[:, None]
+    radius_bits = pair_radius.view(np.int32).astype(np.int64)[:, None]
+    t = find_templates([shape, body, slots, condim, radius_bits], pair_start)
+    c.templates, c.template_count = t, len(t.template_block)
+    c.block_pair_start_host = pair_start
+    take = np.concatenate([np.arange(pair_start[b], pair_start[b + 1]) for b in t.template_block]).astype(np.int64)
+    tpair_start = np.concatenate([[0], np.cumsum(np.diff(pair_start)[t.template_block])])
+    tslot_counts = np.diff(slot_start)[t.template_block]
+    tslot_start = np.concatenate([[0], np.cumsum(tslot_counts)])
+    # each template slot's pair, within the template: the representative world's slot_pair less its first pair
+    slot_take = np.concatenate([np.arange(slot_start[b], slot_start[b + 1]) for b in t.template_block]).astype(np.int64)
+    slot_local = c.slot_pair_host[slot_take] - np.repeat(pair_start[t.template_block], tslot_counts)
+    topo = PairTopology()
+    i32 = np.int32
+    topo.block_pair_start = arr(pair_start.astype(i32), wp.int32)
+    topo.block_slot_start = arr(slot_start.astype(i32), wp.int32)
+    topo.block_template = arr(t.block_template.astype(i32), wp.int32)
+    topo.block_shape_offset = arr(sws.astype(i32), wp.int32)
+    topo.block_body_offset = arr(bws.astype(i32), wp.int32)
+    topo.template_pair_start = arr(tpair_start.astype(i32), wp.int32)
+    topo.template_slot_start = arr(tslot_start.astype(i32), wp.int32)
+    topo.shape = arr(shape[take].astype(i32).reshape(-1, 2), wp.vec2i)
+    topo.body = arr(body[take].astype(i32).reshape(-1, 2), wp.vec2i)
+    topo.slots = arr(slots[take].astype(i32).reshape(-1, 2), wp.vec2i)
+    topo.radius = arr(pair_radius[take], wp.float32)
+    topo.slot_pair = arr(slot_local.astype(i32), wp.int32)
+    return topo
 
 
 @wp.func
@@ -317,9 +380,7 @@ def _collide_kernel(
     shape_transform: wp.array(dtype=wp.transform),
     shape_scale: wp.array(dtype=wp.vec3),
     shape_mesh: wp.array(dtype=int),
-    pair_shape: wp.array(dtype=wp.vec2i),
-    pair_body: wp.array(dtype=wp.vec2i),
-    pair_slot_start: wp.array(dtype=int),
+    topo: PairTopology,
     pair_bound: wp.array(dtype=float),
     pair_margin: wp.array(dtype=float),
     mesh_start: wp.array(dtype=int),
@@ -334,14 +395,17 @@ def _collide_kernel(
     tangent: wp.array(dtype=wp.vec3),
 ):
     p = wp.tid() + first
-    s = pair_shape[p]
+    w = block_of(topo.block_pair_start, p)
+    tp = template_pair(topo, w, p)
+    s = pair_shapes(topo, w, tp)
     ta = shape_type[s[0]]
     tb = shape_type[s[1]]
     if convex_pair(ta, tb):
         return  # a convex hull or ellipsoid pair: collision_convex's kernel
-    bodies = pair_body[p]
-    start = pair_slot_start[p]
-    count = pair_slot_start[p + 1] - start
+    bodies = pair_bodies(topo, w, tp)
+    slots = pair_slots(topo, w, tp)
+    start = slots[0]
+    count = slots[1]
     for k in range(count):
         active[start + k] = 0
     xa = shape_pose(bodies[0], body_q, shape_transform[s[0]])
@@ -454,9 +518,7 @@ def collide(model, contacts: Contacts, body_q, span):
             model.shape_transform,
             model.shape_scale,
             model.shape_mesh,
-            contacts.pair_shape,
-            contacts.pair_body,
-            contacts.pair_slot_start,
+            contacts.topology,
             contacts.pair_bound,
             contacts.pair_margin,
             contacts.mesh_start,

@@ -73,9 +73,9 @@ class Rows(DeclaredFields):
     world_slot_start: wp.array = None  # (world_count + 1,) first contact slot of each world
     world_xrow_start: wp.array = None  # (world_count + 1,) first non-contact row (xrow) of each world
     world_budget_start: wp.array = None  # (world_count + 1,) first compact row of each world
-    slot_row: wp.array = None  # (slot_count,) first row of each contact slot (its rows are consecutive)
-    slot_nrows: wp.array = None  # (slot_count,) rows of each contact slot (1, 3 or 4)
-    pair_art: wp.array = None  # (pair_count,) vec2i articulation of side 0 / side 1 of a pair's rows (-1: none)
+    # Per template slot (:mod:`.pair_topology`): shared by every world of a template.
+    slot_row: wp.array = None  # (template slots,) first row of each contact slot within its world's rows
+    slot_nrows: wp.array = None  # (template slots,) rows of each contact slot (1, 3 or 4)
     x_kind: wp.array = None  # (xrow_count,) ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY
     x_owner: wp.array = None  # (xrow_count,) DOF or equality constraint of the row
     x_sub: wp.array = None  # (xrow_count,) equality component (0 for limit and friction rows)
@@ -138,7 +138,7 @@ def default_row_budget(contacts, layout, cone: str) -> np.ndarray:
     a pile of spheres each touching several others may not)."""
     worlds = layout.world_count
     moving = np.append(np.asarray(layout.body_dof_last) >= 0, False)  # index -1: a static shape
-    pb = contacts.pair_body.numpy().reshape(-1, 2)[: contacts.pair_count].astype(np.int64)
+    pb = contacts.pair_body_host
     both = moving[pb[:, 0]] & moving[pb[:, 1]]
     rows = _row_counts(contacts.pair_condim_host, cone) * contacts.pair_slots_host
     pw = np.asarray(contacts.pair_world_host, dtype=np.int64)
@@ -209,9 +209,12 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     rows.world_slot_start = arr(slot_start.astype(np.int32), wp.int32)
     rows.world_xrow_start = arr(np.concatenate([[0], np.cumsum(xrows)]).astype(np.int32), wp.int32)
     rows.world_budget_start = arr(budget_start.astype(np.int32), wp.int32)
-    rows.slot_row = arr(slot_row, wp.int32)
-    rows.slot_nrows = arr(slot_nrows, wp.int32)
-    rows.pair_art = arr(_pair_articulations(model, layout, contacts).astype(np.int32), wp.vec2i)
+    # each template's slots: those of its first world, rows counted from that world's first row
+    first_world = contacts.templates.template_block
+    take = np.concatenate([np.arange(slot_start[w], slot_start[w + 1]) for w in first_world]).astype(np.int64)
+    counts = (slot_start[first_world + 1] - slot_start[first_world]).astype(np.int64)
+    rows.slot_row = arr((slot_row[take] - np.repeat(row_start[first_world], counts)).astype(np.int32), wp.int32)
+    rows.slot_nrows = arr(slot_nrows[take], wp.int32)
     xtable = xtable.astype(np.int32)
     rows.x_kind = arr(xtable[:, 0], wp.int32)
     rows.x_owner = arr(xtable[:, 1], wp.int32)
@@ -393,15 +396,6 @@ def _joint_block_invweights(model, layout, groups, body_q, com_local, dof_w):
         jac[rows_[:, :, None], three[:, None], (k[free] + 3)[:, None, None] + three] = skew
         lin = (jac @ mi[free] * jac).sum(axis=(1, 2)) / 3.0
         dof_w[d[free][:, None] + three] = lin[:, None]
-
-
-def _pair_articulations(model, layout, contacts):
-    if contacts.pair_count == 0:
-        return np.zeros((0, 2), np.int64)
-    pb = contacts.pair_body.numpy().reshape(-1, 2)
-    art = np.append(layout.body_art, -1)[pb]
-    art[:, 1] = np.where(art[:, 1] == art[:, 0], -1, art[:, 1])
-    return art
 
 
 def _equality_rows(model, layout):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import warp as wp
 
 from .constraint import vec5
+from .pair_topology import PairTopology, block_of, pair_shapes, template_pair
 
 __all__ = ["combine_pair_params", "set_world_friction"]
 
@@ -24,8 +25,7 @@ wp.set_module_options({"enable_backward": False})
 @wp.kernel
 def _pair_params_kernel(
     # Model:
-    pair_shape: wp.array(dtype=wp.vec2i),
-    pair_radius: wp.array(dtype=float),
+    topo: PairTopology,
     shape_mu: wp.array(dtype=float),
     shape_margin: wp.array(dtype=float),
     shape_gap: wp.array(dtype=float),
@@ -41,7 +41,9 @@ def _pair_params_kernel(
     solimp_out: wp.array(dtype=vec5),
 ):
     p = wp.tid()
-    s = pair_shape[p]
+    w = block_of(topo.block_pair_start, p)
+    tp = template_pair(topo, w, p)
+    s = pair_shapes(topo, w, tp)
     a = s[0]
     b = s[1]
     gap = shape_gap[a] + shape_gap[b]
@@ -50,7 +52,7 @@ def _pair_params_kernel(
     margin = shape_margin[a] + shape_margin[b] + gap
     margin_out[p] = margin
     gap_out[p] = gap
-    bound_out[p] = pair_radius[p] + margin
+    bound_out[p] = topo.radius[tp] + margin
     pa = shape_priority[a]
     pb = shape_priority[b]
     if pa == pb:
@@ -76,8 +78,7 @@ def combine_pair_params(model, contacts):
         dim=contacts.pair_count,
         device=model.device,
         inputs=[
-            contacts.pair_shape,
-            contacts.pair_radius,
+            contacts.topology,
             model.shape_material_mu,
             model.shape_contact_margin,
             model.shape_contact_gap,
@@ -99,7 +100,7 @@ def combine_pair_params(model, contacts):
 @wp.kernel
 def _world_friction_kernel(
     # Model:
-    pair_world: wp.array(dtype=int),
+    topo: PairTopology,
     # Data in:
     world_mu: wp.array(dtype=float),
     world_mask: wp.array(dtype=bool),
@@ -107,8 +108,8 @@ def _world_friction_kernel(
     mu_out: wp.array(dtype=float),
 ):
     p = wp.tid()
-    w = pair_world[p]
-    if w >= 0 and w < world_mask.shape[0]:
+    w = block_of(topo.block_pair_start, p)
+    if w < world_mask.shape[0]:
         if world_mask[w]:
             mu_out[p] = world_mu[w]
 
@@ -123,6 +124,6 @@ def set_world_friction(model, contacts, world_mu, world_mask):
         _world_friction_kernel,
         dim=contacts.pair_count,
         device=model.device,
-        inputs=[contacts.pair_world, world_mu, world_mask],
+        inputs=[contacts.topology, world_mu, world_mask],
         outputs=[contacts.pair_mu],
     )

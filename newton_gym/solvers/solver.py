@@ -13,6 +13,7 @@ from __future__ import annotations
 import warp as wp
 
 from ..sim.stage_args import pack
+from .pair_topology import PairTopology, block_of, pair_bodies, slot_pair, template_slot
 
 __all__ = ["solve", "contact_outputs"]
 
@@ -22,12 +23,11 @@ class ContactOutputArgs:
     """Arrays of one contact slot's outputs."""
 
     # Model:
-    slot_pair: wp.array(dtype=int)
-    pair_body: wp.array(dtype=wp.vec2i)
-    pair_world: wp.array(dtype=int)
+    topo: PairTopology
     pair_mu: wp.array(dtype=float)
-    slot_row: wp.array(dtype=int)
-    slot_nrows: wp.array(dtype=int)
+    world_row_start: wp.array(dtype=int)
+    slot_row: wp.array(dtype=int)  # per template slot, within its world's rows
+    slot_nrows: wp.array(dtype=int)  # per template slot
     body_q: wp.array(dtype=wp.transform)
     body_com: wp.array(dtype=wp.vec3)
     # Data in:
@@ -44,11 +44,11 @@ class ContactOutputArgs:
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
-def contact_output_slots(first: int, end: int, step: int, args: ContactOutputArgs):
-    """Contact outputs of slots first, first + step, ... below end."""
+def contact_output_slots(w: int, first: int, end: int, step: int, args: ContactOutputArgs):
+    """Contact outputs of world w's slots first, first + step, ... below end."""
     active = args.active
     force_out = args.force_out
-    slot_pair = args.slot_pair
+    topo = args.topo
     normal = args.normal
     tangent = args.tangent
     slot_row = args.slot_row
@@ -56,8 +56,7 @@ def contact_output_slots(first: int, end: int, step: int, args: ContactOutputArg
     pair_mu = args.pair_mu
     row_force = args.row_force
     world_count_out = args.world_count_out
-    pair_world = args.pair_world
-    pair_body = args.pair_body
+    rw = args.world_row_start[w]
     point = args.point
     body_q = args.body_q
     body_com = args.body_com
@@ -67,12 +66,14 @@ def contact_output_slots(first: int, end: int, step: int, args: ContactOutputArg
         if active[s] == 0:
             force_out[s] = wp.vec3(0.0)
             continue
-        p = slot_pair[s]
+        pp = slot_pair(topo, w, s)
+        p = pp[0]
+        ts = template_slot(topo, w, s)
         n = normal[s]
         t1 = tangent[s]
         t2 = wp.cross(n, t1)
-        r = slot_row[s]
-        nr = slot_nrows[s]
+        r = rw + slot_row[ts]
+        nr = slot_nrows[ts]
         mu = pair_mu[p]
         f = n * row_force[r]
         if nr == 4:
@@ -81,8 +82,8 @@ def contact_output_slots(first: int, end: int, step: int, args: ContactOutputArg
         elif nr == 3:
             f = f + t1 * row_force[r + 1] + t2 * row_force[r + 2]
         force_out[s] = f
-        wp.atomic_add(world_count_out, pair_world[p], 1)
-        bodies = pair_body[p]
+        wp.atomic_add(world_count_out, w, 1)
+        bodies = pair_bodies(topo, w, pp[1])
         pt = point[s]
         for side in range(2):
             b = bodies[side]
@@ -97,7 +98,8 @@ def contact_output_slots(first: int, end: int, step: int, args: ContactOutputArg
 
 @wp.kernel
 def _contact_output_kernel(first: int, args: ContactOutputArgs):
-    contact_output_slots(wp.tid() + first, wp.tid() + first + 1, 1, args)
+    s = wp.tid() + first
+    contact_output_slots(block_of(args.topo.block_slot_start, s), s, s + 1, 1, args)
 
 
 @wp.kernel
@@ -137,10 +139,9 @@ def contact_output_args(model, data, contacts, rows, body_wrench, body_count, wo
     return pack(
         ContactOutputArgs,
         [
-            contacts.slot_pair,
-            contacts.pair_body,
-            contacts.pair_world,
+            contacts.topology,
             contacts.pair_mu,
+            rows.world_row_start,
             rows.slot_row,
             rows.slot_nrows,
             data.body_q,

@@ -9,6 +9,7 @@ import warp as wp
 
 from ..sim.types import EqType
 from .constraint import _angular_row, _joint_equality_row, _point_row, contact_direction, impedance, vec5
+from .pair_topology import pair_arts, pair_bodies, slot_pair, template_slot
 from .spatial import ltl_solve_t
 from .world_tables import LIMIT, ContactTables, EqualityTables, RowData, RowModel, TreeTables
 
@@ -45,6 +46,7 @@ def _clear(rd: RowData, ci: int, width: int):
 
 @wp.func
 def contact_row(
+    w: int,
     slot: int,
     s: int,
     row: int,
@@ -61,15 +63,16 @@ def contact_row(
     joint_qd: wp.array(dtype=float),
 ):
     """Fill sub-row s (the normal, an elliptic tangent or a frictionless contact's only row) of active contact
-    slot ``slot`` at compact ci; its warm-start force lives at ``row``."""
-    p = cm.slot_pair[slot]
-    nrows = rm.slot_nrows[slot]
+    slot ``slot`` of world w at compact ci; its warm-start force lives at ``row``."""
+    pp = slot_pair(cm.topo, w, slot)
+    p = pp[0]
+    nrows = rm.slot_nrows[template_slot(cm.topo, w, slot)]
     direction = contact_direction(cm.normal[slot], cm.tangent[slot], s, nrows, cm.pair_mu[p])
     width = rm.width
     _clear(rd, ci, width)
-    bodies = cm.pair_body[p]
+    bodies = pair_bodies(cm.topo, w, pp[1])
     pt = cm.point[slot]
-    a = rm.pair_art[p]
+    a = pair_arts(bodies, tm.body_art)
     tran = float(0.0)
     for side in range(2):
         b = bodies[side]
@@ -462,6 +465,7 @@ def _basis(ci: int, t: int, width: int):
 
 @wp.func
 def contact_pyramid(
+    w: int,
     slot: int,
     row: int,
     ci: int,
@@ -482,13 +486,15 @@ def contact_pyramid(
     see :func:`_basis`) and the edges' Y, a0 and v are combinations of the basis ones (all linear in the
     direction). The edges share pos, impedance and R (MuJoCo's diagApprox is the same for the four edges).
     Edge rows keep only what the solve reads."""
-    p = cm.slot_pair[slot]
+    pp = slot_pair(cm.topo, w, slot)
+    p = pp[0]
     n = cm.normal[slot]
     t1 = cm.tangent[slot]
     t2 = wp.cross(n, t1)
     mu = cm.pair_mu[p]
     width = rm.width
-    a = rm.pair_art[p]
+    bodies = pair_bodies(cm.topo, w, pp[1])
+    a = pair_arts(bodies, tm.body_art)
     for side in range(2):
         ai = a[side]
         if ai >= 0:
@@ -496,7 +502,6 @@ def contact_pyramid(
                 off = _basis(ci, t, width) + side * width
                 for kk in range(tm.art_dof_start[ai + 1] - tm.art_dof_start[ai]):
                     rd.minv_jac[off + kk] = 0.0
-    bodies = cm.pair_body[p]
     pt = cm.point[slot]
     tran = float(0.0)
     for bside in range(2):

@@ -32,6 +32,7 @@ import warp as wp
 from ..errors import ModelBuildError
 from .constraint import MAX_ROW_FLOATS, vec5
 from .lanes import block_sync
+from .pair_topology import template_slot
 from .spatial import ltl_solve
 from .world_newton import newton_solve
 from .world_pgs import dense_block, pgs_dense_box, residual, row_axpy, set_force
@@ -105,7 +106,9 @@ def _world_kernel(
             rd.niter[w] = 0
         return
     r0 = rm.world_budget_start[w]
-    _fill_rows(k, r0, dt, rm, rd, cm, tm, eq, body_q, art_ref, cdof, chol, qacc_smooth, joint_q, joint_qd, lane, lanes)
+    _fill_rows(
+        w, k, r0, dt, rm, rd, cm, tm, eq, body_q, art_ref, cdof, chol, qacc_smooth, joint_q, joint_qd, lane, lanes
+    )
     block_sync()
     if rm.newton != 0:
         newton_solve(k, r0, w, iterations, tolerance, rm, rd, tm, qacc_c, lane, lanes)
@@ -142,9 +145,11 @@ def _list_rows(
     cap = budget - (x1 - x0)
     need = x1 - x0
     k = int(0)
+    ts0 = template_slot(cm.topo, w, 0)  # template slot of the world's slot 0 (slots map one to one)
+    rw = rm.world_row_start[w]
     for slot in range(rm.world_slot_start[w], rm.world_slot_start[w + 1]):
-        nr = rm.slot_nrows[slot]
-        row = rm.slot_row[slot]
+        nr = rm.slot_nrows[ts0 + slot]
+        row = rw + rm.slot_row[ts0 + slot]
         on = cm.active[slot]
         if on != 0:
             need += nr
@@ -180,6 +185,7 @@ def _list_rows(
 
 @wp.func
 def _fill_rows(
+    w: int,
     k: int,
     r0: int,
     dt: float,
@@ -206,12 +212,13 @@ def _fill_rows(
         kind = rd.kind[ci]
         owner = rd.owner[ci]
         if kind == CONTACT:
-            sub = row - rm.slot_row[owner]
-            if rm.slot_nrows[owner] == 4:
+            ts = template_slot(cm.topo, w, owner)
+            sub = row - rm.world_row_start[w] - rm.slot_row[ts]
+            if rm.slot_nrows[ts] == 4:
                 if sub == 0:
-                    contact_pyramid(owner, row, ci, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
+                    contact_pyramid(w, owner, row, ci, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
             else:
-                contact_row(owner, sub, row, ci, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
+                contact_row(w, owner, sub, row, ci, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
         elif kind == EQUALITY:
             equality_row(
                 owner, row, ci, dt, rm, rd, eq, tm, body_q, joint_q, art_ref, cdof, chol, qacc_smooth, joint_qd
@@ -377,7 +384,7 @@ class WorldSolver:
         rm.world_arts = arr(arts, wp.int32)
         rm.dense_start = arr(dense_start[:-1].astype(np.int32), wp.int32)
         rm.dense_cap = arr(cap.astype(np.int32), wp.int32)
-        rm.slot_row, rm.slot_nrows, rm.pair_art = rows.slot_row, rows.slot_nrows, rows.pair_art
+        rm.slot_row, rm.slot_nrows = rows.slot_row, rows.slot_nrows
         rm.x_kind, rm.x_owner, rm.x_sub, rm.x_art = rows.x_kind, rows.x_owner, rows.x_sub, rows.x_art
         rm.width = rows.width
         rm.cone_rows = 4 if rows.cone == "pyramidal" else 3
@@ -423,8 +430,8 @@ class WorldSolver:
         rd.grad, rd.search = empty(nd if newton else 1), empty(nd if newton else 1)
         rd.peak, rd.overflow = rows.row_peak, rows.row_overflow
         cm = ContactTables()
-        cm.slot_pair, cm.pair_body, cm.pair_mu = contacts.slot_pair, contacts.pair_body, contacts.pair_mu
-        cm.pair_margin, cm.pair_gap, cm.pair_condim = contacts.pair_margin, contacts.pair_gap, contacts.pair_condim
+        cm.topo, cm.pair_mu = contacts.topology, contacts.pair_mu
+        cm.pair_margin, cm.pair_gap = contacts.pair_margin, contacts.pair_gap
         cm.pair_solref, cm.pair_solimp = contacts.pair_solref, contacts.pair_solimp
         cm.active, cm.point, cm.normal = contacts.active, contacts.point, contacts.normal
         cm.dist, cm.tangent = contacts.dist, contacts.tangent

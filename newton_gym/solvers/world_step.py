@@ -215,7 +215,7 @@ def _finish_kernel(
         if lane == 0:
             out.world_count_out[w] = 0
         block_sync()  # the slots add into bodies other lanes cleared
-        contact_output_slots(ranges.slot_start[w] + lane, ranges.slot_start[w + 1], lanes, out)
+        contact_output_slots(w, ranges.slot_start[w] + lane, ranges.slot_start[w + 1], lanes, out)
     for a in range(ranges.art_start[w] + lane, ranges.art_start[w + 1], lanes):
         integrate_articulation(a, integ)
     if last != 0:

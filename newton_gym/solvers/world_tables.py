@@ -6,6 +6,7 @@ from __future__ import annotations
 import warp as wp
 
 from .constraint import ROW_CONTACT, ROW_EQUALITY, ROW_FRICTION, ROW_LIMIT, vec5
+from .pair_topology import PairTopology
 
 __all__ = [
     "vec8",
@@ -43,9 +44,8 @@ class RowModel:
     world_arts: wp.array(dtype=int)  # articulations of each world
     dense_start: wp.array(dtype=int)  # (worlds,) offset of each world's dense block
     dense_cap: wp.array(dtype=int)  # (worlds,) most active rows its block holds
-    slot_row: wp.array(dtype=int)  # (slots,) first row of each contact slot (Rows.slot_row)
-    slot_nrows: wp.array(dtype=int)  # (slots,) rows of each slot (1, 3 or 4)
-    pair_art: wp.array(dtype=wp.vec2i)  # (pairs,) articulations of a pair's Jacobian sides (-1: none)
+    slot_row: wp.array(dtype=int)  # (template slots,) first row of each contact slot in its world (Rows.slot_row)
+    slot_nrows: wp.array(dtype=int)  # (template slots,) rows of each slot (1, 3 or 4)
     x_kind: wp.array(dtype=int)  # (xrows,) ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY
     x_owner: wp.array(dtype=int)  # (xrows,) DOF or equality constraint
     x_sub: wp.array(dtype=int)  # (xrows,) equality component
@@ -136,14 +136,13 @@ class EqualityTables:
 
 @wp.struct
 class ContactTables:
-    """Pair parameters and this substep's contact slots (see :class:`.collision_driver.Contacts`)."""
+    """Pair tables (once per template), pair parameters and this substep's contact slots (see
+    :class:`.collision_driver.Contacts`)."""
 
-    slot_pair: wp.array(dtype=int)
-    pair_body: wp.array(dtype=wp.vec2i)
+    topo: PairTopology
     pair_mu: wp.array(dtype=float)
     pair_margin: wp.array(dtype=float)
     pair_gap: wp.array(dtype=float)
-    pair_condim: wp.array(dtype=int)
     pair_solref: wp.array(dtype=wp.vec2)
     pair_solimp: wp.array(dtype=vec5)
     active: wp.array(dtype=int)

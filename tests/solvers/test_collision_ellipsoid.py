@@ -48,7 +48,7 @@ def _ours(m):
     collision_driver.collide(model, c, model.state().body_q, (0, c.pair_count))
     active = c.active.numpy()[: c.slot_count]
     assert set(np.unique(active)) <= {0, 1}, "slots not written"
-    assert c.pair_count == 1 and tuple(c.pair_shape.numpy()[0]) == (0, 1)
+    assert c.pair_count == 1 and tuple(c.pair_shape_host[0]) == (0, 1)
     on = np.nonzero(active == 1)[0]
     return [(c.point.numpy()[s], float(c.dist.numpy()[s]), c.normal.numpy()[s]) for s in on]
 

@@ -170,8 +170,8 @@ def test_contacts(case):
     m, d, c = case.m, case.d, case.solver.contacts
     assert d.ncon >= 1
     keys = case.sim.model.shape_key
-    pair_shape = c.pair_shape.numpy()
-    slot_pair = c.slot_pair.numpy()
+    pair_shape = c.pair_shape_host
+    slot_pair = c.slot_pair_host
     ours = {}
     for s in np.nonzero(c.active.numpy())[0]:
         a, b = (keys[i].split("/")[-1] for i in pair_shape[slot_pair[s]])

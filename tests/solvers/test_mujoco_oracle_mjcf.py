@@ -287,7 +287,7 @@ def test_contacts(case):
     m, d, out, c = case.m, case.d, case.out, case.solver.contacts
     assert case.model.shape_count == m.ngeom  # builder_from_mujoco adds one shape per geom, in geom order
     assert set(np.unique(out["contact_active"][: c.slot_count])) <= {0.0, 1.0}, "slots not written"
-    pair_shape = c.pair_shape.numpy()[c.slot_pair.numpy()]
+    pair_shape = c.pair_shape_host[c.slot_pair_host]
     ours, ref = {}, {}
     for s in np.nonzero(out["contact_active"][: c.slot_count] == 1.0)[0]:
         ours.setdefault(frozenset(pair_shape[s].tolist()), []).append(s)

@@ -1,0 +1,173 @@
+"""Candidate contact pairs stored once per distinct world layout and indexed by world.
+
+Worlds replicated from one scene have the same candidate pairs up to index offsets, so the pair table is
+kept per *template* (a distinct world layout) and every world points at its template. A template pair
+stores its shapes and bodies world-locally (index minus the world's first shape or body) or, for the
+global shapes and bodies every world meets (the ground), as ``GLOBAL`` + the global index; -1 stays "no
+body" (static). Slots (each pair owns consecutive contact slots) and contact rows are numbered from 0
+within a template. A world's own pairs, slots and rows are the ranges ``block_*_start[w] ..`` of the
+global arrays, so per-pair and per-slot *data* (friction, margins, contacts, warm starts) stay per world.
+
+A model without worlds is one block: its pairs are stored as they are (offsets 0)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import warp as wp
+
+__all__ = [
+    "GLOBAL",
+    "PairTopology",
+    "TemplateLayout",
+    "find_templates",
+    "block_of",
+    "template_pair",
+    "template_slot",
+    "pair_shapes",
+    "pair_bodies",
+    "pair_slots",
+    "slot_pair",
+    "pair_arts",
+]
+
+wp.set_module_options({"enable_backward": False})
+
+GLOBAL = 1 << 30  # template entries >= GLOBAL name a global shape or body (GLOBAL + its index)
+_GLOBAL = wp.constant(GLOBAL)
+
+
+@wp.struct
+class PairTopology:
+    """Template pair tables (shared by every world of a template) and each world's ranges and offsets.
+    Blocks are the worlds (one block for a model without worlds); ``*_start`` arrays have blocks + 1 or
+    templates + 1 entries, int32."""
+
+    block_pair_start: wp.array(dtype=int)  # (blocks + 1,) first pair of each world
+    block_slot_start: wp.array(dtype=int)  # (blocks + 1,) first contact slot of each world
+    block_template: wp.array(dtype=int)  # (blocks,) template of each world
+    block_shape_offset: wp.array(dtype=int)  # (blocks,) the world's first shape
+    block_body_offset: wp.array(dtype=int)  # (blocks,) the world's first body
+    template_pair_start: wp.array(dtype=int)  # (templates + 1,) first template pair of each template
+    template_slot_start: wp.array(dtype=int)  # (templates + 1,) first template slot of each template
+    shape: wp.array(dtype=wp.vec2i)  # (template pairs,) shapes A, B (world-local or GLOBAL + index)
+    body: wp.array(dtype=wp.vec2i)  # (template pairs,) bodies of A, B (world-local, GLOBAL + index, -1)
+    slots: wp.array(dtype=wp.vec2i)  # (template pairs,) (first slot in the world, slot count)
+    radius: wp.array(dtype=float)  # (template pairs,) sum of the two bounding radii [m]
+    slot_pair: wp.array(dtype=int)  # (template slots,) pair of each slot, within its world
+
+
+@dataclass
+class TemplateLayout:
+    """Host result of :func:`find_templates`: ``block_template`` (blocks,) template of each world and
+    ``template_block`` (templates,) the first world of each template (whose pairs are the template's)."""
+
+    block_template: np.ndarray
+    template_block: np.ndarray
+
+
+def find_templates(tables: list, block_start: np.ndarray) -> TemplateLayout:
+    """Group worlds whose pair tables are equal. ``tables``: per-pair int32 arrays (P, ...) already
+    world-local; ``block_start``: (blocks + 1,) first pair of each world. Worlds with the same pair count
+    are compared row against row (vectorised); equal worlds share a template."""
+    blocks = len(block_start) - 1
+    counts = np.diff(block_start)
+    parts = [np.asarray(t, dtype=np.int32) for t in tables]
+    flat = np.concatenate([a.reshape(a.shape[0], int(np.prod(a.shape[1:]))) for a in parts], axis=1)
+    block_template = np.full(blocks, -1, np.int64)
+    reps = []
+    for k in np.unique(counts):
+        worlds = np.flatnonzero(counts == k)
+        rows = flat[block_start[worlds][:, None] + np.arange(int(k))].reshape(len(worlds), -1)
+        left = np.arange(len(worlds))
+        while len(left):  # one template per pass: the first world left and every world equal to it
+            same = (rows[left] == rows[left[0]]).all(axis=1)
+            block_template[worlds[left[same]]] = len(reps)
+            reps.append(int(worlds[left[0]]))
+            left = left[~same]
+    order = np.argsort(reps, kind="stable")  # templates numbered by their first world
+    rank = np.empty(len(reps), np.int64)
+    rank[order] = np.arange(len(reps))
+    return TemplateLayout(rank[block_template], np.asarray(reps, np.int64)[order])
+
+
+@wp.func
+def block_of(starts: wp.array(dtype=int), i: int) -> int:
+    """The block b with starts[b] <= i < starts[b + 1] (binary search; empty blocks are skipped)."""
+    lo = int(0)
+    hi = starts.shape[0] - 2
+    while lo < hi:
+        mid = (lo + hi + 1) / 2
+        if starts[mid] <= i:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@wp.func
+def template_pair(topo: PairTopology, b: int, p: int) -> int:
+    """Template pair of pair p of world b."""
+    return topo.template_pair_start[topo.block_template[b]] + p - topo.block_pair_start[b]
+
+
+@wp.func
+def template_slot(topo: PairTopology, b: int, slot: int) -> int:
+    """Template slot of contact slot ``slot`` of world b."""
+    return topo.template_slot_start[topo.block_template[b]] + slot - topo.block_slot_start[b]
+
+
+@wp.func
+def _index(v: int, offset: int) -> int:
+    if v < 0:
+        return -1
+    if v >= _GLOBAL:
+        return v - _GLOBAL
+    return v + offset
+
+
+@wp.func
+def pair_shapes(topo: PairTopology, b: int, tp: int) -> wp.vec2i:
+    """Model shapes (A, B) of template pair tp in world b."""
+    s = topo.shape[tp]
+    off = topo.block_shape_offset[b]
+    return wp.vec2i(_index(s[0], off), _index(s[1], off))
+
+
+@wp.func
+def pair_bodies(topo: PairTopology, b: int, tp: int) -> wp.vec2i:
+    """Model bodies of A and B (-1: static) of template pair tp in world b."""
+    s = topo.body[tp]
+    off = topo.block_body_offset[b]
+    return wp.vec2i(_index(s[0], off), _index(s[1], off))
+
+
+@wp.func
+def pair_slots(topo: PairTopology, b: int, tp: int) -> wp.vec2i:
+    """(first contact slot, slot count) of template pair tp in world b."""
+    s = topo.slots[tp]
+    return wp.vec2i(topo.block_slot_start[b] + s[0], s[1])
+
+
+@wp.func
+def slot_pair(topo: PairTopology, b: int, slot: int) -> wp.vec2i:
+    """(pair, template pair) of contact slot ``slot`` of world b."""
+    tp_local = topo.slot_pair[template_slot(topo, b, slot)]
+    t = topo.block_template[b]
+    return wp.vec2i(topo.block_pair_start[b] + tp_local, topo.template_pair_start[t] + tp_local)
+
+
+@wp.func
+def pair_arts(bodies: wp.vec2i, body_art: wp.array(dtype=int)) -> wp.vec2i:
+    """Articulations of a pair's two Jacobian sides: side 0 the first body's, side 1 the second body's unless
+    it is the same one (-1: none)."""
+    a0 = int(-1)
+    a1 = int(-1)
+    if bodies[0] >= 0:
+        a0 = body_art[bodies[0]]
+    if bodies[1] >= 0:
+        a1 = body_art[bodies[1]]
+    if a1 == a0:
+        a1 = -1
+    return wp.vec2i(a0, a1)

@@ -1,0 +1,156 @@
+"""Contact pair tables stored once per distinct world layout: replicated worlds share one template,
+different worlds get their own, and every world's pairs and slots decode to the model's shapes, bodies
+and slots (compared with the host tables of the whole model)."""
+
+import numpy as np
+import pytest
+import warp as wp
+
+import newton_gym as ng
+from newton_gym.sim.examples import ant_like_builder
+from newton_gym.solvers import SolverGeneralized
+from newton_gym.solvers.pair_topology import (
+    PairTopology,
+    block_of,
+    find_templates,
+    pair_bodies,
+    pair_shapes,
+    pair_slots,
+    slot_pair,
+)
+
+
+@wp.kernel
+def _decode_pairs(
+    topo: PairTopology,
+    shapes: wp.array(dtype=wp.vec2i),
+    bodies: wp.array(dtype=wp.vec2i),
+    slots: wp.array(dtype=wp.vec2i),
+    world: wp.array(dtype=int),
+):
+    p = wp.tid()
+    w = block_of(topo.block_pair_start, p)
+    tp = topo.template_pair_start[topo.block_template[w]] + p - topo.block_pair_start[w]
+    shapes[p] = pair_shapes(topo, w, tp)
+    bodies[p] = pair_bodies(topo, w, tp)
+    slots[p] = pair_slots(topo, w, tp)
+    world[p] = w
+
+
+@wp.kernel
+def _decode_slots(topo: PairTopology, pair: wp.array(dtype=int)):
+    s = wp.tid()
+    w = block_of(topo.block_slot_start, s)
+    pair[s] = slot_pair(topo, w, s)[0]
+
+
+def _check_decodes(solver):
+    """Every pair and slot of the model, decoded on the device from the template tables, equals the
+    host tables laid out per world."""
+    c = solver.contacts
+    n = c.pair_count
+    shapes, bodies, slots = (wp.zeros(n, dtype=wp.vec2i, device="cpu") for _ in range(3))
+    world = wp.zeros(n, dtype=int, device="cpu")
+    wp.launch(_decode_pairs, dim=n, inputs=[c.topology, shapes, bodies, slots, world], device="cpu")
+    np.testing.assert_array_equal(shapes.numpy(), c.pair_shape_host)
+    np.testing.assert_array_equal(bodies.numpy(), c.pair_body_host)
+    np.testing.assert_array_equal(slots.numpy()[:, 0], c.pair_slot_start_host[:-1])
+    np.testing.assert_array_equal(slots.numpy()[:, 1], c.pair_slots_host)
+    np.testing.assert_array_equal(world.numpy(), c.pair_world_host)
+    pair = wp.zeros(c.slot_count, dtype=int, device="cpu")
+    wp.launch(_decode_slots, dim=c.slot_count, inputs=[c.topology, pair], device="cpu")
+    np.testing.assert_array_equal(pair.numpy(), c.slot_pair_host)
+
+
+def _ball_chain(links: int, radius: float = 0.1) -> ng.ModelBuilder:
+    b = ng.ModelBuilder()
+    parent = -1
+    joints = []
+    for i in range(links):
+        body = b.add_link(xform=[0.3 * i, 0, 0.5, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
+        b.add_shape_sphere(body, radius=radius)
+        if parent < 0:
+            joints.append(b.add_joint_free(body))
+        else:
+            joints.append(b.add_joint_revolute(parent, body, axis=(0, 1, 0), parent_xform=[0.3, 0, 0, 0, 0, 0, 1]))
+        parent = body
+    b.add_articulation(joints)
+    return b
+
+
+def test_replicated_worlds_share_one_template():
+    scene = ng.ModelBuilder()
+    scene.add_ground_plane()
+    scene.replicate(ant_like_builder(), world_count=8)
+    solver = SolverGeneralized(scene.finalize("cpu"))
+    c = solver.contacts
+    assert c.template_count == 1
+    per_world = c.pair_count // 8
+    assert per_world * 8 == c.pair_count and per_world > 0
+    # the tables are one world's, not eight
+    assert c.topology.shape.shape[0] == per_world
+    assert c.topology.slot_pair.shape[0] == c.slot_count // 8
+    assert solver.rows.slot_row.shape[0] == c.slot_count // 8
+    _check_decodes(solver)
+
+
+def test_different_worlds_get_their_own_templates():
+    scene = ng.ModelBuilder()
+    scene.add_ground_plane()
+    for links, radius in ((2, 0.1), (3, 0.1), (2, 0.1), (3, 0.12), (3, 0.1)):
+        scene.add_world(_ball_chain(links, radius))
+    solver = SolverGeneralized(scene.finalize("cpu"))
+    c = solver.contacts
+    # 2 links (worlds 0, 2), 3 links r 0.1 (1, 4), 3 links r 0.12 (3: its self-collision pair's bounding radius differs)
+    assert c.template_count == 3
+    np.testing.assert_array_equal(c.templates.block_template, [0, 1, 0, 2, 1])
+    np.testing.assert_array_equal(c.templates.template_block, [0, 1, 3])
+    _check_decodes(solver)
+
+
+def test_a_model_without_worlds_is_one_block():
+    b = _ball_chain(3)
+    b.add_ground_plane()
+    solver = SolverGeneralized(b.finalize("cpu"))
+    c = solver.contacts
+    assert c.template_count == 1 and c.pair_count > 0
+    _check_decodes(solver)
+
+
+def test_shared_templates_step_like_one_world_each():
+    """Worlds of a replicated scene step exactly as a scene of one such world (same contacts, bitwise)."""
+
+    def run(worlds):
+        scene = ng.ModelBuilder()
+        scene.add_ground_plane()
+        scene.replicate(_ball_chain(3), world_count=worlds)
+        model = scene.finalize("cpu")
+        solver = SolverGeneralized(model)
+        s0, s1, control = model.state(), model.state(), model.control()
+        for _ in range(100):
+            solver.step(s0, s1, control, 0.005)
+            s0, s1 = s1, s0
+        return s0.joint_q.numpy().reshape(worlds, -1), solver.contacts.active.numpy()
+
+    q1, active1 = run(1)
+    q4, active4 = run(4)
+    assert active1.sum() > 0  # the chain rests on the ground
+    for w in range(4):
+        np.testing.assert_array_equal(q4[w], q1[0])
+    np.testing.assert_array_equal(active4.reshape(4, -1), np.tile(active1, (4, 1)))
+
+
+@pytest.mark.parametrize("counts", [(3, 3, 3), (0, 2, 0, 2), (1,)])
+def test_find_templates_groups_equal_worlds(counts):
+    rng = np.random.default_rng(0)
+    start = np.concatenate([[0], np.cumsum(counts)])
+    table = rng.integers(0, 5, size=(start[-1], 2))
+    for w in range(1, len(counts)):  # every world a copy of the first one with its count
+        same = [v for v in range(w) if counts[v] == counts[w]]
+        if same:
+            table[start[w] : start[w + 1]] = table[start[same[0]] : start[same[0] + 1]]
+    t = find_templates([table], start)
+    for w in range(len(counts)):
+        rep = t.template_block[t.block_template[w]]
+        np.testing.assert_array_equal(table[start[w] : start[w + 1]], table[start[rep] : start[rep + 1]])
+    assert len(t.template_block) == len(set(counts))
