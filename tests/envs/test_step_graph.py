@@ -131,15 +131,10 @@ def test_bindings_kept_writes_rebound_state_in_place():
 
 
 # ---------------------------------------------------------------------------------------------- CUDA
-_GO1_HOST_COPY = pytest.mark.xfail(
-    reason="LeggedVelocityTask._base builds a constant with torch.tensor(...) in every step, a host copy no "
-    "capture can hold: the env warns and steps eagerly (fix: allocate it in setup)",
-    strict=False,
-)
 
 
 @_needs_cuda
-@pytest.mark.parametrize("task", ["Newton/Ant-v0", pytest.param("Newton/Go1-Flat-v0", marks=_GO1_HOST_COPY)])
+@pytest.mark.parametrize("task", ["Newton/Ant-v0", "Newton/Go1-Flat-v0"])
 def test_cuda_graph_replay_equals_eager(task):
     eager = _make(task, "cuda:0", n=8, graph=False)
     env = _make(task, "cuda:0", n=8, graph=True)
