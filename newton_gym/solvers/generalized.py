@@ -199,6 +199,7 @@ class SolverGeneralized(SolverBase):
             self.solver == "newton",
             tolerance,
             ls_iterations,
+            world_step.default_block_dim(model.device) if block_dim is None else int(block_dim),
         )
         self.newton_iterations = self._world_solver.rd.niter if self.solver == "newton" else None
         self.body_contact_wrench = wp.zeros(max(model.body_count, 1), dtype=wp.spatial_vector, device=self.device)

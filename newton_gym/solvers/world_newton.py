@@ -37,7 +37,7 @@ import warp as wp
 from .lanes import block_sync
 from .world_tables import RowData, RowModel, TreeTables
 
-__all__ = ["newton_solve"]
+__all__ = ["newton_solve", "gather_row"]
 
 wp.set_module_options({"enable_backward": False})
 
@@ -87,30 +87,29 @@ def _cone(x: wp.vec3, mu: float, d: wp.vec3):
 
 
 @wp.func
-def _gather(
-    k: int, r0: int, yoff: int, wd0: int, wn: int, rm: RowModel, rd: RowData, tm: TreeTables, lane: int, lanes: int
-):
-    """ydense[c, :] = Y of compact row c over the world's DOFs (zero off the row's articulations), and
-    its non-zero columns in ``ynz`` (lanes over rows)."""
-    for c in range(lane, k, lanes):
-        row = yoff + c * wn
-        for a in range(wn):
-            rd.ydense[row + a] = 0.0
-        arts = rd.art[r0 + c]
-        for side in range(2):
-            ai = arts[side]
-            if ai >= 0:
-                d0 = tm.art_dof_start[ai]
-                src = (r0 + c) * 2 * rm.width + side * rm.width
-                dst = row + d0 - wd0
-                for kk in range(tm.art_dof_start[ai + 1] - d0):
-                    rd.ydense[dst + kk] = rd.ydense[dst + kk] + rd.minv_jac[src + kk]
-        count = int(0)
-        for a in range(wn):
-            if rd.ydense[row + a] != 0.0:
-                rd.ynz[row + count] = a
-                count += 1
-        rd.ynz_count[r0 + c] = count
+def gather_row(w: int, c: int, r0: int, blk: int, rm: RowModel, rd: RowData, tm: TreeTables):
+    """ydense[c, :] = Y of world w's compact row c (held in Jacobian block ``blk`` of ``minv_jac``) over the
+    world's DOFs (zero off the row's articulations), and its non-zero columns in ``ynz``."""
+    wd0 = rm.world_dof_start[w]
+    wn = rm.world_dof_start[w + 1] - wd0
+    row = rm.ydense_start[w] + c * wn
+    for a in range(wn):
+        rd.ydense[row + a] = 0.0
+    arts = rd.art[r0 + c]
+    for side in range(2):
+        ai = arts[side]
+        if ai >= 0:
+            d0 = tm.art_dof_start[ai]
+            src = blk * 2 * rm.width + side * rm.width
+            dst = row + d0 - wd0
+            for kk in range(tm.art_dof_start[ai + 1] - d0):
+                rd.ydense[dst + kk] = rd.ydense[dst + kk] + rd.minv_jac[src + kk]
+    count = int(0)
+    for a in range(wn):
+        if rd.ydense[row + a] != 0.0:
+            rd.ynz[row + count] = a
+            count += 1
+    rd.ynz_count[r0 + c] = count
 
 
 @wp.func
@@ -415,7 +414,6 @@ def newton_solve(
     yoff = rm.ydense_start[w]
     hoff = rm.hess_start[w]
     mu = rd.cone_mu
-    _gather(k, r0, yoff, wd0, wn, rm, rd, tm, lane, lanes)
     _clamp_cone_mu(k, r0, rd, lane, lanes)
     for c in range(lane, k, lanes):  # at u = 0, jar is the bias
         rd.jar[r0 + c] = rd.bias[r0 + c]

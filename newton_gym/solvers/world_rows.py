@@ -37,9 +37,9 @@ def _pad(rd: RowData, off: int, n: int):
 
 
 @wp.func
-def _clear(rd: RowData, ci: int, width: int):
+def _clear(rd: RowData, blk: int, width: int):
     """Zero both Jacobian sides of compact row ci (their padding included)."""
-    base = ci * 2 * width
+    base = blk * 2 * width
     for k in range(2 * width):
         rd.minv_jac[base + k] = 0.0
 
@@ -51,6 +51,7 @@ def contact_row(
     s: int,
     row: int,
     ci: int,
+    blk: int,
     dt: float,
     rm: RowModel,
     rd: RowData,
@@ -69,7 +70,7 @@ def contact_row(
     nrows = rm.slot_nrows[template_slot(cm.topo, w, slot)]
     direction = contact_direction(cm.normal[slot], cm.tangent[slot], s, nrows, cm.pair_mu[p])
     width = rm.width
-    _clear(rd, ci, width)
+    _clear(rd, blk, width)
     bodies = pair_bodies(cm.topo, w, pp[1])
     pt = cm.point[slot]
     a = pair_arts(bodies, tm.body_art)
@@ -92,7 +93,7 @@ def contact_row(
                 tm.art_dof_start,
                 art_ref,
                 cdof,
-                ci * 2 * width,
+                blk * 2 * width,
                 width,
                 rd.minv_jac,
             )
@@ -116,7 +117,7 @@ def contact_row(
     rd.hi[ci] = 1.0e30
     rd.cone[ci] = cone
     rd.cone_mu[ci] = cm.pair_mu[p]
-    finish_row(ci, row, dt, stiff, rm, rd, tm, chol, qacc_smooth, joint_qd)
+    finish_row(ci, blk, row, dt, stiff, rm, rd, tm, chol, qacc_smooth, joint_qd)
 
 
 @wp.func
@@ -188,6 +189,7 @@ def dof_row_fill(
     x: int,
     row: int,
     ci: int,
+    blk: int,
     kind: int,
     dt: float,
     rm: RowModel,
@@ -207,7 +209,7 @@ def dof_row_fill(
     ai = tm.dof_art[d]
     d0 = tm.art_dof_start[ai]
     n = tm.art_dof_start[ai + 1] - d0
-    off = ci * 2 * rm.width  # side 0
+    off = blk * 2 * rm.width  # side 0
     for kk in range(n):
         rd.minv_jac[off + kk] = 0.0
     _pad(rd, off, n)
@@ -234,6 +236,7 @@ def equality_row(
     x: int,
     row: int,
     ci: int,
+    blk: int,
     dt: float,
     rm: RowModel,
     rd: RowData,
@@ -251,8 +254,8 @@ def equality_row(
     compact index ci; its warm start from ``row``."""
     e = rm.x_owner[x]
     width = rm.width
-    jb = ci * 2 * width
-    _clear(rd, ci, width)
+    jb = blk * 2 * width
+    _clear(rd, blk, width)
     a = rm.x_art[x]
     s = rm.x_sub[x]
     pos = float(0.0)
@@ -375,7 +378,7 @@ def equality_row(
     rd.lo[ci] = -1.0e30
     rd.hi[ci] = 1.0e30
     rd.cone[ci] = 0
-    finish_row(ci, row, dt, 1.0, rm, rd, tm, chol, qacc_smooth, joint_qd)
+    finish_row(ci, blk, row, dt, 1.0, rm, rd, tm, chol, qacc_smooth, joint_qd)
 
 
 @wp.func
@@ -398,6 +401,7 @@ def _soft(sr: wp.vec2, si: vec5, pos: float, dt: float):
 @wp.func
 def finish_row(
     ci: int,
+    blk: int,
     row: int,
     dt: float,
     stiff: float,
@@ -423,7 +427,7 @@ def finish_row(
         if ai >= 0:
             d0 = tm.art_dof_start[ai]
             n = tm.art_dof_start[ai + 1] - d0
-            off = ci * 2 * width + side * width
+            off = blk * 2 * width + side * width
             for kk in range(n):
                 j = rd.minv_jac[off + kk]
                 a0 += j * qacc_smooth[d0 + kk]
@@ -454,13 +458,13 @@ def _finish_soft(ci: int, row: int, diag: float, a0: float, vel: float, dt: floa
 
 
 @wp.func
-def _basis(ci: int, t: int, width: int):
-    """Offset of basis row t (0: n, 1: t1, 2: t2) of the pyramid at compact ci: the blocks of edges 3, 1, 2,
+def _basis(blk: int, t: int, width: int):
+    """Offset of basis row t (0: n, 1: t1, 2: t2) of the pyramid at Jacobian block blk: the blocks of edges 3, 1, 2,
     so that edges 0 and 1 (from n and t1) and then edges 2 and 3 (from n and t2) can replace them in place."""
     b = t
     if t == 0:
         b = 3
-    return (ci + b) * 2 * width
+    return (blk + b) * 2 * width
 
 
 @wp.func
@@ -469,6 +473,7 @@ def contact_pyramid(
     slot: int,
     row: int,
     ci: int,
+    blk: int,
     dt: float,
     rm: RowModel,
     rd: RowData,
@@ -499,7 +504,7 @@ def contact_pyramid(
         ai = a[side]
         if ai >= 0:
             for t in range(3):
-                off = _basis(ci, t, width) + side * width
+                off = _basis(blk, t, width) + side * width
                 for kk in range(tm.art_dof_start[ai + 1] - tm.art_dof_start[ai]):
                     rd.minv_jac[off + kk] = 0.0
     pt = cm.point[slot]
@@ -517,9 +522,9 @@ def contact_pyramid(
                 if a[1] == ba:
                     jside = 1
                 shift = jside * width - tm.art_dof_start[ba]
-                on = _basis(ci, 0, width) + shift
-                o1 = _basis(ci, 1, width) + shift
-                o2 = _basis(ci, 2, width) + shift
+                on = _basis(blk, 0, width) + shift
+                o1 = _basis(blk, 1, width) + shift
+                o2 = _basis(blk, 2, width) + shift
                 lever = pt - art_ref[ba]
                 kd = tm.body_dof_last[b]
                 while kd >= 0:
@@ -537,7 +542,7 @@ def contact_pyramid(
             d0 = tm.art_dof_start[ai]
             na = tm.art_dof_start[ai + 1] - d0
             for t in range(3):
-                off = _basis(ci, t, width) + side * width
+                off = _basis(blk, t, width) + side * width
                 sa = float(0.0)
                 sv = float(0.0)
                 for kk in range(na):
@@ -559,9 +564,9 @@ def contact_pyramid(
             ai = a[side]
             if ai >= 0:
                 na = tm.art_dof_start[ai + 1] - tm.art_dof_start[ai]
-                on = _basis(ci, 0, width) + side * width
-                ot = _basis(ci, t, width) + side * width
-                oa = (ci + 2 * half) * 2 * width + side * width
+                on = _basis(blk, 0, width) + side * width
+                ot = _basis(blk, t, width) + side * width
+                oa = (blk + 2 * half) * 2 * width + side * width
                 ob = oa + 2 * width
                 odd = wp.vec2(0.0)  # even entries add into diag, odd ones apart, as two sums
                 for kk in range(na):  # read both bases before writing: edge 2 half + 1 replaces one of them

@@ -29,12 +29,12 @@ from __future__ import annotations
 import numpy as np
 import warp as wp
 
-from ..errors import ModelBuildError
+from ..errors import ModelBuildError, SolverError
 from .constraint import MAX_ROW_FLOATS, vec5
 from .lanes import block_sync
 from .pair_topology import template_slot
 from .spatial import ltl_solve
-from .world_newton import newton_solve
+from .world_newton import gather_row, newton_solve
 from .world_pgs import dense_block, pgs_dense_box, residual, row_axpy, set_force
 from .world_rows import (
     contact_pyramid,
@@ -205,9 +205,15 @@ def _fill_rows(
     lanes: int,
 ):
     """Steps 2-3 for the k listed rows (lanes over them): Jacobian, Y = L^-T J^T, bias, R and warm start
-    at each compact index; a pyramidal contact is filled whole by the lane of its first edge."""
+    at each compact index; a pyramidal contact is filled whole by the lane of its first edge. PGS keeps each
+    row's Y in its own ``minv_jac`` block; Newton fills a row in its lane's scratch blocks and moves its Y
+    to ``ydense`` at once."""
+    scratch = (w * rm.jac_lanes + lane) * 4
     for c in range(lane, k, lanes):
         ci = r0 + c
+        blk = ci
+        if rm.newton != 0:
+            blk = scratch
         row = rd.act_list[ci]
         kind = rd.kind[ci]
         owner = rd.owner[ci]
@@ -216,15 +222,25 @@ def _fill_rows(
             sub = row - rm.world_row_start[w] - rm.slot_row[ts]
             if rm.slot_nrows[ts] == 4:
                 if sub == 0:
-                    contact_pyramid(w, owner, row, ci, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
+                    contact_pyramid(
+                        w, owner, row, ci, blk, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd
+                    )
+                    if rm.newton != 0:
+                        for e in range(4):
+                            gather_row(w, c + e, r0, blk + e, rm, rd, tm)
             else:
-                contact_row(w, owner, sub, row, ci, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
-        elif kind == EQUALITY:
-            equality_row(
-                owner, row, ci, dt, rm, rd, eq, tm, body_q, joint_q, art_ref, cdof, chol, qacc_smooth, joint_qd
-            )
+                contact_row(w, owner, sub, row, ci, blk, dt, rm, rd, cm, tm, art_ref, cdof, chol, qacc_smooth, joint_qd)
+                if rm.newton != 0:
+                    gather_row(w, c, r0, blk, rm, rd, tm)
         else:
-            dof_row_fill(owner, row, ci, kind, dt, rm, rd, tm, joint_q, joint_qd, chol, qacc_smooth)
+            if kind == EQUALITY:
+                equality_row(
+                    owner, row, ci, blk, dt, rm, rd, eq, tm, body_q, joint_q, art_ref, cdof, chol, qacc_smooth, joint_qd
+                )
+            else:
+                dof_row_fill(owner, row, ci, blk, kind, dt, rm, rd, tm, joint_q, joint_qd, chol, qacc_smooth)
+            if rm.newton != 0:
+                gather_row(w, c, r0, blk, rm, rd, tm)
 
 
 @wp.func
@@ -350,6 +366,7 @@ class WorldSolver:
         newton: bool = False,
         newton_tolerance: float = 1.0e-8,
         ls_iterations: int = 50,
+        lanes: int = 1,
     ):
         dev = model.device
         self.model = model
@@ -395,6 +412,7 @@ class WorldSolver:
         rm.body_invweight, rm.dof_invweight = rows.body_invweight, rows.dof_invweight
         rm.world_scale = rows.world_scale
         rm.newton = int(self.newton)
+        self.lanes = rm.jac_lanes = max(int(lanes), 1)
         rm.ls_iterations = int(ls_iterations)
         rm.world_dof_start = arr(dof_start.astype(np.int32), wp.int32)
         rm.ydense_start = arr(ydense_start[:-1].astype(np.int32), wp.int32)
@@ -411,7 +429,8 @@ class WorldSolver:
         rd = RowData()
         rd.act_list, rd.kind, rd.owner = empty(n, wp.int32), empty(n, wp.int32), empty(n, wp.int32)
         rd.art = empty(n, wp.vec2i)
-        rd.minv_jac = empty(n * 2 * rows.width)
+        # PGS keeps every compact row's Y; Newton moves each row's Y to ydense as soon as it is filled
+        rd.minv_jac = empty((worlds * self.lanes * 4 if newton else n) * 2 * rows.width)
         rd.minv8 = wp.array(ptr=rd.minv_jac.ptr, dtype=vec8, shape=(rd.minv_jac.shape[0] // 8,), device=dev)
         rd.pos, rd.solref, rd.solimp, rd.diag_approx = empty(n), empty(n, wp.vec2), empty(n, vec5), empty(n)
         rd.lo, rd.hi, rd.cone, rd.cone_mu = empty(n), empty(n), empty(n, wp.int32), empty(n)
@@ -451,6 +470,8 @@ class WorldSolver:
         ``data.qacc_constraint``; one block of ``block_dim`` lanes per world."""
         if self.count == 0 or span[1] == 0:
             return
+        if self.newton and block_dim > self.lanes:
+            raise SolverError(f"world solve: {block_dim} lanes per world, its Jacobian scratch holds {self.lanes}")
         wp.launch_tiled(
             _world_kernel,
             dim=[span[1]],

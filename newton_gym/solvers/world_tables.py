@@ -61,6 +61,7 @@ class RowModel:
     body_invweight: wp.array(dtype=wp.vec2)  # (bodies,) [1/kg], [1/(kg m^2)]
     dof_invweight: wp.array(dtype=float)  # (DOFs,) [1/kg or 1/(kg m^2)]
     newton: int  # 1: primal Newton solve (:mod:`.world_newton`), 0: PGS
+    jac_lanes: int  # Newton: lanes per world with a Jacobian scratch (4 blocks each: a pyramid's edges)
     ls_iterations: int  # most 1-D Newton steps of one line search
     world_dof_start: wp.array(dtype=int)  # (worlds + 1,) first DOF of each world (contiguous per world)
     ydense_start: wp.array(dtype=int)  # (worlds,) offset of each world's (budget, DOFs) Y block
@@ -78,8 +79,10 @@ class RowData:
     kind: wp.array(dtype=int)  # compact: CONTACT / LIMIT / FRICTION / EQUALITY
     owner: wp.array(dtype=int)  # compact: contact slot, or non-contact row (xrow) of the row
     art: wp.array(dtype=wp.vec2i)  # compact: articulations of side 0 / side 1 (-1: none)
-    # compact, (budget * 2 * width,): J per side while a row is filled, then Y = L^-T J^T (A = Y^T Y); a
-    # pyramidal contact keeps its n, t1, t2 basis in the blocks of its edges 1-3 until the edges replace them
+    # PGS, compact, (budget * 2 * width,): J per side while a row is filled, then Y = L^-T J^T (A = Y^T Y); a
+    # pyramidal contact keeps its n, t1, t2 basis in the blocks of its edges 1-3 until the edges replace them.
+    # Newton: (worlds * jac_lanes * 4 * 2 * width,) each lane's scratch for the row it fills, whose Y then
+    # goes to ``ydense``
     minv_jac: wp.array(dtype=float)
     minv8: wp.array(dtype=vec8)  # minv_jac seen as whole chunks of 8 (rows.width is a multiple of 8)
     pos: wp.array(dtype=float)  # compact: position error r [m or rad] (negative: violated)

@@ -51,7 +51,9 @@ def test_4096_ant_worlds_build_with_buffers_of_their_budget_and_step():
     rows, rd = solver.rows, solver._world_solver.rd
     per_world = rows.count // 4096
     assert rows.budget_host.shape == (4096,) and (rows.budget_host <= per_world).all()
-    assert rd.minv_jac.shape[0] == rows.budget_host.sum() * 2 * rows.width  # compact rows, not every row
+    assert rd.ydense.shape[0] == rows.budget_host.sum() * 14  # compact rows x the Ant's DOFs, not every row
+    # Newton moves each filled row's Y into ydense: the Jacobian blocks are one lane's scratch per world
+    assert rd.minv_jac.shape[0] == 4096 * solver.block_dim * 4 * 2 * rows.width
     state = model.state()
     for _ in range(10):
         solver.step(state, state, None, DT)

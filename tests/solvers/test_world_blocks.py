@@ -162,3 +162,14 @@ def test_the_step_follows_the_states_arrays():
     solver.step(state, state, None, 0.01)
     np.testing.assert_array_equal(old_q.numpy(), before)  # the replaced array is left alone
     assert not np.array_equal(state.joint_q.numpy(), before)  # the current one moved
+
+
+def test_more_lanes_than_the_newton_scratch_holds_are_refused():
+    """Newton fills each row in its lane's Jacobian scratch, sized for the solver's block_dim: a launch
+    with more lanes would share scratch between lanes, so it is refused."""
+    model, acts = _scene("ant")
+    solver = SolverGeneralized(model, actuators=acts, block_dim=4)
+    state = model.state()
+    solver.step(state, state, None, 0.01)
+    with pytest.raises(SolverError, match="8 lanes per world, its Jacobian scratch holds 4"):
+        solver._world_solver.solve(solver.data, state.joint_q, state.joint_qd, 0.01, 10, (0, 1), block_dim=8)
