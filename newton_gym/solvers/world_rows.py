@@ -1,7 +1,7 @@
 """Per-row assembly of the world solve (:mod:`.world_solve`, steps 1 to 3): switch a joint-limit, joint-friction
-or equality row on or off, and fill an active row at its compact index ci: its Jacobian J (written into its
-``minv_jac`` block), Y = L^-T J^T in place, its soft-constraint terms, and the row whose force it warm-starts
-from and writes back."""
+or equality row on or off, and fill an active row at its compact index ci: its Jacobian J (written into
+``minv_jac`` block ``blk``: the row's own under PGS, its lane's scratch under Newton), Y = L^-T J^T in place,
+its soft-constraint terms, and the row whose force it warm-starts from and writes back."""
 
 from __future__ import annotations
 
@@ -485,9 +485,9 @@ def contact_pyramid(
     qacc_smooth: wp.array(dtype=float),
     joint_qd: wp.array(dtype=float),
 ):
-    """Rows row .. row + 3 (compact ci .. ci + 3) of active pyramidal contact slot ``slot``, the edges
-    n +- mu t1, n +- mu t2, formed from the basis rows J_n, J_t1, J_t2: one walk up each body's DOF path gives
-    the three basis Jacobians, three L^-T solves give their Y (in the ``minv_jac`` blocks of edges 3, 1, 2,
+    """Rows row .. row + 3 (compact ci .. ci + 3, Jacobian blocks blk .. blk + 3) of active pyramidal contact
+    slot ``slot`` of world w, the edges n +- mu t1, n +- mu t2, formed from the basis rows J_n, J_t1, J_t2: one
+    walk up each body's DOF path gives the three basis Jacobians, three L^-T solves give their Y (in the ``minv_jac`` blocks of edges 3, 1, 2,
     see :func:`_basis`) and the edges' Y, a0 and v are combinations of the basis ones (all linear in the
     direction). The edges share pos, impedance and R (MuJoCo's diagApprox is the same for the four edges).
     Edge rows keep only what the solve reads."""
