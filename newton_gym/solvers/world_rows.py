@@ -487,10 +487,10 @@ def contact_pyramid(
 ):
     """Rows row .. row + 3 (compact ci .. ci + 3, Jacobian blocks blk .. blk + 3) of active pyramidal contact
     slot ``slot`` of world w, the edges n +- mu t1, n +- mu t2, formed from the basis rows J_n, J_t1, J_t2: one
-    walk up each body's DOF path gives the three basis Jacobians, three L^-T solves give their Y (in the ``minv_jac`` blocks of edges 3, 1, 2,
-    see :func:`_basis`) and the edges' Y, a0 and v are combinations of the basis ones (all linear in the
-    direction). The edges share pos, impedance and R (MuJoCo's diagApprox is the same for the four edges).
-    Edge rows keep only what the solve reads."""
+    walk up each body's DOF path gives the three basis Jacobians, three L^-T solves give their Y (in the
+    ``minv_jac`` blocks of edges 3, 1, 2, see :func:`_basis`) and the edges' Y, a0 and v are combinations of the
+    basis ones (all linear in the direction). The edges share pos, impedance and R (MuJoCo's diagApprox is the
+    same for the four edges). Edge rows keep only what the solve reads."""
     pp = slot_pair(cm.topo, w, slot)
     p = pp[0]
     n = cm.normal[slot]
