@@ -38,7 +38,7 @@ import warp as wp
 
 from .collision_gjk import Convex, epa, gjk
 from .collision_primitive import BOX, CAPSULE, CYLINDER, MESH, SPHERE, convex_pair, emit_contact, shape_pose
-from .pair_topology import PairTopology, block_of, pair_bodies, pair_shapes, pair_slots, template_pair
+from .pair_topology import PairTopology, local_index
 
 wp.set_module_options({"enable_backward": False})
 
@@ -497,15 +497,16 @@ def _convex(
     return c
 
 
-@wp.kernel
-def _convex_kernel(
-    # Model:
-    first: int,
+@wp.func(inline=True)  # ~15 arrays by value: inlined into the per-world loop, they are not copied
+def _convex_pair(
+    p: int,
+    s: wp.vec2i,
+    bodies: wp.vec2i,
+    range_: wp.vec2i,
     shape_type: wp.array(dtype=int),
     shape_transform: wp.array(dtype=wp.transform),
     shape_scale: wp.array(dtype=wp.vec3),
     shape_mesh: wp.array(dtype=int),
-    topo: PairTopology,
     pair_bound: wp.array(dtype=float),
     pair_margin: wp.array(dtype=float),
     mesh_start: wp.array(dtype=int),
@@ -523,20 +524,16 @@ def _convex_kernel(
     dist: wp.array(dtype=float),
     tangent: wp.array(dtype=wp.vec3),
 ):
-    p = wp.tid() + first
-    w = block_of(topo.block_pair_start, p)
-    tp = template_pair(topo, w, p)
-    s = pair_shapes(topo, w, tp)
+    """Convex narrow phase of pair p (shapes s, their bodies, its (first slot, slot count)); other pairs are
+    the primitive kernel's."""
     ta = shape_type[s[0]]
     tb = shape_type[s[1]]
     if not convex_pair(ta, tb):
         return  # the primitive kernel's pair
-    range_ = pair_slots(topo, w, tp)
     start = range_[0]
     slots = range_[1]
     for k in range(slots):
         active[start + k] = 0
-    bodies = pair_bodies(topo, w, tp)
     xa = shape_pose(bodies[0], body_q, shape_transform[s[0]])
     xb = shape_pose(bodies[1], body_q, shape_transform[s[1]])
     if wp.length(wp.transform_get_translation(xb) - wp.transform_get_translation(xa)) > pair_bound[p]:
@@ -585,18 +582,85 @@ def _convex_kernel(
         emit_contact(start, d0, n, pt, margin, wp.vec3(0.0), active, point, normal, dist, tangent)
 
 
-def collide_convex(model, contacts, body_q, span):
-    """Convex narrow phase over the mesh pairs (mesh against anything but a plane) in ``span`` =
-    (first pair, count); other pairs are left to :func:`.collision_driver.collide`'s primitive kernel."""
-    if span[1] == 0:
+@wp.kernel
+def _convex_kernel(
+    # Model:
+    first: int,
+    shape_type: wp.array(dtype=int),
+    shape_transform: wp.array(dtype=wp.transform),
+    shape_scale: wp.array(dtype=wp.vec3),
+    shape_mesh: wp.array(dtype=int),
+    topo: PairTopology,
+    pair_bound: wp.array(dtype=float),
+    pair_margin: wp.array(dtype=float),
+    mesh_start: wp.array(dtype=int),
+    mesh_verts: wp.array(dtype=wp.vec3),
+    mesh_face_start: wp.array(dtype=int),
+    mesh_face_normal: wp.array(dtype=wp.vec3),
+    mesh_face_vert_start: wp.array(dtype=int),
+    mesh_face_verts: wp.array(dtype=int),
+    # Data in:
+    body_q: wp.array(dtype=wp.transform),
+    # Data out:
+    active: wp.array(dtype=int),
+    point: wp.array(dtype=wp.vec3),
+    normal: wp.array(dtype=wp.vec3),
+    dist: wp.array(dtype=float),
+    tangent: wp.array(dtype=wp.vec3),
+):
+    """One block per world: its lanes take the world's pairs in turn."""
+    block, lane = wp.tid()
+    w = block + first
+    p0 = topo.block_pair_start[w]
+    t0 = topo.template_pair_start[topo.block_template[w]]
+    shape0 = topo.block_shape_offset[w]
+    body0 = topo.block_body_offset[w]
+    slot0 = topo.block_slot_start[w]
+    for lp in range(lane, topo.block_pair_start[w + 1] - p0, wp.block_dim()):
+        tp = t0 + lp
+        sh = topo.shape[tp]
+        bo = topo.body[tp]
+        sl = topo.slots[tp]
+        _convex_pair(
+            p0 + lp,
+            wp.vec2i(local_index(sh[0], shape0), local_index(sh[1], shape0)),
+            wp.vec2i(local_index(bo[0], body0), local_index(bo[1], body0)),
+            wp.vec2i(slot0 + sl[0], sl[1]),
+            shape_type,
+            shape_transform,
+            shape_scale,
+            shape_mesh,
+            pair_bound,
+            pair_margin,
+            mesh_start,
+            mesh_verts,
+            mesh_face_start,
+            mesh_face_normal,
+            mesh_face_vert_start,
+            mesh_face_verts,
+            body_q,
+            active,
+            point,
+            normal,
+            dist,
+            tangent,
+        )
+
+
+def collide_convex(model, contacts, body_q, worlds, block_dim: int = 1):
+    """Convex narrow phase over the mesh pairs (mesh against anything but a plane) of the worlds ``worlds``
+    = (first, count), one block of ``block_dim`` lanes per world; other pairs are left to
+    :func:`.collision_driver.collide`'s primitive kernel."""
+    if worlds[1] == 0:
         return
     c = contacts
-    wp.launch(
+    wp.launch_tiled(
         _convex_kernel,
-        dim=span[1],
+        dim=[worlds[1]],
+        block_dim=int(block_dim),
         device=model.device,
         inputs=[
-            span[0],
+            worlds[0],
             model.shape_type,
             model.shape_transform,
             model.shape_scale,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import warp as wp
 
+from ..errors import SolverError
 from ..sim.types import GeoType
 from .collision_convex import collide_convex
 from .collision_hull import hull_tables
@@ -40,17 +41,7 @@ from .collision_primitive import (
 from .constraint import vec5
 from .contact_params import combine_pair_params
 from .layout import DeclaredFields, world_of
-from .pair_topology import (
-    GLOBAL,
-    PairTopology,
-    TemplateLayout,
-    block_of,
-    find_templates,
-    pair_bodies,
-    pair_shapes,
-    pair_slots,
-    template_pair,
-)
+from .pair_topology import GLOBAL, PairTopology, TemplateLayout, find_templates, local_index
 
 __all__ = ["Contacts", "build_contacts", "collide"]
 
@@ -372,15 +363,16 @@ def _mesh_vertex(
     return best_d, best_p
 
 
-@wp.kernel
-def _collide_kernel(
-    # Model:
-    first: int,
+@wp.func(inline=True)  # ~15 arrays by value: inlined into the per-world loop, they are not copied
+def _collide_pair(
+    p: int,
+    s: wp.vec2i,
+    bodies: wp.vec2i,
+    slots: wp.vec2i,
     shape_type: wp.array(dtype=int),
     shape_transform: wp.array(dtype=wp.transform),
     shape_scale: wp.array(dtype=wp.vec3),
     shape_mesh: wp.array(dtype=int),
-    topo: PairTopology,
     pair_bound: wp.array(dtype=float),
     pair_margin: wp.array(dtype=float),
     mesh_start: wp.array(dtype=int),
@@ -394,16 +386,12 @@ def _collide_kernel(
     dist: wp.array(dtype=float),
     tangent: wp.array(dtype=wp.vec3),
 ):
-    p = wp.tid() + first
-    w = block_of(topo.block_pair_start, p)
-    tp = template_pair(topo, w, p)
-    s = pair_shapes(topo, w, tp)
+    """Narrow phase of pair p (shapes s, their bodies, its (first slot, slot count)): fills its contact
+    slots."""
     ta = shape_type[s[0]]
     tb = shape_type[s[1]]
     if convex_pair(ta, tb):
         return  # a convex hull or ellipsoid pair: collision_convex's kernel
-    bodies = pair_bodies(topo, w, tp)
-    slots = pair_slots(topo, w, tp)
     start = slots[0]
     count = slots[1]
     for k in range(count):
@@ -459,6 +447,63 @@ def _collide_kernel(
                 emit_contact(start + k, d, -n, pt, margin, hint, active, point, normal, dist, tangent)
 
 
+@wp.kernel
+def _collide_kernel(
+    # Model:
+    first: int,
+    shape_type: wp.array(dtype=int),
+    shape_transform: wp.array(dtype=wp.transform),
+    shape_scale: wp.array(dtype=wp.vec3),
+    shape_mesh: wp.array(dtype=int),
+    topo: PairTopology,
+    pair_bound: wp.array(dtype=float),
+    pair_margin: wp.array(dtype=float),
+    mesh_start: wp.array(dtype=int),
+    mesh_verts: wp.array(dtype=wp.vec3),
+    # Data in:
+    body_q: wp.array(dtype=wp.transform),
+    # Data out:
+    active: wp.array(dtype=int),
+    point: wp.array(dtype=wp.vec3),
+    normal: wp.array(dtype=wp.vec3),
+    dist: wp.array(dtype=float),
+    tangent: wp.array(dtype=wp.vec3),
+):
+    """One block per world: its lanes take the world's pairs in turn."""
+    block, lane = wp.tid()
+    w = block + first
+    p0 = topo.block_pair_start[w]
+    t0 = topo.template_pair_start[topo.block_template[w]]
+    shape0 = topo.block_shape_offset[w]
+    body0 = topo.block_body_offset[w]
+    slot0 = topo.block_slot_start[w]
+    for lp in range(lane, topo.block_pair_start[w + 1] - p0, wp.block_dim()):
+        tp = t0 + lp
+        sh = topo.shape[tp]
+        bo = topo.body[tp]
+        sl = topo.slots[tp]
+        _collide_pair(
+            p0 + lp,
+            wp.vec2i(local_index(sh[0], shape0), local_index(sh[1], shape0)),
+            wp.vec2i(local_index(bo[0], body0), local_index(bo[1], body0)),
+            wp.vec2i(slot0 + sl[0], sl[1]),
+            shape_type,
+            shape_transform,
+            shape_scale,
+            shape_mesh,
+            pair_bound,
+            pair_margin,
+            mesh_start,
+            mesh_verts,
+            body_q,
+            active,
+            point,
+            normal,
+            dist,
+            tangent,
+        )
+
+
 @wp.func
 def _collide_capsule(
     start: int,
@@ -501,19 +546,27 @@ def _collide_capsule(
         emit_contact(start + 2, d1, n1, p1, margin, hint, active, point, normal, dist, tangent)
 
 
-def collide(model, contacts: Contacts, body_q, span):
-    """Narrow phase over the precomputed pairs in ``span`` = (first, count); fills their contact slots:
-    primitive pairs and mesh-plane here, other mesh pairs in :func:`.collision_convex.collide_convex`."""
-    if span[1] == 0:
+def collide(model, contacts: Contacts, body_q, worlds=None, block_dim: int = 1):
+    """Narrow phase over the candidate pairs of the worlds ``worlds`` = (first, count) (None: all); fills
+    their contact slots: primitive pairs and mesh-plane here, other mesh pairs in
+    :func:`.collision_convex.collide_convex`. One block of ``block_dim`` lanes per world, lanes over its
+    pairs (no per-pair world lookup: a world's offsets are read once)."""
+    blocks = len(contacts.block_pair_start_host) - 1
+    if worlds is None:
+        worlds = (0, blocks)
+    if worlds[0] < 0 or worlds[1] < 0 or worlds[0] + worlds[1] > blocks:
+        raise SolverError(f"collide: worlds {tuple(worlds)} (first, count) outside the model's {blocks} world(s)")
+    if worlds[1] == 0 or contacts.pair_count == 0:
         return
     if contacts.convex_pair_count:  # a model without such pairs never builds the convex kernels
-        collide_convex(model, contacts, body_q, span)
-    wp.launch(
+        collide_convex(model, contacts, body_q, worlds, block_dim)
+    wp.launch_tiled(
         _collide_kernel,
-        dim=span[1],
+        dim=[worlds[1]],
+        block_dim=int(block_dim),
         device=model.device,
         inputs=[
-            span[0],
+            worlds[0],
             model.shape_type,
             model.shape_transform,
             model.shape_scale,

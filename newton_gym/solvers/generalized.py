@@ -400,7 +400,7 @@ class SolverGeneralized(SolverBase):
             a["act"],
             a["fac"],
         )
-        collision_driver.collide(model, self.contacts, data.body_q, span.pairs)
+        collision_driver.collide(model, self.contacts, data.body_q, span.worlds, self.block_dim)
         pgs.solve(
             model,
             self.tree,
@@ -432,7 +432,7 @@ class SolverGeneralized(SolverBase):
         passive.compute_passive(model, tree, data, state.joint_q, state.joint_qd, control, dt, span.dofs)
         passive.apply_actuators(model, tree, self._act, ctrl, state.joint_q, state.joint_qd, dt, data, span.actuators)
         smooth.factor_and_solve(model, tree, data, arts)
-        collision_driver.collide(model, self.contacts, data.body_q, span.pairs)
+        collision_driver.collide(model, self.contacts, data.body_q, span.worlds, self.block_dim)
         pgs.solve(
             model,
             tree,

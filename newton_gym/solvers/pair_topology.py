@@ -30,6 +30,7 @@ __all__ = [
     "pair_slots",
     "slot_pair",
     "pair_arts",
+    "local_index",
 ]
 
 wp.set_module_options({"enable_backward": False})
@@ -106,20 +107,21 @@ def block_of(starts: wp.array(dtype=int), i: int) -> int:
     return lo
 
 
-@wp.func
+@wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied
 def template_pair(topo: PairTopology, b: int, p: int) -> int:
     """Template pair of pair p of world b."""
     return topo.template_pair_start[topo.block_template[b]] + p - topo.block_pair_start[b]
 
 
-@wp.func
+@wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied
 def template_slot(topo: PairTopology, b: int, slot: int) -> int:
     """Template slot of contact slot ``slot`` of world b."""
     return topo.template_slot_start[topo.block_template[b]] + slot - topo.block_slot_start[b]
 
 
-@wp.func
-def _index(v: int, offset: int) -> int:
+@wp.func(inline=True)
+def local_index(v: int, offset: int) -> int:
+    """Model index of template entry v in a world whose first entity is ``offset`` (-1 stays -1)."""
     if v < 0:
         return -1
     if v >= _GLOBAL:
@@ -127,30 +129,30 @@ def _index(v: int, offset: int) -> int:
     return v + offset
 
 
-@wp.func
+@wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied
 def pair_shapes(topo: PairTopology, b: int, tp: int) -> wp.vec2i:
     """Model shapes (A, B) of template pair tp in world b."""
     s = topo.shape[tp]
     off = topo.block_shape_offset[b]
-    return wp.vec2i(_index(s[0], off), _index(s[1], off))
+    return wp.vec2i(local_index(s[0], off), local_index(s[1], off))
 
 
-@wp.func
+@wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied
 def pair_bodies(topo: PairTopology, b: int, tp: int) -> wp.vec2i:
     """Model bodies of A and B (-1: static) of template pair tp in world b."""
     s = topo.body[tp]
     off = topo.block_body_offset[b]
-    return wp.vec2i(_index(s[0], off), _index(s[1], off))
+    return wp.vec2i(local_index(s[0], off), local_index(s[1], off))
 
 
-@wp.func
+@wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied
 def pair_slots(topo: PairTopology, b: int, tp: int) -> wp.vec2i:
     """(first contact slot, slot count) of template pair tp in world b."""
     s = topo.slots[tp]
     return wp.vec2i(topo.block_slot_start[b] + s[0], s[1])
 
 
-@wp.func
+@wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied
 def slot_pair(topo: PairTopology, b: int, slot: int) -> wp.vec2i:
     """(pair, template pair) of contact slot ``slot`` of world b."""
     tp_local = topo.slot_pair[template_slot(topo, b, slot)]

@@ -42,7 +42,7 @@ __all__ = ["newton_solve", "gather_row"]
 wp.set_module_options({"enable_backward": False})
 
 
-@wp.func
+@wp.func(inline=True)
 def _row_zone(x: float, r: float, lo: float, hi: float):
     """(s(x), f, s''(x)) of a row with regularizer r and force bounds [lo, hi] at jar = x."""
     f = -x / r
@@ -53,7 +53,7 @@ def _row_zone(x: float, r: float, lo: float, hi: float):
     return wp.vec3(-0.5 * x * f, f, 1.0 / r)
 
 
-@wp.func
+@wp.func(inline=True)
 def _cone(x: wp.vec3, mu: float, d: wp.vec3):
     """(cost, force, local Hessian d^2 s / d jar^2) of an elliptic contact (condim 3, friction mu on both
     tangents) at jar = x, with its rows' D = 1 / R in ``d`` (MuJoCo computation: "elliptic cones")."""
@@ -86,7 +86,7 @@ def _cone(x: wp.vec3, mu: float, d: wp.vec3):
     return 0.5 * dm * nmt * nmt, force, h * (dm * mu * mu)
 
 
-@wp.func
+@wp.func(inline=True)
 def gather_row(w: int, c: int, r0: int, blk: int, rm: RowModel, rd: RowData, tm: TreeTables):
     """ydense[c, :] = Y of world w's compact row c (held in Jacobian block ``blk`` of ``minv_jac``) over the
     world's DOFs (zero off the row's articulations), and its non-zero columns in ``ynz``."""
@@ -112,7 +112,7 @@ def gather_row(w: int, c: int, r0: int, blk: int, rm: RowModel, rd: RowData, tm:
     rd.ynz_count[r0 + c] = count
 
 
-@wp.func
+@wp.func(inline=True)
 def _dot_row(row: int, count: int, rd: RowData, x: wp.array(dtype=float), xoff: int):
     """Y_c . x over the row's non-zero columns."""
     s = float(0.0)
@@ -122,18 +122,18 @@ def _dot_row(row: int, count: int, rd: RowData, x: wp.array(dtype=float), xoff: 
     return s
 
 
-@wp.func
+@wp.func(inline=True)
 def _triple(v: wp.array(dtype=float), r: int):
     return wp.vec3(v[r], v[r + 1], v[r + 2])
 
 
-@wp.func
+@wp.func(inline=True)
 def _dvec(rd: RowData, r: int):
     """D = 1 / R of compact rows r .. r + 2."""
     return wp.vec3(1.0 / rd.reg[r], 1.0 / rd.reg[r + 1], 1.0 / rd.reg[r + 2])
 
 
-@wp.func
+@wp.func(inline=True)
 def _cost(
     k: int,
     r0: int,
@@ -154,7 +154,7 @@ def _cost(
     return _cost_at_jar(k, r0, wd0, wn, mu, rm, rd, u)
 
 
-@wp.func
+@wp.func(inline=True)
 def _cost_at_jar(
     k: int, r0: int, wd0: int, wn: int, mu: wp.array(dtype=float), rm: RowModel, rd: RowData, u: wp.array(dtype=float)
 ):
@@ -174,7 +174,7 @@ def _cost_at_jar(
     return total
 
 
-@wp.func
+@wp.func(inline=True)
 def _is_tangent(c: int, r0: int, rd: RowData):
     """Whether compact row c is a tangent row of an elliptic contact (its normal is row c - 1 or c - 2)."""
     if c >= 1 and rd.cone[r0 + c - 1] != 0:
@@ -182,7 +182,7 @@ def _is_tangent(c: int, r0: int, rd: RowData):
     return c >= 2 and rd.cone[r0 + c - 2] != 0
 
 
-@wp.func
+@wp.func(inline=True)
 def _hessian_and_gradient(
     k: int,
     r0: int,
@@ -264,7 +264,7 @@ def _hessian_and_gradient(
         c += 1
 
 
-@wp.func
+@wp.func(inline=True)
 def _slope(alpha: float, up: float, pp: float, k: int, r0: int, mu: wp.array(dtype=float), rm: RowModel, rd: RowData):
     """(phi'(alpha), phi''(alpha)) of the cost along the search direction."""
     d1 = up + alpha * pp
@@ -288,7 +288,7 @@ def _slope(alpha: float, up: float, pp: float, k: int, r0: int, mu: wp.array(dty
     return wp.vec2(d1, d2)
 
 
-@wp.func
+@wp.func(inline=True)
 def _line_search(
     k: int,
     r0: int,
@@ -336,7 +336,7 @@ def _line_search(
     return alpha
 
 
-@wp.func
+@wp.func(inline=True)
 def _clamp_cone_mu(k: int, r0: int, rd: RowData, lane: int, lanes: int):
     """The friction of each elliptic contact (rd.cone_mu on its normal row, where rd.cone is 1) at least 1e-5:
     the cone's cost divides by it."""
@@ -345,7 +345,7 @@ def _clamp_cone_mu(k: int, r0: int, rd: RowData, lane: int, lanes: int):
             rd.cone_mu[r0 + c] = wp.max(rd.cone_mu[r0 + c], 1.0e-5)
 
 
-@wp.func
+@wp.func(inline=True)
 def _cholesky_solve(
     a: wp.array(dtype=float),
     off: int,
@@ -391,7 +391,7 @@ def _cholesky_solve(
     block_sync()
 
 
-@wp.func
+@wp.func(inline=True)
 def newton_solve(
     k: int,
     r0: int,

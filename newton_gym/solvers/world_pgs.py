@@ -14,7 +14,7 @@ __all__ = ["dense_block", "row_axpy", "residual", "set_force", "pgs_dense_box"]
 wp.set_module_options({"enable_backward": False})
 
 
-@wp.func
+@wp.func(inline=True)
 def _dot8(a: vec8, b: vec8):
     """a . b as a sum tree (independent float adds)."""
     return ((a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3])) + (
@@ -22,7 +22,7 @@ def _dot8(a: vec8, b: vec8):
     )
 
 
-@wp.func
+@wp.func(inline=True)
 def _side_dot(i: int, j: int, rm: RowModel, rd: RowData, tm: TreeTables):
     """A_ij = Y_i . Y_j (= J_i M^-1 J_j^T) of compact rows i and j, summed over the articulations the two rows
     share, in chunks of 8 floats (a side's padding past its articulation's DOFs is zero)."""
@@ -43,7 +43,7 @@ def _side_dot(i: int, j: int, rm: RowModel, rd: RowData, tm: TreeTables):
     return s
 
 
-@wp.func
+@wp.func(inline=True)
 def dense_block(k: int, r0: int, moff: int, rm: RowModel, rd: RowData, tm: TreeTables):
     """Dense Delassus block A = Y^T Y of the world's k active rows (compact r0 .. r0 + k - 1), row-major
     k x k at ``moff`` in ``rd.dense``; A is symmetric, so each pair is computed once."""
@@ -54,7 +54,7 @@ def dense_block(k: int, r0: int, moff: int, rm: RowModel, rd: RowData, tm: TreeT
             rd.dense[moff + e * k + c] = v
 
 
-@wp.func
+@wp.func(inline=True)
 def _row_dot(i: int, rm: RowModel, rd: RowData, tm: TreeTables, x: wp.array(dtype=float)):
     """Y_i . z of compact row i over its articulations (matrix-free residual; z = Y f)."""
     a = rd.art[i]
@@ -69,7 +69,7 @@ def _row_dot(i: int, rm: RowModel, rd: RowData, tm: TreeTables, x: wp.array(dtyp
     return s
 
 
-@wp.func
+@wp.func(inline=True)
 def row_axpy(i: int, scale: float, rm: RowModel, rd: RowData, tm: TreeTables, x: wp.array(dtype=float)):
     """x += scale Y_i (compact row i)."""
     a = rd.art[i]
@@ -82,7 +82,7 @@ def row_axpy(i: int, scale: float, rm: RowModel, rd: RowData, tm: TreeTables, x:
                 x[d0 + k] = x[d0 + k] + scale * rd.minv_jac[base + side * rm.width + k]
 
 
-@wp.func
+@wp.func(inline=True)
 def residual(
     c: int,
     r0: int,
@@ -105,7 +105,7 @@ def residual(
     return g
 
 
-@wp.func
+@wp.func(inline=True)
 def set_force(
     c: int, r0: int, f: float, dense: int, rm: RowModel, rd: RowData, tm: TreeTables, qacc_c: wp.array(dtype=float)
 ):
@@ -117,7 +117,7 @@ def set_force(
     return wp.abs(df)
 
 
-@wp.func
+@wp.func(inline=True)
 def _dense_residual(
     c: int,
     k: int,
@@ -148,7 +148,7 @@ def _dense_residual(
     return (s0 + s1) + (s2 + s3)
 
 
-@wp.func
+@wp.func(inline=True)
 def _subspace_step(
     k: int,
     r0: int,
@@ -188,7 +188,7 @@ def _subspace_step(
         force[r0 + c] = wp.clamp(force[r0 + c] + step[r0 + p], lo[r0 + c], hi[r0 + c])
 
 
-@wp.func
+@wp.func(inline=True)
 def pgs_dense_box(
     k: int,
     r0: int,

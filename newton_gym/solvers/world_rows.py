@@ -28,7 +28,7 @@ wp.set_module_options({"enable_backward": False})
 _JOINT = wp.constant(int(EqType.JOINT))
 
 
-@wp.func
+@wp.func(inline=True)
 def _pad(rd: RowData, off: int, n: int):
     """Zero Y past a side's n DOFs up to its next multiple of 8: the dense products read whole vec8 chunks,
     and a compact row's storage held other rows before."""
@@ -36,7 +36,7 @@ def _pad(rd: RowData, off: int, n: int):
         rd.minv_jac[off + kk] = 0.0
 
 
-@wp.func
+@wp.func(inline=True)
 def _clear(rd: RowData, blk: int, width: int):
     """Zero both Jacobian sides of compact row ci (their padding included)."""
     base = blk * 2 * width
@@ -44,7 +44,7 @@ def _clear(rd: RowData, blk: int, width: int):
         rd.minv_jac[base + k] = 0.0
 
 
-@wp.func
+@wp.func(inline=True)
 def contact_row(
     w: int,
     slot: int,
@@ -120,7 +120,7 @@ def contact_row(
     finish_row(ci, blk, row, dt, stiff, rm, rd, tm, chol, qacc_smooth, joint_qd)
 
 
-@wp.func
+@wp.func(inline=True)
 def _limit_side(d: int, tm: TreeTables, joint_q: wp.array(dtype=float)):
     """(distance to the nearer limit of DOF d, sign of the row: +1 at the lower limit, -1 at the upper)."""
     q = joint_q[tm.dof_coord[d]]
@@ -133,7 +133,7 @@ def _limit_side(d: int, tm: TreeTables, joint_q: wp.array(dtype=float)):
     return wp.vec2(pos, sign)
 
 
-@wp.func
+@wp.func(inline=True)
 def dof_row_switch(
     x: int,
     row: int,
@@ -184,7 +184,7 @@ def dof_row_switch(
     return 1
 
 
-@wp.func
+@wp.func(inline=True)
 def dof_row_fill(
     x: int,
     row: int,
@@ -222,7 +222,7 @@ def dof_row_fill(
     _finish_soft(ci, row, diag, sign * qacc_smooth[d], sign * joint_qd[d], dt, 1.0, rd)
 
 
-@wp.func
+@wp.func(inline=True)
 def equality_row_switch(x: int, row: int, rm: RowModel, rd: RowData, eq: EqualityTables):
     """1 when equality row x's constraint is enabled, else 0 with its warm start (at ``row``) cleared."""
     if eq.enabled[rm.x_owner[x]]:
@@ -231,7 +231,7 @@ def equality_row_switch(x: int, row: int, rm: RowModel, rd: RowData, eq: Equalit
     return 0
 
 
-@wp.func
+@wp.func(inline=True)
 def equality_row(
     x: int,
     row: int,
@@ -381,7 +381,7 @@ def equality_row(
     finish_row(ci, blk, row, dt, 1.0, rm, rd, tm, chol, qacc_smooth, joint_qd)
 
 
-@wp.func
+@wp.func(inline=True)
 def _soft(sr: wp.vec2, si: vec5, pos: float, dt: float):
     """(impedance d(r), b, k) of a row with solref ``sr`` and solimp ``si`` at position error ``pos``."""
     imp = impedance(si, pos)
@@ -398,7 +398,7 @@ def _soft(sr: wp.vec2, si: vec5, pos: float, dt: float):
     return wp.vec3(imp, b, k)
 
 
-@wp.func
+@wp.func(inline=True)
 def finish_row(
     ci: int,
     blk: int,
@@ -439,7 +439,7 @@ def finish_row(
     _finish_soft(ci, row, diag, a0, vel, dt, stiff, rd)
 
 
-@wp.func
+@wp.func(inline=True)
 def _finish_soft(ci: int, row: int, diag: float, a0: float, vel: float, dt: float, stiff: float, rd: RowData):
     """Soft-constraint terms of compact row ci from A_ii, a0 = J qacc_smooth and v = J qd; its warm start from
     ``row``."""
@@ -457,7 +457,7 @@ def _finish_soft(ci: int, row: int, diag: float, a0: float, vel: float, dt: floa
     rd.cforce[ci] = rd.force[row]
 
 
-@wp.func
+@wp.func(inline=True)
 def _basis(blk: int, t: int, width: int):
     """Offset of basis row t (0: n, 1: t1, 2: t2) of the pyramid at Jacobian block blk: the blocks of edges 3, 1, 2,
     so that edges 0 and 1 (from n and t1) and then edges 2 and 3 (from n and t2) can replace them in place."""
@@ -467,7 +467,7 @@ def _basis(blk: int, t: int, width: int):
     return (blk + b) * 2 * width
 
 
-@wp.func
+@wp.func(inline=True)
 def contact_pyramid(
     w: int,
     slot: int,

@@ -122,7 +122,7 @@ def _world_kernel(
         ltl_solve(chol, tm.art_mat_start[a], tm.art_dof_start[a + 1] - d0, d0, tm.dof_parent, qacc_c, d0)
 
 
-@wp.func
+@wp.func(inline=True)
 def _list_rows(
     w: int,
     rm: RowModel,
@@ -183,7 +183,7 @@ def _list_rows(
     return k
 
 
-@wp.func
+@wp.func(inline=True)
 def _fill_rows(
     w: int,
     k: int,
@@ -243,7 +243,7 @@ def _fill_rows(
                 gather_row(w, c, r0, blk, rm, rd, tm)
 
 
-@wp.func
+@wp.func(inline=True)
 def _pgs(
     k: int,
     r0: int,

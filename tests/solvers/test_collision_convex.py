@@ -74,7 +74,7 @@ def _ours(m):
     c.active.fill_(-1)
     for name in ("point", "normal", "dist", "tangent"):
         getattr(c, name).fill_(float("nan"))
-    collision_driver.collide(model, c, model.state().body_q, (0, c.pair_count))
+    collision_driver.collide(model, c, model.state().body_q)
     active = c.active.numpy()[: c.slot_count]
     assert set(np.unique(active)) <= {0, 1}, "slots not written"
     assert (c.pair_shape_host == [[0, 1]] * c.pair_count).all()  # A is shape 0
@@ -264,7 +264,7 @@ def test_non_uniform_mesh_scale_is_the_scaled_mesh():
         b.add_shape_mesh(body, mesh=mesh, scale=tuple(s))
         model = b.finalize("cpu")
         c = SolverGeneralized(model).contacts
-        collision_driver.collide(model, c, model.state().body_q, (0, c.pair_count))
+        collision_driver.collide(model, c, model.state().body_q)
         on = c.active.numpy()[: c.slot_count] == 1
         results.append(np.concatenate([c.point.numpy()[on], c.dist.numpy()[on, None], c.normal.numpy()[on]], 1))
     assert len(results[0]) >= 2

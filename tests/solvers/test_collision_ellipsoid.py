@@ -45,7 +45,7 @@ def _ours(m):
     c.active.fill_(-1)
     for name in ("point", "normal", "dist", "tangent"):
         getattr(c, name).fill_(float("nan"))
-    collision_driver.collide(model, c, model.state().body_q, (0, c.pair_count))
+    collision_driver.collide(model, c, model.state().body_q)
     active = c.active.numpy()[: c.slot_count]
     assert set(np.unique(active)) <= {0, 1}, "slots not written"
     assert c.pair_count == 1 and tuple(c.pair_shape_host[0]) == (0, 1)

@@ -205,7 +205,7 @@ class _Case:
         c.active.fill_(-1)
         for name in ("point", "normal", "dist", "tangent"):
             getattr(c, name).fill_(float("nan"))
-        collision_driver.collide(model, c, data.body_q, span.pairs)
+        collision_driver.collide(model, c, data.body_q, span.worlds)
         for name in ("active", "point", "normal", "dist", "tangent"):
             grab(f"contact_{name}", getattr(c, name))
         return out

@@ -154,3 +154,17 @@ def test_find_templates_groups_equal_worlds(counts):
         rep = t.template_block[t.block_template[w]]
         np.testing.assert_array_equal(table[start[w] : start[w + 1]], table[start[rep] : start[rep + 1]])
     assert len(t.template_block) == len(set(counts))
+
+
+def test_collide_refuses_worlds_outside_the_model():
+    from newton_gym.errors import SolverError
+    from newton_gym.solvers import collision_driver
+
+    scene = ng.ModelBuilder()
+    scene.add_ground_plane()
+    scene.replicate(_ball_chain(2), world_count=3)
+    model = scene.finalize("cpu")
+    c = SolverGeneralized(model).contacts
+    with pytest.raises(SolverError, match=r"worlds \(2, 2\)"):
+        collision_driver.collide(model, c, model.state().body_q, (2, 2))
+    collision_driver.collide(model, c, model.state().body_q, (1, 2))  # the last two worlds
