@@ -6,7 +6,7 @@
    and passive forces (lanes over its DOFs); actuator forces (lanes over its actuators); factorization
    and the smooth acceleration (lanes over articulations). Barriers separate the passes that read
    another lane's results.
-2. Collision (:func:`.collision_driver.collide`, one thread per candidate pair).
+2. Collision (:func:`.collision_driver.collide`, one block per world, lanes over its candidate pairs).
 3. The constraint solve (:mod:`.world_solve`, per world).
 4. :func:`launch_finish` (one block per world): on the last substep the contact outputs (lanes over the
    world's bodies, then its contact slots); integration (lanes over articulations); on the last substep
