@@ -26,6 +26,25 @@ _KIND_NAMES = {
 }
 
 
+def _check_one_joint_per_body(builder):
+    """Raise unless every body is the child of at most one joint (a tree; loops are equality constraints).
+    The usual cause: ``add_body`` already gives its body a free joint, and a later joint moves it again."""
+    tj, tb = builder.tables["joint"], builder.tables["body"]
+    child = np.asarray(tj.get("child"), dtype=np.int64)
+    moved = child[child >= 0]
+    counts = np.bincount(moved, minlength=tb.count)
+    twice = np.flatnonzero(counts > 1)
+    if len(twice):
+        b = int(twice[0])
+        joints = np.flatnonzero(child == b)[:2]
+        names = [tj.labels[j] or f"#{j}" for j in joints]
+        raise ModelBuildError(
+            f"body {tb.labels[b] or b} is the child of joints {names[0]} and {names[1]} ({len(twice)} such "
+            f"bodies): each body has at most one joint (close loops with equality constraints); add_body gives "
+            f"its body a free joint, so a body that a later joint moves is added with add_link"
+        )
+
+
 def auto_articulations(builder):
     """Give every joint an articulation. A joint outside any articulation joins the articulation that
     ends right before it when its parent body is moved by that articulation (the add_body + add_joint
@@ -148,6 +167,7 @@ def _arr(data, dtype, device, requires_grad=False):
 
 def build_model(builder, device=None, requires_grad=False) -> Model:
     """Validate ``builder`` and build its Model on ``device`` (see ModelBuilder.finalize)."""
+    _check_one_joint_per_body(builder)
     auto_articulations(builder)
     t = builder.tables
     for kind, label in _KIND_NAMES.items():

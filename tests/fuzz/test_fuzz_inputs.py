@@ -143,7 +143,7 @@ def test_finalize_refuses_nan_and_overflow_but_keeps_infinite_limits():
     """The builder API: NaN or beyond-float32 values in any float field fail at finalize, naming the
     entity; +-inf joint limits stay the documented 'unlimited'."""
     b = ng.ModelBuilder()
-    body = b.add_body(mass=1.0, inertia=(0.01, 0.01, 0.01), key="link")
+    body = b.add_link(mass=1.0, inertia=(0.01, 0.01, 0.01), key="link")
     b.add_shape_sphere(body, radius=0.1)
     j = b.add_joint_revolute(-1, body, key="hinge")
     dof = int(b.tables["joint"].value("qd_start", j))
