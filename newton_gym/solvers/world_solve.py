@@ -85,7 +85,8 @@ def _world_kernel(
     rd: RowData,
     qacc_c: wp.array(dtype=float),
 ):
-    """One block per world w: list its active rows (lane 0), fill them (every lane), solve by Newton (every
+    """One block per world w: list its active rows (contacts by every lane, the others by lane 0), fill them
+    (every lane), solve by Newton (every
     lane) or PGS (with subspace minimization on dense pyramidal blocks; lane 0) and write qacc_constraint of
     its articulations (steps 1-6 of the module docstring)."""
     block, lane = wp.tid()
@@ -95,8 +96,9 @@ def _world_kernel(
         a = rm.world_arts[ia]
         for d in range(tm.art_dof_start[a], tm.art_dof_start[a + 1]):
             qacc_c[d] = 0.0
+    contacts = _list_contacts(w, rm, rd, cm, lane, lanes)
     if lane == 0:
-        rd.nactive[w] = _list_rows(w, rm, rd, cm, tm, eq, joint_q, joint_qd)
+        rd.nactive[w] = _list_xrows(w, contacts[0], contacts[1], rm, rd, tm, eq, joint_q, joint_qd)
     # Every lane reads k after the barrier. (Not a tile broadcast: a CPU tile's shared storage is not safe
     # when several host threads launch the kernel at once, as SolverGeneralized(threads=N) does.)
     block_sync()
@@ -123,45 +125,90 @@ def _world_kernel(
 
 
 @wp.func(inline=True)
-def _list_rows(
+def _list_contacts(w: int, rm: RowModel, rd: RowData, cm: ContactTables, lane: int, lanes: int) -> wp.vec2i:
+    """Step 1 for world w's contact slots, by every lane of its block: list the rows of active slots
+    compactly from r0 in slot order (their row, kind and owner) and clear the warm starts of the others.
+    Returns (contact rows listed, rows of every active slot). Each lane counts the active rows of a
+    contiguous run of slots; when they all fit the budget (less the world's non-contact rows), each lane
+    lists its run at its prefix offset, else lane 0 keeps slots in order while they fit (the result of lane
+    0 alone, which only lane 0 uses). Either way the list is the one a single lane makes."""
+    r0 = rm.world_budget_start[w]
+    cap = rm.world_budget_start[w + 1] - r0 - (rm.world_xrow_start[w + 1] - rm.world_xrow_start[w])
+    s0 = rm.world_slot_start[w]
+    s1 = rm.world_slot_start[w + 1]
+    ts0 = template_slot(cm.topo, w, 0)  # template slot of the world's slot 0 (slots map one to one)
+    rw = rm.world_row_start[w]
+    chunk = (s1 - s0 + lanes - 1) / lanes
+    first = s0 + lane * chunk
+    last = wp.min(first + chunk, s1)
+    count = int(0)
+    for slot in range(first, last):
+        if cm.active[slot] != 0:
+            count += rm.slot_nrows[ts0 + slot]
+    base = w * rm.jac_lanes
+    rd.lane_rows[base + lane] = count
+    block_sync()
+    total = int(0)
+    before = int(0)
+    for other in range(lanes):
+        c = rd.lane_rows[base + other]
+        total += c
+        if other < lane:
+            before += c
+    k = int(0)
+    if total <= cap:
+        k = before
+        for slot in range(first, last):
+            nr = rm.slot_nrows[ts0 + slot]
+            row = rw + rm.slot_row[ts0 + slot]
+            if cm.active[slot] == 0:
+                for e in range(nr):
+                    rd.force[row + e] = 0.0
+                continue
+            for e in range(nr):
+                rd.act_list[r0 + k] = row + e
+                rd.kind[r0 + k] = CONTACT
+                rd.owner[r0 + k] = slot
+                k += 1
+        k = total
+    elif lane == 0:
+        for slot in range(s0, s1):
+            nr = rm.slot_nrows[ts0 + slot]
+            row = rw + rm.slot_row[ts0 + slot]
+            if cm.active[slot] == 0 or k + nr > cap:  # a slot's rows are consecutive: all on or all off
+                for e in range(nr):
+                    rd.force[row + e] = 0.0
+                continue
+            for e in range(nr):
+                rd.act_list[r0 + k] = row + e
+                rd.kind[r0 + k] = CONTACT
+                rd.owner[r0 + k] = slot
+                k += 1
+    return wp.vec2i(k, total)
+
+
+@wp.func(inline=True)
+def _list_xrows(
     w: int,
+    k: int,
+    contact_need: int,
     rm: RowModel,
     rd: RowData,
-    cm: ContactTables,
     tm: TreeTables,
     eq: EqualityTables,
     joint_q: wp.array(dtype=float),
     joint_qd: wp.array(dtype=float),
 ):
-    """Step 1 for world w: switch its rows on or off (cheap tests: contact slot active, joint at a limit,
-    friction loss, equality enabled) and list the active ones compactly from r0 (their row, kind and owner);
-    returns their count k. Contacts take at most the budget less the world's non-contact rows, which always
-    have room; the rows a substep needed go to ``peak``, and ``overflow`` is raised when contacts had to be
-    dropped (their warm starts cleared)."""
+    """Step 1 for world w's joint-limit, joint-friction and equality rows (lane 0), after its k listed contact
+    rows: switch each on or off (cheap tests: joint at a limit, friction loss, equality enabled) and list the
+    active ones; returns the count of all listed rows. They always have room in the budget. The rows the
+    substep needed (``contact_need`` for contacts) go to ``peak``, and ``overflow`` is raised when contacts
+    had to be dropped."""
     r0 = rm.world_budget_start[w]
     x0 = rm.world_xrow_start[w]
     x1 = rm.world_xrow_start[w + 1]
     budget = rm.world_budget_start[w + 1] - r0
-    cap = budget - (x1 - x0)
-    need = x1 - x0
-    k = int(0)
-    ts0 = template_slot(cm.topo, w, 0)  # template slot of the world's slot 0 (slots map one to one)
-    rw = rm.world_row_start[w]
-    for slot in range(rm.world_slot_start[w], rm.world_slot_start[w + 1]):
-        nr = rm.slot_nrows[ts0 + slot]
-        row = rw + rm.slot_row[ts0 + slot]
-        on = cm.active[slot]
-        if on != 0:
-            need += nr
-        if on == 0 or k + nr > cap:  # a slot's rows are consecutive: all on or all off
-            for e in range(nr):
-                rd.force[row + e] = 0.0
-            continue
-        for e in range(nr):
-            rd.act_list[r0 + k] = row + e
-            rd.kind[r0 + k] = CONTACT
-            rd.owner[r0 + k] = slot
-            k += 1
+    need = contact_need + (x1 - x0)
     row = rm.world_row_start[w + 1] - (x1 - x0)  # the non-contact rows are the world's last rows
     for x in range(x0, x1):
         kind = rm.x_kind[x]
@@ -446,6 +493,7 @@ class WorldSolver:
         rd.zone = empty(newton_rows, wp.vec2)
         rd.niter = wp.zeros(worlds, dtype=wp.int32, device=dev)  # public (newton_iterations): 0 before a step
         rd.nactive = empty(worlds, wp.int32)
+        rd.lane_rows = empty(worlds * self.lanes, wp.int32)
         rd.grad, rd.search = empty(nd if newton else 1), empty(nd if newton else 1)
         rd.peak, rd.overflow = rows.row_peak, rows.row_overflow
         cm = ContactTables()
@@ -470,8 +518,8 @@ class WorldSolver:
         ``data.qacc_constraint``; one block of ``block_dim`` lanes per world."""
         if self.count == 0 or span[1] == 0:
             return
-        if self.newton and block_dim > self.lanes:
-            raise SolverError(f"world solve: {block_dim} lanes per world, its Jacobian scratch holds {self.lanes}")
+        if block_dim > self.lanes:
+            raise SolverError(f"world solve: {block_dim} lanes per world, its lane scratch holds {self.lanes}")
         wp.launch_tiled(
             _world_kernel,
             dim=[span[1]],

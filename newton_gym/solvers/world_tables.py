@@ -61,7 +61,7 @@ class RowModel:
     body_invweight: wp.array(dtype=wp.vec2)  # (bodies,) [1/kg], [1/(kg m^2)]
     dof_invweight: wp.array(dtype=float)  # (DOFs,) [1/kg or 1/(kg m^2)]
     newton: int  # 1: primal Newton solve (:mod:`.world_newton`), 0: PGS
-    jac_lanes: int  # Newton: lanes per world with a Jacobian scratch (4 blocks each: a pyramid's edges)
+    jac_lanes: int  # lanes per world with scratch (Newton: 4 Jacobian blocks each, a pyramid's edges; row counts)
     ls_iterations: int  # most 1-D Newton steps of one line search
     world_dof_start: wp.array(dtype=int)  # (worlds + 1,) first DOF of each world (contiguous per world)
     ydense_start: wp.array(dtype=int)  # (worlds,) offset of each world's (budget, DOFs) Y block
@@ -111,6 +111,7 @@ class RowData:
     zone: wp.array(dtype=wp.vec2)  # Newton, compact: (force, D) of each row at the current jar (cones: force)
     niter: wp.array(dtype=int)  # Newton, (worlds,): iterations of the last solve
     nactive: wp.array(dtype=int)  # (worlds,): active rows of each world this substep (lane 0 to the block)
+    lane_rows: wp.array(dtype=int)  # (worlds * jac_lanes,): active contact rows each lane counted in its slots
     grad: wp.array(dtype=float)  # Newton, per DOF: gradient (then -gradient)
     search: wp.array(dtype=float)  # Newton, per DOF: search direction p
     peak: wp.array(dtype=int)  # (worlds,) most rows a substep needed since reset (Rows.row_peak)

@@ -65,12 +65,12 @@ def _scene(kind: str):
     return model, acts
 
 
-def _run(kind: str, block_dim: int, staged: bool = False, monkeypatch=None):
+def _run(kind: str, block_dim: int, staged: bool = False, monkeypatch=None, row_budget=None):
     model, acts = _scene(kind)
     if staged:
         monkeypatch.setattr(SolverGeneralized, "_world_blocks", lambda self: None)
     dt = 0.01 if kind != "humanoid" else 0.003
-    solver = SolverGeneralized(model, substeps=2, actuators=acts, block_dim=block_dim)
+    solver = SolverGeneralized(model, substeps=2, actuators=acts, block_dim=block_dim, row_budget=row_budget)
     if staged:
         monkeypatch.undo()
     assert (solver._ranges is None) == staged
@@ -100,6 +100,17 @@ def test_32_lanes_equal_one_lane_and_the_staged_launches(kind, monkeypatch):
         np.testing.assert_allclose(b, a, rtol=0.0, atol=1e-5)
         np.testing.assert_array_equal(c, a)  # one lane runs every entity's code in the staged order
     assert one[-1] >= 5  # the robots touch the ground at most samples: the contact outputs are exercised
+
+
+def test_32_lanes_list_rows_like_one_lane_when_contacts_overflow():
+    """With a row budget too small for the contacts, the lanes' listing falls back to one lane keeping
+    slots in order while they fit: the same list, the same trajectory, and the worlds are flagged."""
+    one, solver = _run("ant", 1, row_budget=12)
+    assert solver.rows.row_overflow.numpy().all()
+    lanes, solver32 = _run("ant", 32, row_budget=12)
+    assert solver32.rows.row_overflow.numpy().all()
+    for a, b in zip(one, lanes):
+        np.testing.assert_array_equal(b, a)
 
 
 def test_a_substep_is_at_most_four_launches(monkeypatch):
@@ -171,5 +182,5 @@ def test_more_lanes_than_the_newton_scratch_holds_are_refused():
     solver = SolverGeneralized(model, actuators=acts, block_dim=4)
     state = model.state()
     solver.step(state, state, None, 0.01)
-    with pytest.raises(SolverError, match="8 lanes per world, its Jacobian scratch holds 4"):
+    with pytest.raises(SolverError, match="8 lanes per world, its lane scratch holds 4"):
         solver._world_solver.solve(solver.data, state.joint_q, state.joint_qd, 0.01, 10, (0, 1), block_dim=8)
