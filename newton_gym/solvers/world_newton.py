@@ -107,7 +107,7 @@ def gather_row(w: int, c: int, r0: int, blk: int, rm: RowModel, rd: RowData, tm:
     count = int(0)
     for a in range(wn):
         if rd.ydense[row + a] != 0.0:
-            rd.ynz[row + count] = a
+            rd.ynz[row + count] = wp.int16(a)
             count += 1
     rd.ynz_count[r0 + c] = count
 
@@ -117,7 +117,7 @@ def _dot_row(row: int, count: int, rd: RowData, x: wp.array(dtype=float), xoff: 
     """Y_c . x over the row's non-zero columns."""
     s = float(0.0)
     for t in range(count):
-        a = rd.ynz[row + t]
+        a = int(rd.ynz[row + t])
         s += rd.ydense[row + a] * x[xoff + a]
     return s
 
@@ -228,7 +228,7 @@ def _hessian_and_gradient(
                 if fe != 0.0:
                     re = row + e * wn
                     for t in range(rd.ynz_count[r0 + c + e]):
-                        a = rd.ynz[re + t]
+                        a = int(rd.ynz[re + t])
                         if a % lanes == lane:
                             rd.grad[wd0 + a] = rd.grad[wd0 + a] - fe * rd.ydense[re + a]
             _cost_c, _f, h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
@@ -248,18 +248,18 @@ def _hessian_and_gradient(
         count = rd.ynz_count[r0 + c]
         if fd[0] != 0.0:
             for t in range(count):
-                a = rd.ynz[row + t]
+                a = int(rd.ynz[row + t])
                 if a % lanes == lane:
                     rd.grad[wd0 + a] = rd.grad[wd0 + a] - fd[0] * rd.ydense[row + a]
         if fd[1] > 0.0:
             # H += D Y_c Y_c^T over the row's non-zero columns, lower triangle (ynz ascends: b <= a).
             for t in range(count):
-                a = rd.ynz[row + t]
+                a = int(rd.ynz[row + t])
                 if a % lanes == lane:
                     dy = fd[1] * rd.ydense[row + a]
                     ha = hoff + a * wn
                     for t2 in range(t + 1):
-                        b = rd.ynz[row + t2]
+                        b = int(rd.ynz[row + t2])
                         rd.hess[ha + b] = rd.hess[ha + b] + dy * rd.ydense[row + b]
         c += 1
 
@@ -427,7 +427,7 @@ def newton_solve(
         if fw != 0.0:
             row = yoff + c * wn
             for t in range(rd.ynz_count[r0 + c]):
-                a = rd.ynz[row + t]
+                a = int(rd.ynz[row + t])
                 if a % lanes == lane:
                     u[wd0 + a] = u[wd0 + a] + fw * rd.ydense[row + a]
     block_sync()

@@ -59,6 +59,8 @@ __all__ = ["WorldSolver", "DENSE_CAP"]
 
 wp.set_module_options({"enable_backward": False})
 
+_MAX_WORLD_DOFS = 32767  # a Newton world's DOF columns are stored as int16 (RowData.ynz)
+
 DENSE_CAP = 48  # most active rows of one world kept as a dense Delassus block (48^2 floats)
 
 
@@ -436,6 +438,11 @@ class WorldSolver:
                 f"DOFs), {int(hess_start[-1])} (DOFs^2) and {int(dense_start[-1])} (dense Delassus) floats, above "
                 f"the limit of 2^31 - 1 (int32 indexing); lower row_budget or reduce the DOFs"
             )
+        if newton and int(wn.max(initial=0)) > _MAX_WORLD_DOFS:
+            raise ModelBuildError(
+                f"SolverGeneralized: a world with {int(wn.max())} DOFs; the Newton solve handles at most "
+                f"{_MAX_WORLD_DOFS} per world (its rows' DOF columns are int16): use solver='pgs' or split the world"
+            )
 
         def arr(x, dtype):
             x = np.ascontiguousarray(x)
@@ -487,7 +494,7 @@ class WorldSolver:
         rd.scratch = empty(dense_start[-1] if subspace else 1)
         rd.free, rd.step = empty(pgs_rows, wp.int32), empty(pgs_rows)
         rd.ydense = empty(ydense_start[-1])
-        rd.ynz = empty(ydense_start[-1], wp.int32)
+        rd.ynz = empty(ydense_start[-1], wp.int16)
         rd.hess = empty(hess_start[-1])
         rd.ynz_count, rd.jar, rd.jv = empty(newton_rows, wp.int32), empty(newton_rows), empty(newton_rows)
         rd.zone = empty(newton_rows, wp.vec2)

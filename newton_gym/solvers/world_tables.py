@@ -103,7 +103,7 @@ class RowData:
     step: wp.array(dtype=float)  # compact: its Newton step
     scratch: wp.array(dtype=float)  # like dense: its Cholesky factor
     ydense: wp.array(dtype=float)  # Newton: per world (budget, DOFs) Y of its active rows
-    ynz: wp.array(dtype=int)  # Newton: like ydense, each row's non-zero columns (ascending)
+    ynz: wp.array(dtype=wp.int16)  # Newton: like ydense, each row's non-zero columns (ascending; DOFs < 2^15)
     ynz_count: wp.array(dtype=int)  # Newton, compact: number of non-zero columns of each row
     hess: wp.array(dtype=float)  # Newton: per world (DOFs, DOFs) Hessian, then its Cholesky factor
     jar: wp.array(dtype=float)  # Newton, compact: J qacc - aref of each active row

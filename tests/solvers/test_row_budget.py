@@ -144,3 +144,16 @@ def test_row_budget_is_a_solver_keyword():
     assert (SolverGeneralized(model, row_budget=30).rows.budget_host == 30).all()
     with pytest.raises(ModelBuildError, match="row_budget=3"):
         SolverGeneralized(model, row_budget=3)
+
+
+def test_a_world_with_more_dofs_than_newton_indexes_is_refused(monkeypatch):
+    """The Newton solve stores each row's DOF columns as int16: a world beyond that is refused at
+    construction (shown with the limit lowered below an Ant's 14 DOFs), and PGS still takes it."""
+    from newton_gym.errors import ModelBuildError
+    from newton_gym.solvers import world_solve
+
+    model = _usd_worlds("ant", 2)
+    monkeypatch.setattr(world_solve, "_MAX_WORLD_DOFS", 10)
+    with pytest.raises(ModelBuildError, match="a world with 14 DOFs; the Newton solve handles at most 10"):
+        SolverGeneralized(model)
+    SolverGeneralized(model, solver="pgs")
