@@ -80,9 +80,15 @@ def find_templates(tables: list, block_start: np.ndarray) -> TemplateLayout:
     reps = []
     for k in np.unique(counts):
         worlds = np.flatnonzero(counts == k)
-        rows = flat[block_start[worlds][:, None] + np.arange(int(k))].reshape(len(worlds), -1)
-        left = np.arange(len(worlds))
-        while len(left):  # one template per pass: the first world left and every world equal to it
+        if worlds[-1] - worlds[0] == len(worlds) - 1:  # consecutive worlds (replicate): a view, no copy
+            rows = flat[block_start[worlds[0]] : block_start[worlds[-1] + 1]].reshape(len(worlds), -1)
+        else:
+            rows = flat[block_start[worlds][:, None] + np.arange(int(k))].reshape(len(worlds), -1)
+        same = (rows == rows[0]).all(axis=1)  # the common case: every world like the first
+        block_template[worlds[same]] = len(reps)
+        reps.append(int(worlds[0]))
+        left = np.flatnonzero(~same)
+        while len(left):  # one more template per pass: the first world left and every world equal to it
             same = (rows[left] == rows[left[0]]).all(axis=1)
             block_template[worlds[left[same]]] = len(reps)
             reps.append(int(worlds[left[0]]))
