@@ -28,6 +28,7 @@ from ..sim.kinematics import FkArgs, fk_joint
 from ..sim.stage_args import pack
 from .forward import HealthArgs, IntegrateArgs, health_world, integrate_articulation
 from .lanes import block_sync
+from .pair_topology import find_templates
 from .passive import ActuatorArgs, PassiveArgs, actuator_forces, passive_dofs
 from .smooth import (
     CrbArgs,
@@ -56,8 +57,9 @@ def default_block_dim(device) -> int:
 @wp.struct
 class WorldRanges:
     """Where each world's entities lie. ``*_start``: (world_count + 1,) int32, world w owns
-    [start[w], start[w + 1]). Tree levels: the joints of world w at depth l (root joints at 0) are
-    ``level_joint[level_ptr[i] : level_ptr[i + 1]]`` for i = level_start[w] + l, up to level_start[w + 1]."""
+    [start[w], start[w + 1]). Tree levels are stored once per distinct world layout (template t =
+    ``level_template[w]``): the joints of world w at depth l (root joints at 0) are joint_start[w] +
+    ``level_joint[level_ptr[i] : level_ptr[i + 1]]`` for i = level_start[t] + l, up to level_start[t + 1]."""
 
     art_start: wp.array(dtype=int)
     dof_start: wp.array(dtype=int)
@@ -65,9 +67,10 @@ class WorldRanges:
     joint_start: wp.array(dtype=int)
     actuator_start: wp.array(dtype=int)
     slot_start: wp.array(dtype=int)
-    level_start: wp.array(dtype=int)  # (world_count + 1,) first level of each world
-    level_ptr: wp.array(dtype=int)  # (levels + 1,) first entry of each level in level_joint
-    level_joint: wp.array(dtype=int)  # (joint_count,) joints by world, depth, index
+    level_template: wp.array(dtype=int)  # (world_count,) level template of each world
+    level_start: wp.array(dtype=int)  # (templates + 1,) first level of each template
+    level_ptr: wp.array(dtype=int)  # (template levels + 1,) first entry of each level in level_joint
+    level_joint: wp.array(dtype=int)  # (template joints,) world-local joints by depth, index
 
 
 def joint_levels(model, joint_start: np.ndarray):
@@ -105,8 +108,27 @@ def joint_levels(model, joint_start: np.ndarray):
 
 
 def upload_ranges(model, starts: dict, device) -> WorldRanges:
-    """:class:`WorldRanges` from :func:`.partition.world_starts`."""
-    levels = joint_levels(model, starts["joint"])
+    """:class:`WorldRanges` from :func:`.partition.world_starts`; worlds with the same tree levels (in
+    world-local joints) share one copy."""
+    level_start, level_ptr, order = joint_levels(model, starts["joint"])
+    joint_start = np.asarray(starts["joint"], dtype=np.int64)
+    worlds = len(joint_start) - 1
+    # per world: its levelled joints (world-local) and each one's depth within the world
+    level_start = np.asarray(level_start, dtype=np.int64)
+    level_ptr = np.asarray(level_ptr, dtype=np.int64)
+    sizes = np.diff(level_ptr)
+    entry_lvl = np.repeat(np.arange(len(sizes)), sizes)
+    level_world = np.repeat(np.arange(worlds), np.diff(level_start))
+    entry_world = level_world[entry_lvl]
+    entry_level = entry_lvl - level_start[entry_world]
+    entry_start = level_ptr[level_start]  # (worlds + 1,) first entry of each world
+    local = np.asarray(order, dtype=np.int64) - joint_start[entry_world]
+    t = find_templates([local, entry_level], entry_start)
+    t_levels = [np.arange(level_start[w], level_start[w + 1]) for w in t.template_block]
+    t_level_start = np.concatenate([[0], np.cumsum([len(x) for x in t_levels])])
+    t_sizes = np.concatenate([sizes[x] for x in t_levels]) if t_levels else np.zeros(0, np.int64)
+    t_level_ptr = np.concatenate([[0], np.cumsum(t_sizes)])
+    t_joint = np.concatenate([local[entry_start[w] : entry_start[w + 1]] for w in t.template_block])
     host = {
         "art_start": starts["articulation"],
         "dof_start": starts["joint_dof"],
@@ -114,9 +136,10 @@ def upload_ranges(model, starts: dict, device) -> WorldRanges:
         "joint_start": starts["joint"],
         "actuator_start": starts["actuator"],
         "slot_start": starts["slot"],
-        "level_start": levels[0],
-        "level_ptr": levels[1],
-        "level_joint": levels[2],
+        "level_template": t.block_template,
+        "level_start": t_level_start,
+        "level_ptr": t_level_ptr,
+        "level_joint": t_joint,
     }
     return pack(
         WorldRanges,
@@ -131,9 +154,11 @@ def upload_ranges(model, starts: dict, device) -> WorldRanges:
 def _fk_levels(w: int, lane: int, lanes: int, ranges: WorldRanges, fk: FkArgs):
     """Forward kinematics of world w by its lanes, one tree level at a time (a joint needs its parent
     body's pose and twist), a barrier after each level. Every lane of the block must call it."""
-    for level in range(ranges.level_start[w], ranges.level_start[w + 1]):
+    t = ranges.level_template[w]
+    j0 = ranges.joint_start[w]
+    for level in range(ranges.level_start[t], ranges.level_start[t + 1]):
         for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
-            fk_joint(ranges.level_joint[jj], fk)
+            fk_joint(j0 + ranges.level_joint[jj], fk)
         block_sync()
 
 
@@ -163,15 +188,17 @@ def _smooth_kernel(
             crb_body(j, a, crb)
     block_sync()  # the bias forces read every body's twist and inertia about r
     # Bias forces root to leaves (accelerations), then leaves to root (forces) with the composite inertias.
-    for level in range(ranges.level_start[w], ranges.level_start[w + 1]):
+    lt = ranges.level_template[w]
+    j0 = ranges.joint_start[w]
+    for level in range(ranges.level_start[lt], ranges.level_start[lt + 1]):
         for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
-            j = ranges.level_joint[jj]
+            j = j0 + ranges.level_joint[jj]
             rne_forward(j, crb.body_art[sub.joint_child[j]], rne)
         block_sync()
-    for t in range(ranges.level_start[w + 1] - ranges.level_start[w]):
-        level = ranges.level_start[w + 1] - 1 - t
+    for t in range(ranges.level_start[lt + 1] - ranges.level_start[lt]):
+        level = ranges.level_start[lt + 1] - 1 - t
         for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
-            j = ranges.level_joint[jj]
+            j = j0 + ranges.level_joint[jj]
             crb_gather(j, crb)
             rne_backward(j, crb.body_art[sub.joint_child[j]], rne)
         block_sync()

@@ -184,3 +184,29 @@ def test_more_lanes_than_the_newton_scratch_holds_are_refused():
     solver.step(state, state, None, 0.01)
     with pytest.raises(SolverError, match="8 lanes per world, its lane scratch holds 4"):
         solver._world_solver.solve(solver.data, state.joint_q, state.joint_qd, 0.01, 10, (0, 1), block_dim=8)
+
+
+def test_tree_levels_are_stored_once_per_distinct_world():
+    """Replicated worlds share one copy of the level tables; the mixed scene's three different worlds get
+    three, and every world's levels, offset to its joints, are its own joints in depth order."""
+    model, acts = _scene("ant")
+    solver = SolverGeneralized(model, actuators=acts)
+    ranges = solver._ranges
+    per_world = model.joint_count // model.world_count
+    assert ranges.level_joint.shape[0] == per_world
+    assert (ranges.level_template.numpy() == 0).all()
+    model, acts = _scene("mixed")
+    solver = SolverGeneralized(model, actuators=acts)
+    ranges = solver._ranges
+    template = ranges.level_template.numpy()
+    assert len(set(template.tolist())) == model.world_count == 3
+    start, ptr = ranges.level_start.numpy(), ranges.level_ptr.numpy()
+    local, j0 = ranges.level_joint.numpy(), ranges.joint_start.numpy()
+    parent, child = model.joint_parent.numpy(), model.joint_child.numpy()
+    for w, t in enumerate(template):
+        joints = j0[w] + local[ptr[start[t]] : ptr[start[t + 1]]]
+        assert sorted(joints.tolist()) == list(range(j0[w], j0[w + 1]))
+        placed = set()
+        for j in joints:  # a joint comes after the joint that moves its parent body
+            assert parent[j] < 0 or parent[j] in placed
+            placed.add(child[j])
