@@ -41,7 +41,7 @@ from .collision_primitive import (
 from .constraint import vec5
 from .contact_params import combine_pair_params
 from .layout import DeclaredFields, world_of
-from .pair_topology import GLOBAL, PairTopology, TemplateLayout, find_templates, local_index
+from .pair_topology import GLOBAL, PairTopology, TemplateLayout, decode_pair, find_templates, world_pairs
 
 __all__ = ["Contacts", "build_contacts", "collide"]
 
@@ -472,21 +472,14 @@ def _collide_kernel(
     """One block per world: its lanes take the world's pairs in turn."""
     block, lane = wp.tid()
     w = block + first
-    p0 = topo.block_pair_start[w]
-    t0 = topo.template_pair_start[topo.block_template[w]]
-    shape0 = topo.block_shape_offset[w]
-    body0 = topo.block_body_offset[w]
-    slot0 = topo.block_slot_start[w]
-    for lp in range(lane, topo.block_pair_start[w + 1] - p0, wp.block_dim()):
-        tp = t0 + lp
-        sh = topo.shape[tp]
-        bo = topo.body[tp]
-        sl = topo.slots[tp]
+    at = world_pairs(topo, w)  # the world's offsets, read once
+    for lp in range(lane, at.count, wp.block_dim()):
+        pair = decode_pair(topo, at, lp)
         _collide_pair(
-            p0 + lp,
-            wp.vec2i(local_index(sh[0], shape0), local_index(sh[1], shape0)),
-            wp.vec2i(local_index(bo[0], body0), local_index(bo[1], body0)),
-            wp.vec2i(slot0 + sl[0], sl[1]),
+            at.pair + lp,
+            pair.shapes,
+            pair.bodies,
+            pair.slots,
             shape_type,
             shape_transform,
             shape_scale,

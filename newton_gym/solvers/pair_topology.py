@@ -23,6 +23,10 @@ __all__ = [
     "TemplateLayout",
     "find_templates",
     "block_of",
+    "WorldPairs",
+    "PairRef",
+    "world_pairs",
+    "decode_pair",
     "template_pair",
     "template_slot",
     "pair_shapes",
@@ -114,6 +118,64 @@ def block_of(starts: wp.array(dtype=int), i: int) -> int:
     return lo
 
 
+@wp.func(inline=True)
+def local_index(v: int, offset: int) -> int:
+    """Model index of template entry v in a world whose first entity is ``offset`` (-1 stays -1)."""
+    if v < 0:
+        return -1
+    if v >= _GLOBAL:
+        return v - _GLOBAL
+    return v + offset
+
+
+@wp.struct
+class WorldPairs:
+    """A world's pair offsets (:func:`world_pairs`)."""
+
+    pair: int  # its first pair
+    count: int  # its pairs
+    template_pair: int  # its template's first pair
+    shape: int  # its first shape
+    body: int  # its first body
+    slot: int  # its first contact slot
+
+
+@wp.struct
+class PairRef:
+    """One pair in model indices (:func:`decode_pair`)."""
+
+    shapes: wp.vec2i  # shapes A, B
+    bodies: wp.vec2i  # their bodies (-1: static)
+    slots: wp.vec2i  # (first contact slot, slot count)
+
+
+@wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied
+def world_pairs(topo: PairTopology, w: int) -> WorldPairs:
+    """The offsets of world w's pairs, read once for a loop over them."""
+    at = WorldPairs()
+    at.pair = topo.block_pair_start[w]
+    at.count = topo.block_pair_start[w + 1] - at.pair
+    at.template_pair = topo.template_pair_start[topo.block_template[w]]
+    at.shape = topo.block_shape_offset[w]
+    at.body = topo.block_body_offset[w]
+    at.slot = topo.block_slot_start[w]
+    return at
+
+
+@wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied
+def decode_pair(topo: PairTopology, at: WorldPairs, lp: int) -> PairRef:
+    """Pair ``lp`` (counted from the world's first) of the world at ``at``, in model indices."""
+    tp = at.template_pair + lp
+    sh = topo.shape[tp]
+    bo = topo.body[tp]
+    sl = topo.slots[tp]
+    ref = PairRef()
+    ref.shapes = wp.vec2i(local_index(sh[0], at.shape), local_index(sh[1], at.shape))
+    ref.bodies = wp.vec2i(local_index(bo[0], at.body), local_index(bo[1], at.body))
+    ref.slots = wp.vec2i(at.slot + sl[0], sl[1])
+    return ref
+
+
 @wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied
 def template_pair(topo: PairTopology, b: int, p: int) -> int:
     """Template pair of pair p of world b."""
@@ -124,16 +186,6 @@ def template_pair(topo: PairTopology, b: int, p: int) -> int:
 def template_slot(topo: PairTopology, b: int, slot: int) -> int:
     """Template slot of contact slot ``slot`` of world b."""
     return topo.template_slot_start[topo.block_template[b]] + slot - topo.block_slot_start[b]
-
-
-@wp.func(inline=True)
-def local_index(v: int, offset: int) -> int:
-    """Model index of template entry v in a world whose first entity is ``offset`` (-1 stays -1)."""
-    if v < 0:
-        return -1
-    if v >= _GLOBAL:
-        return v - _GLOBAL
-    return v + offset
 
 
 @wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied
