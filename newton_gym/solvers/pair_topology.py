@@ -31,10 +31,10 @@ __all__ = [
     "template_slot",
     "pair_shapes",
     "pair_bodies",
-    "pair_slots",
     "slot_pair",
     "pair_arts",
     "local_index",
+    "local_pair",
 ]
 
 wp.set_module_options({"enable_backward": False})
@@ -128,6 +128,12 @@ def local_index(v: int, offset: int) -> int:
     return v + offset
 
 
+@wp.func(inline=True)
+def local_pair(v: wp.vec2i, offset: int) -> wp.vec2i:
+    """:func:`local_index` of both entries of a template pair's shapes or bodies."""
+    return wp.vec2i(local_index(v[0], offset), local_index(v[1], offset))
+
+
 @wp.struct
 class WorldPairs:
     """A world's pair offsets (:func:`world_pairs`)."""
@@ -166,12 +172,10 @@ def world_pairs(topo: PairTopology, w: int) -> WorldPairs:
 def decode_pair(topo: PairTopology, at: WorldPairs, lp: int) -> PairRef:
     """Pair ``lp`` (counted from the world's first) of the world at ``at``, in model indices."""
     tp = at.template_pair + lp
-    sh = topo.shape[tp]
-    bo = topo.body[tp]
     sl = topo.slots[tp]
     ref = PairRef()
-    ref.shapes = wp.vec2i(local_index(sh[0], at.shape), local_index(sh[1], at.shape))
-    ref.bodies = wp.vec2i(local_index(bo[0], at.body), local_index(bo[1], at.body))
+    ref.shapes = local_pair(topo.shape[tp], at.shape)
+    ref.bodies = local_pair(topo.body[tp], at.body)
     ref.slots = wp.vec2i(at.slot + sl[0], sl[1])
     return ref
 
@@ -191,24 +195,13 @@ def template_slot(topo: PairTopology, b: int, slot: int) -> int:
 @wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied
 def pair_shapes(topo: PairTopology, b: int, tp: int) -> wp.vec2i:
     """Model shapes (A, B) of template pair tp in world b."""
-    s = topo.shape[tp]
-    off = topo.block_shape_offset[b]
-    return wp.vec2i(local_index(s[0], off), local_index(s[1], off))
+    return local_pair(topo.shape[tp], topo.block_shape_offset[b])
 
 
 @wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied
 def pair_bodies(topo: PairTopology, b: int, tp: int) -> wp.vec2i:
     """Model bodies of A and B (-1: static) of template pair tp in world b."""
-    s = topo.body[tp]
-    off = topo.block_body_offset[b]
-    return wp.vec2i(local_index(s[0], off), local_index(s[1], off))
-
-
-@wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied
-def pair_slots(topo: PairTopology, b: int, tp: int) -> wp.vec2i:
-    """(first contact slot, slot count) of template pair tp in world b."""
-    s = topo.slots[tp]
-    return wp.vec2i(topo.block_slot_start[b] + s[0], s[1])
+    return local_pair(topo.body[tp], topo.block_body_offset[b])
 
 
 @wp.func(inline=True)  # takes the table struct by value: inlined, it is not copied

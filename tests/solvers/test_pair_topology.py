@@ -12,11 +12,12 @@ from newton_gym.solvers import SolverGeneralized
 from newton_gym.solvers.pair_topology import (
     PairTopology,
     block_of,
+    decode_pair,
     find_templates,
     pair_bodies,
     pair_shapes,
-    pair_slots,
     slot_pair,
+    world_pairs,
 )
 
 
@@ -31,10 +32,16 @@ def _decode_pairs(
     p = wp.tid()
     w = block_of(topo.block_pair_start, p)
     tp = topo.template_pair_start[topo.block_template[w]] + p - topo.block_pair_start[w]
-    shapes[p] = pair_shapes(topo, w, tp)
-    bodies[p] = pair_bodies(topo, w, tp)
-    slots[p] = pair_slots(topo, w, tp)
+    pair = decode_pair(topo, world_pairs(topo, w), p - topo.block_pair_start[w])  # the collision kernels' way
+    shapes[p] = pair.shapes
+    bodies[p] = pair.bodies
+    slots[p] = pair.slots
     world[p] = w
+    # the per-pair lookups of the row and parameter kernels agree with it
+    s = pair_shapes(topo, w, tp)
+    b = pair_bodies(topo, w, tp)
+    if s[0] != pair.shapes[0] or s[1] != pair.shapes[1] or b[0] != pair.bodies[0] or b[1] != pair.bodies[1]:
+        world[p] = -1
 
 
 @wp.kernel
