@@ -25,9 +25,11 @@ threads (default 1, as MuJoCo Warp's CPU path).
     python benchmarks/bench_gpu.py                                  # cuda:0 where there is one, else cpu
     python benchmarks/bench_gpu.py --device cpu --worlds 16 64 --control-steps 5 --repeat 2
     python benchmarks/bench_gpu.py --tasks Ant --worlds 4096 --no-graph   # the env step eager, for comparison
+    python benchmarks/bench_gpu.py --tasks Ant Go1 --worlds 4096 --no-tiles  # the lanes' own Cholesky
 
 ``--graph`` / ``--no-graph`` set the env's ``graph`` (the whole env step as one CUDA graph; default: the
-env's own default, on for CUDA).
+env's own default, on for CUDA); ``--tiles`` / ``--no-tiles`` the solver's ``tiles`` (the Newton Hessian
+factored by Warp tiles; default: the solver's, on for CUDA where every world has one DOF count <= 64).
 """
 
 from __future__ import annotations
@@ -81,12 +83,14 @@ def _array_bytes(roots, skip_types=(), depth: int = 3) -> int:
     return sum(found.values())
 
 
-def _ours(task, n, device, threads, control_steps, repeat, settle, graph=None):
+def _ours(task, n, device, threads, control_steps, repeat, settle, graph=None, tiles=None):
     """Newton/<task>-v0 at n worlds: (env-steps/s, env physics steps/s, solver physics steps/s), bytes per
     world, finite, the env's SimCfg, and the (n, actuators) controls of the random actions it was stepped with."""
     from newton_gym.sim import Model
 
-    env = gym.make_vec(_TASKS[task][0], num_envs=n, device=device, sim={"threads": threads}, graph=graph)
+    env = gym.make_vec(
+        _TASKS[task][0], num_envs=n, device=device, sim={"threads": threads, "tiles": tiles}, graph=graph
+    )
     sim, env_task = env.unwrapped.sim, env.unwrapped.task
     env.reset(seed=0)
     space = env.single_action_space
@@ -181,7 +185,7 @@ def _row(mjw, task, n, device, a):
     """Time ``task`` at n worlds, ours then MuJoCo Warp's (when ``mjw`` is not None), print the row and
     return the task's SimCfg."""
     rates, ours_b, finite, cfg, ctrls = _ours(
-        task, n, device, a.threads, a.control_steps, a.repeat, a.settle, graph=a.graph
+        task, n, device, a.threads, a.control_steps, a.repeat, a.settle, graph=a.graph, tiles=a.tiles
     )
     env_rate, env_phys, solver_phys = rates
     gc.collect()
@@ -214,6 +218,12 @@ def main():
     p.add_argument("--threads", type=int, default=1, help="our CPU threads (MuJoCo Warp's CPU path has one)")
     p.add_argument(
         "--graph", action=argparse.BooleanOptionalAction, default=None, help="the env step as one CUDA graph"
+    )
+    p.add_argument(
+        "--tiles",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the Newton Hessian factored with Warp tiles (default: the solver's, on for CUDA)",
     )
     a = p.parse_args()
     wp.config.log_level = wp.LOG_WARNING

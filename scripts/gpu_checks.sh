@@ -17,6 +17,9 @@ python benchmarks/bench_gpu.py --device cuda:0 --worlds 1024 4096 16384 2>&1 | t
 # the env step eager (no whole-step graph), to compare with the env-steps/s above
 python benchmarks/bench_gpu.py --device cuda:0 --tasks Ant --worlds 4096 --no-graph 2>&1 |
     tee "$RESULTS/bench_gpu_no_graph.txt"
+# the Newton Hessian by the lanes' own Cholesky instead of Warp's tile Cholesky (the CUDA default)
+python benchmarks/bench_gpu.py --device cuda:0 --tasks Ant Go1 --worlds 4096 --no-tiles 2>&1 |
+    tee "$RESULTS/bench_gpu_no_tiles.txt"
 python benchmarks/bench_solver.py --device cuda:0 --worlds 1024 4096 16384 --steps 20 2>&1 |
     tee "$RESULTS/bench_solver.txt"
 python benchmarks/bench_env.py --device cuda:0 --worlds 1024 4096 2>&1 | tee "$RESULTS/bench_env.txt"

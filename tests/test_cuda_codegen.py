@@ -59,3 +59,16 @@ def test_every_kernel_module_compiles_for_cuda(tmp_path):
             failures[name] = f"{type(exc).__name__}: {exc}"
     assert not failures, failures
     assert any(tmp_path.iterdir())
+
+
+@pytest.mark.skipif(not _nvrtc_archs(), reason="Warp was built without NVRTC (no CUDA toolkit)")
+def test_the_tile_newton_kernel_compiles_for_cuda(tmp_path):
+    """The world kernel whose Newton directions come from tile_cholesky (cuSolverDx on CUDA; a module of its
+    own, made for a DOF count) compiles for CUDA at the default 32 lanes: the CPU runs it in CI, the GPU
+    default uses it."""
+    from newton_gym.solvers.world_solve import world_kernel
+
+    module = world_kernel(18).module  # a Go1 world's DOFs
+    module.options["block_dim"] = 32
+    (path,) = wp.compile_aot_module(module, arch=ARCH, module_dir=tmp_path, use_ptx=True)
+    assert "cusolverdx" in path.read_text()

@@ -22,6 +22,8 @@ class SimCfg:
             CPU core available to the process, at most one per 32 worlds. Ignored on CUDA.
         block_dim: lanes per world block of the solver's per-world passes; 0 picks the solver's default
             (32 on CUDA, 1 on the CPU; more CPU lanes run only with ``wp.config.enable_cpu_blocks``).
+        tiles: factor the Newton Hessian with Warp tiles (``SolverGeneralized(tiles=...)``); None: the
+            solver's default (on CUDA with more than one lane per world).
     """
 
     sim_dt: float = 0.01
@@ -32,6 +34,7 @@ class SimCfg:
     capture: bool = True
     threads: int = 0
     block_dim: int = 0
+    tiles: bool | None = None
 
 
 @dataclass

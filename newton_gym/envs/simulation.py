@@ -108,6 +108,7 @@ class Simulation:
             actuators=self._actuators(actuators),
             threads=_threads(cfg.threads, num_envs),
             block_dim=cfg.block_dim or None,
+            tiles=cfg.tiles,
         )
         self.actuator_count = len(actuators)
         self.state = self.model.state()

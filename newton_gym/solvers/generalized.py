@@ -17,7 +17,7 @@ from . import solver as pgs
 from .base import SolverBase, SolverNotifyFlags
 from .layout import build_tree_layout
 from .passive import Actuators
-from .world_solve import WorldSolver, world_dof_start
+from .world_solve import TILE_MAX_DOFS, WorldSolver, world_dof_start
 
 __all__ = ["SolverGeneralized"]
 
@@ -106,6 +106,13 @@ class SolverGeneralized(SolverBase):
         block_dim: lanes per world block of the per-world passes (:mod:`.world_step`); None: 32 on CUDA,
             1 on the CPU (where more than one lane runs only with ``wp.config.enable_cpu_blocks``). Models
             whose worlds share entities (global articulations) run the staged per-stage launches instead.
+        tiles: factor each Newton iteration's Hessian with Warp's block-cooperative ``tile_cholesky`` (a
+            tile per world) instead of the lanes' own Cholesky; it applies where every world has the same
+            DOF count, at most ``TILE_MAX_DOFS`` (64). None: on CUDA with more than one lane per world where
+            it applies. True on the CPU needs ``wp.config.enable_cpu_blocks`` and one thread (a CPU tile's
+            storage is not safe under concurrent launches). The two paths agree to float32 rounding; each
+            is bitwise independent of ``block_dim``. Where the tile kernel cannot compile, the solver warns
+            and uses the lanes' Cholesky.
 
     Attributes:
         ctrl: (actuator_count,) float32 actuator controls.
@@ -140,6 +147,7 @@ class SolverGeneralized(SolverBase):
         threads: int = 1,
         block_dim: int | None = None,
         row_budget: int | None = None,
+        tiles: bool | None = None,
     ):
         super().__init__(model)
         if cone not in ("pyramidal", "elliptic"):
@@ -188,6 +196,12 @@ class SolverGeneralized(SolverBase):
             ),
         )
         self.solver = self._constraint_solver(solver, layout)
+        self.block_dim = world_step.default_block_dim(self.device) if block_dim is None else int(block_dim)
+        if tiles and self.device.is_cpu and int(threads) > 1:
+            raise SolverError("SolverGeneralized: tiles=True on the CPU needs threads=1 (CPU tile storage is shared)")
+        asked = tiles is True
+        if tiles is None:
+            tiles = self.device.is_cuda and self.block_dim > 1
         self._world_solver = WorldSolver(
             model,
             layout,
@@ -199,8 +213,10 @@ class SolverGeneralized(SolverBase):
             self.solver == "newton",
             tolerance,
             ls_iterations,
-            world_step.default_block_dim(model.device) if block_dim is None else int(block_dim),
+            self.block_dim,
+            bool(tiles) and self.solver == "newton",
         )
+        self._load_tiles(asked and self.solver == "newton")
         self.newton_iterations = self._world_solver.rd.niter if self.solver == "newton" else None
         self.body_contact_wrench = wp.zeros(max(model.body_count, 1), dtype=wp.spatial_vector, device=self.device)
         self.body_contact_count = wp.zeros(max(model.body_count, 1), dtype=wp.int32, device=self.device)
@@ -210,11 +226,33 @@ class SolverGeneralized(SolverBase):
         self._warm = False
         self._graphs = None
         self._checked_dt = None
-        self.block_dim = world_step.default_block_dim(self.device) if block_dim is None else int(block_dim)
         self._ranges = self._world_blocks()
         self._args_key = None
         self._args = None
         self._init_invweights()
+
+    @property
+    def tiles(self) -> bool:
+        """Whether the Newton directions come from Warp tiles (see ``tiles`` in the constructor)."""
+        return self._world_solver.tile_dofs > 0
+
+    def _load_tiles(self, asked: bool):
+        """Compile the tile world kernel now; where it cannot be (or the worlds' sizes do not allow tiles
+        when ``tiles=True`` asked for them), warn and keep the lanes' Cholesky."""
+        ws = self._world_solver
+        if asked and ws.tile_dofs == 0:
+            warnings.warn(
+                "SolverGeneralized(tiles=True): the Newton Hessian is not tiled: worlds need one DOF count of "
+                f"at most {TILE_MAX_DOFS} each",
+                stacklevel=3,
+            )
+        if ws.tile_dofs == 0:
+            return
+        try:
+            ws.kernel.module.load(self.device, self.block_dim)
+        except Exception as err:  # noqa: BLE001 - any compile failure falls back to the lane path
+            warnings.warn(f"SolverGeneralized: the tile Newton kernel did not load ({err}); using lanes", stacklevel=3)
+            ws.drop_tiles()
 
     def _world_blocks(self):
         """Per-world entity ranges for the block passes of :mod:`.world_step`, or None (staged launches) where

@@ -32,12 +32,14 @@ The dense Cholesky solve and the final forces run on lane 0.
 
 from __future__ import annotations
 
+import functools
+
 import warp as wp
 
 from .lanes import block_sync
 from .world_tables import RowData, RowModel, TreeTables
 
-__all__ = ["newton_solve", "gather_row"]
+__all__ = ["make_newton_solve", "gather_row"]
 
 wp.set_module_options({"enable_backward": False})
 
@@ -391,94 +393,113 @@ def _cholesky_solve(
     block_sync()
 
 
-@wp.func(inline=True)
-def newton_solve(
-    k: int,
-    r0: int,
-    w: int,
-    iterations: int,
-    tolerance: float,
-    rm: RowModel,
-    rd: RowData,
-    tm: TreeTables,
-    u: wp.array(dtype=float),
-    lane: int,
-    lanes: int,
-):
-    """Primal Newton solve of world w's k active rows (compact r0 .. r0 + k - 1, their Y, bias, reg and
-    warm-start forces filled), by the ``lanes`` lanes of the world's block (every lane calls it). Leaves
-    u = L (qacc - qacc_smooth) in ``u`` at the world's DOFs (zero on entry) and each row's force in
-    ``rd.force``."""
-    wd0 = rm.world_dof_start[w]
-    wn = rm.world_dof_start[w + 1] - wd0
-    yoff = rm.ydense_start[w]
-    hoff = rm.hess_start[w]
-    mu = rd.cone_mu
-    _clamp_cone_mu(k, r0, rd, lane, lanes)
-    for c in range(lane, k, lanes):  # at u = 0, jar is the bias
-        rd.jar[r0 + c] = rd.bias[r0 + c]
-    block_sync()
-    cold = _cost_at_jar(k, r0, wd0, wn, mu, rm, rd, u)
-    block_sync()  # every lane has summed the cost (it reads u) before u moves
-    # Warm start: u = sum f_c Y_c of the previous step's forces, kept only when it costs less than u = 0
-    # (rows in order; each lane adds into its own DOFs).
-    for c in range(k):
-        fw = rd.cforce[r0 + c]
-        if fw != 0.0:
-            row = yoff + c * wn
-            for t in range(rd.ynz_count[r0 + c]):
-                a = int(rd.ynz[row + t])
-                if a % lanes == lane:
-                    u[wd0 + a] = u[wd0 + a] + fw * rd.ydense[row + a]
-    block_sync()
-    cost = _cost(k, r0, yoff, wd0, wn, mu, rm, rd, u, lane, lanes)
-    if cost > cold:
-        block_sync()  # every lane has summed the cost before u and jar move
-        for a in range(lane, wn, lanes):
-            u[wd0 + a] = 0.0
-        for c in range(lane, k, lanes):
+@functools.cache
+def make_newton_solve(tile_dofs: int = 0):
+    """The world kernel's Newton solve (:func:`newton_solve` below). ``tile_dofs`` = 0: each iteration's
+    Newton direction comes from the lanes' own dense Cholesky (:func:`_cholesky_solve`), for worlds of any
+    DOF count. ``tile_dofs`` = n > 0, for models whose worlds all have n DOFs (world w's at w n, its
+    Hessian rows at w n of ``rd.hess_tiles``): from Warp's block-cooperative ``tile_cholesky`` /
+    ``tile_cholesky_solve`` on the (n, n) Hessian (cuSolverDx on CUDA). The two agree to float32 rounding,
+    not bitwise."""
+
+    @wp.func(inline=True)
+    def newton_solve(
+        k: int,
+        r0: int,
+        w: int,
+        iterations: int,
+        tolerance: float,
+        rm: RowModel,
+        rd: RowData,
+        tm: TreeTables,
+        u: wp.array(dtype=float),
+        lane: int,
+        lanes: int,
+    ):
+        """Primal Newton solve of world w's k active rows (compact r0 .. r0 + k - 1, their Y, bias, reg and
+        warm-start forces filled), by the ``lanes`` lanes of the world's block (every lane calls it). Leaves
+        u = L (qacc - qacc_smooth) in ``u`` at the world's DOFs (zero on entry) and each row's force in
+        ``rd.force``."""
+        wd0 = rm.world_dof_start[w]
+        wn = rm.world_dof_start[w + 1] - wd0
+        yoff = rm.ydense_start[w]
+        hoff = rm.hess_start[w]
+        mu = rd.cone_mu
+        _clamp_cone_mu(k, r0, rd, lane, lanes)
+        for c in range(lane, k, lanes):  # at u = 0, jar is the bias
             rd.jar[r0 + c] = rd.bias[r0 + c]
-        cost = cold
         block_sync()
-    scale = rm.world_scale[w]
-    done = int(0)
-    for _it in range(iterations):
-        _hessian_and_gradient(k, r0, yoff, hoff, wd0, wn, mu, rd, u, lane, lanes)
-        for a in range(lane, wn, lanes):
-            rd.grad[wd0 + a] = -rd.grad[wd0 + a]
+        cold = _cost_at_jar(k, r0, wd0, wn, mu, rm, rd, u)
+        block_sync()  # every lane has summed the cost (it reads u) before u moves
+        # Warm start: u = sum f_c Y_c of the previous step's forces, kept only when it costs less than u = 0
+        # (rows in order; each lane adds into its own DOFs).
+        for c in range(k):
+            fw = rd.cforce[r0 + c]
+            if fw != 0.0:
+                row = yoff + c * wn
+                for t in range(rd.ynz_count[r0 + c]):
+                    a = int(rd.ynz[row + t])
+                    if a % lanes == lane:
+                        u[wd0 + a] = u[wd0 + a] + fw * rd.ydense[row + a]
         block_sync()
-        gnorm = float(0.0)
-        for a in range(wn):
-            gnorm += rd.grad[wd0 + a] * rd.grad[wd0 + a]
-        if scale * wp.sqrt(gnorm) < tolerance:
-            break
-        done += 1
-        _cholesky_solve(rd.hess, hoff, wn, rd.grad, wd0, rd.search, wd0, lane, lanes)  # H >= I: pivots >= 1
-        alpha = _line_search(k, r0, yoff, wd0, wn, rm.ls_iterations, mu, rm, rd, u, lane, lanes)
-        if alpha == 0.0:
-            break
-        block_sync()  # every lane has taken its last slope (which reads jar) before jar moves
-        for a in range(lane, wn, lanes):
-            u[wd0 + a] = u[wd0 + a] + alpha * rd.search[wd0 + a]
-        for c in range(lane, k, lanes):  # jar is linear in u: step it along jv = Y . p
-            rd.jar[r0 + c] = rd.jar[r0 + c] + alpha * rd.jv[r0 + c]
-        block_sync()
-        new_cost = _cost_at_jar(k, r0, wd0, wn, mu, rm, rd, u)
-        improvement = cost - new_cost
-        cost = new_cost
-        # MuJoCo's test (scaled improvement), or no change float32 can resolve.
-        if scale * improvement < tolerance or improvement <= 1.0e-6 * cost:
-            break
-    if lane == 0:
-        rd.niter[w] = done
-        c = int(0)
-        while c < k:
-            i = rd.act_list[r0 + c]
-            if rd.cone[r0 + c] != 0:
-                _cost_c, fc, _h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
-                for e in range(3):
-                    rd.force[rd.act_list[r0 + c + e]] = fc[e]
-                c += 3
+        cost = _cost(k, r0, yoff, wd0, wn, mu, rm, rd, u, lane, lanes)
+        if cost > cold:
+            block_sync()  # every lane has summed the cost before u and jar move
+            for a in range(lane, wn, lanes):
+                u[wd0 + a] = 0.0
+            for c in range(lane, k, lanes):
+                rd.jar[r0 + c] = rd.bias[r0 + c]
+            cost = cold
+            block_sync()
+        scale = rm.world_scale[w]
+        done = int(0)
+        for _it in range(iterations):
+            _hessian_and_gradient(k, r0, yoff, hoff, wd0, wn, mu, rd, u, lane, lanes)
+            for a in range(lane, wn, lanes):
+                rd.grad[wd0 + a] = -rd.grad[wd0 + a]
+            block_sync()
+            gnorm = float(0.0)
+            for a in range(wn):
+                gnorm += rd.grad[wd0 + a] * rd.grad[wd0 + a]
+            if scale * wp.sqrt(gnorm) < tolerance:
+                break
+            done += 1
+            # H >= I: pivots >= 1
+            if wp.static(tile_dofs > 0):
+                hess = wp.tile_load(rd.hess_tiles, shape=(tile_dofs, tile_dofs), offset=(w * tile_dofs, 0))
+                grad = wp.tile_load(rd.grad, shape=tile_dofs, offset=wd0)
+                search = rd.search  # (tile_store takes no struct field as its destination in Warp 1.19)
+                wp.tile_store(search, wp.tile_cholesky_solve(wp.tile_cholesky(hess), grad), offset=wd0)
+                block_sync()
             else:
-                rd.force[i] = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[r0 + c], rd.hi[r0 + c])[1]
-                c += 1
+                _cholesky_solve(rd.hess, hoff, wn, rd.grad, wd0, rd.search, wd0, lane, lanes)
+            alpha = _line_search(k, r0, yoff, wd0, wn, rm.ls_iterations, mu, rm, rd, u, lane, lanes)
+            if alpha == 0.0:
+                break
+            block_sync()  # every lane has taken its last slope (which reads jar) before jar moves
+            for a in range(lane, wn, lanes):
+                u[wd0 + a] = u[wd0 + a] + alpha * rd.search[wd0 + a]
+            for c in range(lane, k, lanes):  # jar is linear in u: step it along jv = Y . p
+                rd.jar[r0 + c] = rd.jar[r0 + c] + alpha * rd.jv[r0 + c]
+            block_sync()
+            new_cost = _cost_at_jar(k, r0, wd0, wn, mu, rm, rd, u)
+            improvement = cost - new_cost
+            cost = new_cost
+            # MuJoCo's test (scaled improvement), or no change float32 can resolve.
+            if scale * improvement < tolerance or improvement <= 1.0e-6 * cost:
+                break
+        if lane == 0:
+            rd.niter[w] = done
+            c = int(0)
+            while c < k:
+                i = rd.act_list[r0 + c]
+                if rd.cone[r0 + c] != 0:
+                    _cost_c, fc, _h = _cone(_triple(rd.jar, r0 + c), mu[r0 + c], _dvec(rd, r0 + c))
+                    for e in range(3):
+                        rd.force[rd.act_list[r0 + c + e]] = fc[e]
+                    c += 3
+                else:
+                    rd.force[i] = _row_zone(rd.jar[r0 + c], rd.reg[r0 + c], rd.lo[r0 + c], rd.hi[r0 + c])[1]
+                    c += 1
+
+    return newton_solve

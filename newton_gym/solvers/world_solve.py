@@ -26,6 +26,8 @@ The parts: :mod:`.world_tables` (the Warp structs the kernel reads and writes), 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import warp as wp
 
@@ -34,7 +36,7 @@ from .constraint import MAX_ROW_FLOATS, vec5
 from .lanes import block_sync
 from .pair_topology import template_slot
 from .spatial import ltl_solve
-from .world_newton import gather_row, newton_solve
+from .world_newton import gather_row, make_newton_solve
 from .world_pgs import dense_block, pgs_dense_box, residual, row_axpy, set_force
 from .world_rows import (
     contact_pyramid,
@@ -55,7 +57,7 @@ from .world_tables import (
     vec8,
 )
 
-__all__ = ["WorldSolver", "DENSE_CAP"]
+__all__ = ["WorldSolver", "DENSE_CAP", "TILE_MAX_DOFS", "tile_dofs_of", "world_kernel"]
 
 wp.set_module_options({"enable_backward": False})
 
@@ -63,67 +65,78 @@ _MAX_WORLD_DOFS = 32767  # a Newton world's DOF columns are stored as int16 (Row
 
 DENSE_CAP = 48  # most active rows of one world kept as a dense Delassus block (48^2 floats)
 
+TILE_MAX_DOFS = 64  # most DOFs of a world whose Newton Hessian is factored by Warp tiles (a 16 KB tile)
 
-@wp.kernel
-def _world_kernel(
-    # Model:
-    first: int,
-    rm: RowModel,
-    cm: ContactTables,
-    tm: TreeTables,
-    eq: EqualityTables,
-    dt: float,
-    iterations: int,
-    tolerance: float,
-    # Data in:
-    body_q: wp.array(dtype=wp.transform),
-    art_ref: wp.array(dtype=wp.vec3),
-    cdof: wp.array(dtype=wp.spatial_vector),
-    chol: wp.array(dtype=wp.float64),
-    qacc_smooth: wp.array(dtype=float),
-    joint_q: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
-    # Data out:
-    rd: RowData,
-    qacc_c: wp.array(dtype=float),
-):
-    """One block per world w: list its active rows (contacts by every lane, the others by lane 0), fill them
-    (every lane), solve by Newton (every
-    lane) or PGS (with subspace minimization on dense pyramidal blocks; lane 0) and write qacc_constraint of
-    its articulations (steps 1-6 of the module docstring)."""
-    block, lane = wp.tid()
-    w = block + first
-    lanes = wp.block_dim()
-    for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
-        a = rm.world_arts[ia]
-        for d in range(tm.art_dof_start[a], tm.art_dof_start[a + 1]):
-            qacc_c[d] = 0.0
-    contacts = _list_contacts(w, rm, rd, cm, lane, lanes)
-    if lane == 0:
-        rd.nactive[w] = _list_xrows(w, contacts[0], contacts[1], rm, rd, tm, eq, joint_q, joint_qd)
-    # Every lane reads k after the barrier. (Not a tile broadcast: a CPU tile's shared storage is not safe
-    # when several host threads launch the kernel at once, as SolverGeneralized(threads=N) does.)
-    block_sync()
-    k = rd.nactive[w]
-    if k == 0:
-        if rm.newton != 0 and lane == 0:
-            rd.niter[w] = 0
-        return
-    r0 = rm.world_budget_start[w]
-    _fill_rows(
-        w, k, r0, dt, rm, rd, cm, tm, eq, body_q, art_ref, cdof, chol, qacc_smooth, joint_q, joint_qd, lane, lanes
-    )
-    block_sync()
-    if rm.newton != 0:
-        newton_solve(k, r0, w, iterations, tolerance, rm, rd, tm, qacc_c, lane, lanes)
-    elif lane == 0:
-        _pgs(k, r0, w, iterations, tolerance, rm, rd, tm, qacc_c)
-    block_sync()
-    # qacc_constraint = M^-1 J^T f = L^-1 (Y f).
-    for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
-        a = rm.world_arts[ia]
-        d0 = tm.art_dof_start[a]
-        ltl_solve(chol, tm.art_mat_start[a], tm.art_dof_start[a + 1] - d0, d0, tm.dof_parent, qacc_c, d0)
+
+@functools.cache
+def world_kernel(tile_dofs: int = 0):
+    """The world kernel (steps 1-6); ``tile_dofs`` > 0 (worlds of that many DOFs each) takes the Newton
+    directions from Warp tiles (see :func:`.world_newton.make_newton_solve`), compiled as a module of its
+    own."""
+    newton_solve = make_newton_solve(tile_dofs)
+
+    @wp.kernel(enable_backward=False, module="unique" if tile_dofs else None)
+    def _world_kernel(
+        # Model:
+        first: int,
+        rm: RowModel,
+        cm: ContactTables,
+        tm: TreeTables,
+        eq: EqualityTables,
+        dt: float,
+        iterations: int,
+        tolerance: float,
+        # Data in:
+        body_q: wp.array(dtype=wp.transform),
+        art_ref: wp.array(dtype=wp.vec3),
+        cdof: wp.array(dtype=wp.spatial_vector),
+        chol: wp.array(dtype=wp.float64),
+        qacc_smooth: wp.array(dtype=float),
+        joint_q: wp.array(dtype=float),
+        joint_qd: wp.array(dtype=float),
+        # Data out:
+        rd: RowData,
+        qacc_c: wp.array(dtype=float),
+    ):
+        """One block per world w: list its active rows (contacts by every lane, the others by lane 0), fill them
+        (every lane), solve by Newton (every
+        lane) or PGS (with subspace minimization on dense pyramidal blocks; lane 0) and write qacc_constraint of
+        its articulations (steps 1-6 of the module docstring)."""
+        block, lane = wp.tid()
+        w = block + first
+        lanes = wp.block_dim()
+        for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
+            a = rm.world_arts[ia]
+            for d in range(tm.art_dof_start[a], tm.art_dof_start[a + 1]):
+                qacc_c[d] = 0.0
+        contacts = _list_contacts(w, rm, rd, cm, lane, lanes)
+        if lane == 0:
+            rd.nactive[w] = _list_xrows(w, contacts[0], contacts[1], rm, rd, tm, eq, joint_q, joint_qd)
+        # Every lane reads k after the barrier. (Not a tile broadcast: a CPU tile's shared storage is not safe
+        # when several host threads launch the kernel at once, as SolverGeneralized(threads=N) does.)
+        block_sync()
+        k = rd.nactive[w]
+        if k == 0:
+            if rm.newton != 0 and lane == 0:
+                rd.niter[w] = 0
+            return
+        r0 = rm.world_budget_start[w]
+        _fill_rows(
+            w, k, r0, dt, rm, rd, cm, tm, eq, body_q, art_ref, cdof, chol, qacc_smooth, joint_q, joint_qd, lane, lanes
+        )
+        block_sync()
+        if rm.newton != 0:
+            newton_solve(k, r0, w, iterations, tolerance, rm, rd, tm, qacc_c, lane, lanes)
+        elif lane == 0:
+            _pgs(k, r0, w, iterations, tolerance, rm, rd, tm, qacc_c)
+        block_sync()
+        # qacc_constraint = M^-1 J^T f = L^-1 (Y f).
+        for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
+            a = rm.world_arts[ia]
+            d0 = tm.art_dof_start[a]
+            ltl_solve(chol, tm.art_mat_start[a], tm.art_dof_start[a + 1] - d0, d0, tm.dof_parent, qacc_c, d0)
+
+    return _world_kernel
 
 
 @wp.func(inline=True)
@@ -416,6 +429,7 @@ class WorldSolver:
         newton_tolerance: float = 1.0e-8,
         ls_iterations: int = 50,
         lanes: int = 1,
+        tiles: bool = False,
     ):
         dev = model.device
         self.model = model
@@ -471,6 +485,8 @@ class WorldSolver:
         rm.world_dof_start = arr(dof_start.astype(np.int32), wp.int32)
         rm.ydense_start = arr(ydense_start[:-1].astype(np.int32), wp.int32)
         rm.hess_start = arr(hess_start[:-1].astype(np.int32), wp.int32)
+        self.tile_dofs = tile_dofs_of(dof_start) if newton and tiles else 0
+        self.kernel = world_kernel(self.tile_dofs)
 
         # Every buffer below is written before it is read in a substep (the kernel fills a compact row, a
         # Jacobian side's padding included, before any product reads it), so none needs zeroing.
@@ -495,7 +511,11 @@ class WorldSolver:
         rd.free, rd.step = empty(pgs_rows, wp.int32), empty(pgs_rows)
         rd.ydense = empty(ydense_start[-1])
         rd.ynz = empty(ydense_start[-1], wp.int16)
-        rd.hess = empty(hess_start[-1])
+        # zeroed once: the Hessian's lower triangle is written each iteration, its upper one never (the tile
+        # Cholesky gets a defined matrix either way)
+        rd.hess = wp.zeros(max(int(hess_start[-1]), 1), dtype=wp.float32, device=dev)
+        t = self.tile_dofs
+        rd.hess_tiles = rd.hess.reshape((worlds * t, t)) if t else wp.zeros((1, 1), dtype=wp.float32, device=dev)
         rd.ynz_count, rd.jar, rd.jv = empty(newton_rows, wp.int32), empty(newton_rows), empty(newton_rows)
         rd.zone = empty(newton_rows, wp.vec2)
         rd.niter = wp.zeros(worlds, dtype=wp.int32, device=dev)  # public (newton_iterations): 0 before a step
@@ -520,6 +540,12 @@ class WorldSolver:
         self.count = rows.count
         self.worlds = worlds
 
+    def drop_tiles(self):
+        """Solve every world by the lanes' own Cholesky from now on (where the tile kernel cannot load)."""
+        self.tile_dofs = 0
+        self.kernel = world_kernel(0)
+        self.rd.hess_tiles = wp.zeros((1, 1), dtype=wp.float32, device=self.model.device)
+
     def solve(self, data, joint_q, joint_qd, dt, iterations, span, block_dim: int = 1):
         """Assemble and solve the worlds in ``span`` = (first, count); writes their
         ``data.qacc_constraint``; one block of ``block_dim`` lanes per world."""
@@ -528,7 +554,7 @@ class WorldSolver:
         if block_dim > self.lanes:
             raise SolverError(f"world solve: {block_dim} lanes per world, its lane scratch holds {self.lanes}")
         wp.launch_tiled(
-            _world_kernel,
+            self.kernel,
             dim=[span[1]],
             block_dim=int(block_dim),
             device=self.model.device,
@@ -554,6 +580,16 @@ class WorldSolver:
         )
 
 
+def tile_dofs_of(dof_start: np.ndarray) -> int:
+    """n where every world has the same n <= :data:`TILE_MAX_DOFS` DOFs (world w's from w n, the layout the
+    tile Newton path indexes), else 0 (the worlds' sizes do not allow tiles)."""
+    sizes = np.diff(np.asarray(dof_start, dtype=np.int64))
+    if len(sizes) == 0 or dof_start[0] != 0 or not (sizes == sizes[0]).all():
+        return 0
+    n = int(sizes[0])
+    return n if 1 <= n <= TILE_MAX_DOFS else 0
+
+
 def _equality_tables(model, rows) -> EqualityTables:
     """The model's equality arrays (and the rows' anchors) as the kernel's struct; one-element placeholders
     for a model without equalities, whose rows never read them."""
@@ -570,3 +606,6 @@ def _equality_tables(model, rows) -> EqualityTables:
     eq.enabled = column("enabled", wp.bool)
     eq.joint_q_start, eq.joint_qd_start = model.joint_q_start, model.joint_qd_start
     return eq
+
+
+world_kernel(0)  # the default kernel belongs to this module (compiled with it, and found by module walks)

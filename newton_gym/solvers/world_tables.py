@@ -106,6 +106,7 @@ class RowData:
     ynz: wp.array(dtype=wp.int16)  # Newton: like ydense, each row's non-zero columns (ascending; DOFs < 2^15)
     ynz_count: wp.array(dtype=int)  # Newton, compact: number of non-zero columns of each row
     hess: wp.array(dtype=float)  # Newton: per world (DOFs, DOFs) Hessian, then its Cholesky factor
+    hess_tiles: wp.array2d(dtype=float)  # Newton with tiles: hess seen as (worlds * n, n) (n DOFs per world)
     jar: wp.array(dtype=float)  # Newton, compact: J qacc - aref of each active row
     jv: wp.array(dtype=float)  # Newton, compact: Y . p along the search direction
     zone: wp.array(dtype=wp.vec2)  # Newton, compact: (force, D) of each row at the current jar (cones: force)
