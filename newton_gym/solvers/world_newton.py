@@ -27,7 +27,9 @@ of lanes (:mod:`.lanes`) shares the work: per-row passes are strided over rows, 
 Hessian over DOFs (each lane owns rows of H and entries of the gradient, so no two lanes add into one
 entry), and every sum a decision depends on (costs, slopes, the gradient norm) is taken by every lane in
 the same order, so all lanes take the same branches and one lane gives bitwise what any number gives.
-The dense Cholesky solve and the final forces run on lane 0.
+The Newton direction H p = -g comes from the lanes' dense Cholesky (each column's entries strided over
+lanes; the triangular solves on lane 0) or, where every world has one DOF count (:func:`make_newton_solve`),
+from Warp's block-cooperative tile Cholesky. The final forces are written by lane 0.
 """
 
 from __future__ import annotations
