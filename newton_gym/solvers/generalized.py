@@ -249,7 +249,8 @@ class SolverGeneralized(SolverBase):
         if ws.tile_dofs == 0:
             return
         try:
-            ws.kernel.module.load(self.device, self.block_dim)
+            if ws.kernel.module.load(self.device, self.block_dim) is None:
+                raise RuntimeError("Warp loaded no executable module")
         except Exception as err:  # noqa: BLE001 - any compile failure falls back to the lane path
             warnings.warn(f"SolverGeneralized: the tile Newton kernel did not load ({err}); using lanes", stacklevel=3)
             ws.drop_tiles()
