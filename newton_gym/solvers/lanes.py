@@ -11,10 +11,18 @@ from __future__ import annotations
 
 import warp as wp
 
-__all__ = ["block_sync"]
+__all__ = ["block_sync", "sync_lanes"]
 
 
 @wp.func_native("WP_TILE_SYNC();")
 def block_sync():
     """Barrier across the lanes of a block (``__syncthreads`` on CUDA; a fiber switch on the CPU)."""
     ...
+
+
+@wp.func(inline=True)
+def sync_lanes(lanes: int):
+    """:func:`block_sync` where a block has more than one lane; nothing for a one-lane caller, which may be a
+    plain ``wp.launch`` thread (whose CUDA block holds other, unrelated threads)."""
+    if lanes > 1:
+        block_sync()

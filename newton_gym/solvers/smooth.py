@@ -22,6 +22,7 @@ from ..sim.wpmath import (
     JOINT_REVOLUTE,
     d6_axis_world,
 )
+from .lanes import sync_lanes
 from .spatial import cross_force, cross_motion, inertia_about, inertia_mul, ltl_factor, ltl_solve, ltl_solve_t
 
 __all__ = ["compute_subspaces", "compute_mass_matrix", "compute_bias", "factor_and_solve"]
@@ -606,10 +607,12 @@ def _copy_ancestors(
     d0: int,
     dof_parent: wp.array(dtype=int),
     diag: wp.array(dtype=float),
+    lane: int,
+    lanes: int,
 ):
     """dst = src + diag(diag) on the ancestor entries and the diagonal of each row (the only entries
-    :func:`.spatial.ltl_factor` reads and writes)."""
-    for k in range(n):
+    :func:`.spatial.ltl_factor` reads and writes); rows strided over ``lanes``."""
+    for k in range(lane, n, lanes):
         row = off + k * n - d0
         dst[row + d0 + k] = src[row + d0 + k] + wp.float64(diag[d0 + k])
         i = dof_parent[d0 + k]
@@ -641,7 +644,11 @@ class FactorArgs:
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
-def factor_articulation(a: int, args: FactorArgs):
+def factor_articulation(a: int, args: FactorArgs, lane: int, lanes: int):
+    """Factor articulation a (and its implicit matrix where it has implicit terms) and solve its
+    qacc_smooth, by the ``lanes`` lanes of a block (every lane calls it; lanes = 1: one thread): copies
+    and factorizations strided over rows and ancestors (:func:`.spatial.ltl_factor`), the triangular
+    solves on lane 0. Bitwise the same for any number of lanes."""
     art_dof_start = args.art_dof_start
     art_mat_start = args.art_mat_start
     mass_matrix = args.mass_matrix
@@ -658,26 +665,30 @@ def factor_articulation(a: int, args: FactorArgs):
     d0 = art_dof_start[a]
     n = art_dof_start[a + 1] - d0
     off = art_mat_start[a]
-    _copy_ancestors(mass_matrix, chol_out, off, n, d0, dof_parent, joint_armature)
-    implicit = int(0)
+    _copy_ancestors(mass_matrix, chol_out, off, n, d0, dof_parent, joint_armature, lane, lanes)
+    implicit = int(0)  # every lane alike
     for k in range(n):
-        scratch[d0 + k] = wp.float64(qfrc[d0 + k]) - wp.float64(qfrc_bias[d0 + k])
         if dof_diag[d0 + k] != joint_armature[d0 + k]:
             implicit = 1
-    ltl_factor(chol_out, off, n, d0, dof_parent)
-    ltl_solve_t(chol_out, off, n, d0, dof_parent, scratch, d0)
-    ltl_solve(chol_out, off, n, d0, dof_parent, scratch, d0)
-    for k in range(n):
-        qacc_smooth_out[d0 + k] = wp.float32(scratch[d0 + k])
-    art_implicit_out[a] = implicit
     if implicit != 0:
-        _copy_ancestors(mass_matrix, chol_implicit_out, off, n, d0, dof_parent, dof_diag)
-        ltl_factor(chol_implicit_out, off, n, d0, dof_parent)
+        _copy_ancestors(mass_matrix, chol_implicit_out, off, n, d0, dof_parent, dof_diag, lane, lanes)
+    sync_lanes(lanes)  # the copies are whole before their factorizations
+    ltl_factor(chol_out, off, n, d0, dof_parent, lane, lanes)
+    if implicit != 0:
+        ltl_factor(chol_implicit_out, off, n, d0, dof_parent, lane, lanes)
+    if lane == 0:
+        for k in range(n):
+            scratch[d0 + k] = wp.float64(qfrc[d0 + k]) - wp.float64(qfrc_bias[d0 + k])
+        ltl_solve_t(chol_out, off, n, d0, dof_parent, scratch, d0)
+        ltl_solve(chol_out, off, n, d0, dof_parent, scratch, d0)
+        for k in range(n):
+            qacc_smooth_out[d0 + k] = wp.float32(scratch[d0 + k])
+        art_implicit_out[a] = implicit
 
 
 @wp.kernel
 def _factor_kernel(first: int, args: FactorArgs):
-    factor_articulation(wp.tid() + first, args)
+    factor_articulation(wp.tid() + first, args, 0, 1)
 
 
 def factor_args(model, tree, data) -> FactorArgs:

@@ -207,8 +207,14 @@ def _smooth_kernel(
     block_sync()  # actuators add to the passive forces of DOFs other lanes wrote
     actuator_forces(ranges.actuator_start[w] + lane, ranges.actuator_start[w + 1], lanes, act)
     block_sync()  # the factorization reads every DOF's forces and implicit diagonal
-    for a in range(ranges.art_start[w] + lane, ranges.art_start[w + 1], lanes):
-        factor_articulation(a, fac)
+    a0 = ranges.art_start[w]
+    a1 = ranges.art_start[w + 1]
+    if a1 - a0 >= lanes:  # one articulation per lane
+        for a in range(a0 + lane, a1, lanes):
+            factor_articulation(a, fac, 0, 1)
+    else:  # fewer articulations than lanes: every lane on each (bitwise the same factors)
+        for a in range(a0, a1):
+            factor_articulation(a, fac, lane, lanes)
 
 
 def launch_smooth(device, worlds, block_dim, ranges, fk, sub, crb, rne, pas, act, fac):
