@@ -109,10 +109,10 @@ class SolverGeneralized(SolverBase):
         tiles: factor each Newton iteration's Hessian with Warp's block-cooperative ``tile_cholesky`` (a
             tile per world) instead of the lanes' own Cholesky; it applies where every world has the same
             DOF count, at most ``TILE_MAX_DOFS`` (64). None: on CUDA with more than one lane per world where
-            it applies. True on the CPU needs ``wp.config.enable_cpu_blocks`` and one thread (a CPU tile's
-            storage is not safe under concurrent launches). The two paths agree to float32 rounding; each
-            is bitwise independent of ``block_dim``. Where the tile kernel cannot compile, the solver warns
-            and uses the lanes' Cholesky.
+            it applies. True on the CPU needs ``threads=1`` (a CPU tile's storage is not safe under
+            concurrent launches). The two paths agree to float32 rounding; each is bitwise independent of
+            ``block_dim``. Where the tile kernel cannot compile, the solver warns and uses the lanes'
+            Cholesky.
 
     Attributes:
         ctrl: (actuator_count,) float32 actuator controls.

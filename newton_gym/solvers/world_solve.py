@@ -98,10 +98,9 @@ def world_kernel(tile_dofs: int = 0):
         rd: RowData,
         qacc_c: wp.array(dtype=float),
     ):
-        """One block per world w: list its active rows (contacts by every lane, the others by lane 0), fill them
-        (every lane), solve by Newton (every
-        lane) or PGS (with subspace minimization on dense pyramidal blocks; lane 0) and write qacc_constraint of
-        its articulations (steps 1-6 of the module docstring)."""
+        """One block per world w: list its active rows (contacts by every lane, the others by lane 0), fill
+        them (every lane), solve by Newton (every lane) or PGS (with subspace minimization on dense pyramidal
+        blocks; lane 0) and write qacc_constraint of its articulations (steps 1-6 of the module docstring)."""
         block, lane = wp.tid()
         w = block + first
         lanes = wp.block_dim()
