@@ -227,35 +227,45 @@ def dense_cholesky_solve(
     b_off: int,
     x: wp.array(dtype=float),
     x_off: int,
+    lane: int,
+    lanes: int,
 ):
     """Factor the symmetric positive definite n x n matrix whose lower triangle is stored row-major at
-    ``off`` in ``a`` in place (A = C C^T; squared pivots clamped at 1e-20, so a degenerate block gives no NaN), then
-    solve A x = b (``b`` and ``x`` may be the same array and offset)."""
+    ``off`` in ``a`` in place (A = C C^T; squared pivots clamped at 1e-20, so a degenerate block gives no
+    NaN), then solve A x = b (``b`` and ``x`` may be the same array and offset).
+
+    By the ``lanes`` lanes of a block (every lane calls it; lanes = 1: a single thread or lane): column j's
+    pivot by every lane alike, its entries below the pivot strided over lanes, a barrier per column; the two
+    triangular solves on lane 0, then a barrier. Bitwise the same for any number of lanes."""
     for j in range(n):
         rj = off + j * n
-        s = a[rj + j]
+        p = a[rj + j]
         for t in range(j):
-            s -= a[rj + t] * a[rj + t]
-        d = wp.sqrt(wp.max(s, 1.0e-20))
-        a[rj + j] = d
-        for i in range(j + 1, n):
+            p -= a[rj + t] * a[rj + t]
+        d = wp.sqrt(wp.max(p, 1.0e-20))
+        for i in range(j + 1 + lane, n, lanes):
             ri = off + i * n
             v = a[ri + j]
             for t in range(j):
                 v -= a[ri + t] * a[rj + t]
             a[ri + j] = v / d
-    for i in range(n):
-        ri = off + i * n
-        v = b[b_off + i]
-        for t in range(i):
-            v -= a[ri + t] * x[x_off + t]
-        x[x_off + i] = v / a[ri + i]
-    for ii in range(n):
-        i = n - 1 - ii
-        v = x[x_off + i]
-        for t in range(i + 1, n):
-            v -= a[off + t * n + i] * x[x_off + t]
-        x[x_off + i] = v / a[off + i * n + i]
+        sync_lanes(lanes)  # every lane has read the pivot's row before lane 0 overwrites its diagonal
+        if lane == 0:
+            a[rj + j] = d
+    if lane == 0:
+        for i in range(n):
+            ri = off + i * n
+            v = b[b_off + i]
+            for t in range(i):
+                v -= a[ri + t] * x[x_off + t]
+            x[x_off + i] = v / a[ri + i]
+        for ii in range(n):
+            i = n - 1 - ii
+            v = x[x_off + i]
+            for t in range(i + 1, n):
+                v -= a[off + t * n + i] * x[x_off + t]
+            x[x_off + i] = v / a[off + i * n + i]
+    sync_lanes(lanes)
 
 
 @wp.func

@@ -39,6 +39,7 @@ import functools
 import warp as wp
 
 from .lanes import block_sync
+from .spatial import dense_cholesky_solve
 from .world_tables import RowData, RowModel, TreeTables
 
 __all__ = ["make_newton_solve", "gather_row"]
@@ -349,58 +350,12 @@ def _clamp_cone_mu(k: int, r0: int, rd: RowData, lane: int, lanes: int):
             rd.cone_mu[r0 + c] = wp.max(rd.cone_mu[r0 + c], 1.0e-5)
 
 
-@wp.func(inline=True)
-def _cholesky_solve(
-    a: wp.array(dtype=float),
-    off: int,
-    n: int,
-    b: wp.array(dtype=float),
-    b_off: int,
-    x: wp.array(dtype=float),
-    x_off: int,
-    lane: int,
-    lanes: int,
-):
-    """:func:`.spatial.dense_cholesky_solve` by a block of lanes (every lane calls it; bitwise the same
-    result): column j's pivot by every lane alike, its entries below the pivot strided over lanes, a
-    barrier per column; the two triangular solves on lane 0, then a barrier."""
-    for j in range(n):
-        rj = off + j * n
-        p = a[rj + j]
-        for t in range(j):
-            p -= a[rj + t] * a[rj + t]
-        d = wp.sqrt(wp.max(p, 1.0e-20))
-        for i in range(j + 1 + lane, n, lanes):
-            ri = off + i * n
-            v = a[ri + j]
-            for t in range(j):
-                v -= a[ri + t] * a[rj + t]
-            a[ri + j] = v / d
-        block_sync()  # every lane has read the pivot's row before lane 0 overwrites its diagonal
-        if lane == 0:
-            a[rj + j] = d
-    if lane == 0:
-        for i in range(n):
-            ri = off + i * n
-            v = b[b_off + i]
-            for t in range(i):
-                v -= a[ri + t] * x[x_off + t]
-            x[x_off + i] = v / a[ri + i]
-        for ii in range(n):
-            i = n - 1 - ii
-            v = x[x_off + i]
-            for t in range(i + 1, n):
-                v -= a[off + t * n + i] * x[x_off + t]
-            x[x_off + i] = v / a[off + i * n + i]
-    block_sync()
-
-
 @functools.cache
 def make_newton_solve(tile_dofs: int = 0):
     """The world kernel's Newton solve (:func:`newton_solve` below). ``tile_dofs`` = 0: each iteration's
-    Newton direction comes from the lanes' own dense Cholesky (:func:`_cholesky_solve`), for worlds of any
-    DOF count. ``tile_dofs`` = n > 0, for models whose worlds all have n DOFs (world w's at w n, its
-    Hessian rows at w n of ``rd.hess_tiles``): from Warp's block-cooperative ``tile_cholesky`` /
+    Newton direction comes from the lanes' own dense Cholesky (:func:`.spatial.dense_cholesky_solve`), for
+    worlds of any DOF count. ``tile_dofs`` = n > 0, for models whose worlds all have n DOFs (world w's at
+    w n, its Hessian rows at w n of ``rd.hess_tiles``): from Warp's block-cooperative ``tile_cholesky`` /
     ``tile_cholesky_solve`` on the (n, n) Hessian (cuSolverDx on CUDA). The two agree to float32 rounding,
     not bitwise."""
 
@@ -474,7 +429,7 @@ def make_newton_solve(tile_dofs: int = 0):
                 wp.tile_store(search, wp.tile_cholesky_solve(wp.tile_cholesky(hess), grad), offset=wd0)
                 block_sync()
             else:
-                _cholesky_solve(rd.hess, hoff, wn, rd.grad, wd0, rd.search, wd0, lane, lanes)
+                dense_cholesky_solve(rd.hess, hoff, wn, rd.grad, wd0, rd.search, wd0, lane, lanes)
             alpha = _line_search(k, r0, yoff, wd0, wn, rm.ls_iterations, mu, rm, rd, u, lane, lanes)
             if alpha == 0.0:
                 break

@@ -182,7 +182,7 @@ def _subspace_step(
             if q == p:
                 v += reg[r0 + cp]
             scratch[moff + p * m + q] = v
-    dense_cholesky_solve(scratch, moff, m, step, r0, step, r0)
+    dense_cholesky_solve(scratch, moff, m, step, r0, step, r0, 0, 1)
     for p in range(m):
         c = free[r0 + p]
         force[r0 + c] = wp.clamp(force[r0 + c] + step[r0 + p], lo[r0 + c], hi[r0 + c])
