@@ -4,7 +4,8 @@
    level at a time), motion subspaces and body inertias (lanes over the world's joints), bias forces and
    composite inertias (one tree level at a time, root to leaves, then leaves to root); mass-matrix rows
    and passive forces (lanes over its DOFs); actuator forces (lanes over its actuators); factorization
-   and the smooth acceleration (lanes over articulations). Barriers separate the passes that read
+   and the smooth acceleration (lanes over articulations, or, with fewer articulations than lanes,
+   every lane on each: :func:`.smooth.factor_articulation`). Barriers separate the passes that read
    another lane's results.
 2. Collision (:func:`.collision_driver.collide`, one block per world, lanes over its candidate pairs).
 3. The constraint solve (:mod:`.world_solve`, per world).
