@@ -78,7 +78,7 @@ def _warp_bytes(sim) -> int:
     seen, total = set(), 0
     objects = [sim.model, sim.state, sim.control, sim.solver]
     objects += [v for v in vars(sim.solver).values() if hasattr(v, "__dict__") and not isinstance(v, wp.array)]
-    objects.append(sim.solver._world_solver.rd)  # the world solve's row buffers (a Warp struct)
+    objects.append(sim.solver.world_solver.rd)  # the world solve's row buffers (a Warp struct)
     for obj in objects:
         for v in vars(obj).values():
             if isinstance(v, wp.array) and v.ptr is not None and v.ptr not in seen:

@@ -26,7 +26,9 @@ from contextlib import contextmanager
 import warp as wp
 
 import newton_gym as ng
-from newton_gym.solvers import SolverGeneralized, collision_driver, constraint, generalized
+from newton_gym.solvers import SolverGeneralized, generalized
+from newton_gym.solvers.collision import driver as collision_driver
+from newton_gym.solvers.constraint import rows as constraint
 
 _PARTS = ("layout", "contacts", "rows", "world", "invw")
 
@@ -105,8 +107,8 @@ def _fields(obj) -> list:
 
 
 def _solver_bytes(solver) -> int:
-    owned = [solver, solver.data, solver.tree, solver._act, solver.contacts, solver.rows]
-    ws = solver._world_solver
+    owned = [solver, solver.data, solver.tree, solver.actuator_table, solver.contacts, solver.rows]
+    ws = solver.world_solver
     owned += [ws.rm, ws.rd, ws.cm, ws.tm]
     model_ptrs = {a.ptr for a in _arrays(solver.model)}
     unique = {a.ptr: a for obj in owned for a in _arrays(obj) if a.ptr not in model_ptrs}

@@ -104,7 +104,7 @@ def _ours(m, d0, n, steps, repeats, solver_name, device, threads):
         solver.replay()
         wp.synchronize()
         times.append(time.perf_counter() - t)
-    objs = (solver.data, solver.rows, solver.contacts, solver._world_solver.rd, state)  # rd: the world solve's buffers
+    objs = (solver.data, solver.rows, solver.contacts, solver.world_solver.rd, state)  # rd: the world solve's buffers
     arrays = list({v.ptr: v for obj in objs for v in vars(obj).values() if isinstance(v, wp.array)}.values())
     finite = bool(np.isfinite(state.joint_q.numpy()).all())
     return [n * steps / t for t in times], sum(a.capacity for a in arrays) / n, finite

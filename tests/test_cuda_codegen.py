@@ -44,9 +44,9 @@ def test_every_kernel_module_compiles_for_cuda(tmp_path):
     names = _kernel_modules()
     # The solver, kinematics and renderer kernels at least (guards against the walk finding nothing).
     for expected in (
-        "newton_gym.solvers.world_solve",
-        "newton_gym.solvers.smooth",
-        "newton_gym.solvers.world_step",
+        "newton_gym.solvers.solve.world",
+        "newton_gym.solvers.smooth.dynamics",
+        "newton_gym.solvers.forward",
         "newton_gym.sim.kinematics",
         "newton_gym.render.raycaster",
     ):
@@ -66,7 +66,7 @@ def test_the_tile_newton_kernel_compiles_for_cuda(tmp_path):
     """The world kernel whose Newton directions come from tile_cholesky (cuSolverDx on CUDA; a module of its
     own, made for a DOF count) compiles for CUDA at the default 32 lanes: the CPU runs it in CI, the GPU
     default uses it."""
-    from newton_gym.solvers.world_solve import world_kernel
+    from newton_gym.solvers.solve.world import world_kernel
 
     module = world_kernel(18).module  # a Go1 world's DOFs
     module.options["block_dim"] = 32

@@ -19,7 +19,7 @@ class Mesh:
             (mass properties then come from its convex hull volume is not attempted: it has no mass).
         maxhullvert: upper bound (>= 4) on the vertices of the convex hull the mesh collides as, or -1
             for the full hull (MuJoCo's ``<mesh maxhullvert>``, whose default is -1; 64 here, PhysX's
-            default hull vertex limit). See :mod:`newton_gym.solvers.collision_hull` for the rule.
+            default hull vertex limit). See :mod:`newton_gym.solvers.collision.hull` for the rule.
     """
 
     def __init__(self, vertices, indices, is_solid: bool = True, maxhullvert: int = 64):

@@ -8,6 +8,7 @@ describes MuJoCo motor actuators.
 
 from .base import SolverBase, SolverNotifyFlags
 from .generalized import SolverGeneralized
-from .passive import Actuators
+from .option import Option
+from .smooth.passive import Actuators
 
-__all__ = ["SolverBase", "SolverGeneralized", "SolverNotifyFlags", "Actuators"]
+__all__ = ["SolverBase", "SolverGeneralized", "SolverNotifyFlags", "Actuators", "Option"]

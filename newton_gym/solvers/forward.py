@@ -1,406 +1,366 @@
-"""Integration of the generalized state, per-world health flags and per-world resets.
+"""The step's stage list, written once: :func:`substep` runs every model through the same four launches,
+one block of ``block_dim`` lanes per launch block (a world, or every world where worlds share entities).
 
-Semi-implicit Euler as MuJoCo's implicitfast integrator: the acceleration is corrected for the
-velocity-implicit terms, qacc = M_hat^-1 (M qacc) with M_hat = M + dt D (M qacc = qfrc_smooth +
-J^T f, the constraint forces solved with M as MuJoCo does), then qd' = qd + dt qacc and q' = q + dt qd'.
-Rotations of free and ball joints are integrated on the group: ball joints right-multiply exp(dt w') in
-the child joint frame; free joints rotate by exp(dt w') (``midpoint`` 0, MuJoCo's rule) or by the Cayley
-map of dt times the mean of the old and new angular velocities (``midpoint`` 1), which together with the
-midpoint gyroscopic term (:mod:`.smooth`) conserves a torque-free body's energy and angular momentum.
-Free-joint rotations are composed in float64.
+1. :func:`launch_smooth`: forward kinematics (lanes over the joints of one tree level at a time), motion
+   subspaces and body inertias (lanes over the block's joints), bias forces and composite inertias (one
+   tree level at a time, root to leaves, then leaves to root); mass-matrix rows and passive forces (lanes
+   over its DOFs); actuator forces (lanes over its actuators); factorization and the smooth acceleration
+   (lanes over trees, or, with fewer trees than lanes, every lane on each:
+   :func:`.smooth.dynamics.factor_articulation`). Barriers separate the passes that read another lane's
+   results.
+2. Collision (:func:`.collision.driver.collide`, one block per world, lanes over its candidate pairs).
+3. Constraint rows and their solve (:mod:`.solve.world`, one block per world).
+4. :func:`launch_finish`: on the last substep the contact forces (lanes over the block's bodies, then its
+   contact slots); integration (lanes over trees); on the last substep forward kinematics into the state
+   (level by level) and each world's health flag.
+
+Each pass calls the stage's per-entity ``@wp.func`` (:mod:`.smooth`, :mod:`.integrate`, :mod:`.solve.forces`,
+:mod:`newton_gym.sim.kinematics`), so ``block_dim`` lanes change only the order of the atomic sums of
+actuator forces and contact wrenches. On the CPU, Warp runs the lanes of a block as cooperative fibers
+when ``wp.config.enable_cpu_blocks`` is set (else one lane).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
 import warp as wp
 
+from ..sim.kinematics import FkArgs, fk_args, fk_joint
 from ..sim.stage_args import pack
-from ..sim.wpmath import JOINT_BALL, JOINT_D6, JOINT_DISTANCE, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
-from .spatial import ltl_solve, ltl_solve_t, quat_exp
+from .collision.driver import collide
+from .collision.pairs import block_of, find_templates
+from .integrate import HealthArgs, IntegrateArgs, health_args, health_world, integrate_args, integrate_articulation
+from .lanes import block_sync
+from .smooth.dynamics import (
+    CrbArgs,
+    FactorArgs,
+    RneArgs,
+    SubspaceArgs,
+    crb_args,
+    crb_body,
+    crb_gather,
+    factor_args,
+    factor_articulation,
+    mass_matrix_rows,
+    rne_args,
+    rne_backward,
+    rne_forward,
+    subspace_args,
+    subspace_joint,
+    subspace_ref,
+)
+from .smooth.passive import (
+    ActuatorArgs,
+    PassiveArgs,
+    actuator_args,
+    actuator_forces,
+    passive_args,
+    passive_dofs,
+)
+from .solve.forces import ContactOutputArgs, contact_output_args, contact_output_slots
 
-__all__ = ["integrate", "copy_joint_state", "compute_health", "reset_joint_state"]
-
-
-@wp.func
-def _to_d(v: wp.vec3):
-    return wp.vec3d(wp.float64(v[0]), wp.float64(v[1]), wp.float64(v[2]))
-
-
-@wp.func
-def _integrate_free(
-    qs: int,
-    ds: int,
-    dt: float,
-    midpoint: int,
-    x_wpj: wp.transform,
-    x_wc: wp.transform,
-    com_local: wp.vec3,
-    x_c: wp.transform,
-    acc_lin: wp.vec3,
-    acc_ang: wp.vec3,
-    joint_q: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
-):
-    # Rotation update in float64: float32 quaternion products drift the energy of a spinning body.
-    v = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2]) + dt * acc_lin
-    h = wp.float64(dt)
-    w_old = wp.vec3d(wp.float64(joint_qd[ds + 3]), wp.float64(joint_qd[ds + 4]), wp.float64(joint_qd[ds + 5]))
-    w_naive = w_old + h * _to_d(acc_ang)
-    # The world-frame angular velocity rotates with the body over the step (see module docstring).
-    rot_step = wp.quatd(wp.float64(0.0), wp.float64(0.0), wp.float64(0.0), wp.float64(1.0))
-    if midpoint != 0:
-        half = wp.float64(0.5) * h * wp.float64(0.5) * (w_old + w_naive)
-        rot_step = wp.normalize(wp.quatd(half[0], half[1], half[2], wp.float64(1.0)))
-    else:
-        angle = wp.length(w_naive) * h
-        if angle > wp.float64(1.0e-15):
-            axis = w_naive / wp.length(w_naive)
-            sh = wp.sin(wp.float64(0.5) * angle)
-            rot_step = wp.quatd(axis[0] * sh, axis[1] * sh, axis[2] * sh, wp.cos(wp.float64(0.5) * angle))
-    w_new = wp.quat_rotate(rot_step, w_naive)
-    r0 = wp.transform_get_rotation(x_wc)
-    rot_d = wp.normalize(
-        rot_step * wp.quatd(wp.float64(r0[0]), wp.float64(r0[1]), wp.float64(r0[2]), wp.float64(r0[3]))
-    )
-    rot = wp.quat(float(rot_d[0]), float(rot_d[1]), float(rot_d[2]), float(rot_d[3]))
-    com = wp.transform_point(x_wc, com_local) + dt * v
-    x_new = wp.transform(com - wp.quat_rotate(rot, com_local), rot)
-    x_j = wp.transform_inverse(x_wpj) * x_new * x_c
-    p = wp.transform_get_translation(x_j)
-    r = wp.transform_get_rotation(x_j)
-    for k in range(3):
-        joint_q[qs + k] = p[k]
-        joint_qd[ds + k] = v[k]
-        joint_qd[ds + 3 + k] = float(w_new[k])
-    for k in range(4):
-        joint_q[qs + 3 + k] = r[k]
+__all__ = [
+    "BlockRanges",
+    "StepArgs",
+    "bind",
+    "substep",
+    "upload_ranges",
+    "launch_smooth",
+    "launch_finish",
+    "default_block_dim",
+]
 
 
-@wp.func
-def _implicit_correction(
-    off: int,
-    n: int,
-    d0: int,
-    dof_parent: wp.array(dtype=int),
-    joint_armature: wp.array(dtype=float),
-    mass_matrix: wp.array(dtype=wp.float64),
-    chol_implicit: wp.array(dtype=wp.float64),
-    qacc: wp.array(dtype=float),
-    scratch: wp.array(dtype=wp.float64),
-):
-    """qacc <- M_hat^-1 (M qacc) for one articulation (MuJoCo's implicitfast step). M qacc is a tree-sparse
-    product over the ancestor entries of ``mass_matrix`` (the only non-zero ones, stored symmetrically)
-    plus the armature, formed in ``scratch``."""
-    for k in range(n):
-        scratch[d0 + k] = (mass_matrix[off + k * n + k] + wp.float64(joint_armature[d0 + k])) * wp.float64(qacc[d0 + k])
-    for k in range(n):
-        row = off + k * n - d0
-        i = dof_parent[d0 + k]
-        while i >= 0:
-            m = mass_matrix[row + i]
-            scratch[d0 + k] = scratch[d0 + k] + m * wp.float64(qacc[i])
-            scratch[i] = scratch[i] + m * wp.float64(qacc[d0 + k])
-            i = dof_parent[i]
-    ltl_solve_t(chol_implicit, off, n, d0, dof_parent, scratch, d0)
-    ltl_solve(chol_implicit, off, n, d0, dof_parent, scratch, d0)
-    for k in range(n):
-        qacc[d0 + k] = wp.float32(scratch[d0 + k])
+def default_block_dim(device) -> int:
+    """Lanes per world block: 32 (one warp) on CUDA, 1 on the CPU."""
+    return 1 if device.is_cpu else 32
 
 
 @wp.struct
-class IntegrateArgs:
-    """Arrays and scalars of the integration of one articulation."""
+class BlockRanges:
+    """Where each launch block's entities lie (a block is one world, or every world where worlds share
+    entities: :func:`.partition.block_starts`). ``*_start``: (blocks + 1,) int32, block b owns
+    [start[b], start[b + 1]) and the worlds [world_start[b], world_start[b + 1]). Tree levels are stored
+    once per distinct block layout (template t = ``level_template[b]``): the joints of block b at depth l
+    (root joints at 0) are joint_start[b] + ``level_joint[level_ptr[i] : level_ptr[i + 1]]`` for
+    i = level_start[t] + l, up to level_start[t + 1]."""
 
-    # Model:
-    articulation_start: wp.array(dtype=int)
-    joint_type: wp.array(dtype=int)
-    joint_parent: wp.array(dtype=int)
-    joint_child: wp.array(dtype=int)
-    joint_X_p: wp.array(dtype=wp.transform)
-    joint_X_c: wp.array(dtype=wp.transform)
-    joint_q_start: wp.array(dtype=int)
-    joint_qd_start: wp.array(dtype=int)
-    body_com: wp.array(dtype=wp.vec3)
-    art_dof_start: wp.array(dtype=int)
-    art_mat_start: wp.array(dtype=int)
-    dof_parent: wp.array(dtype=int)
-    joint_armature: wp.array(dtype=float)
-    dt: float
-    midpoint: int
-    # Data in:
-    body_q: wp.array(dtype=wp.transform)
-    qacc_smooth: wp.array(dtype=float)
-    qacc_constraint: wp.array(dtype=float)
-    mass_matrix: wp.array(dtype=wp.float64)
-    chol_implicit: wp.array(dtype=wp.float64)
-    art_implicit: wp.array(dtype=int)
-    # Data out (updated in place):
-    qacc: wp.array(dtype=float)
-    scratch: wp.array(dtype=wp.float64)
-    joint_q: wp.array(dtype=float)
-    joint_qd: wp.array(dtype=float)
+    world_start: wp.array(dtype=int)
+    art_start: wp.array(dtype=int)
+    dof_start: wp.array(dtype=int)
+    body_start: wp.array(dtype=int)
+    joint_start: wp.array(dtype=int)
+    actuator_start: wp.array(dtype=int)
+    slot_start: wp.array(dtype=int)
+    level_template: wp.array(dtype=int)  # (world_count,) level template of each world
+    level_start: wp.array(dtype=int)  # (templates + 1,) first level of each template
+    level_ptr: wp.array(dtype=int)  # (template levels + 1,) first entry of each level in level_joint
+    level_joint: wp.array(dtype=int)  # (template joints,) world-local joints by depth, index
 
 
-@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
-def integrate_articulation(a: int, args: IntegrateArgs):
-    art_dof_start = args.art_dof_start
-    qacc = args.qacc
-    qacc_smooth = args.qacc_smooth
-    qacc_constraint = args.qacc_constraint
-    art_implicit = args.art_implicit
-    art_mat_start = args.art_mat_start
-    dof_parent = args.dof_parent
-    joint_armature = args.joint_armature
-    mass_matrix = args.mass_matrix
-    chol_implicit = args.chol_implicit
-    scratch = args.scratch
-    articulation_start = args.articulation_start
-    joint_type = args.joint_type
-    joint_q_start = args.joint_q_start
-    joint_qd_start = args.joint_qd_start
-    joint_parent = args.joint_parent
-    body_q = args.body_q
-    joint_child = args.joint_child
-    dt = args.dt
-    midpoint = args.midpoint
-    joint_X_p = args.joint_X_p
-    body_com = args.body_com
-    joint_X_c = args.joint_X_c
-    joint_q = args.joint_q
-    joint_qd = args.joint_qd
-    d0 = art_dof_start[a]
-    n = art_dof_start[a + 1] - d0
-    for d in range(d0, d0 + n):
-        qacc[d] = qacc_smooth[d] + qacc_constraint[d]
-    if art_implicit[a] != 0:
-        _implicit_correction(
-            art_mat_start[a],
-            n,
-            d0,
-            dof_parent,
-            joint_armature,
-            mass_matrix,
-            chol_implicit,
-            qacc,
-            scratch,
-        )
-    j1 = articulation_start[a + 1]
-    for j in range(articulation_start[a], j1):
-        jt = joint_type[j]
-        qs = joint_q_start[j]
-        ds = joint_qd_start[j]
-        de = art_dof_start[a + 1]
-        if j + 1 < j1:
-            de = joint_qd_start[j + 1]
-        if jt == JOINT_FREE or jt == JOINT_DISTANCE:
-            acc_l = wp.vec3(0.0)
-            acc_a = wp.vec3(0.0)
-            for k in range(3):
-                acc_l[k] = qacc[ds + k]
-                acc_a[k] = qacc[ds + 3 + k]
-            p = joint_parent[j]
-            x_wp = wp.transform_identity()
-            if p >= 0:
-                x_wp = body_q[p]
-            c = joint_child[j]
-            _integrate_free(
-                qs,
-                ds,
-                dt,
-                midpoint,
-                x_wp * joint_X_p[j],
-                body_q[c],
-                body_com[c],
-                joint_X_c[j],
-                acc_l,
-                acc_a,
-                joint_q,
-                joint_qd,
-            )
-        else:
-            for d in range(ds, de):
-                joint_qd[d] = joint_qd[d] + dt * qacc[d]
-            if jt == JOINT_BALL:
-                r = wp.quat(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2], joint_q[qs + 3])
-                w = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
-                r = wp.normalize(r * quat_exp(dt * w))
-                for k in range(4):
-                    joint_q[qs + k] = r[k]
-            elif jt == JOINT_REVOLUTE or jt == JOINT_PRISMATIC or jt == JOINT_D6:
-                for d in range(ds, de):
-                    joint_q[qs + d - ds] = joint_q[qs + d - ds] + dt * joint_qd[d]
+def joint_levels(model, joint_start: np.ndarray):
+    """(level_start, level_ptr, level_joint) of :class:`BlockRanges` from the joint tree: a joint's depth
+    is its parent body's depth + 1 (0 for a parent of -1 or a body no joint moves)."""
+    nj, nb = model.joint_count, model.body_count
+    parent = model.joint_parent.numpy().astype(np.int64)
+    child = model.joint_child.numpy().astype(np.int64)
+    depth = np.zeros(nb + 1, np.int64)  # depth of each body's joint; index nb stands for "no parent"
+    moved = np.zeros(nb + 1, bool)
+    moved[child] = True
+    par = np.where(parent >= 0, parent, nb)
+    for _ in range(nb + 1):  # a longest chain settles in as many passes as it has joints
+        new = np.where(moved[par], depth[par] + 1, 0)
+        if np.array_equal(depth[child], new):
+            break
+        depth[child] = new
+    # Only joints of articulations are stepped (as the per-articulation loops do).
+    art_start = model.articulation_start.numpy().astype(np.int64)
+    in_art = np.zeros(nj + 1, np.int64)
+    np.add.at(in_art, art_start[:-1], 1)
+    np.add.at(in_art, art_start[1:], -1)
+    joints = np.flatnonzero(np.cumsum(in_art)[:nj] > 0)
+    n = len(joints)
+    jdepth = depth[child[joints]]
+    worlds = len(joint_start) - 1
+    jworld = np.searchsorted(joint_start, joints, side="right") - 1
+    order = joints[np.lexsort((joints, jdepth, jworld))]
+    key = (np.searchsorted(joint_start, order, side="right") - 1) * (nj + 1) + depth[child[order]]
+    cuts = np.flatnonzero(np.diff(key)) + 1 if n else np.zeros(0, np.int64)
+    level_ptr = np.concatenate([[0], cuts, [n]]).astype(np.int64) if n else np.zeros(1, np.int64)
+    level_world = (np.searchsorted(joint_start, order[level_ptr[:-1]], side="right") - 1) if n else np.zeros(0)
+    level_start = np.searchsorted(level_world, np.arange(worlds + 1), side="left")
+    return level_start, level_ptr, order
 
 
-@wp.kernel
-def _integrate_kernel(first: int, args: IntegrateArgs):
-    integrate_articulation(wp.tid() + first, args)
-
-
-def integrate_args(model, tree, data, body_q, joint_q, joint_qd, dt, midpoint=False) -> IntegrateArgs:
-    """The IntegrateArgs of :func:`integrate`."""
+def upload_ranges(model, starts: dict, device) -> BlockRanges:
+    """:class:`BlockRanges` from :func:`.partition.world_starts`; worlds with the same tree levels (in
+    world-local joints) share one copy."""
+    level_start, level_ptr, order = joint_levels(model, starts["joint"])
+    joint_start = np.asarray(starts["joint"], dtype=np.int64)
+    worlds = len(joint_start) - 1
+    # per world: its levelled joints (world-local) and each one's depth within the world
+    level_start = np.asarray(level_start, dtype=np.int64)
+    level_ptr = np.asarray(level_ptr, dtype=np.int64)
+    sizes = np.diff(level_ptr)
+    entry_lvl = np.repeat(np.arange(len(sizes)), sizes)
+    level_world = np.repeat(np.arange(worlds), np.diff(level_start))
+    entry_world = level_world[entry_lvl]
+    entry_level = entry_lvl - level_start[entry_world]
+    entry_start = level_ptr[level_start]  # (worlds + 1,) first entry of each world
+    local = np.asarray(order, dtype=np.int64) - joint_start[entry_world]
+    t = find_templates([local, entry_level], entry_start)
+    t_levels = [np.arange(level_start[w], level_start[w + 1]) for w in t.template_block]
+    t_level_start = np.concatenate([[0], np.cumsum([len(x) for x in t_levels])])
+    t_sizes = np.concatenate([sizes[x] for x in t_levels]) if t_levels else np.zeros(0, np.int64)
+    t_level_ptr = np.concatenate([[0], np.cumsum(t_sizes)])
+    t_joint = np.concatenate([local[entry_start[w] : entry_start[w + 1]] for w in t.template_block])
+    host = {
+        "world_start": starts["world"],
+        "art_start": starts["articulation"],
+        "dof_start": starts["joint_dof"],
+        "body_start": starts["body"],
+        "joint_start": starts["joint"],
+        "actuator_start": starts["actuator"],
+        "slot_start": starts["slot"],
+        "level_template": t.block_template,
+        "level_start": t_level_start,
+        "level_ptr": t_level_ptr,
+        "level_joint": t_joint,
+    }
     return pack(
-        IntegrateArgs,
+        BlockRanges,
         [
-            model.articulation_start,
-            model.joint_type,
-            model.joint_parent,
-            model.joint_child,
-            model.joint_X_p,
-            model.joint_X_c,
-            model.joint_q_start,
-            model.joint_qd_start,
-            model.body_com,
-            tree["art_dof_start"],
-            tree["art_mat_start"],
-            tree["dof_parent"],
-            model.joint_armature,
-            float(dt),
-            int(bool(midpoint)),
-            body_q,
-            data.qacc_smooth,
-            data.qacc_constraint,
-            data.mass_matrix,
-            data.chol_implicit,
-            data.art_implicit,
-            data.qacc,
-            data.dof_scratch,
-            joint_q,
-            joint_qd,
+            wp.array(np.asarray(host[name], dtype=np.int32).reshape(-1), dtype=wp.int32, device=device)
+            for name in BlockRanges.vars
         ],
     )
 
 
-def integrate(model, tree, data, body_q, joint_q, joint_qd, dt, span, midpoint=False):
-    """Advance joint_q / joint_qd in place by dt with qacc = qacc_smooth + qacc_constraint, corrected for
-    the velocity-implicit terms (module docstring; the result is left in ``data.qacc``), for the
-    articulations in ``span`` = (first, count). ``midpoint``: the energy-conserving free-joint rotation."""
-    wp.launch(
-        _integrate_kernel,
-        dim=span[1],
-        device=model.device,
-        inputs=[span[0], integrate_args(model, tree, data, body_q, joint_q, joint_qd, dt, midpoint)],
-    )
+@wp.func
+def _fk_levels(b: int, lane: int, lanes: int, ranges: BlockRanges, fk: FkArgs):
+    """Forward kinematics of block b by its lanes, one tree level at a time (a joint needs its parent
+    body's pose and twist), a barrier after each level. Every lane of the block must call it."""
+    t = ranges.level_template[b]
+    j0 = ranges.joint_start[b]
+    for level in range(ranges.level_start[t], ranges.level_start[t + 1]):
+        for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
+            fk_joint(j0 + ranges.level_joint[jj], fk)
+        block_sync()
 
 
 @wp.kernel
-def _copy_kernel(first: int, src: wp.array(dtype=float), dst: wp.array(dtype=float)):
-    i = wp.tid() + first
-    dst[i] = src[i]
-
-
-def copy_joint_state(model, src, dst, coords, dofs):
-    """Copy joint_q / joint_qd from ``src`` to ``dst`` with kernels (capturable on every device), over the
-    (first, count) ranges ``coords`` and ``dofs``."""
-    if coords[1]:
-        wp.launch(_copy_kernel, dim=coords[1], device=model.device, inputs=[coords[0], src.joint_q, dst.joint_q])
-    if dofs[1]:
-        wp.launch(_copy_kernel, dim=dofs[1], device=model.device, inputs=[dofs[0], src.joint_qd, dst.joint_qd])
-
-
-@wp.struct
-class HealthArgs:
-    """Arrays and scalars of one world's health check."""
-
-    # Model:
-    articulation_world_start: wp.array(dtype=int)
-    art_dof_start: wp.array(dtype=int)
-    art_coord_start: wp.array(dtype=int)
-    max_speed: float
-    # Data in:
-    joint_q: wp.array(dtype=float)
-    joint_qd: wp.array(dtype=float)
-    row_overflow: wp.array(dtype=int)  # (world_count,) 1 where the world's constraint rows overflowed
-    # Data out:
-    world_unhealthy_out: wp.array(dtype=int)
-
-
-@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
-def health_world(w: int, args: HealthArgs):
-    articulation_world_start = args.articulation_world_start
-    art_dof_start = args.art_dof_start
-    joint_qd = args.joint_qd
-    max_speed = args.max_speed
-    art_coord_start = args.art_coord_start
-    joint_q = args.joint_q
-    world_unhealthy_out = args.world_unhealthy_out
-    bad = int(0)
-    for a in range(articulation_world_start[w], articulation_world_start[w + 1]):
-        for d in range(art_dof_start[a], art_dof_start[a + 1]):
-            v = joint_qd[d]
-            if not wp.isfinite(v) or wp.abs(v) > max_speed:
-                bad = 1
-        for c in range(art_coord_start[a], art_coord_start[a + 1]):
-            if not wp.isfinite(joint_q[c]):
-                bad = 1
-    if args.row_overflow[w] != 0:
-        bad = 1  # contacts were dropped for want of constraint rows: the physics is wrong
-    if bad != 0:
-        world_unhealthy_out[w] = 1
-
-
-@wp.kernel
-def _health_kernel(first: int, args: HealthArgs):
-    health_world(wp.tid() + first, args)
-
-
-def health_args(model, tree, joint_q, joint_qd, max_speed, row_overflow, out) -> HealthArgs:
-    """The HealthArgs of :func:`compute_health`."""
-    starts = model.articulation_world_start if model.world_count > 0 else tree["all_art_range"]
-    return pack(
-        HealthArgs,
-        [
-            starts,
-            tree["art_dof_start"],
-            tree["art_coord_start"],
-            float(max_speed),
-            joint_q,
-            joint_qd,
-            row_overflow,
-            out,
-        ],
-    )
-
-
-def compute_health(model, tree, joint_q, joint_qd, max_speed, row_overflow, out, span):
-    """Set out[w] = 1 (sticky until reset) where world w holds NaN/inf coordinates or a DOF speed above
-    ``max_speed`` [m/s or rad/s], or its constraint rows overflowed (``row_overflow[w]``), for the worlds in
-    ``span`` = (first, count). A model without worlds reports its articulations as world 0."""
-    args = health_args(model, tree, joint_q, joint_qd, max_speed, row_overflow, out)
-    wp.launch(_health_kernel, dim=span[1], device=model.device, inputs=[span[0], args])
-
-
-@wp.kernel
-def _reset_kernel(
-    # Model:
-    entity_joint: wp.array(dtype=int),
-    joint_world: wp.array(dtype=int),
-    initial: wp.array(dtype=float),
-    # Data in:
-    world_mask: wp.array(dtype=bool),
-    # Data out:
-    values_out: wp.array(dtype=float),
+def _smooth_kernel(
+    first_block: int,
+    ranges: BlockRanges,
+    fk: FkArgs,
+    sub: SubspaceArgs,
+    crb: CrbArgs,
+    rne: RneArgs,
+    pas: PassiveArgs,
+    act: ActuatorArgs,
+    fac: FactorArgs,
 ):
-    i = wp.tid()
-    w = wp.max(joint_world[entity_joint[i]], 0)
-    if world_mask[w]:
-        values_out[i] = initial[i]
+    block, lane = wp.tid()
+    b = block + first_block
+    lanes = wp.block_dim()
+    _fk_levels(b, lane, lanes, ranges, fk)
+    for a in range(ranges.art_start[b] + lane, ranges.art_start[b + 1], lanes):
+        subspace_ref(a, sub)
+    block_sync()  # every joint's subspace needs its articulation's reference point
+    for j in range(ranges.joint_start[b] + lane, ranges.joint_start[b + 1], lanes):
+        a = crb.body_art[sub.joint_child[j]]
+        if a >= 0:  # joints outside articulations are not stepped
+            subspace_joint(j, a, sub)
+            crb_body(j, a, crb)
+    block_sync()  # the bias forces read every body's twist and inertia about r
+    # Bias forces root to leaves (accelerations), then leaves to root (forces) with the composite inertias.
+    lt = ranges.level_template[b]
+    j0 = ranges.joint_start[b]
+    for level in range(ranges.level_start[lt], ranges.level_start[lt + 1]):
+        for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
+            j = j0 + ranges.level_joint[jj]
+            rne_forward(j, crb.body_art[sub.joint_child[j]], rne)
+        block_sync()
+    for t in range(ranges.level_start[lt + 1] - ranges.level_start[lt]):
+        level = ranges.level_start[lt + 1] - 1 - t
+        for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
+            j = j0 + ranges.level_joint[jj]
+            crb_gather(j, crb)
+            rne_backward(j, crb.body_art[sub.joint_child[j]], rne)
+        block_sync()
+    mass_matrix_rows(ranges.dof_start[b] + lane, ranges.dof_start[b + 1], lanes, crb)
+    passive_dofs(ranges.dof_start[b] + lane, ranges.dof_start[b + 1], lanes, pas)
+    block_sync()  # actuators add to the passive forces of DOFs other lanes wrote
+    actuator_forces(ranges.actuator_start[b] + lane, ranges.actuator_start[b + 1], lanes, act)
+    block_sync()  # the factorization reads every DOF's forces and implicit diagonal
+    a0 = ranges.art_start[b]
+    a1 = ranges.art_start[b + 1]
+    if a1 - a0 >= lanes:  # one articulation per lane
+        for a in range(a0 + lane, a1, lanes):
+            factor_articulation(a, fac, 0, 1)
+    else:  # fewer articulations than lanes: every lane on each (bitwise the same factors)
+        for a in range(a0, a1):
+            factor_articulation(a, fac, lane, lanes)
 
 
-def reset_joint_state(model, world_mask, joint_q, joint_qd):
-    """Restore the model's initial joint_q / joint_qd in the worlds where ``world_mask`` is True."""
-    if model.joint_coord_count:
-        wp.launch(
-            _reset_kernel,
-            dim=model.joint_coord_count,
-            device=model.device,
-            inputs=[model.joint_coord_joint, model.joint_world, model.joint_q, world_mask],
-            outputs=[joint_q],
-        )
-    if model.joint_dof_count:
-        wp.launch(
-            _reset_kernel,
-            dim=model.joint_dof_count,
-            device=model.device,
-            inputs=[model.joint_dof_joint, model.joint_world, model.joint_qd, world_mask],
-            outputs=[joint_qd],
-        )
+def launch_smooth(device, blocks, block_dim, ranges, fk, sub, crb, rne, pas, act, fac):
+    """Launch pass 1 over ``blocks`` = (first, count)."""
+    wp.launch_tiled(
+        _smooth_kernel,
+        dim=[blocks[1]],
+        inputs=[blocks[0], ranges, fk, sub, crb, rne, pas, act, fac],
+        block_dim=block_dim,
+        device=device,
+    )
+
+
+@wp.kernel
+def _finish_kernel(
+    first_block: int,
+    ranges: BlockRanges,
+    last: int,
+    out: ContactOutputArgs,
+    integ: IntegrateArgs,
+    fk: FkArgs,
+    health: HealthArgs,
+):
+    block, lane = wp.tid()
+    b = block + first_block
+    lanes = wp.block_dim()
+    w0 = ranges.world_start[b]
+    w1 = ranges.world_start[b + 1]
+    if last != 0:  # uniform over the block, so the barriers below are reached by every lane
+        for body in range(ranges.body_start[b] + lane, ranges.body_start[b + 1], lanes):
+            out.body_wrench_out[body] = wp.spatial_vector()
+            out.body_count_out[body] = 0
+        for w in range(w0 + lane, w1, lanes):
+            out.world_count_out[w] = 0
+        block_sync()  # the slots add into bodies other lanes cleared
+        if w1 - w0 == 1:
+            contact_output_slots(w0, ranges.slot_start[b] + lane, ranges.slot_start[b + 1], lanes, out)
+        else:  # a block of several worlds: each slot's world from the pair tables
+            for s in range(ranges.slot_start[b] + lane, ranges.slot_start[b + 1], lanes):
+                contact_output_slots(block_of(out.topo.block_slot_start, s), s, s + 1, 1, out)
+    for a in range(ranges.art_start[b] + lane, ranges.art_start[b + 1], lanes):
+        integrate_articulation(a, integ)
+    if last != 0:
+        block_sync()  # forward kinematics and the health check read every joint's new state
+        _fk_levels(b, lane, lanes, ranges, fk)
+        for w in range(w0 + lane, w1, lanes):
+            health_world(w, health)
+
+
+def launch_finish(device, blocks, block_dim, ranges, last, out, integ, fk, health):
+    """Launch pass 4 over ``blocks`` = (first, count); ``last``: the step's last substep."""
+    wp.launch_tiled(
+        _finish_kernel,
+        dim=[blocks[1]],
+        inputs=[blocks[0], ranges, int(bool(last)), out, integ, fk, health],
+        block_dim=block_dim,
+        device=device,
+    )
+
+
+@dataclass(frozen=True)
+class StepArgs:
+    """The stage structs of one substep, bound to one set of state and control arrays."""
+
+    fk: FkArgs  # forward kinematics into the solver's scratch bodies
+    sub: SubspaceArgs  # motion subspaces and body inertias
+    crb: CrbArgs  # composite inertias and mass-matrix rows
+    rne: RneArgs  # bias forces
+    pas: PassiveArgs  # applied, spring, damper and drive forces
+    act: ActuatorArgs  # actuator forces
+    fac: FactorArgs  # factorization and smooth acceleration
+    out: ContactOutputArgs  # contact forces, per-body wrenches and counts
+    integ: IntegrateArgs  # integration
+    fk_state: FkArgs  # forward kinematics into the state's bodies
+    health: HealthArgs  # per-world health flags
+
+
+def bind(solver, state, body_f, control, ctrl, dt: float) -> StepArgs:
+    """The :class:`StepArgs` of ``solver`` for these state, force and control arrays and substep ``dt``."""
+    model, tree, data = solver.model, solver.tree, solver.data
+    q, qd = state.joint_q, state.joint_qd
+    midpoint = solver.integrator == "midpoint"
+    return StepArgs(
+        fk=fk_args(model, q, qd, data.body_q, data.body_qd),
+        sub=subspace_args(model, data, data.body_q, data.body_qd, q, qd),
+        crb=crb_args(model, tree, data),
+        rne=rne_args(model, tree, data, data.body_q, body_f, qd, dt, midpoint),
+        pas=passive_args(model, tree, data, q, qd, control, dt),
+        act=actuator_args(tree, solver.actuator_table, ctrl, q, qd, dt, data),
+        fac=factor_args(model, tree, data),
+        out=contact_output_args(
+            model,
+            data,
+            solver.contacts,
+            solver.rows,
+            solver.body_contact_wrench,
+            solver.body_contact_count,
+            solver.world_contact_count,
+        ),
+        integ=integrate_args(model, tree, data, data.body_q, q, qd, dt, midpoint),
+        fk_state=fk_args(model, q, qd, state.body_q, state.body_qd),
+        health=health_args(model, tree, q, qd, solver.max_speed, solver.rows.row_overflow, solver.world_unhealthy),
+    )
+
+
+def substep(solver, span, state, args: StepArgs, dt: float, last: bool):
+    """One substep of the worlds in ``span`` (a :class:`.partition.Span`): the stage list, in MuJoCo's order.
+
+    1. Smooth pass: kinematics, motion subspaces, mass matrix, bias forces, passive and actuator forces,
+       factorization and the smooth acceleration (:func:`launch_smooth`).
+    2. Collision (:func:`.collision.driver.collide`).
+    3. Constraint rows and their solve (:class:`.solve.world.WorldSolver`).
+    4. Finish pass: contact forces on the last substep, integration, and on the last substep forward
+       kinematics into the state and the health flags (:func:`launch_finish`).
+    """
+    dev, lanes, ranges = solver.device, solver.block_dim, solver.block_ranges
+    a = args
+    launch_smooth(dev, span.blocks, lanes, ranges, a.fk, a.sub, a.crb, a.rne, a.pas, a.act, a.fac)
+    collide(solver.model, solver.contacts, solver.data.body_q, span.worlds, lanes)
+    solver.world_solver.solve(solver.data, state.joint_q, state.joint_qd, dt, solver.iterations, span.worlds, lanes)
+    launch_finish(dev, span.blocks, lanes, ranges, last, a.out, a.integ, a.fk_state, a.health)

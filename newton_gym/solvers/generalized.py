@@ -10,14 +10,17 @@ import numpy as np
 import warp as wp
 
 from ..errors import ModelBuildError, SolverError, SolverStateError
-from ..sim import kinematics
 from ..sim.kinematics import eval_fk
-from . import collision_driver, constraint, contact_params, forward, partition, passive, smooth, world_step
-from . import solver as pgs
+from . import forward, integrate, partition
 from .base import SolverBase, SolverNotifyFlags
-from .layout import build_tree_layout
-from .passive import Actuators
-from .world_solve import TILE_MAX_DOFS, WorldSolver, world_dof_start
+from .collision import driver as collision_driver
+from .collision import params as contact_params
+from .constraint import rows as constraint
+from .option import Option
+from .smooth import dynamics as smooth
+from .smooth.passive import Actuators
+from .solve.world import TILE_MAX_DOFS, WorldSolver, world_dof_start
+from .tree import build_tree_layout
 
 __all__ = ["SolverGeneralized"]
 
@@ -72,47 +75,11 @@ class SolverGeneralized(SolverBase):
 
     Args:
         model: the Model.
-        substeps: substeps per :meth:`step` (each of dt / substeps).
-        solver: constraint solver, "newton" (MuJoCo's default: primal Newton with exact line search,
-            :mod:`.world_newton`) or "pgs" (projected Gauss-Seidel on the dual, :mod:`.world_pgs`).
-            Newton needs each world's DOFs in one contiguous range (what ``replicate`` / ``add_world``
-            build); otherwise PGS runs, with a warning.
-        iterations: most Newton iterations, or PGS sweeps, per substep.
-        tolerance: Newton stops once its improvement or gradient, scaled by 1 / (mean inertia * DOFs) of the
-            world, falls below this (MuJoCo's opt.tolerance), or the cost stops changing in float32.
-        ls_iterations: most 1-D Newton steps of one Newton line search.
-        cone: "pyramidal" (MuJoCo's default) or "elliptic" friction cones.
+        option: the solver's settings (:class:`.option.Option`); None: ``Option()``.
         actuators: optional :class:`Actuators` (MuJoCo motors); their controls are read from
             ``control.ctrl`` when the control has that attribute, else from :attr:`ctrl`.
-        integrator: "implicitfast" (MuJoCo's: explicit gyroscopic torque, free joints rotate by exp(dt w'),
-            damping and drive gains velocity-implicit after the constraint solve) or "midpoint" (the same,
-            but free bodies take the implicit-midpoint gyroscopic torque and rotation, which conserve a
-            torque-free body's energy and angular momentum).
-        max_speed: DOF speed [m/s, rad/s] above which a world is flagged unhealthy.
-        friction_rest_speed: DOF speed [m/s, rad/s] below which joint friction uses its static effort.
-        limit_solref, limit_solimp, friction_solref, friction_solimp: MuJoCo solref / solimp of joint
-            limit and joint friction rows (the model stores none per joint).
-        pgs_tolerance: a world's PGS sweeps stop early once the sum of its force changes in one sweep is at
-            most this fraction of the sum of its forces (0: always run ``iterations`` sweeps; 1e-6 leaves the
-            Ant tests' trajectories unchanged while skipping most sweeps of settled contacts).
-        threads: CPU threads stepping groups of worlds at once (Warp runs a CPU launch on one core); results
-            are bitwise those of one thread. Ignored on CUDA; falls back to one thread, with a warning, for
-            models whose worlds share entities (see :mod:`.partition`).
-        row_budget: most constraint rows one world solves in a substep (MuJoCo's njmax, per world); None
-            picks each world's joint-limit, friction and equality rows plus every contact slot against static
-            geometry plus one full contact per moving body (:func:`.constraint.default_row_budget`). Contacts
-            beyond it are dropped for that substep and the world is flagged in :attr:`world_unhealthy`
-            (``rows.row_overflow`` / ``rows.row_peak`` tell by how much).
-        block_dim: lanes per world block of the per-world passes (:mod:`.world_step`); None: 32 on CUDA,
-            1 on the CPU (where more than one lane runs only with ``wp.config.enable_cpu_blocks``). Models
-            whose worlds share entities (global articulations) run the staged per-stage launches instead.
-        tiles: factor each Newton iteration's Hessian with Warp's block-cooperative ``tile_cholesky`` (a
-            tile per world) instead of the lanes' own Cholesky; it applies where every world has the same
-            DOF count, at most ``TILE_MAX_DOFS`` (64). None: on CUDA with more than one lane per world where
-            it applies. True on the CPU needs ``threads=1`` (a CPU tile's storage is not safe under
-            concurrent launches). The two paths agree to float32 rounding; each is bitwise independent of
-            ``block_dim``. Where the tile kernel cannot compile, the solver warns and uses the lanes'
-            Cholesky.
+        **overrides: Option fields to change (``SolverGeneralized(model, iterations=50)``); an unknown name
+            raises SolverError.
 
     Attributes:
         ctrl: (actuator_count,) float32 actuator controls.
@@ -125,108 +92,63 @@ class SolverGeneralized(SolverBase):
         newton_iterations: (max(world_count, 1),) int32 Newton iterations of each world's last solve.
     """
 
-    def __init__(
-        self,
-        model,
-        substeps: int = 1,
-        iterations: int = 30,
-        cone: str = "pyramidal",
-        solver: str = "newton",
-        tolerance: float = 1.0e-8,
-        ls_iterations: int = 50,
-        actuators: Actuators | None = None,
-        integrator: str = "implicitfast",
-        max_speed: float = 1.0e3,
-        friction_rest_speed: float = 1.0e-2,
-        limit_solref=(0.02, 1.0),
-        limit_solimp=(0.9, 0.95, 0.001, 0.5, 2.0),
-        friction_solref=(0.02, 1.0),
-        friction_solimp=(0.9, 0.95, 0.001, 0.5, 2.0),
-        pgs_tolerance: float = 1.0e-6,
-        pgs_subspace: bool = True,
-        threads: int = 1,
-        block_dim: int | None = None,
-        row_budget: int | None = None,
-        tiles: bool | None = None,
-    ):
+    def __init__(self, model, option: Option | None = None, actuators: Actuators | None = None, **overrides):
         super().__init__(model)
-        if cone not in ("pyramidal", "elliptic"):
-            raise SolverError(f"SolverGeneralized: cone must be 'pyramidal' or 'elliptic', got {cone!r}")
-        if solver not in ("newton", "pgs"):
-            raise SolverError(f"SolverGeneralized: solver must be 'newton' or 'pgs', got {solver!r}")
-        if block_dim is not None and not 1 <= int(block_dim) <= 1024:
-            raise SolverError(f"SolverGeneralized: block_dim must be in [1, 1024] or None, got {block_dim}")
-        if int(threads) < 1:
-            raise SolverError(f"SolverGeneralized: threads must be >= 1, got {threads}")
-        if int(substeps) < 1:
-            raise SolverError(f"SolverGeneralized: substeps must be >= 1, got {substeps}")
-        if int(iterations) < 0:
-            raise SolverError(f"SolverGeneralized: iterations must be >= 0, got {iterations}")
-        self.substeps = int(substeps)
-        self.iterations = int(iterations)
-        self.cone = cone
-        if integrator not in ("implicitfast", "midpoint"):
-            raise SolverError(f"SolverGeneralized: integrator must be 'implicitfast' or 'midpoint', got {integrator!r}")
-        self.integrator = integrator
-        self.max_speed = float(max_speed)
+        if option is not None and not isinstance(option, Option):
+            raise SolverError(f"SolverGeneralized: option must be an Option or None, got {type(option).__name__}")
+        option = (option or Option()).replace(**overrides) if overrides else (option or Option())
+        self.option = option
+        self.substeps = option.substeps
+        self.iterations = option.iterations
+        self.cone = option.cone
+        self.integrator = option.integrator
+        self.max_speed = option.max_speed
         layout = build_tree_layout(model)
         self.layout = layout
         self.tree = layout.upload(self.device)
         self.data = _Data(model, layout, self.device)
         self._kin = _Kinematics(self.data)
         self.actuators = actuators if actuators is not None else Actuators(np.zeros(0, np.int32), np.zeros(0))
-        self._act = self.actuators.upload(self.device, model.joint_dof_count)
+        self.actuator_table = self.actuators.upload(self.device, model.joint_dof_count)
         self.ctrl = wp.zeros(max(self.actuators.count, 1), dtype=wp.float32, device=self.device)
         self._zero_control = model.control()
         self.world_count = max(model.world_count, 1)
         self.world_unhealthy = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)
         self.contacts = collision_driver.build_contacts(model, layout)
-        self.rows = constraint.build_rows(
-            model,
-            layout,
-            self.contacts,
-            cone,
-            dict(
-                limit_solref=limit_solref,
-                limit_solimp=limit_solimp,
-                friction_solref=friction_solref,
-                friction_solimp=friction_solimp,
-                friction_rest_speed=friction_rest_speed,
-                row_budget=row_budget,
-            ),
-        )
-        self.solver = self._constraint_solver(solver, layout)
-        self.block_dim = world_step.default_block_dim(self.device) if block_dim is None else int(block_dim)
-        if tiles and self.device.is_cpu and int(threads) > 1:
+        self.rows = constraint.build_rows(model, layout, self.contacts, option)
+        self.solver = self._constraint_solver(option.solver, layout)
+        self.block_dim = forward.default_block_dim(self.device) if option.block_dim is None else option.block_dim
+        tiles = option.tiles
+        if tiles and self.device.is_cpu and option.threads > 1:
             raise SolverError("SolverGeneralized: tiles=True on the CPU needs threads=1 (CPU tile storage is shared)")
         asked = tiles is True
         if tiles is None:
             tiles = self.device.is_cuda and self.block_dim > 1
-        self._world_solver = WorldSolver(
+        self.world_solver = WorldSolver(
             model,
             layout,
             self.tree,
             self.contacts,
             self.rows,
-            pgs_tolerance,
-            pgs_subspace,
-            self.solver == "newton",
-            tolerance,
-            ls_iterations,
-            self.block_dim,
-            bool(tiles) and self.solver == "newton",
+            tolerance=option.pgs_tolerance,
+            subspace=option.pgs_subspace,
+            newton=self.solver == "newton",
+            newton_tolerance=option.tolerance,
+            ls_iterations=option.ls_iterations,
+            lanes=self.block_dim,
+            tiles=bool(tiles) and self.solver == "newton",
         )
         self._load_tiles(asked and self.solver == "newton")
-        self.newton_iterations = self._world_solver.rd.niter if self.solver == "newton" else None
+        self.newton_iterations = self.world_solver.rd.niter if self.solver == "newton" else None
         self.body_contact_wrench = wp.zeros(max(model.body_count, 1), dtype=wp.spatial_vector, device=self.device)
         self.body_contact_count = wp.zeros(max(model.body_count, 1), dtype=wp.int32, device=self.device)
         self.world_contact_count = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)
-        self.spans = self._split(threads)
+        self.block_ranges, blocks = self._block_ranges()
+        self.spans = self._split(option.threads, blocks)
         self._pool = ThreadPoolExecutor(len(self.spans), "newton_gym-step") if len(self.spans) > 1 else None
         self._warm = False
         self._graphs = None
         self._checked_dt = None
-        self._ranges = self._world_blocks()
         self._args_key = None
         self._args = None
         self._init_invweights()
@@ -234,12 +156,12 @@ class SolverGeneralized(SolverBase):
     @property
     def tiles(self) -> bool:
         """Whether the Newton directions come from Warp tiles (see ``tiles`` in the constructor)."""
-        return self._world_solver.tile_dofs > 0
+        return self.world_solver.tile_dofs > 0
 
     def _load_tiles(self, asked: bool):
         """Compile the tile world kernel now; where it cannot be (or the worlds' sizes do not allow tiles
         when ``tiles=True`` asked for them), warn and keep the lanes' Cholesky."""
-        ws = self._world_solver
+        ws = self.world_solver
         if asked and ws.tile_dofs == 0:
             warnings.warn(
                 "SolverGeneralized(tiles=True): the Newton Hessian is not tiled: worlds need one DOF count of "
@@ -255,14 +177,12 @@ class SolverGeneralized(SolverBase):
             warnings.warn(f"SolverGeneralized: the tile Newton kernel did not load ({err}); using lanes", stacklevel=3)
             ws.drop_tiles()
 
-    def _world_blocks(self):
-        """Per-world entity ranges for the block passes of :mod:`.world_step`, or None (staged launches) where
-        worlds share entities."""
+    def _block_ranges(self):
+        """The entity ranges of each launch block of :mod:`.forward` (a world, or one block of every
+        world where worlds share entities) and the number of blocks."""
         act_dof = np.asarray(self.actuators.dof, dtype=np.int64).reshape(-1)
-        if self.model.world_count > 0 and partition.shared_reason(self.model, self.contacts, act_dof) is not None:
-            return None
-        starts = partition.world_starts(self.model, self.contacts, self.rows, act_dof)
-        return world_step.upload_ranges(self.model, starts, self.device)
+        starts = partition.block_starts(self.model, self.contacts, self.rows, act_dof)
+        return forward.upload_ranges(self.model, starts, self.device), len(starts["world"]) - 1
 
     def _constraint_solver(self, solver: str, layout) -> str:
         """``solver``, or "pgs" (with a warning) where the Newton solve does not apply."""
@@ -276,11 +196,13 @@ class SolverGeneralized(SolverBase):
         warnings.warn(f"SolverGeneralized(solver='newton') uses PGS: {reason}", stacklevel=3)
         return "pgs"
 
-    def _split(self, threads) -> list:
+    def _split(self, threads, blocks) -> list:
         """One :class:`.partition.Span` per thread (a single span covering everything when not split)."""
         threads = int(threads)
         act_dof = np.asarray(self.actuators.dof, dtype=np.int64).reshape(-1)
-        whole = partition.whole_span(self.model, self.contacts, self.rows, self.actuators.count, self.world_count)
+        whole = partition.whole_span(
+            self.model, self.contacts, self.rows, self.actuators.count, self.world_count, blocks
+        )
         if threads == 1 or not self.device.is_cpu:
             return [whole]
         reason = partition.split_reason(self.model, self.contacts, act_dof)
@@ -360,145 +282,29 @@ class SolverGeneralized(SolverBase):
         return state_in, state_out, control, ctrl if ctrl is not None else self.ctrl, float(dt)
 
     def _step_span(self, span, state_in, state_out, control, ctrl, dt):
-        """One step of the worlds in ``span`` (a :class:`.partition.Span`)."""
+        """One step of the worlds in ``span`` (a :class:`.partition.Span`): ``substeps`` runs of
+        :func:`.forward.substep`."""
         model = self.model
         if state_in is not state_out:
-            forward.copy_joint_state(model, state_in, state_out, span.coords, span.dofs)
-        h = dt / self.substeps
-        if self._ranges is not None and model.articulation_count:
-            args = self._block_args(state_out, state_in.body_f, control, ctrl, h)
-            for k in range(self.substeps):
-                self._block_substep(span, state_out, args, h, k == self.substeps - 1)
+            integrate.copy_joint_state(model, state_in, state_out, span.coords, span.dofs)
+        if model.articulation_count == 0:
             return
+        h = dt / self.substeps
+        args = self._bind(state_out, state_in.body_f, control, ctrl, h)
         for k in range(self.substeps):
-            self._substep(span, state_out, state_in.body_f, control, ctrl, h, k == self.substeps - 1)
-        eval_fk(model, state_out.joint_q, state_out.joint_qd, state_out, articulations=span.articulations)
-        forward.compute_health(
-            model,
-            self.tree,
-            state_out.joint_q,
-            state_out.joint_qd,
-            self.max_speed,
-            self.rows.row_overflow,
-            self.world_unhealthy,
-            span.worlds,
-        )
+            forward.substep(self, span, state_out, args, h, k == self.substeps - 1)
 
-    def _block_args(self, state, body_f, control, ctrl, dt) -> dict:
-        """The stage structs of the block passes for these arrays (kept while they stay the same). Keyed by
-        the arrays' addresses, not the objects' ids: the cached structs keep the arrays alive, so no other
-        array can take their memory (a new State could take a freed one's id)."""
+    def _bind(self, state, body_f, control, ctrl, dt) -> forward.StepArgs:
+        """The stage structs for these arrays (kept while they stay the same). Keyed by the arrays'
+        addresses, not the objects' ids: the cached structs keep the arrays alive, so no other array can take
+        their memory (a new State could take a freed one's id)."""
         arrays = (state.joint_q, state.joint_qd, state.body_q, state.body_qd, body_f, ctrl)
         arrays += (control.joint_f, control.joint_target_pos, control.joint_target_vel)
         key = tuple(a.ptr for a in arrays) + (dt,)
-        if key == self._args_key:
-            return self._args
-        model, tree, data = self.model, self.tree, self.data
-        q, qd = state.joint_q, state.joint_qd
-        midpoint = self.integrator == "midpoint"
-        self._args = {
-            "fk": kinematics.fk_args(model, q, qd, data.body_q, data.body_qd),
-            "sub": smooth.subspace_args(model, data, data.body_q, data.body_qd, q, qd),
-            "crb": smooth.crb_args(model, tree, data),
-            "rne": smooth.rne_args(model, tree, data, data.body_q, body_f, qd, dt, midpoint),
-            "pas": passive.passive_args(model, tree, data, q, qd, control, dt),
-            "act": passive.actuator_args(tree, self._act, ctrl, q, qd, dt, data),
-            "fac": smooth.factor_args(model, tree, data),
-            "out": pgs.contact_output_args(
-                model,
-                data,
-                self.contacts,
-                self.rows,
-                self.body_contact_wrench,
-                self.body_contact_count,
-                self.world_contact_count,
-            ),
-            "integ": forward.integrate_args(model, tree, data, data.body_q, q, qd, dt, midpoint),
-            "fk_state": kinematics.fk_args(model, q, qd, state.body_q, state.body_qd),
-            "health": forward.health_args(
-                model, tree, q, qd, self.max_speed, self.rows.row_overflow, self.world_unhealthy
-            ),
-        }
-        self._args_key = key
+        if key != self._args_key:
+            self._args = forward.bind(self, state, body_f, control, ctrl, dt)
+            self._args_key = key
         return self._args
-
-    def _block_substep(self, span, state, args, dt, last):
-        """One substep as the four launches of :mod:`.world_step`."""
-        model, data, dev = self.model, self.data, self.device
-        a = args
-        world_step.launch_smooth(
-            dev,
-            span.worlds,
-            self.block_dim,
-            self._ranges,
-            a["fk"],
-            a["sub"],
-            a["crb"],
-            a["rne"],
-            a["pas"],
-            a["act"],
-            a["fac"],
-        )
-        collision_driver.collide(model, self.contacts, data.body_q, span.worlds, self.block_dim)
-        pgs.solve(
-            model,
-            self.tree,
-            data,
-            self.rows,
-            self._world_solver,
-            state.joint_q,
-            state.joint_qd,
-            dt,
-            self.iterations,
-            span,
-            self.block_dim,
-        )
-        world_step.launch_finish(
-            dev, span.worlds, self.block_dim, self._ranges, last, a["out"], a["integ"], a["fk_state"], a["health"]
-        )
-
-    def _substep(self, span, state, body_f, control, ctrl, dt, last):
-        model, tree, data = self.model, self.tree, self.data
-        if model.articulation_count == 0:
-            return
-        arts = span.articulations
-        eval_fk(model, state.joint_q, state.joint_qd, self._kin, articulations=arts)
-        smooth.compute_subspaces(model, data, data.body_q, data.body_qd, state.joint_q, state.joint_qd, arts)
-        smooth.compute_mass_matrix(model, tree, data, arts)
-        smooth.compute_bias(
-            model, tree, data, data.body_q, body_f, state.joint_qd, dt, arts, self.integrator == "midpoint"
-        )
-        passive.compute_passive(model, tree, data, state.joint_q, state.joint_qd, control, dt, span.dofs)
-        passive.apply_actuators(model, tree, self._act, ctrl, state.joint_q, state.joint_qd, dt, data, span.actuators)
-        smooth.factor_and_solve(model, tree, data, arts)
-        collision_driver.collide(model, self.contacts, data.body_q, span.worlds, self.block_dim)
-        pgs.solve(
-            model,
-            tree,
-            data,
-            self.rows,
-            self._world_solver,
-            state.joint_q,
-            state.joint_qd,
-            dt,
-            self.iterations,
-            span,
-            self.block_dim,
-        )
-        if last:  # the outputs describe the last substep's contacts
-            pgs.contact_outputs(
-                model,
-                data,
-                self.contacts,
-                self.rows,
-                self.body_contact_wrench,
-                self.body_contact_count,
-                self.world_contact_count,
-                span,
-            )
-        forward.integrate(
-            model, tree, data, data.body_q, state.joint_q, state.joint_qd, dt, arts, self.integrator == "midpoint"
-        )
 
     # ------------------------------------------------------------------ capture
     def capture(self, state_in, state_out, control, dt: float, steps: int = 1):
@@ -556,13 +362,13 @@ class SolverGeneralized(SolverBase):
     def actuator_gain(self) -> wp.array:
         """(actuator_count,) float32 gain on ctrl of each actuator (MuJoCo gainprm[0]; a servo's kp), on the
         device; edit in place (e.g. per-world randomization), read at every step, captured graphs included."""
-        return self._act["gain"]
+        return self.actuator_table["gain"]
 
     @property
     def actuator_bias(self) -> wp.array:
         """(actuator_count,) vec3 affine bias (MuJoCo biasprm[0:3]; a servo's (0, -kp, -kv)), editable in
         place like :attr:`actuator_gain`."""
-        return self._act["bias"]
+        return self.actuator_table["bias"]
 
     def set_world_friction(self, friction, world_mask):
         """Friction coefficient per world: every candidate contact pair of the worlds where ``world_mask``
@@ -579,7 +385,7 @@ class SolverGeneralized(SolverBase):
         ``world_mask`` is a (world_count,) bool Warp array (or anything ``wp.array`` accepts)."""
         if not isinstance(world_mask, wp.array):
             world_mask = wp.array(np.asarray(world_mask, dtype=bool), dtype=wp.bool, device=self.device)
-        forward.reset_joint_state(self.model, world_mask, state.joint_q, state.joint_qd)
+        integrate.reset_joint_state(self.model, world_mask, state.joint_q, state.joint_qd)
         constraint.reset_warmstart(self.model, self.rows, world_mask)
         wp.launch(
             _clear_flags_kernel,

@@ -18,14 +18,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Span", "whole_span", "split_reason", "shared_reason", "split_spans", "actuator_world", "world_starts"]
+__all__ = [
+    "Span",
+    "whole_span",
+    "split_reason",
+    "shared_reason",
+    "split_spans",
+    "actuator_world",
+    "world_starts",
+    "block_starts",
+]
 
 
 @dataclass(frozen=True)
 class Span:
-    """(first, count) in each index space of one group of worlds."""
+    """(first, count) in each index space of one group of worlds; ``blocks``: the launch blocks of the
+    per-world passes that step them (see :func:`block_starts`)."""
 
     worlds: tuple[int, int]
+    blocks: tuple[int, int]
     articulations: tuple[int, int]
     dofs: tuple[int, int]
     coords: tuple[int, int]
@@ -36,10 +47,11 @@ class Span:
     actuators: tuple[int, int]
 
 
-def whole_span(model, contacts, rows, actuator_count: int, world_count: int) -> Span:
+def whole_span(model, contacts, rows, actuator_count: int, world_count: int, block_count: int) -> Span:
     """The span of every entity (one group)."""
     return Span(
         worlds=(0, world_count),
+        blocks=(0, block_count),
         articulations=(0, model.articulation_count),
         dofs=(0, model.joint_dof_count),
         coords=(0, model.joint_coord_count),
@@ -103,6 +115,7 @@ def split_spans(model, contacts, rows, actuator_dof: np.ndarray, parts: int) -> 
         spans.append(
             Span(
                 worlds=(int(w0), int(w1 - w0)),
+                blocks=(int(w0), int(w1 - w0)),
                 articulations=rng(starts["articulation"], w0, w1),
                 dofs=rng(starts["joint_dof"], w0, w1),
                 coords=rng(starts["joint_coord"], w0, w1),
@@ -121,18 +134,7 @@ def world_starts(model, contacts, rows, actuator_dof: np.ndarray) -> dict:
     "joint_coord", "body", "pair", "slot", "row", "actuator"), for a model whose worlds own contiguous
     ranges (:func:`shared_reason` is None). A model without worlds is one world holding everything."""
     if model.world_count == 0:
-        counts = {
-            "articulation": model.articulation_count,
-            "joint": model.joint_count,
-            "joint_dof": model.joint_dof_count,
-            "joint_coord": model.joint_coord_count,
-            "body": model.body_count,
-            "pair": contacts.pair_count,
-            "slot": contacts.slot_count,
-            "row": rows.count,
-            "actuator": len(actuator_dof),
-        }
-        return {kind: np.array([0, n], np.int64) for kind, n in counts.items()}
+        return _one_block(model, contacts, rows, actuator_dof)
     nw = model.world_count
     starts = {
         kind: getattr(model, f"{kind}_world_start").numpy()[: nw + 1].astype(np.int64)
@@ -146,3 +148,33 @@ def world_starts(model, contacts, rows, actuator_dof: np.ndarray) -> dict:
     act_world = actuator_world(model, actuator_dof)
     starts["actuator"] = np.searchsorted(act_world, np.arange(nw + 1), side="left").astype(np.int64)
     return starts
+
+
+def block_starts(model, contacts, rows, actuator_dof: np.ndarray) -> dict:
+    """First entity of each launch block of the per-world passes, (blocks + 1,) int64 per index space of
+    :func:`world_starts`, plus "world": the worlds of each block. A block is one world where the worlds own
+    contiguous ranges; where they share entities (:func:`shared_reason`), or there are no worlds, one
+    block holds every entity and every world."""
+    if model.world_count > 0 and shared_reason(model, contacts, actuator_dof) is None:
+        starts = world_starts(model, contacts, rows, actuator_dof)
+        starts["world"] = np.arange(model.world_count + 1, dtype=np.int64)
+        return starts
+    starts = _one_block(model, contacts, rows, actuator_dof)
+    starts["world"] = np.array([0, max(model.world_count, 1)], np.int64)
+    return starts
+
+
+def _one_block(model, contacts, rows, actuator_dof: np.ndarray) -> dict:
+    """Starts of one block holding every entity."""
+    counts = {
+        "articulation": model.articulation_count,
+        "joint": model.joint_count,
+        "joint_dof": model.joint_dof_count,
+        "joint_coord": model.joint_coord_count,
+        "body": model.body_count,
+        "pair": contacts.pair_count,
+        "slot": contacts.slot_count,
+        "row": rows.count,
+        "actuator": len(actuator_dof),
+    }
+    return {kind: np.array([0, n], np.int64) for kind, n in counts.items()}

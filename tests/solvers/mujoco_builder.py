@@ -25,7 +25,7 @@ from newton_gym.sim.builder import ModelBuilder
 from newton_gym.sim.mesh import Mesh
 from newton_gym.sim.shape_config import ShapeConfig
 from newton_gym.sim.types import GeoType
-from newton_gym.solvers.passive import Actuators
+from newton_gym.solvers.smooth.passive import Actuators
 
 __all__ = ["builder_from_mujoco", "mujoco_qpos_to_joint_q"]
 

@@ -28,7 +28,8 @@ from mujoco_builder import builder_from_mujoco
 from solver_helpers import run
 
 import newton_gym as ng
-from newton_gym.solvers import SolverGeneralized, collision_driver
+from newton_gym.solvers import SolverGeneralized
+from newton_gym.solvers.collision import driver as collision_driver
 
 mujoco = pytest.importorskip("mujoco")
 

@@ -9,7 +9,7 @@ import pytest
 import newton_gym as ng
 from newton_gym.errors import ModelBuildError
 from newton_gym.solvers import SolverGeneralized
-from newton_gym.solvers.collision_hull import convex_hull, hull_tables
+from newton_gym.solvers.collision.hull import convex_hull, hull_tables
 
 mujoco = pytest.importorskip("mujoco")
 

@@ -25,7 +25,8 @@ from solver_helpers import LINK_RADIUS, chain_builder, chain_xml
 
 from newton_gym.errors import ModelBuildError
 from newton_gym.solvers import SolverGeneralized
-from newton_gym.solvers.constraint import MAX_ROW_FLOATS, build_rows
+from newton_gym.solvers.constraint.rows import MAX_ROW_FLOATS, build_rows
+from newton_gym.solvers.option import Option
 
 DT = 0.002
 HANG_TOL = 2e-4  # [rad]
@@ -72,13 +73,6 @@ def test_self_colliding_links_build_and_a_budget_over_the_limit_raises_naming_it
     solver = SolverGeneralized(model)  # ~1.8 M rows x 2 x 600 DOFs would exceed int32; the budget does not
     assert solver.rows.budget_host[0] < solver.rows.count
     assert solver.rows.count * 2 * solver.rows.width > MAX_ROW_FLOATS
-    params = dict(
-        limit_solref=(0.02, 1.0),
-        limit_solimp=(0.9, 0.95, 0.001, 0.5, 2.0),
-        friction_solref=(0.02, 1.0),
-        friction_solimp=(0.9, 0.95, 0.001, 0.5, 2.0),
-        friction_rest_speed=0.01,
-        row_budget=solver.rows.count,  # every row of the world
-    )
+    option = Option(row_budget=solver.rows.count)  # every row of the world
     with pytest.raises(ModelBuildError, match=r"2\^31 - 1.*row_budget.*enable_self_collisions"):
-        build_rows(model, solver.layout, solver.contacts, "pyramidal", params)
+        build_rows(model, solver.layout, solver.contacts, option)

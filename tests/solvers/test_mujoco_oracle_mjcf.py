@@ -61,7 +61,10 @@ from mujoco_builder import mujoco_qpos_to_joint_q
 from solver_helpers import ant_path, model_from_xml
 
 from newton_gym.sim.kinematics import eval_fk
-from newton_gym.solvers import SolverGeneralized, collision_driver, passive, smooth
+from newton_gym.solvers import SolverGeneralized
+from newton_gym.solvers.collision import driver as collision_driver
+from newton_gym.solvers.smooth import dynamics as smooth
+from newton_gym.solvers.smooth import passive
 
 RTOL = 1e-5
 # Forward error of qacc_smooth: float32 cannot reach 1e-5 on the Humanoid (cond(M) ~ 2e3-4e3, and the

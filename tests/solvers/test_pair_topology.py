@@ -9,7 +9,7 @@ import warp as wp
 import newton_gym as ng
 from newton_gym.sim.examples import ant_like_builder
 from newton_gym.solvers import SolverGeneralized
-from newton_gym.solvers.pair_topology import (
+from newton_gym.solvers.collision.pairs import (
     PairTopology,
     block_of,
     decode_pair,
@@ -165,7 +165,7 @@ def test_find_templates_groups_equal_worlds(counts):
 
 def test_collide_refuses_worlds_outside_the_model():
     from newton_gym.errors import SolverError
-    from newton_gym.solvers import collision_driver
+    from newton_gym.solvers.collision import driver as collision_driver
 
     scene = ng.ModelBuilder()
     scene.add_ground_plane()

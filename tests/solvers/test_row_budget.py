@@ -15,17 +15,11 @@ from solver_helpers import ant_path
 import newton_gym as ng
 from newton_gym.assets import robot_path
 from newton_gym.errors import ModelBuildError
-from newton_gym.solvers import SolverGeneralized, constraint
-from newton_gym.solvers.world_tables import vec8
+from newton_gym.solvers import Option, SolverGeneralized
+from newton_gym.solvers.constraint import rows as constraint
+from newton_gym.solvers.types import vec8
 
 DT = 0.01
-PARAMS = dict(
-    limit_solref=(0.02, 1.0),
-    limit_solimp=(0.9, 0.95, 0.001, 0.5, 2.0),
-    friction_solref=(0.02, 1.0),
-    friction_solimp=(0.9, 0.95, 0.001, 0.5, 2.0),
-    friction_rest_speed=0.01,
-)
 
 
 def _usd_worlds(robot: str, n: int, device="cpu"):
@@ -48,7 +42,7 @@ def _gym_ant_worlds(n: int, device):
 def test_4096_ant_worlds_build_with_buffers_of_their_budget_and_step():
     model = _usd_worlds("ant", 4096)
     solver = SolverGeneralized(model)
-    rows, rd = solver.rows, solver._world_solver.rd
+    rows, rd = solver.rows, solver.world_solver.rd
     per_world = rows.count // 4096
     assert rows.budget_host.shape == (4096,) and (rows.budget_host <= per_world).all()
     assert rd.ydense.shape[0] == rows.budget_host.sum() * 14  # compact rows x the Ant's DOFs, not every row
@@ -110,7 +104,7 @@ def test_overflow_drops_contacts_flags_the_world_and_writes_nothing_past_its_row
     rows = solver.rows
     xrows = len(rows.kind_host) // 3  # the eight hinge limits
     assert (rows.budget_host == xrows + contact_rows).all()
-    guards = _guard(solver._world_solver.rd, device)
+    guards = _guard(solver.world_solver.rd, device)
     state = model.state()
     for _ in range(150):  # it falls onto its four feet
         solver.step(state, state, None, DT)
@@ -134,8 +128,8 @@ def test_a_budget_below_the_worlds_limit_rows_raises_naming_them():
     model = _usd_worlds("ant", 2)
     solver = SolverGeneralized(model)
     with pytest.raises(ModelBuildError, match=r"row_budget=3 is below the 8 joint-limit"):
-        constraint.build_rows(model, solver.layout, solver.contacts, "pyramidal", dict(PARAMS, row_budget=3))
-    rows = constraint.build_rows(model, solver.layout, solver.contacts, "pyramidal", dict(PARAMS, row_budget=10**6))
+        constraint.build_rows(model, solver.layout, solver.contacts, Option(row_budget=3))
+    rows = constraint.build_rows(model, solver.layout, solver.contacts, Option(row_budget=10**6))
     assert (rows.budget_host == rows.count // 2).all()  # at most every row of the world
 
 
@@ -150,7 +144,7 @@ def test_a_world_with_more_dofs_than_newton_indexes_is_refused(monkeypatch):
     """The Newton solve stores each row's DOF columns as int16: a world beyond that is refused at
     construction (shown with the limit lowered below an Ant's 14 DOFs), and PGS still takes it."""
     from newton_gym.errors import ModelBuildError
-    from newton_gym.solvers import world_solve
+    from newton_gym.solvers.solve import world as world_solve
 
     model = _usd_worlds("ant", 2)
     monkeypatch.setattr(world_solve, "_MAX_WORLD_DOFS", 10)

@@ -1,5 +1,5 @@
-"""The per-world block passes (newton_gym.solvers.world_step): 32 lanes per world equal one lane, one lane
-equals the staged per-stage launches, and a substep is at most four launches.
+"""The per-world block passes (newton_gym.solvers.forward): 32 lanes per world equal one lane, worlds that
+share a tree run as one block, and a substep is at most four launches.
 
 Warp runs the lanes of a CPU block as cooperative fibers only with ``wp.config.enable_cpu_blocks``; the
 fixture turns it on, so these are the GPU-shaped code paths run on the CPU.
@@ -15,7 +15,7 @@ from solver_helpers import ant_control, ant_path, pendulum_xml
 import newton_gym as ng
 from newton_gym.errors import SolverError
 from newton_gym.solvers import Actuators, SolverGeneralized
-from newton_gym.solvers.world_solve import world_kernel
+from newton_gym.solvers.solve.world import world_kernel
 
 STEPS = 200
 
@@ -34,8 +34,9 @@ def _humanoid_path() -> str:
 
 
 def _scene(kind: str):
-    """(model, actuators) of 3 Ant worlds, 2 Humanoid worlds, or mixed worlds: Ant; Ant + a double pendulum
-    + a triple pendulum in one world (three articulations for the lanes to share); a double pendulum."""
+    """(model, actuators) of 3 Ant worlds, 2 Humanoid worlds, mixed worlds (Ant; Ant + a double pendulum
+    + a triple pendulum in one world, three articulations for the lanes to share; a double pendulum), two
+    Ant worlds ("ant2") or the same two with a global double pendulum beside them ("shared")."""
     ant_b, ant_act, _ = builder_from_mujoco(mujoco.MjModel.from_xml_path(ant_path()))
     hum_b, hum_act, _ = builder_from_mujoco(mujoco.MjModel.from_xml_path(_humanoid_path()))
     pend2, _, _ = builder_from_mujoco(mujoco.MjModel.from_xml_string(pendulum_xml(2)))
@@ -44,10 +45,14 @@ def _scene(kind: str):
         "ant": [[(ant_b, ant_act)]] * 3,
         "humanoid": [[(hum_b, hum_act)]] * 2,
         "mixed": [[(ant_b, ant_act)], [(ant_b, ant_act), (pend2, None), (pend3, None)], [(pend2, None)]],
+        "ant2": [[(ant_b, ant_act)]] * 2,
+        "shared": [[(ant_b, ant_act)]] * 2,
     }[kind]
     scene = ng.ModelBuilder()
     scene.add_ground_plane()
-    records, dof0 = [], 0
+    if kind == "shared":  # a tree of no world: the worlds share entities
+        scene.add_builder(pend2, xform=wp.transform((0.0, -3.0, 0.0), wp.quat_identity()), world=-1)
+    records, dof0 = [], scene.joint_dof_count
     for w, members in enumerate(worlds):
         scene.begin_world(gravity=(0.0, 0.0, -9.81 + 0.2 * w))
         for builder, act in members:
@@ -66,18 +71,13 @@ def _scene(kind: str):
     return model, acts
 
 
-def _run(kind: str, block_dim: int, staged: bool = False, monkeypatch=None, row_budget=None, tiles=None):
+def _run(kind: str, block_dim: int, row_budget=None, tiles=None):
     model, acts = _scene(kind)
-    if staged:
-        monkeypatch.setattr(SolverGeneralized, "_world_blocks", lambda self: None)
     dt = 0.01 if kind != "humanoid" else 0.003
     solver = SolverGeneralized(
         model, substeps=2, actuators=acts, block_dim=block_dim, row_budget=row_budget, tiles=tiles
     )
     assert solver.tiles == bool(tiles)
-    if staged:
-        monkeypatch.undo()
-    assert (solver._ranges is None) == staged
     state = model.state()
     rng = np.random.default_rng(3)
     ant = ant_control(STEPS)
@@ -94,16 +94,27 @@ def _run(kind: str, block_dim: int, staged: bool = False, monkeypatch=None, row_
     return [a.numpy().copy() for a in outs] + [touching], solver
 
 
-@pytest.mark.parametrize("kind", ["ant", "humanoid", "mixed"])
-def test_32_lanes_equal_one_lane_and_the_staged_launches(kind, monkeypatch):
+@pytest.mark.parametrize("kind", ["ant", "humanoid", "mixed", "shared"])
+def test_32_lanes_equal_one_lane(kind):
     one, solver = _run(kind, 1)
     assert np.isfinite(one[0]).all() and not solver.world_unhealthy.numpy().any()
     lanes, _ = _run(kind, 32)
-    staged, _ = _run(kind, 1, staged=True, monkeypatch=monkeypatch)
-    for a, b, c in zip(one, lanes, staged):
+    for a, b in zip(one, lanes):
         np.testing.assert_allclose(b, a, rtol=0.0, atol=1e-5)
-        np.testing.assert_array_equal(c, a)  # one lane runs every entity's code in the staged order
     assert one[-1] >= 5  # the robots touch the ground at most samples: the contact outputs are exercised
+
+
+def test_worlds_sharing_a_tree_step_as_one_block_like_worlds_of_their_own():
+    """A global tree makes the worlds share entities: the per-world passes then run one block holding every
+    world, and each Ant follows the Ant of the same scene without the global tree."""
+    shared, solver = _run("shared", 1)
+    assert solver.spans[0].blocks == (0, 1) and solver.block_ranges.world_start.numpy().tolist() == [0, 2]
+    alone, _ = _run("ant2", 1)
+    pend = solver.model.joint_coord_count - alone[0].shape[0]  # the global pendulum's coordinates come first
+    np.testing.assert_allclose(shared[0][pend:], alone[0], rtol=0.0, atol=1e-6)
+    np.testing.assert_array_equal(shared[4], alone[4])  # contacts per world
+    bodies = solver.model.body_count - alone[2].shape[0]
+    np.testing.assert_allclose(shared[3][bodies:], alone[3], rtol=0.0, atol=1e-3)  # contact wrenches [N]
 
 
 def test_32_lanes_list_rows_like_one_lane_when_contacts_overflow():
@@ -123,7 +134,7 @@ def test_tile_cholesky_32_lanes_equal_one_lane_and_follow_the_lanes_cholesky():
     float32 rounding grown over 200 steps of contact (measured: 5e-5 in joint_q, 1e-4 in joint_qd)."""
     lanes, _ = _run("ant", 32)
     one, solver = _run("ant", 1, tiles=True)
-    assert solver._world_solver.tile_dofs == 14
+    assert solver.world_solver.tile_dofs == 14
     tiles32, _ = _run("ant", 32, tiles=True)
     for a, b in zip(one, tiles32):
         np.testing.assert_array_equal(b, a)
@@ -235,7 +246,7 @@ def test_more_lanes_than_the_newton_scratch_holds_are_refused():
     state = model.state()
     solver.step(state, state, None, 0.01)
     with pytest.raises(SolverError, match="8 lanes per world, its lane scratch holds 4"):
-        solver._world_solver.solve(solver.data, state.joint_q, state.joint_qd, 0.01, 10, (0, 1), block_dim=8)
+        solver.world_solver.solve(solver.data, state.joint_q, state.joint_qd, 0.01, 10, (0, 1), block_dim=8)
 
 
 def test_tree_levels_are_stored_once_per_distinct_world():
@@ -243,13 +254,13 @@ def test_tree_levels_are_stored_once_per_distinct_world():
     three, and every world's levels, offset to its joints, are its own joints in depth order."""
     model, acts = _scene("ant")
     solver = SolverGeneralized(model, actuators=acts)
-    ranges = solver._ranges
+    ranges = solver.block_ranges
     per_world = model.joint_count // model.world_count
     assert ranges.level_joint.shape[0] == per_world
     assert (ranges.level_template.numpy() == 0).all()
     model, acts = _scene("mixed")
     solver = SolverGeneralized(model, actuators=acts)
-    ranges = solver._ranges
+    ranges = solver.block_ranges
     template = ranges.level_template.numpy()
     assert len(set(template.tolist())) == model.world_count == 3
     start, ptr = ranges.level_start.numpy(), ranges.level_ptr.numpy()

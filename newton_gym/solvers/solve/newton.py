@@ -38,9 +38,9 @@ import functools
 
 import warp as wp
 
-from .lanes import block_sync
-from .spatial import dense_cholesky_solve
-from .world_tables import RowData, RowModel, TreeTables
+from ..constraint.tables import RowData, RowModel, TreeTables
+from ..lanes import block_sync
+from ..spatial import dense_cholesky_solve
 
 __all__ = ["make_newton_solve", "gather_row"]
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import warp as wp
 
-from .spatial import dense_cholesky_solve
-from .world_tables import RowData, RowModel, TreeTables, vec8
+from ..constraint.tables import RowData, RowModel, TreeTables
+from ..spatial import dense_cholesky_solve
+from ..types import vec8
 
 __all__ = ["dense_block", "row_axpy", "residual", "set_force", "pgs_dense_box"]
 

@@ -36,9 +36,9 @@ from __future__ import annotations
 
 import warp as wp
 
-from .collision_gjk import Convex, epa, gjk
-from .collision_primitive import BOX, CAPSULE, CYLINDER, MESH, SPHERE, convex_pair, emit_contact, shape_pose
-from .pair_topology import PairTopology, decode_pair, world_pairs
+from .gjk import Convex, epa, gjk
+from .pairs import PairTopology, decode_pair, world_pairs
+from .primitive import BOX, CAPSULE, CYLINDER, MESH, SPHERE, convex_pair, emit_contact, shape_pose
 
 wp.set_module_options({"enable_backward": False})
 

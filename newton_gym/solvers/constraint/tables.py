@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import warp as wp
 
-from .constraint import ROW_CONTACT, ROW_EQUALITY, ROW_FRICTION, ROW_LIMIT, vec5
-from .pair_topology import PairTopology
+from ..collision.pairs import PairTopology
+from ..types import vec5, vec8
+from .rows import ROW_CONTACT, ROW_EQUALITY, ROW_FRICTION, ROW_LIMIT
 
 __all__ = [
     "vec8",
@@ -23,7 +24,6 @@ __all__ = [
 
 wp.set_module_options({"enable_backward": False})
 
-vec8 = wp.types.vector(8, wp.float32)
 CONTACT = wp.constant(ROW_CONTACT)
 LIMIT = wp.constant(ROW_LIMIT)
 FRICTION = wp.constant(ROW_FRICTION)

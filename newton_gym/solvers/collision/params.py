@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import warp as wp
 
-from .constraint import vec5
-from .pair_topology import PairTopology, block_of, pair_shapes, template_pair
+from ..types import vec5
+from .pairs import PairTopology, block_of, pair_shapes, template_pair
 
 __all__ = ["combine_pair_params", "set_world_friction"]
 

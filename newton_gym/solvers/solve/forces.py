@@ -1,21 +1,15 @@
-"""Constraint solve entry point and contact outputs.
-
-For rows i of a world, the forces f minimise 1/2 f^T (A + R) f + f^T (a0 - a_ref) subject to the row
-bounds (contacts f >= 0 per pyramid edge, limits f >= 0, joint friction |f| <= F, equalities free;
-elliptic cones project (f_t1, f_t2) onto the disc of radius mu f_n), with A = J M^-1 J^T
-(MuJoCo computation: "Constraint model" and "PGS solver"). Projected Gauss-Seidel runs one thread per
-world in :mod:`.world_solve`, on the dense A of the active rows (matrix-free for worlds with more active
-rows than a dense block holds). Forces persist per row between substeps as warm starts.
-"""
+"""Contact forces from the solved row forces (MuJoCo's mj_contactForce and cfrc_ext): each active slot's
+force in world axes, the total contact wrench and contact count of each body, and each world's contact
+count. The finish pass of :mod:`..forward` runs :func:`contact_output_slots` on the last substep."""
 
 from __future__ import annotations
 
 import warp as wp
 
-from ..sim.stage_args import pack
-from .pair_topology import PairTopology, block_of, pair_bodies, slot_pair, template_slot
+from ...sim.stage_args import pack
+from ..collision.pairs import PairTopology, pair_bodies, slot_pair, template_slot
 
-__all__ = ["solve", "contact_outputs"]
+__all__ = ["ContactOutputArgs", "contact_output_slots", "contact_output_args"]
 
 
 @wp.struct
@@ -96,46 +90,8 @@ def contact_output_slots(w: int, first: int, end: int, step: int, args: ContactO
                 wp.atomic_add(body_count_out, b, 1)
 
 
-@wp.kernel
-def _contact_output_kernel(first: int, args: ContactOutputArgs):
-    s = wp.tid() + first
-    contact_output_slots(block_of(args.topo.block_slot_start, s), s, s + 1, 1, args)
-
-
-@wp.kernel
-def _clear_outputs_kernel(first: int, body_wrench: wp.array(dtype=wp.spatial_vector), body_count: wp.array(dtype=int)):
-    b = wp.tid() + first
-    body_wrench[b] = wp.spatial_vector()
-    body_count[b] = 0
-
-
-@wp.kernel
-def _clear_counts_kernel(first: int, counts: wp.array(dtype=int)):
-    counts[wp.tid() + first] = 0
-
-
-def solve(model, tree, data, rows, world_solver, joint_q, joint_qd, dt, iterations, span, block_dim=1):
-    """Fill the rows and solve the constraint forces of the worlds in ``span`` (a :class:`.partition.Span`),
-    one block of ``block_dim`` lanes per world; writes their ``data.qacc_constraint``."""
-    world_solver.solve(data, joint_q, joint_qd, dt, iterations, span.worlds, block_dim)
-
-
-def contact_outputs(model, data, contacts, rows, body_wrench, body_count, world_count, span):
-    """Per-slot contact forces, per-body contact wrenches and counts, per-world counts from the forces of
-    the last solve, for the bodies, worlds and slots of ``span`` (a :class:`.partition.Span`)."""
-    dev = model.device
-    bodies, worlds, slots = span.bodies, span.worlds, span.slots
-    if bodies[1]:
-        wp.launch(_clear_outputs_kernel, dim=bodies[1], device=dev, inputs=[bodies[0], body_wrench, body_count])
-    if worlds[1]:
-        wp.launch(_clear_counts_kernel, dim=worlds[1], device=dev, inputs=[worlds[0], world_count])
-    if slots[1]:
-        args = contact_output_args(model, data, contacts, rows, body_wrench, body_count, world_count)
-        wp.launch(_contact_output_kernel, dim=slots[1], device=dev, inputs=[slots[0], args])
-
-
 def contact_output_args(model, data, contacts, rows, body_wrench, body_count, world_count) -> ContactOutputArgs:
-    """The ContactOutputArgs of :func:`contact_outputs`."""
+    """The ContactOutputArgs of :func:`contact_output_slots`."""
     return pack(
         ContactOutputArgs,
         [

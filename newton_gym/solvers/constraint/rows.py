@@ -25,10 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 import warp as wp
 
-from ..errors import ModelBuildError
-from ..sim.types import EqType, JointType
-from .layout import DeclaredFields
-from .spatial import point_jacobian
+from ...errors import ModelBuildError
+from ...sim.types import EqType, JointType
+from ..spatial import point_jacobian
+from ..tree import DeclaredFields
+from ..types import vec5
 
 __all__ = [
     "Rows",
@@ -47,7 +48,6 @@ ROW_FRICTION = 2
 ROW_EQUALITY = 3
 # Kernels index a compact row's Jacobian as row * 2 * width + k in int32 (and Warp arrays hold at most this many).
 MAX_ROW_FLOATS = 2**31 - 1
-vec5 = wp.types.vector(5, wp.float32)
 
 
 @dataclass(eq=False)
@@ -152,10 +152,11 @@ def default_row_budget(contacts, layout, cone: str) -> np.ndarray:
     return (fixed + self_rows).astype(np.int64)
 
 
-def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
-    """Lay out every row once (host, vectorised over worlds). ``params`` holds the limit / friction solref and
-    solimp, ``friction_rest_speed`` and optionally ``row_budget``: the most rows one world solves in a
-    substep (MuJoCo's njmax, per world); None (the default) takes :func:`default_row_budget`."""
+def build_rows(model, layout, contacts, option) -> Rows:
+    """Lay out every row once (host, vectorised over worlds), with the cone, the limit / friction solref and
+    solimp, ``friction_rest_speed`` and ``row_budget`` of ``option`` (an :class:`..option.Option`): the most
+    rows one world solves in a substep (MuJoCo's njmax, per world); None takes :func:`default_row_budget`."""
+    cone = option.cone
     worlds = layout.world_count
     xtable, xworld = _xrow_table(model, layout)
     rows = Rows()
@@ -182,7 +183,7 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     first_slot = np.asarray(contacts.pair_slot_start_host[:-1], dtype=np.int32)
     slot_row = np.repeat(pair_row.astype(np.int32), pair_slots)
     slot_row += (np.arange(len(slot_row), dtype=np.int32) - np.repeat(first_slot, pair_slots)) * slot_nrows
-    budget = _budgets(contacts, layout, cone, params.get("row_budget"), contact_rows + xrows, xrows)
+    budget = _budgets(contacts, layout, cone, option.row_budget, contact_rows + xrows, xrows)
     budget_start = np.concatenate([[0], np.cumsum(budget)])
     need = int(budget_start[-1]) * 2 * rows.width
     if need > MAX_ROW_FLOATS or rows.count > MAX_ROW_FLOATS:
@@ -223,11 +224,11 @@ def build_rows(model, layout, contacts, cone: str, params: dict) -> Rows:
     rows.force = wp.zeros(max(rows.count, 1), dtype=wp.float32, device=dev)
     rows.row_peak = wp.zeros(worlds, dtype=wp.int32, device=dev)
     rows.row_overflow = wp.zeros(worlds, dtype=wp.int32, device=dev)
-    rows.limit_solref = wp.vec2(*params["limit_solref"])
-    rows.limit_solimp = vec5(*params["limit_solimp"])
-    rows.friction_solref = wp.vec2(*params["friction_solref"])
-    rows.friction_solimp = vec5(*params["friction_solimp"])
-    rows.friction_rest_speed = float(params["friction_rest_speed"])
+    rows.limit_solref = wp.vec2(*option.limit_solref)
+    rows.limit_solimp = vec5(*option.limit_solimp)
+    rows.friction_solref = wp.vec2(*option.friction_solref)
+    rows.friction_solimp = vec5(*option.friction_solimp)
+    rows.friction_rest_speed = float(option.friction_rest_speed)
     _equality_anchors(model, rows, dev)
     rows.body_invweight = wp.zeros(max(model.body_count, 1), dtype=wp.vec2, device=dev)
     rows.dof_invweight = wp.zeros(max(model.joint_dof_count, 1), dtype=wp.float32, device=dev)
@@ -263,7 +264,7 @@ def set_invweights(model, layout, data, rows):
     armature = model.joint_armature.numpy()
     body_q = data.body_q.numpy().reshape(-1, 7)
     com_local = model.body_com.numpy().reshape(-1, 3)
-    from ..sim.hostmath import transform_point
+    from ...sim.hostmath import transform_point
 
     body_w = np.zeros((max(model.body_count, 1), 2))
     dof_w = np.zeros(max(model.joint_dof_count, 1))
@@ -358,7 +359,7 @@ def _joint_block_invweights(model, layout, groups, body_q, com_local, dof_w):
     """MuJoCo's dof_invweight0 of free and ball joints: the mean diagonal of J M^-1 J^T over each 3-DOF
     block, with a free joint's linear block taken as MuJoCo's body-origin velocity v_com - w x (R c).
     ``groups`` holds (articulations, their M^-1) per DOF count."""
-    from ..sim.hostmath import transform_point
+    from ...sim.hostmath import transform_point
 
     jtype = model.joint_type.numpy()
     qd_start = model.joint_qd_start.numpy().astype(np.int64)
@@ -423,7 +424,7 @@ def _equality_rows(model, layout):
 
 def _equality_anchors(model, rows, dev):
     """Anchor of each equality on body2 and weld relative rotation, from the model's initial poses."""
-    from ..sim.hostmath import transform_inverse, transform_mul, transform_point
+    from ...sim.hostmath import transform_inverse, transform_mul, transform_point
 
     ne = model.equality_constraint_count
     anchor2 = np.zeros((max(ne, 1), 3))

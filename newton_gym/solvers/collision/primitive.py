@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from ..sim.types import GeoType
+from ...sim.types import GeoType
 
 __all__ = [
     "point_distance",

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import warp as wp
 
-from ..errors import ModelBuildError
-from ..sim.stage_args import pack
+from ...errors import ModelBuildError
+from ...sim.stage_args import pack
 
 __all__ = ["Actuators", "compute_passive", "apply_actuators"]
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from .collision_primitive import BOX, CAPSULE, CYLINDER, ELLIPSOID, MESH
+from .primitive import BOX, CAPSULE, CYLINDER, ELLIPSOID, MESH
 
 wp.set_module_options({"enable_backward": False})
 

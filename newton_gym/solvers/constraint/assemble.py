@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import warp as wp
 
-from ..sim.types import EqType
-from .constraint import _angular_row, _joint_equality_row, _point_row, contact_direction, impedance, vec5
-from .pair_topology import pair_arts, pair_bodies, slot_pair, template_slot
-from .spatial import ltl_solve_t
-from .world_tables import LIMIT, ContactTables, EqualityTables, RowData, RowModel, TreeTables
+from ...sim.types import EqType
+from ..collision.pairs import pair_arts, pair_bodies, slot_pair, template_slot
+from ..spatial import ltl_solve_t
+from ..types import vec5
+from .rows import _angular_row, _joint_equality_row, _point_row, contact_direction, impedance
+from .tables import LIMIT, ContactTables, EqualityTables, RowData, RowModel, TreeTables
 
 __all__ = [
     "contact_row",

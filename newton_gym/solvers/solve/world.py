@@ -31,14 +31,9 @@ import functools
 import numpy as np
 import warp as wp
 
-from ..errors import ModelBuildError, SolverError
-from .constraint import MAX_ROW_FLOATS, vec5
-from .lanes import block_sync
-from .pair_topology import template_slot
-from .spatial import ltl_solve
-from .world_newton import gather_row, make_newton_solve
-from .world_pgs import dense_block, pgs_dense_box, residual, row_axpy, set_force
-from .world_rows import (
+from ...errors import ModelBuildError, SolverError
+from ..collision.pairs import template_slot
+from ..constraint.assemble import (
     contact_pyramid,
     contact_row,
     dof_row_fill,
@@ -46,7 +41,8 @@ from .world_rows import (
     equality_row,
     equality_row_switch,
 )
-from .world_tables import (
+from ..constraint.rows import MAX_ROW_FLOATS
+from ..constraint.tables import (
     CONTACT,
     EQUALITY,
     ContactTables,
@@ -56,6 +52,11 @@ from .world_tables import (
     TreeTables,
     vec8,
 )
+from ..lanes import block_sync
+from ..spatial import ltl_solve
+from ..types import vec5
+from .newton import gather_row, make_newton_solve
+from .pgs import dense_block, pgs_dense_box, residual, row_axpy, set_force
 
 __all__ = ["WorldSolver", "DENSE_CAP", "TILE_MAX_DOFS", "tile_dofs_of", "world_kernel"]
 

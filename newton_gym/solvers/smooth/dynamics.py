@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import warp as wp
 
-from ..sim.stage_args import pack
-from ..sim.wpmath import (
+from ...sim.stage_args import pack
+from ...sim.wpmath import (
     JOINT_BALL,
     JOINT_D6,
     JOINT_DISTANCE,
@@ -22,8 +22,8 @@ from ..sim.wpmath import (
     JOINT_REVOLUTE,
     d6_axis_world,
 )
-from .lanes import sync_lanes
-from .spatial import cross_force, cross_motion, inertia_about, inertia_mul, ltl_factor, ltl_solve, ltl_solve_t
+from ..lanes import sync_lanes
+from ..spatial import cross_force, cross_motion, inertia_about, inertia_mul, ltl_factor, ltl_solve, ltl_solve_t
 
 __all__ = ["compute_subspaces", "compute_mass_matrix", "compute_bias", "factor_and_solve"]
 

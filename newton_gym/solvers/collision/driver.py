@@ -19,11 +19,15 @@ from dataclasses import dataclass
 import numpy as np
 import warp as wp
 
-from ..errors import SolverError
-from ..sim.types import GeoType
-from .collision_convex import collide_convex
-from .collision_hull import hull_tables
-from .collision_primitive import (
+from ...errors import SolverError
+from ...sim.types import GeoType
+from ..tree import DeclaredFields, world_of
+from ..types import vec5
+from .convex import collide_convex
+from .hull import hull_tables
+from .pairs import GLOBAL, PairTopology, TemplateLayout, decode_pair, find_templates, world_pairs
+from .params import combine_pair_params
+from .primitive import (
     CAPSULE,
     CYLINDER,
     MESH,
@@ -38,10 +42,6 @@ from .collision_primitive import (
     shape_feature,
     shape_pose,
 )
-from .constraint import vec5
-from .contact_params import combine_pair_params
-from .layout import DeclaredFields, world_of
-from .pair_topology import GLOBAL, PairTopology, TemplateLayout, decode_pair, find_templates, world_pairs
 
 __all__ = ["Contacts", "build_contacts", "collide"]
 
@@ -205,7 +205,7 @@ def build_contacts(model, layout) -> Contacts:
 
 
 def _supported():
-    from .collision_primitive import SUPPORTED
+    from .primitive import SUPPORTED
 
     return SUPPORTED
 
