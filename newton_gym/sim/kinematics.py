@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from .stage_args import pack
+from .stage_args import fill
 from .wpmath import (
     JOINT_BALL,
     JOINT_D6,
@@ -206,27 +206,25 @@ def eval_fk(model, joint_q, joint_qd, state, mask=None, articulations=None):
 
 def fk_args(model, joint_q, joint_qd, body_q, body_qd, mask=None) -> FkArgs:
     """The FkArgs of :func:`eval_fk` writing ``body_q`` / ``body_qd``."""
-    return pack(
+    return fill(
         FkArgs,
-        [
-            model.articulation_start,
-            mask if mask is not None else model.articulation_self_collision,
-            0 if mask is None else 1,
-            model.joint_type,
-            model.joint_parent,
-            model.joint_child,
-            model.joint_X_p,
-            model.joint_X_c,
-            model.joint_q_start,
-            model.joint_qd_start,
-            model.joint_dof_dim,
-            model.joint_axis,
-            model.body_com,
-            joint_q,
-            joint_qd,
-            body_q,
-            body_qd,
-        ],
+        articulation_start=model.articulation_start,
+        articulation_mask=mask if mask is not None else model.articulation_self_collision,
+        use_mask=0 if mask is None else 1,
+        joint_type=model.joint_type,
+        joint_parent=model.joint_parent,
+        joint_child=model.joint_child,
+        joint_X_p=model.joint_X_p,
+        joint_X_c=model.joint_X_c,
+        joint_q_start=model.joint_q_start,
+        joint_qd_start=model.joint_qd_start,
+        joint_dof_dim=model.joint_dof_dim,
+        joint_axis=model.joint_axis,
+        body_com=model.body_com,
+        joint_q=joint_q,
+        joint_qd=joint_qd,
+        body_q_out=body_q,
+        body_qd_out=body_qd,
     )
 
 

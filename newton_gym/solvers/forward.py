@@ -28,7 +28,7 @@ import numpy as np
 import warp as wp
 
 from ..sim.kinematics import FkArgs, fk_args, fk_joint
-from ..sim.stage_args import pack
+from ..sim.stage_args import fill
 from .collision.driver import collide
 from .collision.pairs import block_of, find_templates
 from .integrate import HealthArgs, IntegrateArgs, health_args, health_world, integrate_args, integrate_articulation
@@ -169,12 +169,12 @@ def upload_ranges(model, starts: dict, device) -> BlockRanges:
         "level_ptr": t_level_ptr,
         "level_joint": t_joint,
     }
-    return pack(
+    return fill(
         BlockRanges,
-        [
-            wp.array(np.asarray(host[name], dtype=np.int32).reshape(-1), dtype=wp.int32, device=device)
-            for name in BlockRanges.vars
-        ],
+        **{
+            name: wp.array(np.asarray(values, dtype=np.int32).reshape(-1), dtype=wp.int32, device=device)
+            for name, values in host.items()
+        },
     )
 
 

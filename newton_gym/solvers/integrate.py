@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from ..sim.stage_args import pack
+from ..sim.stage_args import fill
 from ..sim.wpmath import JOINT_BALL, JOINT_D6, JOINT_DISTANCE, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from .spatial import ltl_solve, ltl_solve_t, quat_exp
 
@@ -242,35 +242,33 @@ def integrate_articulation(a: int, args: IntegrateArgs):
 
 def integrate_args(model, tree, data, body_q, joint_q, joint_qd, dt, midpoint=False) -> IntegrateArgs:
     """The IntegrateArgs of :func:`integrate_articulation`."""
-    return pack(
+    return fill(
         IntegrateArgs,
-        [
-            model.articulation_start,
-            model.joint_type,
-            model.joint_parent,
-            model.joint_child,
-            model.joint_X_p,
-            model.joint_X_c,
-            model.joint_q_start,
-            model.joint_qd_start,
-            model.body_com,
-            tree["art_dof_start"],
-            tree["art_mat_start"],
-            tree["dof_parent"],
-            model.joint_armature,
-            float(dt),
-            int(bool(midpoint)),
-            body_q,
-            data.qacc_smooth,
-            data.qacc_constraint,
-            data.mass_matrix,
-            data.chol_implicit,
-            data.art_implicit,
-            data.qacc,
-            data.dof_scratch,
-            joint_q,
-            joint_qd,
-        ],
+        articulation_start=model.articulation_start,
+        joint_type=model.joint_type,
+        joint_parent=model.joint_parent,
+        joint_child=model.joint_child,
+        joint_X_p=model.joint_X_p,
+        joint_X_c=model.joint_X_c,
+        joint_q_start=model.joint_q_start,
+        joint_qd_start=model.joint_qd_start,
+        body_com=model.body_com,
+        art_dof_start=tree["art_dof_start"],
+        art_mat_start=tree["art_mat_start"],
+        dof_parent=tree["dof_parent"],
+        joint_armature=model.joint_armature,
+        dt=float(dt),
+        midpoint=int(bool(midpoint)),
+        body_q=body_q,
+        qacc_smooth=data.qacc_smooth,
+        qacc_constraint=data.qacc_constraint,
+        mass_matrix=data.mass_matrix,
+        chol_implicit=data.chol_implicit,
+        art_implicit=data.art_implicit,
+        qacc=data.qacc,
+        scratch=data.dof_scratch,
+        joint_q=joint_q,
+        joint_qd=joint_qd,
     )
 
 
@@ -333,18 +331,16 @@ def health_world(w: int, args: HealthArgs):
 def health_args(model, tree, joint_q, joint_qd, max_speed, row_overflow, out) -> HealthArgs:
     """The HealthArgs of :func:`health_world`."""
     starts = model.articulation_world_start if model.world_count > 0 else tree["all_art_range"]
-    return pack(
+    return fill(
         HealthArgs,
-        [
-            starts,
-            tree["art_dof_start"],
-            tree["art_coord_start"],
-            float(max_speed),
-            joint_q,
-            joint_qd,
-            row_overflow,
-            out,
-        ],
+        articulation_world_start=starts,
+        art_dof_start=tree["art_dof_start"],
+        art_coord_start=tree["art_coord_start"],
+        max_speed=float(max_speed),
+        joint_q=joint_q,
+        joint_qd=joint_qd,
+        row_overflow=row_overflow,
+        world_unhealthy_out=out,
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from ...sim.stage_args import pack
+from ...sim.stage_args import fill
 from ...sim.wpmath import (
     JOINT_BALL,
     JOINT_D6,
@@ -215,33 +215,31 @@ def _joint_subspace(
 
 def subspace_args(model, data, body_q, body_qd, joint_q, joint_qd) -> SubspaceArgs:
     """The SubspaceArgs of :func:`compute_subspaces`."""
-    return pack(
+    return fill(
         SubspaceArgs,
-        [
-            model.articulation_start,
-            model.joint_type,
-            model.joint_parent,
-            model.joint_child,
-            model.joint_X_p,
-            model.joint_X_c,
-            model.joint_q_start,
-            model.joint_qd_start,
-            model.joint_dof_dim,
-            model.joint_axis,
-            model.body_mass,
-            model.body_com,
-            model.body_inertia,
-            body_q,
-            body_qd,
-            joint_q,
-            joint_qd,
-            data.art_ref,
-            data.body_cvel,
-            data.body_h,
-            data.body_rot_inertia,
-            data.cdof,
-            data.cdof_dot,
-        ],
+        articulation_start=model.articulation_start,
+        joint_type=model.joint_type,
+        joint_parent=model.joint_parent,
+        joint_child=model.joint_child,
+        joint_X_p=model.joint_X_p,
+        joint_X_c=model.joint_X_c,
+        joint_q_start=model.joint_q_start,
+        joint_qd_start=model.joint_qd_start,
+        joint_dof_dim=model.joint_dof_dim,
+        joint_axis=model.joint_axis,
+        body_mass=model.body_mass,
+        body_com=model.body_com,
+        body_inertia=model.body_inertia,
+        body_q=body_q,
+        body_qd=body_qd,
+        joint_q=joint_q,
+        joint_qd=joint_qd,
+        art_ref_out=data.art_ref,
+        body_cvel_out=data.body_cvel,
+        body_h_out=data.body_h,
+        body_rot_inertia_out=data.body_rot_inertia,
+        cdof_out=data.cdof,
+        cdof_dot_out=data.cdof_dot,
     )
 
 
@@ -384,32 +382,30 @@ def _crb_kernel(first: int, args: CrbArgs):
 
 def crb_args(model, tree, data) -> CrbArgs:
     """The CrbArgs of :func:`compute_mass_matrix`."""
-    return pack(
+    return fill(
         CrbArgs,
-        [
-            model.articulation_start,
-            model.joint_parent,
-            model.joint_child,
-            model.joint_qd_start,
-            model.body_mass,
-            model.body_com,
-            model.body_inertia,
-            tree["body_art"],
-            tree["art_dof_start"],
-            tree["art_mat_start"],
-            tree["dof_parent"],
-            tree["dof_art"],
-            tree["dof_body"],
-            tree["body_child_start"],
-            tree["body_child_joint"],
-            data.body_q,
-            data.art_ref,
-            data.cdof,
-            data.crb_m,
-            data.crb_h,
-            data.crb_i,
-            data.mass_matrix,
-        ],
+        articulation_start=model.articulation_start,
+        joint_parent=model.joint_parent,
+        joint_child=model.joint_child,
+        joint_qd_start=model.joint_qd_start,
+        body_mass=model.body_mass,
+        body_com=model.body_com,
+        body_inertia=model.body_inertia,
+        body_art=tree["body_art"],
+        art_dof_start=tree["art_dof_start"],
+        art_mat_start=tree["art_mat_start"],
+        dof_parent=tree["dof_parent"],
+        dof_art=tree["dof_art"],
+        dof_body=tree["dof_body"],
+        body_child_start=tree["body_child_start"],
+        body_child_joint=tree["body_child_joint"],
+        body_q=data.body_q,
+        art_ref=data.art_ref,
+        cdof=data.cdof,
+        crb_m_out=data.crb_m,
+        crb_h_out=data.crb_h,
+        crb_i_out=data.crb_i,
+        mass_matrix_out=data.mass_matrix,
     )
 
 
@@ -553,38 +549,36 @@ def _rne_kernel(first: int, args: RneArgs):
 
 def rne_args(model, tree, data, state_body_q, body_f, joint_qd, dt, gyro_midpoint=True) -> RneArgs:
     """The RneArgs of :func:`compute_bias`."""
-    return pack(
+    return fill(
         RneArgs,
-        [
-            model.articulation_start,
-            model.joint_type,
-            model.joint_parent,
-            model.joint_child,
-            model.joint_qd_start,
-            model.body_mass,
-            model.body_com,
-            model.body_inertia,
-            tree["body_art"],
-            tree["art_dof_start"],
-            tree["art_world"],
-            model.gravity,
-            int(gyro_midpoint),
-            float(dt),
-            state_body_q,
-            body_f,
-            joint_qd,
-            data.art_ref,
-            data.body_cvel,
-            data.body_h,
-            data.body_rot_inertia,
-            data.cdof,
-            data.cdof_dot,
-            tree["body_child_start"],
-            tree["body_child_joint"],
-            data.body_cacc,
-            data.body_cfrc,
-            data.qfrc_bias,
-        ],
+        articulation_start=model.articulation_start,
+        joint_type=model.joint_type,
+        joint_parent=model.joint_parent,
+        joint_child=model.joint_child,
+        joint_qd_start=model.joint_qd_start,
+        body_mass=model.body_mass,
+        body_com=model.body_com,
+        body_inertia=model.body_inertia,
+        body_art=tree["body_art"],
+        art_dof_start=tree["art_dof_start"],
+        art_world=tree["art_world"],
+        gravity=model.gravity,
+        gyro_midpoint=int(gyro_midpoint),
+        dt=float(dt),
+        body_q=state_body_q,
+        body_f=body_f,
+        joint_qd=joint_qd,
+        art_ref=data.art_ref,
+        body_cvel=data.body_cvel,
+        body_h=data.body_h,
+        body_rot_inertia=data.body_rot_inertia,
+        cdof=data.cdof,
+        cdof_dot=data.cdof_dot,
+        body_child_start=tree["body_child_start"],
+        body_child_joint=tree["body_child_joint"],
+        body_cacc_out=data.body_cacc,
+        body_cfrc_out=data.body_cfrc,
+        qfrc_bias_out=data.qfrc_bias,
     )
 
 
@@ -693,23 +687,21 @@ def _factor_kernel(first: int, args: FactorArgs):
 
 def factor_args(model, tree, data) -> FactorArgs:
     """The FactorArgs of :func:`factor_and_solve`."""
-    return pack(
+    return fill(
         FactorArgs,
-        [
-            tree["art_dof_start"],
-            tree["art_mat_start"],
-            tree["dof_parent"],
-            model.joint_armature,
-            data.mass_matrix,
-            data.dof_diag,
-            data.qfrc,
-            data.qfrc_bias,
-            data.chol,
-            data.chol_implicit,
-            data.art_implicit,
-            data.qacc_smooth,
-            data.dof_scratch,
-        ],
+        art_dof_start=tree["art_dof_start"],
+        art_mat_start=tree["art_mat_start"],
+        dof_parent=tree["dof_parent"],
+        joint_armature=model.joint_armature,
+        mass_matrix=data.mass_matrix,
+        dof_diag=data.dof_diag,
+        qfrc=data.qfrc,
+        qfrc_bias=data.qfrc_bias,
+        chol_out=data.chol,
+        chol_implicit_out=data.chol_implicit,
+        art_implicit_out=data.art_implicit,
+        qacc_smooth_out=data.qacc_smooth,
+        scratch=data.dof_scratch,
     )
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import warp as wp
 
 from ...errors import ModelBuildError
-from ...sim.stage_args import pack
+from ...sim.stage_args import fill
 
 __all__ = ["Actuators", "compute_passive", "apply_actuators"]
 
@@ -179,27 +179,25 @@ def _passive_kernel(first: int, args: PassiveArgs):
 
 def passive_args(model, tree, data, joint_q, joint_qd, control, dt) -> PassiveArgs:
     """The PassiveArgs of :func:`compute_passive`."""
-    return pack(
+    return fill(
         PassiveArgs,
-        [
-            tree["dof_coord"],
-            model.joint_armature,
-            model.joint_damping,
-            model.joint_viscous_damping,
-            model.joint_spring_stiffness,
-            model.joint_spring_ref,
-            model.joint_target_ke,
-            model.joint_target_kd,
-            model.joint_effort_limit,
-            float(dt),
-            joint_q,
-            joint_qd,
-            control.joint_f,
-            control.joint_target_pos,
-            control.joint_target_vel,
-            data.qfrc,
-            data.dof_diag,
-        ],
+        dof_coord=tree["dof_coord"],
+        joint_armature=model.joint_armature,
+        joint_damping=model.joint_damping,
+        joint_viscous=model.joint_viscous_damping,
+        joint_spring_ke=model.joint_spring_stiffness,
+        joint_spring_ref=model.joint_spring_ref,
+        joint_target_ke=model.joint_target_ke,
+        joint_target_kd=model.joint_target_kd,
+        joint_effort_limit=model.joint_effort_limit,
+        dt=float(dt),
+        joint_q=joint_q,
+        joint_qd=joint_qd,
+        joint_f=control.joint_f,
+        target_pos=control.joint_target_pos,
+        target_vel=control.joint_target_vel,
+        qfrc_out=data.qfrc,
+        dof_diag_out=data.dof_diag,
     )
 
 
@@ -282,23 +280,21 @@ def _actuator_kernel(first: int, args: ActuatorArgs):
 
 def actuator_args(tree, actuators: dict, ctrl, joint_q, joint_qd, dt, data) -> ActuatorArgs:
     """The ActuatorArgs of :func:`apply_actuators`."""
-    return pack(
+    return fill(
         ActuatorArgs,
-        [
-            tree["dof_coord"],
-            actuators["dof"],
-            actuators["gear"],
-            actuators["ctrl_range"],
-            actuators["force_range"],
-            actuators["gain"],
-            actuators["bias"],
-            float(dt),
-            ctrl,
-            joint_q,
-            joint_qd,
-            data.qfrc,
-            data.dof_diag,
-        ],
+        dof_coord=tree["dof_coord"],
+        act_dof=actuators["dof"],
+        act_gear=actuators["gear"],
+        act_ctrl_range=actuators["ctrl_range"],
+        act_force_range=actuators["force_range"],
+        act_gain=actuators["gain"],
+        act_bias=actuators["bias"],
+        dt=float(dt),
+        ctrl=ctrl,
+        joint_q=joint_q,
+        joint_qd=joint_qd,
+        qfrc_out=data.qfrc,
+        dof_diag_out=data.dof_diag,
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from ...sim.stage_args import pack
+from ...sim.stage_args import fill
 from ..collision.pairs import PairTopology, pair_bodies, slot_pair, template_slot
 
 __all__ = ["ContactOutputArgs", "contact_output_slots", "contact_output_args"]
@@ -92,24 +92,22 @@ def contact_output_slots(w: int, first: int, end: int, step: int, args: ContactO
 
 def contact_output_args(model, data, contacts, rows, body_wrench, body_count, world_count) -> ContactOutputArgs:
     """The ContactOutputArgs of :func:`contact_output_slots`."""
-    return pack(
+    return fill(
         ContactOutputArgs,
-        [
-            contacts.topology,
-            contacts.pair_mu,
-            rows.world_row_start,
-            rows.slot_row,
-            rows.slot_nrows,
-            data.body_q,
-            model.body_com,
-            contacts.active,
-            contacts.point,
-            contacts.normal,
-            contacts.tangent,
-            rows.force,
-            contacts.force,
-            body_wrench,
-            body_count,
-            world_count,
-        ],
+        topo=contacts.topology,
+        pair_mu=contacts.pair_mu,
+        world_row_start=rows.world_row_start,
+        slot_row=rows.slot_row,
+        slot_nrows=rows.slot_nrows,
+        body_q=data.body_q,
+        body_com=model.body_com,
+        active=contacts.active,
+        point=contacts.point,
+        normal=contacts.normal,
+        tangent=contacts.tangent,
+        row_force=rows.force,
+        force_out=contacts.force,
+        body_wrench_out=body_wrench,
+        body_count_out=body_count,
+        world_count_out=world_count,
     )
