@@ -1,5 +1,7 @@
 """SolverGeneralized: articulated rigid bodies in generalized coordinates with MuJoCo-style soft
-constraints, for every world of a Model in one set of launches."""
+constraints, for every world of a Model in four launches a substep (:func:`.forward.substep`). This module
+builds the solver's tables, binds the stage structs to the state's arrays, splits worlds over CPU threads,
+captures and replays steps, and takes model edits and world resets."""
 
 from __future__ import annotations
 
@@ -21,57 +23,21 @@ from .smooth import dynamics as smooth
 from .smooth.passive import Actuators
 from .solve.world import TILE_MAX_DOFS, WorldSolver, world_dof_start
 from .tree import build_tree_layout
+from .types import make_data
 
 __all__ = ["SolverGeneralized"]
-
-
-class _Data:
-    """Per-step scratch of the solver (allocated once). Shapes in the attribute comments."""
-
-    def __init__(self, model, tree, device):
-        nb, nd, na = model.body_count, model.joint_dof_count, model.articulation_count
-
-        def z(n, dtype):
-            return wp.zeros(max(int(n), 1), dtype=dtype, device=device)
-
-        self.body_q = z(nb, wp.transform)  # (body_count,) FK at the substep start
-        self.body_qd = z(nb, wp.spatial_vector)  # (body_count,) COM twists at the substep start
-        self.art_ref = z(na, wp.vec3)  # (articulation_count,) reference point r [m]
-        self.body_cvel = z(nb, wp.spatial_vector)  # (body_count,) twist about r
-        self.body_h = z(nb, wp.vec3)  # (body_count,) m (c - r)
-        self.body_rot_inertia = z(nb, wp.mat33)  # (body_count,) inertia about r, world axes
-        self.crb_m = z(nb, wp.float64)  # (body_count,) composite mass [kg]
-        self.crb_h = z(nb, wp.vec3d)  # (body_count,) composite first moment about r [kg m]
-        self.crb_i = z(nb, wp.mat33d)  # (body_count,) composite rotational inertia about r [kg m^2]
-        self.body_cacc = z(nb, wp.spatial_vector)
-        self.body_cfrc = z(nb, wp.spatial_vector)
-        self.cdof = z(nd, wp.spatial_vector)  # (joint_dof_count,) motion subspaces about r
-        self.cdof_dot = z(nd, wp.spatial_vector)
-        self.qfrc = z(nd, float)  # applied + passive + actuator joint forces
-        self.qfrc_bias = z(nd, float)  # C(q, qd) + gravity - body_f
-        self.dof_diag = z(nd, float)  # armature + implicit terms
-        self.qacc_smooth = z(nd, float)
-        self.qacc_constraint = z(nd, float)
-        nmat = int(tree.art_mat_start[-1])
-        # float64 from here to the factors: see spatial.ltl_factor (long chains).
-        self.mass_matrix = z(nmat, wp.float64)  # per-articulation dense blocks
-        self.chol = z(nmat, wp.float64)  # L of M = L^T L (mass matrix with armature)
-        self.chol_implicit = z(nmat, wp.float64)  # L of M_hat = M + dt D (velocity-implicit terms)
-        self.art_implicit = z(model.articulation_count, int)  # 1 where chol_implicit is current
-        self.qacc = z(nd, float)  # (joint_dof_count,) integrated acceleration [m/s^2, rad/s^2]
-        self.dof_scratch = z(nd, wp.float64)  # (joint_dof_count,) float64 right-hand sides of the M solves
 
 
 class SolverGeneralized(SolverBase):
     """Featherstone-style generalized-coordinate solver with MuJoCo-style soft constraints.
 
-    Per substep: forward kinematics, motion subspaces, composite-rigid-body mass matrix (with armature
-    and implicit damping / stiffness / drive gains on its diagonal), bias forces by recursive
-    Newton-Euler (each world's own gravity), a tree-sparse L^T L factorization per articulation, collision
+    Per substep (:func:`.forward.substep`): forward kinematics, motion subspaces, composite-rigid-body mass
+    matrix (with armature and implicit damping / stiffness / drive gains on its diagonal), bias forces by
+    recursive Newton-Euler (each world's own gravity), a tree-sparse L^T L factorization per tree, collision
     detection on pairs precomputed per world, a constraint solve of contacts, joint limits, joint friction
     and equality constraints per world (primal Newton or PGS), and semi-implicit Euler integration, in four
-    launches with one block of ``block_dim`` lanes per world (:mod:`.world_step`). joint_q / joint_qd are the
-    integrated state; body_q / body_qd are written by forward kinematics after every step.
+    launches with one block of ``block_dim`` lanes per world. joint_q / joint_qd are the integrated state;
+    body_q / body_qd are written by forward kinematics after every step.
 
     Args:
         model: the Model.
@@ -82,6 +48,7 @@ class SolverGeneralized(SolverBase):
             raises SolverError.
 
     Attributes:
+        option: the :class:`.option.Option` in use (``newton-gym inspect --solver`` prints one).
         ctrl: (actuator_count,) float32 actuator controls.
         world_unhealthy: (max(world_count, 1),) int32, 1 where a world holds NaN/inf or runaway speeds, or
             needed more constraint rows than ``row_budget``.
@@ -106,7 +73,7 @@ class SolverGeneralized(SolverBase):
         layout = build_tree_layout(model)
         self.layout = layout
         self.tree = layout.upload(self.device)
-        self.data = _Data(model, layout, self.device)
+        self.data = make_data(model, layout, self.device)
         self._kin = _Kinematics(self.data)
         self.actuators = actuators if actuators is not None else Actuators(np.zeros(0, np.int32), np.zeros(0))
         self.actuator_table = self.actuators.upload(self.device, model.joint_dof_count)

@@ -1,13 +1,86 @@
-"""Small value types the solver stages share."""
+"""The solver's value types and its per-step scratch table (:class:`Data`), declared with shapes and units."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import warp as wp
 
-__all__ = ["vec5", "vec8"]
+from .tree import DeclaredFields
+
+__all__ = ["vec5", "vec8", "Data", "make_data"]
 
 vec5 = wp.types.vector(5, wp.float32)
 """MuJoCo solimp (d0, dwidth, width, midpoint, power) of a constraint row or contact pair."""
 
 vec8 = wp.types.vector(8, wp.float32)
 """Eight floats moved as one load: a row of the Newton Hessian scratch."""
+
+
+@dataclass
+class Data(DeclaredFields):
+    """Per-substep scratch of :class:`.SolverGeneralized`, allocated once (MuJoCo's mjData intermediates).
+    Every array holds at least one element. r is each tree's reference point (its root body's COM at the
+    substep start), about which the spatial quantities are taken."""
+
+    body_q: wp.array  # (body_count,) transform: body frames from forward kinematics at the substep start
+    body_qd: wp.array  # (body_count,) spatial_vector [m/s, rad/s]: COM twists at the substep start
+    art_ref: wp.array  # (articulation_count,) vec3 [m]: reference point r of each tree
+    body_cvel: wp.array  # (body_count,) spatial_vector [m/s, rad/s]: twist about r
+    body_h: wp.array  # (body_count,) vec3 [kg m]: m (c - r), first moment about r
+    body_rot_inertia: wp.array  # (body_count,) mat33 [kg m^2]: inertia about r, world axes
+    crb_m: wp.array  # (body_count,) float64 [kg]: composite mass
+    crb_h: wp.array  # (body_count,) vec3d [kg m]: composite first moment about r
+    crb_i: wp.array  # (body_count,) mat33d [kg m^2]: composite rotational inertia about r
+    body_cacc: wp.array  # (body_count,) spatial_vector [m/s^2, rad/s^2]: bias acceleration about r
+    body_cfrc: wp.array  # (body_count,) spatial_vector [N, N m]: bias force about r
+    cdof: wp.array  # (joint_dof_count,) spatial_vector: motion subspace of each DOF about r
+    cdof_dot: wp.array  # (joint_dof_count,) spatial_vector [1/s]: its time derivative
+    qfrc: wp.array  # (joint_dof_count,) [N, N m]: applied + passive + actuator joint forces
+    qfrc_bias: wp.array  # (joint_dof_count,) [N, N m]: C(q, qd) + gravity - body_f
+    dof_diag: wp.array  # (joint_dof_count,) armature + velocity-implicit terms on the mass diagonal
+    qacc_smooth: wp.array  # (joint_dof_count,) [m/s^2, rad/s^2]: M^-1 (qfrc - qfrc_bias)
+    qacc_constraint: wp.array  # (joint_dof_count,) [m/s^2, rad/s^2]: acceleration with constraint forces
+    mass_matrix: wp.array  # (sum of n^2 over trees,) float64: each tree's dense n x n mass matrix
+    chol: wp.array  # (sum of n^2,) float64: L of M = L^T L (mass matrix with armature)
+    chol_implicit: wp.array  # (sum of n^2,) float64: L of M_hat = M + dt D (velocity-implicit terms)
+    art_implicit: wp.array  # (articulation_count,) int32: 1 where chol_implicit is current
+    qacc: wp.array  # (joint_dof_count,) [m/s^2, rad/s^2]: integrated acceleration
+    dof_scratch: wp.array  # (joint_dof_count,) float64: right-hand sides of the M solves
+
+
+def make_data(model, layout, device) -> Data:
+    """A zeroed :class:`Data` for ``model`` (``layout``: its :class:`.tree.TreeLayout`). float64 from the
+    composite inertias to the factors: see :func:`.spatial.ltl_factor` (long chains)."""
+    nb, nd, na = model.body_count, model.joint_dof_count, model.articulation_count
+    nmat = int(layout.art_mat_start[-1])
+
+    def zeros(n, dtype):
+        return wp.zeros(max(int(n), 1), dtype=dtype, device=device)
+
+    return Data(
+        body_q=zeros(nb, wp.transform),
+        body_qd=zeros(nb, wp.spatial_vector),
+        art_ref=zeros(na, wp.vec3),
+        body_cvel=zeros(nb, wp.spatial_vector),
+        body_h=zeros(nb, wp.vec3),
+        body_rot_inertia=zeros(nb, wp.mat33),
+        crb_m=zeros(nb, wp.float64),
+        crb_h=zeros(nb, wp.vec3d),
+        crb_i=zeros(nb, wp.mat33d),
+        body_cacc=zeros(nb, wp.spatial_vector),
+        body_cfrc=zeros(nb, wp.spatial_vector),
+        cdof=zeros(nd, wp.spatial_vector),
+        cdof_dot=zeros(nd, wp.spatial_vector),
+        qfrc=zeros(nd, float),
+        qfrc_bias=zeros(nd, float),
+        dof_diag=zeros(nd, float),
+        qacc_smooth=zeros(nd, float),
+        qacc_constraint=zeros(nd, float),
+        mass_matrix=zeros(nmat, wp.float64),
+        chol=zeros(nmat, wp.float64),
+        chol_implicit=zeros(nmat, wp.float64),
+        art_implicit=zeros(na, int),
+        qacc=zeros(nd, float),
+        dof_scratch=zeros(nd, wp.float64),
+    )
