@@ -11,14 +11,27 @@ from __future__ import annotations
 __all__ = ["fill"]
 
 
-def fill(struct, **fields):
-    """An instance of the Warp struct ``struct`` with every declared field set by name; a missing or unknown
-    name raises ValueError naming it."""
-    names = set(struct.vars)
-    missing, unknown = sorted(names - set(fields)), sorted(set(fields) - names)
-    if missing or unknown:
-        raise ValueError(f"{struct.key}: missing fields {missing}, unknown fields {unknown}")
+def fill(struct, *sources, **fields):
+    """An instance of the Warp struct ``struct`` with every declared field set by name: from ``fields``, else
+    from the one source among ``sources`` (objects with attributes, or dicts) that holds that name. A field
+    given by no source, a field two sources hold without being given in ``fields``, and an unknown name in
+    ``fields`` raise ValueError naming them."""
+    names = list(struct.vars)
+    unknown = sorted(set(fields) - set(names))
+    missing, ambiguous = [], []
     out = struct()
-    for name, value in fields.items():
-        setattr(out, name, value)
+    for name in names:
+        if name in fields:
+            setattr(out, name, fields[name])
+            continue
+        found = [src for src in sources if (name in src if isinstance(src, dict) else hasattr(src, name))]
+        if len(found) != 1:
+            (missing if not found else ambiguous).append(name)
+            continue
+        src = found[0]
+        setattr(out, name, src[name] if isinstance(src, dict) else getattr(src, name))
+    if missing or ambiguous or unknown:
+        raise ValueError(
+            f"{struct.key}: fields {missing} missing, {ambiguous} held by several sources, {unknown} unknown"
+        )
     return out

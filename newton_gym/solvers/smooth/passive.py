@@ -181,19 +181,14 @@ def passive_args(model, tree, data, joint_q, joint_qd, control, dt) -> PassiveAr
     """The PassiveArgs of :func:`compute_passive`."""
     return fill(
         PassiveArgs,
-        dof_coord=tree["dof_coord"],
-        joint_armature=model.joint_armature,
-        joint_damping=model.joint_damping,
+        model,
+        tree,
+        control,
         joint_viscous=model.joint_viscous_damping,
         joint_spring_ke=model.joint_spring_stiffness,
-        joint_spring_ref=model.joint_spring_ref,
-        joint_target_ke=model.joint_target_ke,
-        joint_target_kd=model.joint_target_kd,
-        joint_effort_limit=model.joint_effort_limit,
         dt=float(dt),
         joint_q=joint_q,
         joint_qd=joint_qd,
-        joint_f=control.joint_f,
         target_pos=control.joint_target_pos,
         target_vel=control.joint_target_vel,
         qfrc_out=data.qfrc,
@@ -282,7 +277,7 @@ def actuator_args(tree, actuators: dict, ctrl, joint_q, joint_qd, dt, data) -> A
     """The ActuatorArgs of :func:`apply_actuators`."""
     return fill(
         ActuatorArgs,
-        dof_coord=tree["dof_coord"],
+        tree,
         act_dof=actuators["dof"],
         act_gear=actuators["gear"],
         act_ctrl_range=actuators["ctrl_range"],
