@@ -210,7 +210,7 @@ def _smooth_kernel(
         subspace_ref(a, sub)
     block_sync()  # every joint's subspace needs its articulation's reference point
     for j in range(ranges.joint_start[b] + lane, ranges.joint_start[b + 1], lanes):
-        a = crb.body_art[sub.joint_child[j]]
+        a = crb.m.body_art[sub.m.joint_child[j]]
         if a >= 0:  # joints outside articulations are not stepped
             subspace_joint(j, a, sub)
             crb_body(j, a, crb)
@@ -221,14 +221,14 @@ def _smooth_kernel(
     for level in range(ranges.level_start[lt], ranges.level_start[lt + 1]):
         for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
             j = j0 + ranges.level_joint[jj]
-            rne_forward(j, crb.body_art[sub.joint_child[j]], rne)
+            rne_forward(j, crb.m.body_art[sub.m.joint_child[j]], rne)
         block_sync()
     for t in range(ranges.level_start[lt + 1] - ranges.level_start[lt]):
         level = ranges.level_start[lt + 1] - 1 - t
         for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
             j = j0 + ranges.level_joint[jj]
             crb_gather(j, crb)
-            rne_backward(j, crb.body_art[sub.joint_child[j]], rne)
+            rne_backward(j, crb.m.body_art[sub.m.joint_child[j]], rne)
         block_sync()
     mass_matrix_rows(ranges.dof_start[b] + lane, ranges.dof_start[b + 1], lanes, crb)
     passive_dofs(ranges.dof_start[b] + lane, ranges.dof_start[b + 1], lanes, pas)
@@ -327,7 +327,7 @@ def bind(solver, state, body_f, control, ctrl, dt: float) -> StepArgs:
     midpoint = solver.integrator == "midpoint"
     return StepArgs(
         fk=fk_args(model, q, qd, data.body_q, data.body_qd),
-        sub=subspace_args(model, data, data.body_q, data.body_qd, q, qd),
+        sub=subspace_args(model, tree, data, data.body_q, data.body_qd, q, qd),
         crb=crb_args(model, tree, data),
         rne=rne_args(model, tree, data, data.body_q, body_f, qd, dt, midpoint),
         pas=passive_args(model, tree, data, q, qd, control, dt),

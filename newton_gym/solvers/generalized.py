@@ -194,7 +194,7 @@ class SolverGeneralized(SolverBase):
         everything = (0, model.articulation_count)
         eval_fk(model, state.joint_q, state.joint_qd, self._kin)
         smooth.compute_subspaces(
-            model, self.data, self.data.body_q, self.data.body_qd, state.joint_q, state.joint_qd, everything
+            model, self.tree, self.data, self.data.body_q, self.data.body_qd, state.joint_q, state.joint_qd, everything
         )
         smooth.compute_mass_matrix(model, self.tree, self.data, everything)
         constraint.set_invweights(model, self.layout, self.data, self.rows)

@@ -17,6 +17,7 @@ import warp as wp
 from ..sim.stage_args import fill
 from ..sim.wpmath import JOINT_BALL, JOINT_D6, JOINT_DISTANCE, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from .spatial import ltl_solve, ltl_solve_t, quat_exp
+from .types import TreeModel, tree_model
 
 __all__ = [
     "IntegrateArgs",
@@ -121,19 +122,7 @@ class IntegrateArgs:
     """Arrays and scalars of the integration of one articulation."""
 
     # Model:
-    articulation_start: wp.array(dtype=int)
-    joint_type: wp.array(dtype=int)
-    joint_parent: wp.array(dtype=int)
-    joint_child: wp.array(dtype=int)
-    joint_X_p: wp.array(dtype=wp.transform)
-    joint_X_c: wp.array(dtype=wp.transform)
-    joint_q_start: wp.array(dtype=int)
-    joint_qd_start: wp.array(dtype=int)
-    body_com: wp.array(dtype=wp.vec3)
-    art_dof_start: wp.array(dtype=int)
-    art_mat_start: wp.array(dtype=int)
-    dof_parent: wp.array(dtype=int)
-    joint_armature: wp.array(dtype=float)
+    m: TreeModel
     dt: float
     midpoint: int
     # Data in:
@@ -152,29 +141,29 @@ class IntegrateArgs:
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def integrate_articulation(a: int, args: IntegrateArgs):
-    art_dof_start = args.art_dof_start
+    art_dof_start = args.m.art_dof_start
     qacc = args.qacc
     qacc_smooth = args.qacc_smooth
     qacc_constraint = args.qacc_constraint
     art_implicit = args.art_implicit
-    art_mat_start = args.art_mat_start
-    dof_parent = args.dof_parent
-    joint_armature = args.joint_armature
+    art_mat_start = args.m.art_mat_start
+    dof_parent = args.m.dof_parent
+    joint_armature = args.m.joint_armature
     mass_matrix = args.mass_matrix
     chol_implicit = args.chol_implicit
     scratch = args.scratch
-    articulation_start = args.articulation_start
-    joint_type = args.joint_type
-    joint_q_start = args.joint_q_start
-    joint_qd_start = args.joint_qd_start
-    joint_parent = args.joint_parent
+    articulation_start = args.m.articulation_start
+    joint_type = args.m.joint_type
+    joint_q_start = args.m.joint_q_start
+    joint_qd_start = args.m.joint_qd_start
+    joint_parent = args.m.joint_parent
     body_q = args.body_q
-    joint_child = args.joint_child
+    joint_child = args.m.joint_child
     dt = args.dt
     midpoint = args.midpoint
-    joint_X_p = args.joint_X_p
-    body_com = args.body_com
-    joint_X_c = args.joint_X_c
+    joint_X_p = args.m.joint_X_p
+    body_com = args.m.body_com
+    joint_X_c = args.m.joint_X_c
     joint_q = args.joint_q
     joint_qd = args.joint_qd
     d0 = art_dof_start[a]
@@ -247,6 +236,7 @@ def integrate_args(model, tree, data, body_q, joint_q, joint_qd, dt, midpoint=Fa
         model,
         tree,
         data,
+        m=tree_model(model, tree),
         dt=float(dt),
         midpoint=int(bool(midpoint)),
         body_q=body_q,

@@ -6,15 +6,51 @@ from dataclasses import dataclass
 
 import warp as wp
 
+from ..sim.stage_args import fill
 from .tree import DeclaredFields
 
-__all__ = ["vec5", "vec8", "Data", "make_data"]
+__all__ = ["vec5", "vec8", "Data", "make_data", "TreeModel", "tree_model"]
 
 vec5 = wp.types.vector(5, wp.float32)
 """MuJoCo solimp (d0, dwidth, width, midpoint, power) of a constraint row or contact pair."""
 
 vec8 = wp.types.vector(8, wp.float32)
 """Eight floats moved as one load: a row of the Newton Hessian scratch."""
+
+
+@wp.struct
+class TreeModel:
+    """The model and tree tables every per-tree stage reads (kinematics, subspaces, mass matrix, bias
+    forces, factorization, integration), declared once; each stage's struct holds it as ``m``."""
+
+    articulation_start: wp.array(dtype=int)  # (articulation_count + 1,) first joint of each tree
+    joint_type: wp.array(dtype=int)  # (joint_count,) JointType of each joint
+    joint_parent: wp.array(dtype=int)  # (joint_count,) parent body, -1 for the world
+    joint_child: wp.array(dtype=int)  # (joint_count,) child body
+    joint_X_p: wp.array(dtype=wp.transform)  # (joint_count,) joint frame in the parent body frame [m]
+    joint_X_c: wp.array(dtype=wp.transform)  # (joint_count,) joint frame in the child body frame [m]
+    joint_q_start: wp.array(dtype=int)  # (joint_count,) first coordinate of each joint
+    joint_qd_start: wp.array(dtype=int)  # (joint_count,) first DOF of each joint
+    joint_dof_dim: wp.array(dtype=wp.vec2i)  # (joint_count,) linear and angular axis counts of each joint
+    joint_axis: wp.array(dtype=wp.vec3)  # (joint_dof_count,) axis of each DOF, joint frame
+    joint_armature: wp.array(dtype=float)  # (joint_dof_count,) armature [kg, kg m^2]
+    body_mass: wp.array(dtype=float)  # (body_count,) mass [kg]
+    body_com: wp.array(dtype=wp.vec3)  # (body_count,) centre of mass, body frame [m]
+    body_inertia: wp.array(dtype=wp.mat33)  # (body_count,) inertia about the COM, body axes [kg m^2]
+    body_art: wp.array(dtype=int)  # (body_count,) tree of each body, -1 for none
+    body_child_start: wp.array(dtype=int)  # (body_count + 1,) first entry of each body's child joints
+    body_child_joint: wp.array(dtype=int)  # (child joints,) joints by parent body, descending joint order
+    art_dof_start: wp.array(dtype=int)  # (articulation_count + 1,) first DOF of each tree
+    art_mat_start: wp.array(dtype=int)  # (articulation_count + 1,) offset of each tree's n x n mass block
+    art_world: wp.array(dtype=int)  # (articulation_count,) world of each tree
+    dof_parent: wp.array(dtype=int)  # (joint_dof_count,) previous DOF towards the root, -1 at the root
+    dof_art: wp.array(dtype=int)  # (joint_dof_count,) tree of each DOF
+    dof_body: wp.array(dtype=int)  # (joint_dof_count,) child body of the joint of each DOF
+
+
+def tree_model(model, tree: dict) -> TreeModel:
+    """The :class:`TreeModel` of ``model`` and its uploaded tree tables (:meth:`.tree.TreeLayout.upload`)."""
+    return fill(TreeModel, model, tree)
 
 
 @dataclass

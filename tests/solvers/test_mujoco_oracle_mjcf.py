@@ -190,7 +190,7 @@ class _Case:
 
         data.mass_matrix.fill_(float("nan"))
         eval_fk(model, state.joint_q, state.joint_qd, kin, articulations=arts)
-        smooth.compute_subspaces(model, data, data.body_q, data.body_qd, state.joint_q, state.joint_qd, arts)
+        smooth.compute_subspaces(model, tree, data, data.body_q, data.body_qd, state.joint_q, state.joint_qd, arts)
         smooth.compute_mass_matrix(model, tree, data, arts)
         grab("mass_matrix", data.mass_matrix)
         data.qfrc_bias.fill_(float("nan"))

@@ -24,6 +24,7 @@ from ...sim.wpmath import (
 )
 from ..lanes import sync_lanes
 from ..spatial import cross_force, cross_motion, inertia_about, inertia_mul, ltl_factor, ltl_solve, ltl_solve_t
+from ..types import TreeModel, tree_model
 
 __all__ = ["compute_subspaces", "compute_mass_matrix", "compute_bias", "factor_and_solve"]
 
@@ -47,19 +48,7 @@ class SubspaceArgs:
     """Arrays of the subspace pass of one articulation (model tables, inputs, outputs)."""
 
     # Model:
-    articulation_start: wp.array(dtype=int)
-    joint_type: wp.array(dtype=int)
-    joint_parent: wp.array(dtype=int)
-    joint_child: wp.array(dtype=int)
-    joint_X_p: wp.array(dtype=wp.transform)
-    joint_X_c: wp.array(dtype=wp.transform)
-    joint_q_start: wp.array(dtype=int)
-    joint_qd_start: wp.array(dtype=int)
-    joint_dof_dim: wp.array(dtype=wp.vec2i)
-    joint_axis: wp.array(dtype=wp.vec3)
-    body_mass: wp.array(dtype=float)
-    body_com: wp.array(dtype=wp.vec3)
-    body_inertia: wp.array(dtype=wp.mat33)
+    m: TreeModel
     # Data in:
     body_q: wp.array(dtype=wp.transform)
     body_qd: wp.array(dtype=wp.spatial_vector)
@@ -77,11 +66,11 @@ class SubspaceArgs:
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def subspace_ref(a: int, args: SubspaceArgs):
     """Reference point r of articulation a: its root body's COM (needs the root's forward kinematics)."""
-    j0 = args.articulation_start[a]
-    if j0 == args.articulation_start[a + 1]:
+    j0 = args.m.articulation_start[a]
+    if j0 == args.m.articulation_start[a + 1]:
         return
-    root = args.joint_child[j0]
-    args.art_ref_out[a] = wp.transform_point(args.body_q[root], args.body_com[root])
+    root = args.m.joint_child[j0]
+    args.art_ref_out[a] = wp.transform_point(args.body_q[root], args.m.body_com[root])
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
@@ -89,13 +78,13 @@ def subspace_joint(j: int, a: int, args: SubspaceArgs):
     """Twist and inertia about r of joint j's child body, and the motion subspaces of j's DOFs (joint j of
     articulation a; needs :func:`subspace_ref` of a). Reads only forward-kinematics outputs, so the joints
     of a world can be done in any order."""
-    joint_child = args.joint_child
-    joint_parent = args.joint_parent
+    joint_child = args.m.joint_child
+    joint_parent = args.m.joint_parent
     body_q = args.body_q
     body_qd = args.body_qd
-    body_com = args.body_com
-    body_mass = args.body_mass
-    body_inertia = args.body_inertia
+    body_com = args.m.body_com
+    body_mass = args.m.body_mass
+    body_inertia = args.m.body_inertia
     r = args.art_ref_out[a]
     c = joint_child[j]
     p = joint_parent[j]
@@ -111,16 +100,16 @@ def subspace_joint(j: int, a: int, args: SubspaceArgs):
     v_p = wp.spatial_vector()
     if p >= 0:
         v_p = _twist_about(body_qd[p], wp.transform_point(body_q[p], body_com[p]), r)
-    x_wpj = _parent_pose(p, body_q) * args.joint_X_p[j]
+    x_wpj = _parent_pose(p, body_q) * args.m.joint_X_p[j]
     q_pj = wp.transform_get_rotation(x_wpj)
-    x_wcj = x_wc * args.joint_X_c[j]
+    x_wcj = x_wc * args.m.joint_X_c[j]
     lever = wp.transform_get_translation(x_wcj) - r
     _joint_subspace(
-        args.joint_type[j],
-        args.joint_q_start[j],
-        args.joint_qd_start[j],
-        args.joint_dof_dim[j],
-        args.joint_axis,
+        args.m.joint_type[j],
+        args.m.joint_q_start[j],
+        args.m.joint_qd_start[j],
+        args.m.joint_dof_dim[j],
+        args.m.joint_axis,
         args.joint_q,
         args.joint_qd,
         q_pj,
@@ -139,7 +128,7 @@ def subspace_joint(j: int, a: int, args: SubspaceArgs):
 def subspace_articulation(a: int, args: SubspaceArgs):
     """Reference point, body twists and inertias about it, and motion subspaces of articulation a."""
     subspace_ref(a, args)
-    for j in range(args.articulation_start[a], args.articulation_start[a + 1]):
+    for j in range(args.m.articulation_start[a], args.m.articulation_start[a + 1]):
         subspace_joint(j, a, args)
 
 
@@ -213,11 +202,12 @@ def _joint_subspace(
             v = v + s * joint_qd[d]
 
 
-def subspace_args(model, data, body_q, body_qd, joint_q, joint_qd) -> SubspaceArgs:
+def subspace_args(model, tree, data, body_q, body_qd, joint_q, joint_qd) -> SubspaceArgs:
     """The SubspaceArgs of :func:`compute_subspaces`."""
     return fill(
         SubspaceArgs,
         model,
+        m=tree_model(model, tree),
         body_q=body_q,
         body_qd=body_qd,
         joint_q=joint_q,
@@ -231,13 +221,13 @@ def subspace_args(model, data, body_q, body_qd, joint_q, joint_qd) -> SubspaceAr
     )
 
 
-def compute_subspaces(model, data, body_q, body_qd, joint_q, joint_qd, span):
+def compute_subspaces(model, tree, data, body_q, body_qd, joint_q, joint_qd, span):
     """Reference points, body twists and inertias about them, motion subspaces and their derivatives."""
     wp.launch(
         _subspace_kernel,
         dim=span[1],
         device=model.device,
-        inputs=[span[0], subspace_args(model, data, body_q, body_qd, joint_q, joint_qd)],
+        inputs=[span[0], subspace_args(model, tree, data, body_q, body_qd, joint_q, joint_qd)],
     )
 
 
@@ -259,21 +249,7 @@ class CrbArgs:
     """Arrays of the composite-inertia / mass-matrix pass of one articulation."""
 
     # Model:
-    articulation_start: wp.array(dtype=int)
-    joint_parent: wp.array(dtype=int)
-    joint_child: wp.array(dtype=int)
-    joint_qd_start: wp.array(dtype=int)
-    body_mass: wp.array(dtype=float)
-    body_com: wp.array(dtype=wp.vec3)
-    body_inertia: wp.array(dtype=wp.mat33)
-    body_art: wp.array(dtype=int)
-    art_dof_start: wp.array(dtype=int)
-    art_mat_start: wp.array(dtype=int)
-    dof_parent: wp.array(dtype=int)
-    dof_art: wp.array(dtype=int)
-    dof_body: wp.array(dtype=int)
-    body_child_start: wp.array(dtype=int)
-    body_child_joint: wp.array(dtype=int)
+    m: TreeModel
     # Data in:
     body_q: wp.array(dtype=wp.transform)
     art_ref: wp.array(dtype=wp.vec3)
@@ -289,11 +265,11 @@ class CrbArgs:
 def crb_body(j: int, a: int, args: CrbArgs):
     """Inertia of joint j's child body about articulation a's reference point, in float64 (the start of
     its composite inertia)."""
-    c = args.joint_child[j]
-    m = args.body_mass[c]
+    c = args.m.joint_child[j]
+    m = args.m.body_mass[c]
     args.crb_m_out[c] = wp.float64(m)
     h, inertia = _inertia_about_ref64(
-        m, args.body_com[c], args.body_inertia[c], args.body_q[c], wp.vec3d(args.art_ref[a])
+        m, args.m.body_com[c], args.m.body_inertia[c], args.body_q[c], wp.vec3d(args.art_ref[a])
     )
     args.crb_h_out[c] = h
     args.crb_i_out[c] = inertia
@@ -306,9 +282,9 @@ def crb_gather(j: int, args: CrbArgs):
     crb_m = args.crb_m_out
     crb_h = args.crb_h_out
     crb_i = args.crb_i_out
-    c = args.joint_child[j]
-    for k in range(args.body_child_start[c], args.body_child_start[c + 1]):
-        cc = args.joint_child[args.body_child_joint[k]]
+    c = args.m.joint_child[j]
+    for k in range(args.m.body_child_start[c], args.m.body_child_start[c + 1]):
+        cc = args.m.joint_child[args.m.body_child_joint[k]]
         crb_m[c] = crb_m[c] + crb_m[cc]
         crb_h[c] = crb_h[c] + crb_h[cc]
         crb_i[c] = crb_i[c] + crb_i[cc]
@@ -320,8 +296,8 @@ def crb_composite(a: int, args: CrbArgs):
     over a long chain (about a reference point metres away) they are large, and M's small eigenvalues (the
     distal links' inertias) are lost to float32 rounding (see :func:`.spatial.ltl_factor`). Leaves to
     root (Featherstone RBDA sec. 6.2, CRBA)."""
-    j0 = args.articulation_start[a]
-    j1 = args.articulation_start[a + 1]
+    j0 = args.m.articulation_start[a]
+    j1 = args.m.articulation_start[a + 1]
     for j in range(j0, j1):
         crb_body(j, a, args)
     for jj in range(j1 - j0):
@@ -331,16 +307,16 @@ def crb_composite(a: int, args: CrbArgs):
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def mass_matrix_rows(first: int, end: int, step: int, args: CrbArgs):
     """Mass-matrix rows (see the loop body) of DOFs first, first + step, ... below end."""
-    dof_art = args.dof_art
-    dof_body = args.dof_body
-    art_dof_start = args.art_dof_start
-    art_mat_start = args.art_mat_start
+    dof_art = args.m.dof_art
+    dof_body = args.m.dof_body
+    art_dof_start = args.m.art_dof_start
+    art_mat_start = args.m.art_mat_start
     crb_m_out = args.crb_m_out
     crb_h_out = args.crb_h_out
     crb_i_out = args.crb_i_out
     cdof = args.cdof
     mass_matrix_out = args.mass_matrix_out
-    dof_parent = args.dof_parent
+    dof_parent = args.m.dof_parent
     for i in range(first, end, step):
         a = dof_art[i]
         c = dof_body[i]
@@ -360,7 +336,7 @@ def mass_matrix_rows(first: int, end: int, step: int, args: CrbArgs):
 def crb_articulation(a: int, args: CrbArgs):
     """Composite inertias and the mass matrix of articulation a."""
     crb_composite(a, args)
-    mass_matrix_rows(args.art_dof_start[a], args.art_dof_start[a + 1], 1, args)
+    mass_matrix_rows(args.m.art_dof_start[a], args.m.art_dof_start[a + 1], 1, args)
 
 
 @wp.kernel
@@ -375,6 +351,7 @@ def crb_args(model, tree, data) -> CrbArgs:
         model,
         tree,
         data,
+        m=tree_model(model, tree),
         body_q=data.body_q,
         crb_m_out=data.crb_m,
         crb_h_out=data.crb_h,
@@ -405,17 +382,7 @@ class RneArgs:
     """Arrays and scalars of the bias-force (recursive Newton-Euler) pass of one articulation."""
 
     # Model:
-    articulation_start: wp.array(dtype=int)
-    joint_type: wp.array(dtype=int)
-    joint_parent: wp.array(dtype=int)
-    joint_child: wp.array(dtype=int)
-    joint_qd_start: wp.array(dtype=int)
-    body_mass: wp.array(dtype=float)
-    body_com: wp.array(dtype=wp.vec3)
-    body_inertia: wp.array(dtype=wp.mat33)
-    body_art: wp.array(dtype=int)
-    art_dof_start: wp.array(dtype=int)
-    art_world: wp.array(dtype=int)
+    m: TreeModel
     gravity: wp.array(dtype=wp.vec3)
     gyro_midpoint: int
     dt: float
@@ -429,26 +396,18 @@ class RneArgs:
     body_rot_inertia: wp.array(dtype=wp.mat33)
     cdof: wp.array(dtype=wp.spatial_vector)
     cdof_dot: wp.array(dtype=wp.spatial_vector)
-    body_child_start: wp.array(dtype=int)
-    body_child_joint: wp.array(dtype=int)
     # Data out:
     body_cacc_out: wp.array(dtype=wp.spatial_vector)
     body_cfrc_out: wp.array(dtype=wp.spatial_vector)
     qfrc_bias_out: wp.array(dtype=float)
 
 
-@wp.func
-def _joint_dof_end(
-    j: int,
-    a: int,
-    articulation_start: wp.array(dtype=int),
-    joint_qd_start: wp.array(dtype=int),
-    art_dof_start: wp.array(dtype=int),
-):
-    """One past the last DOF of joint j of articulation a."""
-    if j + 1 < articulation_start[a + 1]:
-        return joint_qd_start[j + 1]
-    return art_dof_start[a + 1]
+@wp.func(inline=True)
+def _joint_dof_end(j: int, a: int, m: TreeModel):
+    """One past the last DOF of joint j of tree a."""
+    if j + 1 < m.articulation_start[a + 1]:
+        return m.joint_qd_start[j + 1]
+    return m.art_dof_start[a + 1]
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
@@ -456,29 +415,27 @@ def rne_forward(j: int, a: int, args: RneArgs):
     """Acceleration (qdd = 0) and net force of joint j's child body (needs its parent's acceleration: root
     to leaves); gravity enters as a base acceleration -g (RBDA sec. 5.3)."""
     body_cacc = args.body_cacc_out
-    c = args.joint_child[j]
-    p = args.joint_parent[j]
-    acc = wp.spatial_vector(-args.gravity[args.art_world[a]], wp.vec3(0.0))
+    c = args.m.joint_child[j]
+    p = args.m.joint_parent[j]
+    acc = wp.spatial_vector(-args.gravity[args.m.art_world[a]], wp.vec3(0.0))
     if p >= 0:
-        if args.body_art[p] == a:
+        if args.m.body_art[p] == a:
             acc = body_cacc[p]
-    for d in range(
-        args.joint_qd_start[j], _joint_dof_end(j, a, args.articulation_start, args.joint_qd_start, args.art_dof_start)
-    ):
+    for d in range(args.m.joint_qd_start[j], _joint_dof_end(j, a, args.m)):
         acc = acc + args.cdof_dot[d] * args.joint_qd[d]
     body_cacc[c] = acc
-    m = args.body_mass[c]
+    m = args.m.body_mass[c]
     h = args.body_h[c]
     ri = args.body_rot_inertia[c]
     v = args.body_cvel[c]
     f = inertia_mul(m, h, ri, acc) + cross_force(v, inertia_mul(m, h, ri, v))
     x_wc = args.body_q[c]
-    com = wp.transform_point(x_wc, args.body_com[c])
-    jt = args.joint_type[j]
+    com = wp.transform_point(x_wc, args.m.body_com[c])
+    jt = args.m.joint_type[j]
     if args.gyro_midpoint != 0 and (jt == JOINT_FREE or jt == JOINT_DISTANCE):
         rot = wp.transform_get_rotation(x_wc)
         w = wp.spatial_bottom(v)
-        ib = args.body_inertia[c]
+        ib = args.m.body_inertia[c]
         w_m = _gyro_midpoint(ib, wp.quat_rotate_inv(rot, w), args.dt)
         gyro_m = wp.quat_rotate(rot, wp.cross(w_m, ib * w_m))
         iw = wp.quat_to_matrix(rot) * ib * wp.transpose(wp.quat_to_matrix(rot))
@@ -495,21 +452,19 @@ def rne_backward(j: int, a: int, args: RneArgs):
     """Add the forces of the child bodies of joint j's child (complete: leaves first) into it, in
     descending joint order, and project the total on joint j's DOFs (their bias forces)."""
     cfrc = args.body_cfrc_out
-    c = args.joint_child[j]
-    for k in range(args.body_child_start[c], args.body_child_start[c + 1]):
-        cfrc[c] = cfrc[c] + cfrc[args.joint_child[args.body_child_joint[k]]]
+    c = args.m.joint_child[j]
+    for k in range(args.m.body_child_start[c], args.m.body_child_start[c + 1]):
+        cfrc[c] = cfrc[c] + cfrc[args.m.joint_child[args.m.body_child_joint[k]]]
     fc = cfrc[c]
-    for d in range(
-        args.joint_qd_start[j], _joint_dof_end(j, a, args.articulation_start, args.joint_qd_start, args.art_dof_start)
-    ):
+    for d in range(args.m.joint_qd_start[j], _joint_dof_end(j, a, args.m)):
         args.qfrc_bias_out[d] = wp.dot(args.cdof[d], fc)
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def rne_articulation(a: int, args: RneArgs):
     """Bias forces C(q, qd) + gravity - external wrenches of articulation a (recursive Newton-Euler)."""
-    j0 = args.articulation_start[a]
-    j1 = args.articulation_start[a + 1]
+    j0 = args.m.articulation_start[a]
+    j1 = args.m.articulation_start[a + 1]
     for j in range(j0, j1):
         rne_forward(j, a, args)
     for jj in range(j1 - j0):
@@ -528,6 +483,7 @@ def rne_args(model, tree, data, state_body_q, body_f, joint_qd, dt, gyro_midpoin
         model,
         tree,
         data,
+        m=tree_model(model, tree),
         gyro_midpoint=int(gyro_midpoint),
         dt=float(dt),
         body_q=state_body_q,
@@ -577,10 +533,7 @@ class FactorArgs:
     """Arrays of the factorization and smooth solve of one articulation."""
 
     # Model:
-    art_dof_start: wp.array(dtype=int)
-    art_mat_start: wp.array(dtype=int)
-    dof_parent: wp.array(dtype=int)
-    joint_armature: wp.array(dtype=float)
+    m: TreeModel
     # Data in:
     mass_matrix: wp.array(dtype=wp.float64)
     dof_diag: wp.array(dtype=float)
@@ -600,12 +553,12 @@ def factor_articulation(a: int, args: FactorArgs, lane: int, lanes: int):
     qacc_smooth, by the ``lanes`` lanes of a block (every lane calls it; lanes = 1: one thread): copies
     and factorizations strided over rows and ancestors (:func:`.spatial.ltl_factor`), the triangular
     solves on lane 0. Bitwise the same for any number of lanes."""
-    art_dof_start = args.art_dof_start
-    art_mat_start = args.art_mat_start
+    art_dof_start = args.m.art_dof_start
+    art_mat_start = args.m.art_mat_start
     mass_matrix = args.mass_matrix
     chol_out = args.chol_out
-    dof_parent = args.dof_parent
-    joint_armature = args.joint_armature
+    dof_parent = args.m.dof_parent
+    joint_armature = args.m.joint_armature
     scratch = args.scratch
     qfrc = args.qfrc
     qfrc_bias = args.qfrc_bias
@@ -649,6 +602,7 @@ def factor_args(model, tree, data) -> FactorArgs:
         model,
         tree,
         data,
+        m=tree_model(model, tree),
         chol_out=data.chol,
         chol_implicit_out=data.chol_implicit,
         art_implicit_out=data.art_implicit,
