@@ -140,93 +140,71 @@ class IntegrateArgs:
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
-def integrate_articulation(a: int, args: IntegrateArgs):
-    art_dof_start = args.m.art_dof_start
+def _integrate_joint(j: int, de: int, args: IntegrateArgs):
+    """Joint j's velocities and coordinates from its DOFs' integrated acceleration (its DOFs end at de)."""
     qacc = args.qacc
-    qacc_smooth = args.qacc_smooth
-    qacc_constraint = args.qacc_constraint
-    art_implicit = args.art_implicit
-    art_mat_start = args.m.art_mat_start
-    dof_parent = args.m.dof_parent
-    joint_armature = args.m.joint_armature
-    mass_matrix = args.mass_matrix
-    chol_implicit = args.chol_implicit
-    scratch = args.scratch
-    articulation_start = args.m.articulation_start
-    joint_type = args.m.joint_type
-    joint_q_start = args.m.joint_q_start
-    joint_qd_start = args.m.joint_qd_start
-    joint_parent = args.m.joint_parent
-    body_q = args.body_q
-    joint_child = args.m.joint_child
-    dt = args.dt
-    midpoint = args.midpoint
-    joint_X_p = args.m.joint_X_p
-    body_com = args.m.body_com
-    joint_X_c = args.m.joint_X_c
     joint_q = args.joint_q
     joint_qd = args.joint_qd
-    d0 = art_dof_start[a]
-    n = art_dof_start[a + 1] - d0
+    dt = args.dt
+    jt = args.m.joint_type[j]
+    qs = args.m.joint_q_start[j]
+    ds = args.m.joint_qd_start[j]
+    if jt == JOINT_FREE or jt == JOINT_DISTANCE:
+        acc_l = wp.vec3(0.0)
+        acc_a = wp.vec3(0.0)
+        for k in range(3):
+            acc_l[k] = qacc[ds + k]
+            acc_a[k] = qacc[ds + 3 + k]
+        p = args.m.joint_parent[j]
+        x_wp = wp.transform_identity()
+        if p >= 0:
+            x_wp = args.body_q[p]
+        c = args.m.joint_child[j]
+        x_wpj = x_wp * args.m.joint_X_p[j]
+        x_wc = args.body_q[c]
+        com = args.m.body_com[c]
+        x_c = args.m.joint_X_c[j]
+        _integrate_free(qs, ds, dt, args.midpoint, x_wpj, x_wc, com, x_c, acc_l, acc_a, joint_q, joint_qd)
+    else:
+        for d in range(ds, de):
+            joint_qd[d] = joint_qd[d] + dt * qacc[d]
+        if jt == JOINT_BALL:
+            r = wp.quat(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2], joint_q[qs + 3])
+            w = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
+            r = wp.normalize(r * quat_exp(dt * w))
+            for k in range(4):
+                joint_q[qs + k] = r[k]
+        elif jt == JOINT_REVOLUTE or jt == JOINT_PRISMATIC or jt == JOINT_D6:
+            for d in range(ds, de):
+                joint_q[qs + d - ds] = joint_q[qs + d - ds] + dt * joint_qd[d]
+
+
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
+def integrate_articulation(a: int, args: IntegrateArgs):
+    """Integrate tree a: qacc = qacc_smooth + qacc_constraint, corrected for the velocity-implicit terms
+    where they apply, then each joint's velocities and coordinates."""
+    d0 = args.m.art_dof_start[a]
+    n = args.m.art_dof_start[a + 1] - d0
     for d in range(d0, d0 + n):
-        qacc[d] = qacc_smooth[d] + qacc_constraint[d]
-    if art_implicit[a] != 0:
+        args.qacc[d] = args.qacc_smooth[d] + args.qacc_constraint[d]
+    if args.art_implicit[a] != 0:
         _implicit_correction(
-            art_mat_start[a],
+            args.m.art_mat_start[a],
             n,
             d0,
-            dof_parent,
-            joint_armature,
-            mass_matrix,
-            chol_implicit,
-            qacc,
-            scratch,
+            args.m.dof_parent,
+            args.m.joint_armature,
+            args.mass_matrix,
+            args.chol_implicit,
+            args.qacc,
+            args.scratch,
         )
-    j1 = articulation_start[a + 1]
-    for j in range(articulation_start[a], j1):
-        jt = joint_type[j]
-        qs = joint_q_start[j]
-        ds = joint_qd_start[j]
-        de = art_dof_start[a + 1]
+    j1 = args.m.articulation_start[a + 1]
+    for j in range(args.m.articulation_start[a], j1):
+        de = args.m.art_dof_start[a + 1]
         if j + 1 < j1:
-            de = joint_qd_start[j + 1]
-        if jt == JOINT_FREE or jt == JOINT_DISTANCE:
-            acc_l = wp.vec3(0.0)
-            acc_a = wp.vec3(0.0)
-            for k in range(3):
-                acc_l[k] = qacc[ds + k]
-                acc_a[k] = qacc[ds + 3 + k]
-            p = joint_parent[j]
-            x_wp = wp.transform_identity()
-            if p >= 0:
-                x_wp = body_q[p]
-            c = joint_child[j]
-            _integrate_free(
-                qs,
-                ds,
-                dt,
-                midpoint,
-                x_wp * joint_X_p[j],
-                body_q[c],
-                body_com[c],
-                joint_X_c[j],
-                acc_l,
-                acc_a,
-                joint_q,
-                joint_qd,
-            )
-        else:
-            for d in range(ds, de):
-                joint_qd[d] = joint_qd[d] + dt * qacc[d]
-            if jt == JOINT_BALL:
-                r = wp.quat(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2], joint_q[qs + 3])
-                w = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
-                r = wp.normalize(r * quat_exp(dt * w))
-                for k in range(4):
-                    joint_q[qs + k] = r[k]
-            elif jt == JOINT_REVOLUTE or jt == JOINT_PRISMATIC or jt == JOINT_D6:
-                for d in range(ds, de):
-                    joint_q[qs + d - ds] = joint_q[qs + d - ds] + dt * joint_qd[d]
+            de = args.m.joint_qd_start[j + 1]
+        _integrate_joint(j, de, args)
 
 
 def integrate_args(model, tree, data, body_q, joint_q, joint_qd, dt, midpoint=False) -> IntegrateArgs:
