@@ -81,16 +81,19 @@ def _resolved(result, show_defaults) -> list:
     return lines
 
 
-def inspect_usd(source, schema_resolvers=None, show_defaults: bool = False, **kwargs) -> str:
+def inspect_usd(source, schema_resolvers=None, show_defaults: bool = False, solver_option=None, **kwargs) -> str:
     """Import ``source`` into a fresh builder and describe the result as text.
 
     Args:
         source: USD file path or Usd.Stage.
         schema_resolvers: as for add_usd.
         show_defaults: also list values that came from importer or schema defaults.
+        solver_option: the :class:`newton_gym.solvers.Option` to list at the end (None: ``Option()``, the
+            settings ``SolverGeneralized(model)`` steps with).
         kwargs: further add_usd arguments.
     """
     from ..sim.builder import ModelBuilder
+    from ..solvers.option import Option
     from .importer import import_stage
     from .schema_attrs import unused_attributes
 
@@ -113,6 +116,8 @@ def inspect_usd(source, schema_resolvers=None, show_defaults: bool = False, **kw
     if result["warnings"]:
         lines.append("Warnings:")
         lines.extend(f"  {w}" for w in result["warnings"])
+    lines.append("Solver option (SolverGeneralized(model, option=Option(...)) or its keywords):")
+    lines.extend(f"  {line}" for line in (solver_option or Option()).describe())
     return "\n".join(lines)
 
 
@@ -136,6 +141,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="USD file (.usda, .usdc, .usd)")
     parser.add_argument("--defaults", action="store_true", help="also list values taken from defaults")
     parser.add_argument("--root-path", default="/", help="import only the prims under this path")
+    parser.add_argument(
+        "--solver",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a solver Option field to set in the listed option (repeatable), e.g. --solver cone=elliptic",
+    )
+
+
+def _option(pairs: list):
+    """The solver Option of ``--solver NAME=VALUE`` pairs (values read as Python literals, else strings)."""
+    import ast
+
+    from ..errors import SolverError
+    from ..solvers.option import Option
+
+    fields = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep:
+            raise SolverError(f"--solver {pair!r}: expected NAME=VALUE")
+        try:
+            fields[name.strip()] = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError):
+            fields[name.strip()] = text.strip()
+    return Option().replace(**fields)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -143,13 +174,14 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import warnings
 
-    from ..errors import ImportFailedError
+    from ..errors import ImportFailedError, SolverError
 
     try:
+        option = _option(args.solver)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            print(inspect_usd(args.file, show_defaults=args.defaults, root_path=args.root_path))
-    except ImportFailedError as exc:
+            print(inspect_usd(args.file, show_defaults=args.defaults, root_path=args.root_path, solver_option=option))
+    except (ImportFailedError, SolverError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0
