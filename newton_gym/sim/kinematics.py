@@ -241,6 +241,44 @@ def _d6_angles(r: wp.quat, axis_start: int, count: int, joint_axis: wp.array(dty
     return out
 
 
+@wp.func
+def _d6_ik(
+    dim: wp.vec2i,
+    qs: int,
+    ds: int,
+    t_rel: wp.vec3,
+    r_rel: wp.quat,
+    v_rel_local: wp.vec3,
+    w_rel_local: wp.vec3,
+    joint_axis: wp.array(dtype=wp.vec3),
+    joint_q_out: wp.array(dtype=float),
+    joint_qd_out: wp.array(dtype=float),
+):
+    """Coordinates and rates of a D6 joint (``dim`` linear and angular axes) from the child joint frame's
+    pose (t_rel, r_rel) and velocity relative to the parent joint frame, in that frame."""
+    lin = dim[0]
+    ang = dim[1]
+    for k in range(lin):
+        a = joint_axis[ds + k]
+        joint_q_out[qs + k] = wp.dot(t_rel, a)
+        joint_qd_out[ds + k] = wp.dot(v_rel_local, a)
+    angles = _d6_angles(r_rel, ds + lin, ang, joint_axis)
+    for k in range(ang):
+        joint_q_out[qs + lin + k] = angles[k]
+    # Rates: solve J^T J qd = J^T w for the chained axes (identity-padded when fewer than 3).
+    jac = wp.mat33(0.0)
+    for k in range(ang):
+        col = d6_axis_world(joint_axis, joint_q_out, ds + lin, qs + lin, k)
+        for i in range(3):
+            jac[i, k] = col[i]
+    gram = wp.transpose(jac) * jac
+    for k in range(ang, 3):
+        gram[k, k] = 1.0
+    rates = wp.inverse(gram) * (wp.transpose(jac) * w_rel_local)
+    for k in range(ang):
+        joint_qd_out[ds + lin + k] = rates[k]
+
+
 @wp.kernel
 def _ik_kernel(
     # Model:
@@ -304,28 +342,7 @@ def _ik_kernel(
             joint_qd_out[ds + k] = v_lin[k]
             joint_qd_out[ds + 3 + k] = w_rel[k]
     elif jt == JOINT_D6:
-        dim = joint_dof_dim[j]
-        lin = dim[0]
-        ang = dim[1]
-        for k in range(lin):
-            a = joint_axis[ds + k]
-            joint_q_out[qs + k] = wp.dot(t_rel, a)
-            joint_qd_out[ds + k] = wp.dot(v_rel_local, a)
-        angles = _d6_angles(r_rel, ds + lin, ang, joint_axis)
-        for k in range(ang):
-            joint_q_out[qs + lin + k] = angles[k]
-        # Rates: solve J^T J qd = J^T w for the chained axes (identity-padded when fewer than 3).
-        jac = wp.mat33(0.0)
-        for k in range(ang):
-            col = d6_axis_world(joint_axis, joint_q_out, ds + lin, qs + lin, k)
-            for i in range(3):
-                jac[i, k] = col[i]
-        gram = wp.transpose(jac) * jac
-        for k in range(ang, 3):
-            gram[k, k] = 1.0
-        rates = wp.inverse(gram) * (wp.transpose(jac) * w_rel_local)
-        for k in range(ang):
-            joint_qd_out[ds + lin + k] = rates[k]
+        _d6_ik(joint_dof_dim[j], qs, ds, t_rel, r_rel, v_rel_local, w_rel_local, joint_axis, joint_q_out, joint_qd_out)
 
 
 def eval_ik(model, state, joint_q, joint_qd):
