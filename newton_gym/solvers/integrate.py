@@ -142,10 +142,6 @@ class IntegrateArgs:
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def _integrate_joint(j: int, de: int, args: IntegrateArgs):
     """Joint j's velocities and coordinates from its DOFs' integrated acceleration (its DOFs end at de)."""
-    qacc = args.qacc
-    joint_q = args.joint_q
-    joint_qd = args.joint_qd
-    dt = args.dt
     jt = args.m.joint_type[j]
     qs = args.m.joint_q_start[j]
     ds = args.m.joint_qd_start[j]
@@ -153,8 +149,8 @@ def _integrate_joint(j: int, de: int, args: IntegrateArgs):
         acc_l = wp.vec3(0.0)
         acc_a = wp.vec3(0.0)
         for k in range(3):
-            acc_l[k] = qacc[ds + k]
-            acc_a[k] = qacc[ds + 3 + k]
+            acc_l[k] = args.qacc[ds + k]
+            acc_a[k] = args.qacc[ds + 3 + k]
         p = args.m.joint_parent[j]
         x_wp = wp.transform_identity()
         if p >= 0:
@@ -164,19 +160,21 @@ def _integrate_joint(j: int, de: int, args: IntegrateArgs):
         x_wc = args.body_q[c]
         com = args.m.body_com[c]
         x_c = args.m.joint_X_c[j]
-        _integrate_free(qs, ds, dt, args.midpoint, x_wpj, x_wc, com, x_c, acc_l, acc_a, joint_q, joint_qd)
+        _integrate_free(
+            qs, ds, args.dt, args.midpoint, x_wpj, x_wc, com, x_c, acc_l, acc_a, args.joint_q, args.joint_qd
+        )
     else:
         for d in range(ds, de):
-            joint_qd[d] = joint_qd[d] + dt * qacc[d]
+            args.joint_qd[d] = args.joint_qd[d] + args.dt * args.qacc[d]
         if jt == JOINT_BALL:
-            r = wp.quat(joint_q[qs], joint_q[qs + 1], joint_q[qs + 2], joint_q[qs + 3])
-            w = wp.vec3(joint_qd[ds], joint_qd[ds + 1], joint_qd[ds + 2])
-            r = wp.normalize(r * quat_exp(dt * w))
+            r = wp.quat(args.joint_q[qs], args.joint_q[qs + 1], args.joint_q[qs + 2], args.joint_q[qs + 3])
+            w = wp.vec3(args.joint_qd[ds], args.joint_qd[ds + 1], args.joint_qd[ds + 2])
+            r = wp.normalize(r * quat_exp(args.dt * w))
             for k in range(4):
-                joint_q[qs + k] = r[k]
+                args.joint_q[qs + k] = r[k]
         elif jt == JOINT_REVOLUTE or jt == JOINT_PRISMATIC or jt == JOINT_D6:
             for d in range(ds, de):
-                joint_q[qs + d - ds] = joint_q[qs + d - ds] + dt * joint_qd[d]
+                args.joint_q[qs + d - ds] = args.joint_q[qs + d - ds] + args.dt * args.joint_qd[d]
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
@@ -258,26 +256,19 @@ class HealthArgs:
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def health_world(w: int, args: HealthArgs):
-    articulation_world_start = args.articulation_world_start
-    art_dof_start = args.art_dof_start
-    joint_qd = args.joint_qd
-    max_speed = args.max_speed
-    art_coord_start = args.art_coord_start
-    joint_q = args.joint_q
-    world_unhealthy_out = args.world_unhealthy_out
     bad = int(0)
-    for a in range(articulation_world_start[w], articulation_world_start[w + 1]):
-        for d in range(art_dof_start[a], art_dof_start[a + 1]):
-            v = joint_qd[d]
-            if not wp.isfinite(v) or wp.abs(v) > max_speed:
+    for a in range(args.articulation_world_start[w], args.articulation_world_start[w + 1]):
+        for d in range(args.art_dof_start[a], args.art_dof_start[a + 1]):
+            v = args.joint_qd[d]
+            if not wp.isfinite(v) or wp.abs(v) > args.max_speed:
                 bad = 1
-        for c in range(art_coord_start[a], art_coord_start[a + 1]):
-            if not wp.isfinite(joint_q[c]):
+        for c in range(args.art_coord_start[a], args.art_coord_start[a + 1]):
+            if not wp.isfinite(args.joint_q[c]):
                 bad = 1
     if args.row_overflow[w] != 0:
         bad = 1  # contacts were dropped for want of constraint rows: the physics is wrong
     if bad != 0:
-        world_unhealthy_out[w] = 1
+        args.world_unhealthy_out[w] = 1
 
 
 def health_args(model, tree, joint_q, joint_qd, max_speed, row_overflow, out) -> HealthArgs:

@@ -78,29 +78,22 @@ def subspace_joint(j: int, a: int, args: SubspaceArgs):
     """Twist and inertia about r of joint j's child body, and the motion subspaces of j's DOFs (joint j of
     articulation a; needs :func:`subspace_ref` of a). Reads only forward-kinematics outputs, so the joints
     of a world can be done in any order."""
-    joint_child = args.m.joint_child
-    joint_parent = args.m.joint_parent
-    body_q = args.body_q
-    body_qd = args.body_qd
-    body_com = args.m.body_com
-    body_mass = args.m.body_mass
-    body_inertia = args.m.body_inertia
     r = args.art_ref_out[a]
-    c = joint_child[j]
-    p = joint_parent[j]
-    x_wc = body_q[c]
+    c = args.m.joint_child[j]
+    p = args.m.joint_parent[j]
+    x_wc = args.body_q[c]
     rot = wp.quat_to_matrix(wp.transform_get_rotation(x_wc))
-    com = wp.transform_point(x_wc, body_com[c])
-    v_c = _twist_about(body_qd[c], com, r)
+    com = wp.transform_point(x_wc, args.m.body_com[c])
+    v_c = _twist_about(args.body_qd[c], com, r)
     args.body_cvel_out[c] = v_c
-    m = body_mass[c]
+    m = args.m.body_mass[c]
     args.body_h_out[c] = m * (com - r)
-    args.body_rot_inertia_out[c] = inertia_about(m, com - r, rot * body_inertia[c] * wp.transpose(rot))
+    args.body_rot_inertia_out[c] = inertia_about(m, com - r, rot * args.m.body_inertia[c] * wp.transpose(rot))
     # The parent's twist about r, as its own subspace_joint computes it.
     v_p = wp.spatial_vector()
     if p >= 0:
-        v_p = _twist_about(body_qd[p], wp.transform_point(body_q[p], body_com[p]), r)
-    x_wpj = _parent_pose(p, body_q) * args.m.joint_X_p[j]
+        v_p = _twist_about(args.body_qd[p], wp.transform_point(args.body_q[p], args.m.body_com[p]), r)
+    x_wpj = _parent_pose(p, args.body_q) * args.m.joint_X_p[j]
     q_pj = wp.transform_get_rotation(x_wpj)
     x_wcj = x_wc * args.m.joint_X_c[j]
     lever = wp.transform_get_translation(x_wcj) - r
@@ -116,7 +109,7 @@ def subspace_joint(j: int, a: int, args: SubspaceArgs):
         wp.transform_get_rotation(x_wcj),
         lever,
         com - r,
-        wp.spatial_top(body_qd[c]),
+        wp.spatial_top(args.body_qd[c]),
         v_p,
         v_c,
         args.cdof_out,
@@ -307,29 +300,19 @@ def crb_composite(a: int, args: CrbArgs):
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def mass_matrix_rows(first: int, end: int, step: int, args: CrbArgs):
     """Mass-matrix rows (see the loop body) of DOFs first, first + step, ... below end."""
-    dof_art = args.m.dof_art
-    dof_body = args.m.dof_body
-    art_dof_start = args.m.art_dof_start
-    art_mat_start = args.m.art_mat_start
-    crb_m_out = args.crb_m_out
-    crb_h_out = args.crb_h_out
-    crb_i_out = args.crb_i_out
-    cdof = args.cdof
-    mass_matrix_out = args.mass_matrix_out
-    dof_parent = args.m.dof_parent
     for i in range(first, end, step):
-        a = dof_art[i]
-        c = dof_body[i]
-        d0 = art_dof_start[a]
-        n = art_dof_start[a + 1] - d0
-        off = art_mat_start[a]
-        f = inertia_mul(crb_m_out[c], crb_h_out[c], crb_i_out[c], wp.spatial_vectord(cdof[i]))
+        a = args.m.dof_art[i]
+        c = args.m.dof_body[i]
+        d0 = args.m.art_dof_start[a]
+        n = args.m.art_dof_start[a + 1] - d0
+        off = args.m.art_mat_start[a]
+        f = inertia_mul(args.crb_m_out[c], args.crb_h_out[c], args.crb_i_out[c], wp.spatial_vectord(args.cdof[i]))
         k = i
         while k >= 0:
-            val = wp.dot(wp.spatial_vectord(cdof[k]), f)
-            mass_matrix_out[off + (i - d0) * n + (k - d0)] = val
-            mass_matrix_out[off + (k - d0) * n + (i - d0)] = val
-            k = dof_parent[k]
+            val = wp.dot(wp.spatial_vectord(args.cdof[k]), f)
+            args.mass_matrix_out[off + (i - d0) * n + (k - d0)] = val
+            args.mass_matrix_out[off + (k - d0) * n + (i - d0)] = val
+            k = args.m.dof_parent[k]
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
@@ -553,41 +536,30 @@ def factor_articulation(a: int, args: FactorArgs, lane: int, lanes: int):
     qacc_smooth, by the ``lanes`` lanes of a block (every lane calls it; lanes = 1: one thread): copies
     and factorizations strided over rows and ancestors (:func:`.spatial.ltl_factor`), the triangular
     solves on lane 0. Bitwise the same for any number of lanes."""
-    art_dof_start = args.m.art_dof_start
-    art_mat_start = args.m.art_mat_start
-    mass_matrix = args.mass_matrix
-    chol_out = args.chol_out
-    dof_parent = args.m.dof_parent
-    joint_armature = args.m.joint_armature
-    scratch = args.scratch
-    qfrc = args.qfrc
-    qfrc_bias = args.qfrc_bias
-    dof_diag = args.dof_diag
-    qacc_smooth_out = args.qacc_smooth_out
-    art_implicit_out = args.art_implicit_out
-    chol_implicit_out = args.chol_implicit_out
-    d0 = art_dof_start[a]
-    n = art_dof_start[a + 1] - d0
-    off = art_mat_start[a]
-    _copy_ancestors(mass_matrix, chol_out, off, n, d0, dof_parent, joint_armature, lane, lanes)
+    d0 = args.m.art_dof_start[a]
+    n = args.m.art_dof_start[a + 1] - d0
+    off = args.m.art_mat_start[a]
+    _copy_ancestors(args.mass_matrix, args.chol_out, off, n, d0, args.m.dof_parent, args.m.joint_armature, lane, lanes)
     implicit = int(0)  # every lane alike
     for k in range(n):
-        if dof_diag[d0 + k] != joint_armature[d0 + k]:
+        if args.dof_diag[d0 + k] != args.m.joint_armature[d0 + k]:
             implicit = 1
     if implicit != 0:
-        _copy_ancestors(mass_matrix, chol_implicit_out, off, n, d0, dof_parent, dof_diag, lane, lanes)
+        _copy_ancestors(
+            args.mass_matrix, args.chol_implicit_out, off, n, d0, args.m.dof_parent, args.dof_diag, lane, lanes
+        )
     sync_lanes(lanes)  # the copies are whole before their factorizations
-    ltl_factor(chol_out, off, n, d0, dof_parent, lane, lanes)
+    ltl_factor(args.chol_out, off, n, d0, args.m.dof_parent, lane, lanes)
     if implicit != 0:
-        ltl_factor(chol_implicit_out, off, n, d0, dof_parent, lane, lanes)
+        ltl_factor(args.chol_implicit_out, off, n, d0, args.m.dof_parent, lane, lanes)
     if lane == 0:
         for k in range(n):
-            scratch[d0 + k] = wp.float64(qfrc[d0 + k]) - wp.float64(qfrc_bias[d0 + k])
-        ltl_solve_t(chol_out, off, n, d0, dof_parent, scratch, d0)
-        ltl_solve(chol_out, off, n, d0, dof_parent, scratch, d0)
+            args.scratch[d0 + k] = wp.float64(args.qfrc[d0 + k]) - wp.float64(args.qfrc_bias[d0 + k])
+        ltl_solve_t(args.chol_out, off, n, d0, args.m.dof_parent, args.scratch, d0)
+        ltl_solve(args.chol_out, off, n, d0, args.m.dof_parent, args.scratch, d0)
         for k in range(n):
-            qacc_smooth_out[d0 + k] = wp.float32(scratch[d0 + k])
-        art_implicit_out[a] = implicit
+            args.qacc_smooth_out[d0 + k] = wp.float32(args.scratch[d0 + k])
+        args.art_implicit_out[a] = implicit
 
 
 @wp.kernel

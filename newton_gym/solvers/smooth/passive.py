@@ -119,57 +119,40 @@ class PassiveArgs:
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def passive_dofs(first: int, end: int, step: int, args: PassiveArgs):
     """Passive forces of DOFs first, first + step, ... below end."""
-    joint_qd = args.joint_qd
-    joint_armature = args.joint_armature
-    joint_damping = args.joint_damping
-    joint_viscous = args.joint_viscous
-    joint_f = args.joint_f
-    dt = args.dt
-    dof_coord = args.dof_coord
-    joint_q = args.joint_q
-    joint_spring_ke = args.joint_spring_ke
-    joint_spring_ref = args.joint_spring_ref
-    joint_target_ke = args.joint_target_ke
-    joint_target_kd = args.joint_target_kd
-    target_pos = args.target_pos
-    target_vel = args.target_vel
-    joint_effort_limit = args.joint_effort_limit
-    qfrc_out = args.qfrc_out
-    dof_diag_out = args.dof_diag_out
     for d in range(first, end, step):
-        qd = joint_qd[d]
-        diag = joint_armature[d]
+        qd = args.joint_qd[d]
+        diag = args.joint_armature[d]
         # Damping and the viscous part of joint friction: -c qd, implicit.
-        c = joint_damping[d] + joint_viscous[d]
-        f = joint_f[d] - c * qd
-        diag += dt * c
-        ci = dof_coord[d]
+        c = args.joint_damping[d] + args.joint_viscous[d]
+        f = args.joint_f[d] - c * qd
+        diag += args.dt * c
+        ci = args.dof_coord[d]
         if ci >= 0:
-            q = joint_q[ci]
-            f += -joint_spring_ke[d] * (q - joint_spring_ref[d])
-            ke = joint_target_ke[d]
-            kd = joint_target_kd[d]
+            q = args.joint_q[ci]
+            f += -args.joint_spring_ke[d] * (q - args.joint_spring_ref[d])
+            ke = args.joint_target_ke[d]
+            kd = args.joint_target_kd[d]
             if ke != 0.0 or kd != 0.0:
                 # PD drive evaluated at the end of the step; saturated drives fall back to a constant effort.
-                drive = ke * (target_pos[d] - q - dt * qd) + kd * (target_vel[d] - qd)
-                lim = joint_effort_limit[d]
+                drive = ke * (args.target_pos[d] - q - args.dt * qd) + kd * (args.target_vel[d] - qd)
+                lim = args.joint_effort_limit[d]
                 if wp.abs(drive) <= lim:
-                    diag += dt * kd + dt * dt * ke
+                    diag += args.dt * kd + args.dt * args.dt * ke
                 else:
                     drive = wp.clamp(drive, -lim, lim)
                 f += drive
         else:
-            kd = joint_target_kd[d]
+            kd = args.joint_target_kd[d]
             if kd != 0.0:
-                drive = kd * (target_vel[d] - qd)
-                lim = joint_effort_limit[d]
+                drive = kd * (args.target_vel[d] - qd)
+                lim = args.joint_effort_limit[d]
                 if wp.abs(drive) <= lim:
-                    diag += dt * kd
+                    diag += args.dt * kd
                 else:
                     drive = wp.clamp(drive, -lim, lim)
                 f += drive
-        qfrc_out[d] = f
-        dof_diag_out[d] = diag
+        args.qfrc_out[d] = f
+        args.dof_diag_out[d] = diag
 
 
 @wp.kernel
@@ -237,35 +220,22 @@ class ActuatorArgs:
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def actuator_forces(first: int, end: int, step: int, args: ActuatorArgs):
     """Forces of actuators first, first + step, ... below end."""
-    act_dof = args.act_dof
-    act_gear = args.act_gear
-    act_bias = args.act_bias
-    act_gain = args.act_gain
-    ctrl = args.ctrl
-    act_ctrl_range = args.act_ctrl_range
-    dof_coord = args.dof_coord
-    joint_q = args.joint_q
-    joint_qd = args.joint_qd
-    act_force_range = args.act_force_range
-    dof_diag_out = args.dof_diag_out
-    dt = args.dt
-    qfrc_out = args.qfrc_out
     for i in range(first, end, step):
-        d = act_dof[i]
-        gear = act_gear[i]
-        bias = act_bias[i]
-        force = act_gain[i] * _clamp_range(ctrl[i], act_ctrl_range[i]) + bias[0]
+        d = args.act_dof[i]
+        gear = args.act_gear[i]
+        bias = args.act_bias[i]
+        force = args.act_gain[i] * _clamp_range(args.ctrl[i], args.act_ctrl_range[i]) + bias[0]
         if bias[1] != 0.0:
-            ci = dof_coord[d]
+            ci = args.dof_coord[d]
             if ci >= 0:
-                force += bias[1] * gear * joint_q[ci]
+                force += bias[1] * gear * args.joint_q[ci]
         if bias[2] != 0.0:
-            force += bias[2] * gear * joint_qd[d]
-        clamped = _clamp_range(force, act_force_range[i])
+            force += bias[2] * gear * args.joint_qd[d]
+        clamped = _clamp_range(force, args.act_force_range[i])
         if bias[2] != 0.0 and clamped == force:
             # d(qfrc)/d(qd) = gear^2 bias[2], integrated implicitly unless the force range holds the force
-            wp.atomic_add(dof_diag_out, d, -dt * bias[2] * gear * gear)
-        wp.atomic_add(qfrc_out, d, gear * clamped)
+            wp.atomic_add(args.dof_diag_out, d, -args.dt * bias[2] * gear * gear)
+        wp.atomic_add(args.qfrc_out, d, gear * clamped)
 
 
 @wp.kernel

@@ -40,54 +40,41 @@ class ContactOutputArgs:
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def contact_output_slots(w: int, first: int, end: int, step: int, args: ContactOutputArgs):
     """Contact outputs of world w's slots first, first + step, ... below end."""
-    active = args.active
-    force_out = args.force_out
-    topo = args.topo
-    normal = args.normal
-    tangent = args.tangent
-    slot_row = args.slot_row
-    slot_nrows = args.slot_nrows
-    pair_mu = args.pair_mu
-    row_force = args.row_force
-    world_count_out = args.world_count_out
     rw = args.world_row_start[w]
-    point = args.point
-    body_q = args.body_q
-    body_com = args.body_com
-    body_wrench_out = args.body_wrench_out
-    body_count_out = args.body_count_out
     for s in range(first, end, step):
-        if active[s] == 0:
-            force_out[s] = wp.vec3(0.0)
+        if args.active[s] == 0:
+            args.force_out[s] = wp.vec3(0.0)
             continue
-        pp = slot_pair(topo, w, s)
+        pp = slot_pair(args.topo, w, s)
         p = pp[0]
-        ts = template_slot(topo, w, s)
-        n = normal[s]
-        t1 = tangent[s]
+        ts = template_slot(args.topo, w, s)
+        n = args.normal[s]
+        t1 = args.tangent[s]
         t2 = wp.cross(n, t1)
-        r = rw + slot_row[ts]
-        nr = slot_nrows[ts]
-        mu = pair_mu[p]
-        f = n * row_force[r]
+        r = rw + args.slot_row[ts]
+        nr = args.slot_nrows[ts]
+        mu = args.pair_mu[p]
+        f = n * args.row_force[r]
         if nr == 4:
-            f = n * (row_force[r] + row_force[r + 1] + row_force[r + 2] + row_force[r + 3])
-            f = f + mu * (t1 * (row_force[r] - row_force[r + 1]) + t2 * (row_force[r + 2] - row_force[r + 3]))
+            f = n * (args.row_force[r] + args.row_force[r + 1] + args.row_force[r + 2] + args.row_force[r + 3])
+            f = f + mu * (
+                t1 * (args.row_force[r] - args.row_force[r + 1]) + t2 * (args.row_force[r + 2] - args.row_force[r + 3])
+            )
         elif nr == 3:
-            f = f + t1 * row_force[r + 1] + t2 * row_force[r + 2]
-        force_out[s] = f
-        wp.atomic_add(world_count_out, w, 1)
-        bodies = pair_bodies(topo, w, pp[1])
-        pt = point[s]
+            f = f + t1 * args.row_force[r + 1] + t2 * args.row_force[r + 2]
+        args.force_out[s] = f
+        wp.atomic_add(args.world_count_out, w, 1)
+        bodies = pair_bodies(args.topo, w, pp[1])
+        pt = args.point[s]
         for side in range(2):
             b = bodies[side]
             if b >= 0:
                 fb = f
                 if side == 0:
                     fb = -f
-                com = wp.transform_point(body_q[b], body_com[b])
-                wp.atomic_add(body_wrench_out, b, wp.spatial_vector(fb, wp.cross(pt - com, fb)))
-                wp.atomic_add(body_count_out, b, 1)
+                com = wp.transform_point(args.body_q[b], args.body_com[b])
+                wp.atomic_add(args.body_wrench_out, b, wp.spatial_vector(fb, wp.cross(pt - com, fb)))
+                wp.atomic_add(args.body_count_out, b, 1)
 
 
 def contact_output_args(model, data, contacts, rows, body_wrench, body_count, world_count) -> ContactOutputArgs:
