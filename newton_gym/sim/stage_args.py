@@ -13,9 +13,9 @@ __all__ = ["fill"]
 
 def fill(struct, *sources, **fields):
     """An instance of the Warp struct ``struct`` with every declared field set by name: from ``fields``, else
-    from the one source among ``sources`` (objects with attributes, or dicts) that holds that name. A field
-    given by no source, a field two sources hold without being given in ``fields``, and an unknown name in
-    ``fields`` raise ValueError naming them."""
+    from the one source among ``sources`` (objects with attributes, or dicts) that holds that name; an
+    output field ``x_out`` is read as ``x`` there. A field given by no source, a field two sources hold
+    without being given in ``fields``, and an unknown name in ``fields`` raise ValueError naming them."""
     names = list(struct.vars)
     unknown = sorted(set(fields) - set(names))
     missing, ambiguous = [], []
@@ -24,12 +24,13 @@ def fill(struct, *sources, **fields):
         if name in fields:
             setattr(out, name, fields[name])
             continue
-        found = [src for src in sources if (name in src if isinstance(src, dict) else hasattr(src, name))]
+        key = name[: -len("_out")] if name.endswith("_out") else name
+        found = [src for src in sources if (key in src if isinstance(src, dict) else hasattr(src, key))]
         if len(found) != 1:
             (missing if not found else ambiguous).append(name)
             continue
         src = found[0]
-        setattr(out, name, src[name] if isinstance(src, dict) else getattr(src, name))
+        setattr(out, name, src[key] if isinstance(src, dict) else getattr(src, key))
     if missing or ambiguous or unknown:
         raise ValueError(
             f"{struct.key}: fields {missing} missing, {ambiguous} held by several sources, {unknown} unknown"

@@ -209,8 +209,6 @@ def integrate_args(model, tree, data, body_q, joint_q, joint_qd, dt, midpoint=Fa
     """The IntegrateArgs of :func:`integrate_articulation`."""
     return fill(
         IntegrateArgs,
-        model,
-        tree,
         data,
         m=tree_model(model, tree),
         dt=float(dt),

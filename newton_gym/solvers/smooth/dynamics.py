@@ -199,18 +199,12 @@ def subspace_args(model, tree, data, body_q, body_qd, joint_q, joint_qd) -> Subs
     """The SubspaceArgs of :func:`compute_subspaces`."""
     return fill(
         SubspaceArgs,
-        model,
+        data,
         m=tree_model(model, tree),
         body_q=body_q,
         body_qd=body_qd,
         joint_q=joint_q,
         joint_qd=joint_qd,
-        art_ref_out=data.art_ref,
-        body_cvel_out=data.body_cvel,
-        body_h_out=data.body_h,
-        body_rot_inertia_out=data.body_rot_inertia,
-        cdof_out=data.cdof,
-        cdof_dot_out=data.cdof_dot,
     )
 
 
@@ -329,18 +323,7 @@ def _crb_kernel(first: int, args: CrbArgs):
 
 def crb_args(model, tree, data) -> CrbArgs:
     """The CrbArgs of :func:`compute_mass_matrix`."""
-    return fill(
-        CrbArgs,
-        model,
-        tree,
-        data,
-        m=tree_model(model, tree),
-        body_q=data.body_q,
-        crb_m_out=data.crb_m,
-        crb_h_out=data.crb_h,
-        crb_i_out=data.crb_i,
-        mass_matrix_out=data.mass_matrix,
-    )
+    return fill(CrbArgs, data, m=tree_model(model, tree))
 
 
 def compute_mass_matrix(model, tree, data, span):
@@ -463,18 +446,14 @@ def rne_args(model, tree, data, state_body_q, body_f, joint_qd, dt, gyro_midpoin
     """The RneArgs of :func:`compute_bias`."""
     return fill(
         RneArgs,
-        model,
-        tree,
         data,
         m=tree_model(model, tree),
+        gravity=model.gravity,
         gyro_midpoint=int(gyro_midpoint),
         dt=float(dt),
         body_q=state_body_q,
         body_f=body_f,
         joint_qd=joint_qd,
-        body_cacc_out=data.body_cacc,
-        body_cfrc_out=data.body_cfrc,
-        qfrc_bias_out=data.qfrc_bias,
     )
 
 
@@ -569,18 +548,7 @@ def _factor_kernel(first: int, args: FactorArgs):
 
 def factor_args(model, tree, data) -> FactorArgs:
     """The FactorArgs of :func:`factor_and_solve`."""
-    return fill(
-        FactorArgs,
-        model,
-        tree,
-        data,
-        m=tree_model(model, tree),
-        chol_out=data.chol,
-        chol_implicit_out=data.chol_implicit,
-        art_implicit_out=data.art_implicit,
-        qacc_smooth_out=data.qacc_smooth,
-        scratch=data.dof_scratch,
-    )
+    return fill(FactorArgs, data, m=tree_model(model, tree), scratch=data.dof_scratch)
 
 
 def factor_and_solve(model, tree, data, span):
