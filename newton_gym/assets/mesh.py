@@ -178,27 +178,45 @@ def mesh_mass_properties(
     return total, np.asarray(placed.center_mass), moments, quat_from_matrix(axes)
 
 
+# What the optional (None: unauthored) settings of RigidBodyPropertiesCfg / CollisionPropertiesCfg write:
+# (field, the schema API's Create method, given a bool) and (field, PhysX attribute, value type).
+_RIGID_FLAGS = (
+    ("rigid_body_enabled", "CreateRigidBodyEnabledAttr"),
+    ("kinematic_enabled", "CreateKinematicEnabledAttr"),
+)
+_RIGID_ATTRS = (
+    ("disable_gravity", "physxRigidBody:disableGravity", "Bool"),
+    ("linear_damping", "physxRigidBody:linearDamping", "Float"),
+    ("angular_damping", "physxRigidBody:angularDamping", "Float"),
+    ("max_linear_velocity", "physxRigidBody:maxLinearVelocity", "Float"),
+    ("max_angular_velocity", "physxRigidBody:maxAngularVelocity", "Float"),
+)
+_COLLISION_FLAGS = (("collision_enabled", "CreateCollisionEnabledAttr"),)
+_COLLISION_ATTRS = (
+    ("contact_offset", "physxCollision:contactOffset", "Float"),
+    ("rest_offset", "physxCollision:restOffset", "Float"),
+)
+
+
+def _author_props(prim, api, props, flags, attrs) -> None:
+    """Author the settings of ``props`` that are not None: ``flags`` through the applied schema ``api``,
+    then ``attrs`` on ``prim``."""
+    for field_name, create in flags:
+        value = getattr(props, field_name)
+        if value is not None:
+            getattr(api, create)(bool(value))
+    for field_name, attr, kind in attrs:
+        value = getattr(props, field_name)
+        if value is not None:
+            set_attr(prim, attr, kind, value)
+
+
 def _write_body(stage, path: str, mesh: MeshDesc, cfg: MeshConverterCfg) -> None:
     UsdGeom, UsdPhysics = require("pxr.UsdGeom"), require("pxr.UsdPhysics")
     prim = UsdGeom.Xform.Define(stage, path).GetPrim()
     stage.SetDefaultPrim(prim)
-    props = cfg.rigid_props
-    if props is not None:
-        api = UsdPhysics.RigidBodyAPI.Apply(prim)
-        if props.rigid_body_enabled is not None:
-            api.CreateRigidBodyEnabledAttr(bool(props.rigid_body_enabled))
-        if props.kinematic_enabled is not None:
-            api.CreateKinematicEnabledAttr(bool(props.kinematic_enabled))
-        for field_name, attr, kind in (
-            ("disable_gravity", "physxRigidBody:disableGravity", "Bool"),
-            ("linear_damping", "physxRigidBody:linearDamping", "Float"),
-            ("angular_damping", "physxRigidBody:angularDamping", "Float"),
-            ("max_linear_velocity", "physxRigidBody:maxLinearVelocity", "Float"),
-            ("max_angular_velocity", "physxRigidBody:maxAngularVelocity", "Float"),
-        ):
-            value = getattr(props, field_name)
-            if value is not None:
-                set_attr(prim, attr, kind, value)
+    if cfg.rigid_props is not None:
+        _author_props(prim, UsdPhysics.RigidBodyAPI.Apply(prim), cfg.rigid_props, _RIGID_FLAGS, _RIGID_ATTRS)
     if cfg.mass_props is not None:
         _write_mass(prim, mesh, cfg)
 
@@ -224,14 +242,8 @@ def _write_mesh(stage, path: str, mesh: MeshDesc, cfg: MeshConverterCfg) -> None
     mesh_prim = UsdGeom.Mesh.Define(stage, path)
     write_mesh_data(mesh_prim, mesh)
     prim = mesh_prim.GetPrim()
-    props = cfg.collision_props
-    if props is not None:
+    if cfg.collision_props is not None:
         api = UsdPhysics.CollisionAPI.Apply(prim)
-        if props.collision_enabled is not None:
-            api.CreateCollisionEnabledAttr(bool(props.collision_enabled))
-        if props.contact_offset is not None:
-            set_attr(prim, "physxCollision:contactOffset", "Float", props.contact_offset)
-        if props.rest_offset is not None:
-            set_attr(prim, "physxCollision:restOffset", "Float", props.rest_offset)
+        _author_props(prim, api, cfg.collision_props, _COLLISION_FLAGS, _COLLISION_ATTRS)
     if cfg.mesh_collision_props is not None:
         UsdPhysics.MeshCollisionAPI.Apply(prim).CreateApproximationAttr(cfg.mesh_collision_props.approximation)

@@ -48,6 +48,29 @@ def _quadratic_first(a: float, b_half: float, c: float):
 
 
 @wp.func
+def _first_root_within(o: wp.vec3, d: wp.vec3, t0: float, t1: float, half_height: float):
+    """The first of the roots t0 <= t1 (as _quadratic_first gives them) at or after T_MIN whose point
+    o + t d lies within |z| <= half_height, else MISS."""
+    for k in range(2):
+        t = t0
+        if k == 1:
+            t = t1
+        if t >= T_MIN and t < MISS:
+            p = o + t * d
+            if wp.abs(p[2]) <= half_height:
+                return t
+    return MISS
+
+
+@wp.func
+def _nearer(t: float, n: wp.vec3, t_other: float, n_other: wp.vec3):
+    """The nearer of the hits (t, n) and (t_other, n_other); the first one on a tie."""
+    if t_other < t:
+        return t_other, n_other
+    return t, n
+
+
+@wp.func
 def ray_sphere(o: wp.vec3, d: wp.vec3, radius: float):
     """Sphere of ``radius`` [m] centred at the origin."""
     t0, t1 = _quadratic_first(wp.dot(d, d), wp.dot(o, d), wp.dot(o, o) - radius * radius)
@@ -98,15 +121,11 @@ def _ray_tube(o: wp.vec3, d: wp.vec3, radius: float, half_height: float):
     t0, t1 = _quadratic_first(a, o[0] * d[0] + o[1] * d[1], o[0] * o[0] + o[1] * o[1] - radius * radius)
     if a < _TINY:
         return MISS, wp.vec3(0.0, 0.0, 1.0)
-    for k in range(2):
-        t = t0
-        if k == 1:
-            t = t1
-        if t >= T_MIN and t < MISS:
-            p = o + t * d
-            if wp.abs(p[2]) <= half_height:
-                return t, wp.normalize(wp.vec3(p[0], p[1], 0.0))
-    return MISS, wp.vec3(0.0, 0.0, 1.0)
+    t = _first_root_within(o, d, t0, t1, half_height)
+    if t >= MISS:
+        return MISS, wp.vec3(0.0, 0.0, 1.0)
+    p = o + t * d
+    return t, wp.normalize(wp.vec3(p[0], p[1], 0.0))
 
 
 @wp.func
@@ -131,14 +150,9 @@ def ray_capsule(o: wp.vec3, d: wp.vec3, radius: float, half_height: float):
     t, n = _ray_tube(o, d, radius, half_height)
     c = wp.vec3(0.0, 0.0, half_height)
     ts, ns = ray_sphere(o - c, d, radius)
-    if ts < t:
-        t = ts
-        n = ns
+    t, n = _nearer(t, n, ts, ns)
     ts, ns = ray_sphere(o + c, d, radius)
-    if ts < t:
-        t = ts
-        n = ns
-    return t, n
+    return _nearer(t, n, ts, ns)
 
 
 @wp.func
@@ -146,14 +160,9 @@ def ray_cylinder(o: wp.vec3, d: wp.vec3, radius: float, half_height: float):
     """Solid cylinder along Z of ``radius`` and ``half_height`` [m]."""
     t, n = _ray_tube(o, d, radius, half_height)
     tc, nc = _ray_disk(o, d, radius, half_height, 1.0)
-    if tc < t:
-        t = tc
-        n = nc
+    t, n = _nearer(t, n, tc, nc)
     tc, nc = _ray_disk(o, d, radius, -half_height, -1.0)
-    if tc < t:
-        t = tc
-        n = nc
-    return t, n
+    return _nearer(t, n, tc, nc)
 
 
 @wp.func
@@ -169,22 +178,13 @@ def ray_cone(o: wp.vec3, d: wp.vec3, radius: float, half_height: float):
     b_half = o[0] * d[0] + o[1] * d[1] + k2 * u * d[2]
     c = o[0] * o[0] + o[1] * o[1] - k2 * u * u
     t0, t1 = _quadratic_first(a, b_half, c)
-    t = float(MISS)
+    t = _first_root_within(o, d, t0, t1, half_height)
     n = wp.vec3(0.0, 0.0, 1.0)
-    for k in range(2):
-        tk = t0
-        if k == 1:
-            tk = t1
-        if tk >= T_MIN and tk < t:
-            p = o + tk * d
-            if wp.abs(p[2]) <= half_height:
-                t = tk
-                n = wp.normalize(wp.vec3(p[0], p[1], k2 * (half_height - p[2])))
+    if t < MISS:
+        p = o + t * d
+        n = wp.normalize(wp.vec3(p[0], p[1], k2 * (half_height - p[2])))
     tb, nb = _ray_disk(o, d, radius, -half_height, -1.0)
-    if tb < t:
-        t = tb
-        n = nb
-    return t, n
+    return _nearer(t, n, tb, nb)
 
 
 @wp.func

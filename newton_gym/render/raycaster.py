@@ -65,24 +65,26 @@ def _ray_shape(o: wp.vec3, d: wp.vec3, geo: int, size: wp.vec3, mesh: wp.uint64,
     return MISS, wp.vec3(0.0, 0.0, 1.0)
 
 
+@wp.struct
+class _SceneView:
+    """What one render ray-casts: the packed shapes of one world (rows ``[0, global_count)`` plus
+    ``[world_begin, world_end)``) and the body poses that place them."""
+
+    geo_type: wp.array(dtype=wp.int32)
+    shape_body: wp.array(dtype=wp.int32)
+    shape_xform: wp.array(dtype=wp.transform)
+    shape_size: wp.array(dtype=wp.vec3)
+    shape_radius: wp.array(dtype=wp.float32)
+    shape_mesh: wp.array(dtype=wp.uint64)
+    global_count: int
+    world_begin: int
+    world_end: int
+    body_q: wp.array(dtype=wp.transform)
+
+
 @wp.func
-def _trace(
-    o: wp.vec3,
-    d: wp.vec3,
-    # Scene:
-    geo_type: wp.array(dtype=wp.int32),
-    shape_body: wp.array(dtype=wp.int32),
-    shape_xform: wp.array(dtype=wp.transform),
-    shape_size: wp.array(dtype=wp.vec3),
-    shape_radius: wp.array(dtype=wp.float32),
-    shape_mesh: wp.array(dtype=wp.uint64),
-    global_count: int,
-    world_begin: int,
-    world_end: int,
-    # State in:
-    body_q: wp.array(dtype=wp.transform),
-):
-    """Nearest hit of the world ray (o, unit d) among a world's packed shapes.
+def _trace(o: wp.vec3, d: wp.vec3, scene: _SceneView):
+    """Nearest hit of the world ray (o, unit d) among the scene's shapes.
 
     Returns (t [m], world normal, packed row or -1, hit point in the shape frame).
     """
@@ -90,20 +92,20 @@ def _trace(
     best_n = wp.vec3(0.0, 0.0, 1.0)
     best_row = int(-1)
     best_local = wp.vec3(0.0, 0.0, 0.0)
-    candidates = global_count + world_end - world_begin
+    candidates = scene.global_count + scene.world_end - scene.world_begin
     for i in range(candidates):
         row = i
-        if i >= global_count:
-            row = world_begin + i - global_count
-        pose = shape_xform[row]
-        b = shape_body[row]
+        if i >= scene.global_count:
+            row = scene.world_begin + i - scene.global_count
+        pose = scene.shape_xform[row]
+        b = scene.shape_body[row]
         if b >= 0:
-            pose = body_q[b] * shape_xform[row]
-        if ray_bounding_sphere(o, d, wp.transform_get_translation(pose), shape_radius[row], best_t):
+            pose = scene.body_q[b] * scene.shape_xform[row]
+        if ray_bounding_sphere(o, d, wp.transform_get_translation(pose), scene.shape_radius[row], best_t):
             rot = wp.transform_get_rotation(pose)
             ol = wp.quat_rotate_inv(rot, o - wp.transform_get_translation(pose))
             dl = wp.quat_rotate_inv(rot, d)
-            t, n = _ray_shape(ol, dl, geo_type[row], shape_size[row], shape_mesh[row], best_t)
+            t, n = _ray_shape(ol, dl, scene.geo_type[row], scene.shape_size[row], scene.shape_mesh[row], best_t)
             if t < best_t:
                 best_t = t
                 best_n = wp.quat_rotate(rot, n)
@@ -129,20 +131,9 @@ def _checker(base: wp.vec3, p: wp.vec3, cell: float, t: float):
 
 @wp.kernel
 def _render_kernel(
-    # Scene:
-    geo_type: wp.array(dtype=wp.int32),
-    shape_body: wp.array(dtype=wp.int32),
-    shape_xform: wp.array(dtype=wp.transform),
-    shape_size: wp.array(dtype=wp.vec3),
-    shape_radius: wp.array(dtype=wp.float32),
+    scene: _SceneView,
     shape_color: wp.array(dtype=wp.vec3),
     shape_index: wp.array(dtype=wp.int32),
-    shape_mesh: wp.array(dtype=wp.uint64),
-    global_count: int,
-    world_begin: int,
-    world_end: int,
-    # State in:
-    body_q: wp.array(dtype=wp.transform),
     # Camera and lighting:
     cam_pos: wp.vec3,
     cam_forward: wp.vec3,
@@ -165,20 +156,7 @@ def _render_kernel(
     sx = (2.0 * (float(col) + 0.5) / float(width) - 1.0) * tan_half_x
     sy = (1.0 - 2.0 * (float(row) + 0.5) / float(height)) * tan_half_y
     d = wp.normalize(cam_forward + sx * cam_right + sy * cam_up)
-    t, n, k, p_local = _trace(
-        cam_pos,
-        d,
-        geo_type,
-        shape_body,
-        shape_xform,
-        shape_size,
-        shape_radius,
-        shape_mesh,
-        global_count,
-        world_begin,
-        world_end,
-        body_q,
-    )
+    t, n, k, p_local = _trace(cam_pos, d, scene)
     rgb = _sky(d, sky_up)
     shape_out[row, col] = -1
     if k >= 0:
@@ -186,25 +164,12 @@ def _render_kernel(
         if wp.dot(n, d) > 0.0:  # seen from behind (plane underside, inside of an open mesh)
             n = -n
         base = shape_color[k]
-        if geo_type[k] == _PLANE:
+        if scene.geo_type[k] == _PLANE:
             base = _checker(base, p_local, checker_size, t)
         lit = wp.max(wp.dot(n, to_light), 0.0)
         if shadows != 0 and lit > 0.0:
             p = cam_pos + t * d + n * (1.0e-3 + 1.0e-4 * t)
-            ts, ns, ks, ps = _trace(
-                p,
-                to_light,
-                geo_type,
-                shape_body,
-                shape_xform,
-                shape_size,
-                shape_radius,
-                shape_mesh,
-                global_count,
-                world_begin,
-                world_end,
-                body_q,
-            )
+            ts, ns, ks, ps = _trace(p, to_light, scene)
             if ks >= 0:
                 lit = 0.0
         rgb = base * (ambient + (1.0 - ambient) * lit)
@@ -343,18 +308,9 @@ class RayCaster:
             dim=(self.height, self.width),
             device=self.device,
             inputs=[
-                s.geo_type,
-                s.body,
-                s.xform,
-                s.size,
-                s.radius,
+                _scene_view(s, world, body_q),
                 s.color,
                 s.shape_index,
-                s.mesh_id,
-                s.global_count,
-                int(s.world_begin[world]),
-                int(s.world_begin[world + 1]),
-                body_q,
                 wp.vec3(*cam.position),
                 wp.vec3(*forward),
                 wp.vec3(*right),
@@ -370,6 +326,17 @@ class RayCaster:
                 self._ids,
             ],
         )
+
+
+def _scene_view(scene, world: int, body_q) -> _SceneView:
+    """The kernel's view of ``scene`` for rendering ``world`` with the body poses ``body_q``."""
+    view = _SceneView()
+    view.geo_type, view.shape_body, view.shape_xform = scene.geo_type, scene.body, scene.xform
+    view.shape_size, view.shape_radius, view.shape_mesh = scene.size, scene.radius, scene.mesh_id
+    view.global_count = scene.global_count
+    view.world_begin, view.world_end = int(scene.world_begin[world]), int(scene.world_begin[world + 1])
+    view.body_q = body_q
+    return view
 
 
 def _world_focus(model, world: int, scene) -> tuple[np.ndarray, float]:

@@ -385,7 +385,9 @@ class ModelBuilder(JointShortcuts):
             world=self.current_world,
         )
 
-    def _add_equality(self, eq_type, key, **row) -> int:
+    def _add_equality(self, eq_type, key, enabled, solref, solimp, **row) -> int:
+        """Validate the bodies / joints of ``row`` and add the constraint (None values keep the column defaults)."""
+        row.update(enabled=enabled, solref=solref, solimp=solimp)
         name = key or f"#{self.equality_constraint_count}"
         for k in ("body1", "body2"):
             b = row.get(k, -1)
@@ -405,16 +407,8 @@ class ModelBuilder(JointShortcuts):
         self, body1: int, body2: int = -1, anchor=(0.0, 0.0, 0.0), key=None, enabled=True, solref=None, solimp=None
     ) -> int:
         """Ball-socket constraint: ``anchor`` [m] in body1's frame coincides on both bodies (MuJoCo connect)."""
-        return self._add_equality(
-            EqType.CONNECT,
-            key,
-            body1=body1,
-            body2=body2,
-            anchor=np.asarray(anchor, float),
-            enabled=enabled,
-            solref=solref,
-            solimp=solimp,
-        )
+        anchor = np.asarray(anchor, float)
+        return self._add_equality(EqType.CONNECT, key, enabled, solref, solimp, body1=body1, body2=body2, anchor=anchor)
 
     def add_equality_constraint_weld(
         self,
@@ -435,18 +429,10 @@ class ModelBuilder(JointShortcuts):
             x1 = tb.value("q", body1) if body1 >= 0 else transform_identity()
             x2 = tb.value("q", body2) if body2 >= 0 else transform_identity()
             relpose = transform_mul(transform_inverse(x1), x2)
-        return self._add_equality(
-            EqType.WELD,
-            key,
-            body1=body1,
-            body2=body2,
-            anchor=np.asarray(anchor, float),
-            relpose=normalize_transform(relpose) if relpose is not None else None,
-            torquescale=torquescale,
-            enabled=enabled,
-            solref=solref,
-            solimp=solimp,
-        )
+        anchor = np.asarray(anchor, float)
+        relpose = normalize_transform(relpose) if relpose is not None else None
+        row = dict(body1=body1, body2=body2, anchor=anchor, relpose=relpose, torquescale=torquescale)
+        return self._add_equality(EqType.WELD, key, enabled, solref, solimp, **row)
 
     def add_equality_constraint_joint(
         self,
@@ -459,15 +445,9 @@ class ModelBuilder(JointShortcuts):
         solimp=None,
     ) -> int:
         """q1 = polycoef(q2) for two single-DOF joints (MuJoCo joint equality)."""
+        polycoef = np.asarray(polycoef, float)
         return self._add_equality(
-            EqType.JOINT,
-            key,
-            joint1=joint1,
-            joint2=joint2,
-            polycoef=np.asarray(polycoef, float),
-            enabled=enabled,
-            solref=solref,
-            solimp=solimp,
+            EqType.JOINT, key, enabled, solref, solimp, joint1=joint1, joint2=joint2, polycoef=polycoef
         )
 
     # ---------------------------------------------------------------- custom attributes

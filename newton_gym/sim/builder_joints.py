@@ -10,7 +10,12 @@ __all__ = ["JointShortcuts"]
 
 
 class JointShortcuts:
-    """Mixin of :class:`.builder.ModelBuilder`: the ``add_joint_*`` shortcuts over ``self.add_joint``."""
+    """Mixin of :class:`.builder.ModelBuilder`: the ``add_joint_*`` shortcuts over ``self.add_joint``.
+
+    Each shortcut hands ``add_joint`` its ``ends`` (parent, child, parent_xform, child_xform), its DOF lists
+    and the options every joint takes, ``common`` (key, enabled, collision_filter_parent, custom_attributes,
+    label), in ``add_joint``'s positional order.
+    """
 
     def _dof(self, axis, kwargs) -> JointDofConfig:
         base = {k: v for k, v in vars(self.default_joint_cfg).items() if k != "axis"}
@@ -19,6 +24,10 @@ class JointShortcuts:
         kwargs.pop("friction", None)
         base.update({k: v for k, v in kwargs.items() if v is not None})
         return JointDofConfig.make(axis=axis if axis is not None else Axis.X, **base)
+
+    def _dofs_xyz(self, kwargs) -> list:
+        """Three DOFs, about / along X, Y and Z, each made by :meth:`_dof` from ``kwargs``."""
+        return [self._dof(a, kwargs) for a in (Axis.X, Axis.Y, Axis.Z)]
 
     def add_joint_revolute(
         self,
@@ -35,20 +44,9 @@ class JointShortcuts:
         **dof,
     ) -> int:
         """Hinge about ``axis`` (default X) of the joint frame; ``dof`` takes JointDofConfig fields."""
-        return self.add_joint(
-            JointType.REVOLUTE,
-            parent,
-            child,
-            parent_xform,
-            child_xform,
-            (),
-            [self._dof(axis, dof)],
-            key,
-            enabled,
-            collision_filter_parent,
-            custom_attributes,
-            label,
-        )
+        ends = (parent, child, parent_xform, child_xform)
+        common = (key, enabled, collision_filter_parent, custom_attributes, label)
+        return self.add_joint(JointType.REVOLUTE, *ends, (), [self._dof(axis, dof)], *common)
 
     def add_joint_prismatic(
         self,
@@ -65,20 +63,9 @@ class JointShortcuts:
         **dof,
     ) -> int:
         """Slider along ``axis`` (default X) of the joint frame; ``dof`` takes JointDofConfig fields."""
-        return self.add_joint(
-            JointType.PRISMATIC,
-            parent,
-            child,
-            parent_xform,
-            child_xform,
-            [self._dof(axis, dof)],
-            (),
-            key,
-            enabled,
-            collision_filter_parent,
-            custom_attributes,
-            label,
-        )
+        ends = (parent, child, parent_xform, child_xform)
+        common = (key, enabled, collision_filter_parent, custom_attributes, label)
+        return self.add_joint(JointType.PRISMATIC, *ends, [self._dof(axis, dof)], (), *common)
 
     def add_joint_ball(
         self,
@@ -95,21 +82,9 @@ class JointShortcuts:
     ) -> int:
         """Spherical joint; coordinates are a quaternion (x, y, z, w), velocities the angular velocity in
         the child joint frame (as MuJoCo's ball joint)."""
-        axes = [self._dof(a, dof) for a in (Axis.X, Axis.Y, Axis.Z)]
-        return self.add_joint(
-            JointType.BALL,
-            parent,
-            child,
-            parent_xform,
-            child_xform,
-            (),
-            axes,
-            key,
-            enabled,
-            collision_filter_parent,
-            custom_attributes,
-            label,
-        )
+        ends = (parent, child, parent_xform, child_xform)
+        common = (key, enabled, collision_filter_parent, custom_attributes, label)
+        return self.add_joint(JointType.BALL, *ends, (), self._dofs_xyz(dof), *common)
 
     def add_joint_fixed(
         self,
@@ -124,20 +99,9 @@ class JointShortcuts:
         label=None,
     ) -> int:
         """Weld child to parent."""
-        return self.add_joint(
-            JointType.FIXED,
-            parent,
-            child,
-            parent_xform,
-            child_xform,
-            (),
-            (),
-            key,
-            enabled,
-            collision_filter_parent,
-            custom_attributes,
-            label,
-        )
+        ends = (parent, child, parent_xform, child_xform)
+        common = (key, enabled, collision_filter_parent, custom_attributes, label)
+        return self.add_joint(JointType.FIXED, *ends, (), (), *common)
 
     def add_joint_free(
         self,
@@ -153,22 +117,9 @@ class JointShortcuts:
     ) -> int:
         """Six-DOF joint. Coordinates: child joint frame position and quaternion relative to the parent
         joint frame; velocities: COM linear velocity and angular velocity, world frame."""
-        lin = [self._dof(a, dof) for a in (Axis.X, Axis.Y, Axis.Z)]
-        ang = [self._dof(a, dof) for a in (Axis.X, Axis.Y, Axis.Z)]
-        return self.add_joint(
-            JointType.FREE,
-            parent,
-            child,
-            parent_xform,
-            child_xform,
-            lin,
-            ang,
-            key,
-            enabled,
-            False,
-            custom_attributes,
-            label,
-        )
+        ends = (parent, child, parent_xform, child_xform)
+        common = (key, enabled, False, custom_attributes, label)
+        return self.add_joint(JointType.FREE, *ends, self._dofs_xyz(dof), self._dofs_xyz(dof), *common)
 
     def add_joint_distance(
         self,
@@ -186,22 +137,10 @@ class JointShortcuts:
         """Keep the joint anchors' distance in [min_distance, max_distance] [m] (-1: no bound)."""
         lower = -1e10 if min_distance < 0 else min_distance
         upper = 1e10 if max_distance < 0 else max_distance
-        lin = [self._dof(a, {"limit_lower": lower, "limit_upper": upper}) for a in (Axis.X, Axis.Y, Axis.Z)]
-        ang = [self._dof(a, {}) for a in (Axis.X, Axis.Y, Axis.Z)]
-        return self.add_joint(
-            JointType.DISTANCE,
-            parent,
-            child,
-            parent_xform,
-            child_xform,
-            lin,
-            ang,
-            key,
-            enabled,
-            False,
-            custom_attributes,
-            label,
-        )
+        lin = self._dofs_xyz({"limit_lower": lower, "limit_upper": upper})
+        ends = (parent, child, parent_xform, child_xform)
+        common = (key, enabled, False, custom_attributes, label)
+        return self.add_joint(JointType.DISTANCE, *ends, lin, self._dofs_xyz({}), *common)
 
     def add_joint_d6(
         self,
@@ -218,19 +157,8 @@ class JointShortcuts:
         label=None,
     ) -> int:
         """Generic joint with up to 3 linear then up to 3 angular axes (JointDofConfig or axis values)."""
-        return self.add_joint(
-            JointType.D6,
-            parent,
-            child,
-            parent_xform,
-            child_xform,
-            linear_axes,
-            angular_axes,
-            key,
-            enabled,
-            collision_filter_parent,
-            custom_attributes,
-            label,
-        )
+        ends = (parent, child, parent_xform, child_xform)
+        common = (key, enabled, collision_filter_parent, custom_attributes, label)
+        return self.add_joint(JointType.D6, *ends, linear_axes, angular_axes, *common)
 
     # ---------------------------------------------------------------- articulations, particles, equality

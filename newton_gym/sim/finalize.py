@@ -10,20 +10,11 @@ from .custom_attributes import attach
 from .float_range import check_float_range
 from .mass import accumulate_body_mass
 from .model import Model
+from .tables import KIND_NAMES
 from .types import JointType, joint_constraint_count
 from .worlds import check_world_order, world_start
 
 __all__ = ["build_model", "auto_articulations"]
-
-_KIND_NAMES = {
-    "particle": "particle",
-    "body": "body",
-    "shape": "shape",
-    "joint": "joint",
-    "articulation": "articulation",
-    "equality": "equality constraint",
-    "site": "site",
-}
 
 
 def _check_one_joint_per_body(builder):
@@ -170,7 +161,7 @@ def build_model(builder, device=None, requires_grad=False) -> Model:
     _check_one_joint_per_body(builder)
     auto_articulations(builder)
     t = builder.tables
-    for kind, label in _KIND_NAMES.items():
+    for kind, label in KIND_NAMES.items():
         check_world_order(label, t[kind].get("world"), t[kind].labels)
     mass, com, inertia = _body_mass(builder)
     inv_mass = np.divide(1.0, mass, out=np.zeros_like(mass), where=mass > 0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelBuildError
+from .tables import KIND_NAMES
 
 __all__ = ["FLOAT32_MAX", "INF_ALLOWED", "check_float_range"]
 
@@ -21,15 +22,6 @@ FLOAT32_MAX = float(np.finfo(np.float32).max)
 #: (table, column) pairs where an infinity is a documented value ("unlimited" joint limits); NaN is still
 #: refused there.
 INF_ALLOWED = frozenset({("dof", "limit_lower"), ("dof", "limit_upper")})
-
-_KIND_NAMES = {
-    "particle": "particle",
-    "body": "body",
-    "shape": "shape",
-    "joint": "joint",
-    "articulation": "articulation",
-    "equality": "equality constraint",
-}
 
 
 def _bad_rows(values: np.ndarray, allow_inf: bool) -> np.ndarray:
@@ -49,7 +41,7 @@ def _who(builder, kind: str, row: int) -> str:
         part = "DOF" if kind == "dof" else "coordinate"
         return f"{_who(builder, 'joint', joint)} {part} {row - first}"
     label = builder.tables[kind].labels[row]
-    return f"{_KIND_NAMES.get(kind, kind)} {label if label is not None else row}"
+    return f"{KIND_NAMES.get(kind, kind)} {label if label is not None else row}"
 
 
 def _check(builder, kind: str, field: str, values, allow_inf: bool = False):

@@ -10,7 +10,7 @@ import numpy as np
 
 from .columns import Column, ColumnTable
 
-__all__ = ["ENTITY_KINDS", "make_tables", "MUJOCO_SOLREF", "MUJOCO_SOLIMP"]
+__all__ = ["ENTITY_KINDS", "KIND_NAMES", "make_tables", "MUJOCO_SOLREF", "MUJOCO_SOLIMP"]
 
 _f = np.float64
 _i = np.int32
@@ -153,6 +153,18 @@ ENTITY_KINDS = {
     "articulation": ARTICULATION,
     "equality": EQUALITY,
     "site": SITE,
+}
+
+#: How messages name an entity of each kind that has rows of its own in a world (every kind but the DOFs
+#: and coordinates, which belong to their joint's world), in world-order check order.
+KIND_NAMES = {
+    "particle": "particle",
+    "body": "body",
+    "shape": "shape",
+    "joint": "joint",
+    "articulation": "articulation",
+    "equality": "equality constraint",
+    "site": "site",
 }
 
 

@@ -75,7 +75,4 @@ def d6_axis_world(
     joint_axis: wp.array(dtype=wp.vec3), joint_q: wp.array(dtype=float), axis_start: int, q_start: int, k: int
 ):
     """Axis k of a D6 joint's angular chain in the parent joint frame: (R_1 ... R_{k-1}) a_k."""
-    r = wp.quat_identity()
-    for i in range(k):
-        r = r * wp.quat_from_axis_angle(joint_axis[axis_start + i], joint_q[q_start + i])
-    return wp.quat_rotate(r, joint_axis[axis_start + k])
+    return wp.quat_rotate(d6_rotation(joint_axis, joint_q, axis_start, q_start, k), joint_axis[axis_start + k])

@@ -43,22 +43,26 @@ def build_models(cfg, observation_space, action_space, device) -> dict:
     }
 
 
+#: PPOCfg fields that skrl's PPO_CFG takes as they are, under the same name.
+_SKRL_PPO_FIELDS = (
+    "rollouts",
+    "learning_epochs",
+    "mini_batches",
+    "discount_factor",
+    "gae_lambda",
+    "learning_rate",
+    "grad_norm_clip",
+    "ratio_clip",
+    "value_clip",
+    "entropy_loss_scale",
+    "value_loss_scale",
+    "time_limit_bootstrap",
+)
+
+
 def _ppo_cfg(cfg, observation_space, device, log_dir: str | None) -> PPO_CFG:
     p = cfg.ppo
-    agent_cfg = PPO_CFG(
-        rollouts=p.rollouts,
-        learning_epochs=p.learning_epochs,
-        mini_batches=p.mini_batches,
-        discount_factor=p.discount_factor,
-        gae_lambda=p.gae_lambda,
-        learning_rate=p.learning_rate,
-        grad_norm_clip=p.grad_norm_clip,
-        ratio_clip=p.ratio_clip,
-        value_clip=p.value_clip,
-        entropy_loss_scale=p.entropy_loss_scale,
-        value_loss_scale=p.value_loss_scale,
-        time_limit_bootstrap=p.time_limit_bootstrap,
-    )
+    agent_cfg = PPO_CFG(**{name: getattr(p, name) for name in _SKRL_PPO_FIELDS})
     if p.lr_schedule == "adaptive":
         agent_cfg.learning_rate_scheduler = KLAdaptiveLR
         agent_cfg.learning_rate_scheduler_kwargs = {"kl_threshold": p.desired_kl}

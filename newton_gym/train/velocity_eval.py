@@ -96,13 +96,18 @@ def tracking_error_newton(
     return torch.stack(errors).mean(dim=0).numpy()
 
 
-def _observation(m, d, command, home, last_action) -> np.ndarray:
-    """The locomotion task's noise-free observation from MuJoCo's state (free root + hinge joints)."""
+def _base_rotation(d) -> np.ndarray:
+    """(3, 3) rotation of the free root's frame in the world, from MuJoCo's qpos quaternion (w, x, y, z)."""
     import mujoco
 
     rot = np.zeros(9)
     mujoco.mju_quat2Mat(rot, d.qpos[3:7])
-    rot = rot.reshape(3, 3)
+    return rot.reshape(3, 3)
+
+
+def _observation(m, d, command, home, last_action) -> np.ndarray:
+    """The locomotion task's noise-free observation from MuJoCo's state (free root + hinge joints)."""
+    rot = _base_rotation(d)
     return np.concatenate(
         [
             rot.T @ d.qvel[0:3],  # base linear velocity, base frame
@@ -157,9 +162,7 @@ def tracking_error_mujoco(
                 mujoco.mj_step(m, d)
             last = action
             if i * m.opt.timestep * frame_skip >= settle:
-                rot = np.zeros(9)
-                mujoco.mju_quat2Mat(rot, d.qpos[3:7])
-                v = rot.reshape(3, 3).T @ d.qvel[0:3]
+                v = _base_rotation(d).T @ d.qvel[0:3]
                 errors.append(np.linalg.norm(command[:2] - v[:2]))
         out.append(float(np.mean(errors)))
     return np.array(out)
