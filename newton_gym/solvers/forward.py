@@ -24,15 +24,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import warp as wp
 
 from ..sim.kinematics import FkArgs, fk_args, fk_joint
-from ..sim.stage_args import fill
 from .collision.driver import collide
-from .collision.pairs import block_of, find_templates
+from .collision.pairs import block_of
 from .integrate import HealthArgs, IntegrateArgs, health_args, health_world, integrate_args, integrate_articulation
 from .lanes import block_sync
+from .partition import BlockRanges
 from .smooth.dynamics import (
     CrbArgs,
     FactorArgs,
@@ -62,11 +61,9 @@ from .smooth.passive import (
 from .solve.forces import ContactOutputArgs, contact_output_args, contact_output_slots
 
 __all__ = [
-    "BlockRanges",
     "StepArgs",
     "bind",
     "substep",
-    "upload_ranges",
     "launch_smooth",
     "launch_finish",
     "default_block_dim",
@@ -76,106 +73,6 @@ __all__ = [
 def default_block_dim(device) -> int:
     """Lanes per world block: 32 (one warp) on CUDA, 1 on the CPU."""
     return 1 if device.is_cpu else 32
-
-
-@wp.struct
-class BlockRanges:
-    """Where each launch block's entities lie (a block is one world, or every world where worlds share
-    entities: :func:`.partition.block_starts`). ``*_start``: (blocks + 1,) int32, block b owns
-    [start[b], start[b + 1]) and the worlds [world_start[b], world_start[b + 1]). Tree levels are stored
-    once per distinct block layout (template t = ``level_template[b]``): the joints of block b at depth l
-    (root joints at 0) are joint_start[b] + ``level_joint[level_ptr[i] : level_ptr[i + 1]]`` for
-    i = level_start[t] + l, up to level_start[t + 1]."""
-
-    world_start: wp.array(dtype=int)
-    art_start: wp.array(dtype=int)
-    dof_start: wp.array(dtype=int)
-    body_start: wp.array(dtype=int)
-    joint_start: wp.array(dtype=int)
-    actuator_start: wp.array(dtype=int)
-    slot_start: wp.array(dtype=int)
-    level_template: wp.array(dtype=int)  # (world_count,) level template of each world
-    level_start: wp.array(dtype=int)  # (templates + 1,) first level of each template
-    level_ptr: wp.array(dtype=int)  # (template levels + 1,) first entry of each level in level_joint
-    level_joint: wp.array(dtype=int)  # (template joints,) world-local joints by depth, index
-
-
-def joint_levels(model, joint_start: np.ndarray):
-    """(level_start, level_ptr, level_joint) of :class:`BlockRanges` from the joint tree: a joint's depth
-    is its parent body's depth + 1 (0 for a parent of -1 or a body no joint moves)."""
-    nj, nb = model.joint_count, model.body_count
-    parent = model.joint_parent.numpy().astype(np.int64)
-    child = model.joint_child.numpy().astype(np.int64)
-    depth = np.zeros(nb + 1, np.int64)  # depth of each body's joint; index nb stands for "no parent"
-    moved = np.zeros(nb + 1, bool)
-    moved[child] = True
-    par = np.where(parent >= 0, parent, nb)
-    for _ in range(nb + 1):  # a longest chain settles in as many passes as it has joints
-        new = np.where(moved[par], depth[par] + 1, 0)
-        if np.array_equal(depth[child], new):
-            break
-        depth[child] = new
-    # Only joints of articulations are stepped (as the per-articulation loops do).
-    art_start = model.articulation_start.numpy().astype(np.int64)
-    in_art = np.zeros(nj + 1, np.int64)
-    np.add.at(in_art, art_start[:-1], 1)
-    np.add.at(in_art, art_start[1:], -1)
-    joints = np.flatnonzero(np.cumsum(in_art)[:nj] > 0)
-    n = len(joints)
-    jdepth = depth[child[joints]]
-    worlds = len(joint_start) - 1
-    jworld = np.searchsorted(joint_start, joints, side="right") - 1
-    order = joints[np.lexsort((joints, jdepth, jworld))]
-    key = (np.searchsorted(joint_start, order, side="right") - 1) * (nj + 1) + depth[child[order]]
-    cuts = np.flatnonzero(np.diff(key)) + 1 if n else np.zeros(0, np.int64)
-    level_ptr = np.concatenate([[0], cuts, [n]]).astype(np.int64) if n else np.zeros(1, np.int64)
-    level_world = (np.searchsorted(joint_start, order[level_ptr[:-1]], side="right") - 1) if n else np.zeros(0)
-    level_start = np.searchsorted(level_world, np.arange(worlds + 1), side="left")
-    return level_start, level_ptr, order
-
-
-def upload_ranges(model, starts: dict, device) -> BlockRanges:
-    """:class:`BlockRanges` from :func:`.partition.world_starts`; worlds with the same tree levels (in
-    world-local joints) share one copy."""
-    level_start, level_ptr, order = joint_levels(model, starts["joint"])
-    joint_start = np.asarray(starts["joint"], dtype=np.int64)
-    worlds = len(joint_start) - 1
-    # per world: its levelled joints (world-local) and each one's depth within the world
-    level_start = np.asarray(level_start, dtype=np.int64)
-    level_ptr = np.asarray(level_ptr, dtype=np.int64)
-    sizes = np.diff(level_ptr)
-    entry_lvl = np.repeat(np.arange(len(sizes)), sizes)
-    level_world = np.repeat(np.arange(worlds), np.diff(level_start))
-    entry_world = level_world[entry_lvl]
-    entry_level = entry_lvl - level_start[entry_world]
-    entry_start = level_ptr[level_start]  # (worlds + 1,) first entry of each world
-    local = np.asarray(order, dtype=np.int64) - joint_start[entry_world]
-    t = find_templates([local, entry_level], entry_start)
-    t_levels = [np.arange(level_start[w], level_start[w + 1]) for w in t.template_block]
-    t_level_start = np.concatenate([[0], np.cumsum([len(x) for x in t_levels])])
-    t_sizes = np.concatenate([sizes[x] for x in t_levels]) if t_levels else np.zeros(0, np.int64)
-    t_level_ptr = np.concatenate([[0], np.cumsum(t_sizes)])
-    t_joint = np.concatenate([local[entry_start[w] : entry_start[w + 1]] for w in t.template_block])
-    host = {
-        "world_start": starts["world"],
-        "art_start": starts["articulation"],
-        "dof_start": starts["joint_dof"],
-        "body_start": starts["body"],
-        "joint_start": starts["joint"],
-        "actuator_start": starts["actuator"],
-        "slot_start": starts["slot"],
-        "level_template": t.block_template,
-        "level_start": t_level_start,
-        "level_ptr": t_level_ptr,
-        "level_joint": t_joint,
-    }
-    return fill(
-        BlockRanges,
-        **{
-            name: wp.array(np.asarray(values, dtype=np.int32).reshape(-1), dtype=wp.int32, device=device)
-            for name, values in host.items()
-        },
-    )
 
 
 @wp.func

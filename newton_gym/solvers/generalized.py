@@ -149,7 +149,7 @@ class SolverGeneralized(SolverBase):
         world where worlds share entities) and the number of blocks."""
         act_dof = np.asarray(self.actuators.dof, dtype=np.int64).reshape(-1)
         starts = partition.block_starts(self.model, self.contacts, self.rows, act_dof)
-        return forward.upload_ranges(self.model, starts, self.device), len(starts["world"]) - 1
+        return partition.upload_ranges(self.model, starts, self.device), len(starts["world"]) - 1
 
     def _constraint_solver(self, solver: str, layout) -> str:
         """``solver``, or "pgs" (with a warning) where the Newton solve does not apply."""
