@@ -1,9 +1,9 @@
 """Convex narrow phase: mesh colliders (their convex hulls) and ellipsoids against spheres, capsules,
 boxes, cylinders, meshes and ellipsoids.
 
-Per pair (A, B), B the mesh or ellipsoid: :func:`.collision_gjk.gjk` gives the distance of the cores (sphere centre,
+Per pair (A, B), B the mesh or ellipsoid: :func:`.gjk.gjk` gives the distance of the cores (sphere centre,
 capsule segment, box, cylinder, hull) and the normal n (A to B) when they are apart,
-:func:`.collision_gjk.epa` the penetration depth and normal when they overlap; the radius of a sphere
+:func:`.gjk.epa` the penetration depth and normal when they overlap; the radius of a sphere
 or capsule is subtracted. Nothing is emitted at or beyond the pair's margin. Otherwise the contacts
 follow MuJoCo's multi-contact rules (engine_collision_gjk.c, ``multicontact``), from the features
 through the witness points (the closest or deepest points of the two cores):
@@ -29,20 +29,31 @@ cores (capsule ends, cylinders) stops at an inscribed polytope, up to ~5e-4 m sh
 depth found here on the cores.
 
 Slots per pair (``feature_count``): with a mesh, sphere 1, capsule 2, box / cylinder / mesh 4; with an
-ellipsoid (no faces or edges), 1.
+ellipsoid (no faces or edges), 1. :func:`.driver.collide` launches :data:`convex_kernel` (one block per
+world, see :func:`.primitive.world_pair_kernel`) for models with such pairs.
 """
 
 from __future__ import annotations
 
 import warp as wp
 
-from .gjk import Convex, epa, gjk
-from .pairs import PairTopology, decode_pair, world_pairs
-from .primitive import BOX, CAPSULE, CYLINDER, MESH, SPHERE, convex_pair, emit_contact, shape_pose
+from .gjk import epa, gjk
+from .primitive import (
+    BOX,
+    CAPSULE,
+    CYLINDER,
+    MESH,
+    ContactSlots,
+    Convex,
+    MeshHulls,
+    NarrowArgs,
+    emit_contact,
+    world_pair_kernel,
+)
 
 wp.set_module_options({"enable_backward": False})
 
-__all__ = ["collide_convex", "FACE_TOL", "EDGE_TOL"]
+__all__ = ["convex_kernel", "FACE_TOL", "EDGE_TOL"]
 
 FACE_TOL = 0.996  # MuJoCo's mjFACE_TOL: two faces whose normals are this close to opposite touch
 EDGE_TOL = 0.0888  # MuJoCo's mjEDGE_TOL: an edge this close to perpendicular to a face normal lies on it
@@ -60,16 +71,7 @@ _clipped_val = wp.types.vector(length=CLIP, dtype=wp.float32)
 
 
 @wp.func
-def _faces_at(
-    c: Convex,
-    w: wp.vec3,
-    d: wp.vec3,
-    tol: float,
-    verts: wp.array(dtype=wp.vec3),
-    face_normal: wp.array(dtype=wp.vec3),
-    face_vert_start: wp.array(dtype=int),
-    face_verts: wp.array(dtype=int),
-):
+def _faces_at(c: Convex, w: wp.vec3, d: wp.vec3, tol: float, hulls: MeshHulls):
     """Faces of c's core through the world point w (within tol) facing d (outward normal . d > 0):
     (count, face ids, world normals). Ids: box 2 axis + (1 on the positive side), cylinder cap 0
     (bottom) or 1 (top), hull face index."""
@@ -98,8 +100,8 @@ def _faces_at(
                 n += 1
     elif c.kind == MESH:
         for f in range(c.face_start, c.face_end):
-            nl = wp.normalize(wp.cw_div(face_normal[f], c.size))
-            v0 = wp.cw_mul(verts[face_verts[face_vert_start[f]]], c.size)
+            nl = wp.normalize(wp.cw_div(hulls.mesh_face_normal[f], c.size))
+            v0 = wp.cw_mul(hulls.mesh_verts[hulls.mesh_face_verts[hulls.mesh_face_vert_start[f]]], c.size)
             if n < MAXF and wp.abs(wp.dot(wl - v0, nl)) <= tol and wp.dot(nl, dl) > 0.0:
                 ids[n] = f
                 nrm[n] = wp.transform_vector(c.xf, nl)
@@ -108,13 +110,7 @@ def _faces_at(
 
 
 @wp.func
-def _face_polygon(
-    c: Convex,
-    face: int,
-    verts: wp.array(dtype=wp.vec3),
-    face_vert_start: wp.array(dtype=int),
-    face_verts: wp.array(dtype=int),
-):
+def _face_polygon(c: Convex, face: int, hulls: MeshHulls):
     """Corners (world, in order around the face) of face ``face`` (id from :func:`_faces_at`):
     (count, corners)."""
     poly = _poly()
@@ -136,11 +132,11 @@ def _face_polygon(
             poly[q] = wp.vec3(c.size[0] * wp.cos(ang), c.size[0] * wp.sin(ang), float(2 * face - 1) * c.size[1])
         count = CAP_SIDES
     else:
-        first = face_vert_start[face]
-        total = face_vert_start[face + 1] - first
+        first = hulls.mesh_face_vert_start[face]
+        total = hulls.mesh_face_vert_start[face + 1] - first
         count = wp.min(total, POLY)
         for q in range(count):  # more corners than POLY: an evenly spread subset (still convex)
-            poly[q] = wp.cw_mul(verts[face_verts[first + (q * total) // count]], c.size)
+            poly[q] = wp.cw_mul(hulls.mesh_verts[hulls.mesh_face_verts[first + (q * total) // count]], c.size)
     for q in range(count):
         poly[q] = wp.transform_point(c.xf, wp.vec3(poly[q]))
     return count, poly
@@ -158,17 +154,7 @@ def _on_segment(w: wp.vec3, p: wp.vec3, q: wp.vec3, tol: float):
 
 
 @wp.func
-def _edges_at(
-    c: Convex,
-    w: wp.vec3,
-    d: wp.vec3,
-    tol: float,
-    nf: int,
-    ids: _ids,
-    verts: wp.array(dtype=wp.vec3),
-    face_vert_start: wp.array(dtype=int),
-    face_verts: wp.array(dtype=int),
-):
+def _edges_at(c: Convex, w: wp.vec3, d: wp.vec3, tol: float, nf: int, ids: _ids, hulls: MeshHulls):
     """Edges of c's core through the world point w: the edges of its faces ``ids`` (box, hull), a
     capsule's segment or a cylinder's side line when within EDGE_TOL of perpendicular to the normal d
     (as MuJoCo: a capsule tilted further gets one contact). Returns (count, first ends, second ends)."""
@@ -195,7 +181,7 @@ def _edges_at(
             n = 1
     elif c.kind == BOX or c.kind == MESH:
         for f in range(nf):
-            count, poly = _face_polygon(c, ids[f], verts, face_vert_start, face_verts)
+            count, poly = _face_polygon(c, ids[f], hulls)
             for i in range(count):
                 p = wp.vec3(poly[i])
                 q = wp.vec3(poly[(i + 1) % count])
@@ -322,36 +308,10 @@ def _pick(pts: _clipped, depth: _clipped_val, n: int, i0: int, i1: int, i2: int)
 
 
 @wp.func
-def _manifold(
-    slot0: int,
-    slots: int,
-    a: Convex,
-    b: Convex,
-    n: wp.vec3,
-    wa: wp.vec3,
-    wb: wp.vec3,
-    d0: float,
-    margin: float,
-    verts: wp.array(dtype=wp.vec3),
-    face_normal: wp.array(dtype=wp.vec3),
-    face_vert_start: wp.array(dtype=int),
-    face_verts: wp.array(dtype=int),
-    active: wp.array(dtype=int),
-    point: wp.array(dtype=wp.vec3),
-    normal: wp.array(dtype=wp.vec3),
-    dist: wp.array(dtype=float),
-    tangent: wp.array(dtype=wp.vec3),
-):
-    """Clipped feature contacts (module docstring) into slots [slot0, slot0 + slots), from the normal n
-    (A to B), the witness points wa, wb on the cores and their signed distance d0; returns how many
-    were written (0: no face-face or face-edge pair through the witnesses, or nothing left after
-    clipping)."""
-    tol_a = 1.0e-5 * (1.0 + wp.length(wa - wp.transform_get_translation(a.xf)))
-    tol_b = 1.0e-5 * (1.0 + wp.length(wb - wp.transform_get_translation(b.xf)))
-    # Candidate features: those through the witness points (MuJoCo: those of the EPA simplex's corners).
-    nfa, ida, nra = _faces_at(a, wa, n, tol_a, verts, face_normal, face_vert_start, face_verts)
-    nfb, idb, nrb = _faces_at(b, wb, -n, tol_b, verts, face_normal, face_vert_start, face_verts)
-    mode = int(0)  # 1: face-face, 2: A's face and B's edge, 3: A's edge and B's face
+def _opposite_faces(nfa: int, nra: _normals, nfb: int, nrb: _normals):
+    """The face of A and the face of B (of the nfa normals nra and the nfb normals nrb) most nearly opposite,
+    within FACE_TOL: (found, index in nra, index in nrb)."""
+    found = bool(False)
     fa = int(0)
     fb = int(0)
     best = float(-FACE_TOL)
@@ -360,78 +320,114 @@ def _manifold(
             c = wp.dot(wp.vec3(nra[i]), wp.vec3(nrb[j]))
             if c <= best:
                 best = c
-                mode = 1
+                found = True
                 fa = i
                 fb = j
-    inc = _poly()
-    if mode == 0:
-        nea, ea0, ea1 = _edges_at(a, wa, n, tol_a, nfa, ida, verts, face_vert_start, face_verts)
-        neb, eb0, eb1 = _edges_at(b, wb, -n, tol_b, nfb, idb, verts, face_vert_start, face_verts)
-        # A's face with B's edge, and A's edge with B's face: the edge most nearly perpendicular to the
-        # face normal, within EDGE_TOL.
-        best2 = float(EDGE_TOL)
-        fa2 = int(0)
-        inc2 = _poly()
-        for i in range(nfa):
-            for j in range(neb):
-                c = wp.abs(wp.dot(wp.vec3(nra[i]), wp.normalize(wp.vec3(eb1[j]) - wp.vec3(eb0[j]))))
-                if c < best2:
-                    best2 = c
-                    fa2 = i
-                    inc2[0] = eb0[j]
-                    inc2[1] = eb1[j]
-        best3 = float(EDGE_TOL)
-        fb3 = int(0)
-        inc3 = _poly()
-        for j in range(nfb):
-            for i in range(nea):
-                c = wp.abs(wp.dot(wp.vec3(nrb[j]), wp.normalize(wp.vec3(ea1[i]) - wp.vec3(ea0[i]))))
-                if c < best3:
-                    best3 = c
-                    fb3 = j
-                    inc3[0] = ea0[i]
-                    inc3[1] = ea1[i]
-        # As MuJoCo, the edge preferably comes from the lower-dimensional witness feature (A's on a
-        # tie): dimension 1 at a vertex (3 or more faces through the witness), 2 on an edge (2 faces,
-        # or a capsule / cylinder line), 3 inside a face.
-        dim_a = _feature_dim(a, nfa, nea)
-        dim_b = _feature_dim(b, nfb, neb)
-        found2 = best2 < EDGE_TOL
-        found3 = best3 < EDGE_TOL
-        if found3 and (not found2 or (dim_a < 3 and dim_a <= dim_b)):
-            mode = 3
-            fb = fb3
-            inc = inc3
-        elif found2:
-            mode = 2
-            fa = fa2
-            inc = inc2
-    if mode == 0:
-        return 0
-    pts = _clipped()
-    count = int(0)
-    rn = wp.vec3(0.0)  # reference face normal, pointing to the other shape
-    ro = wp.vec3(0.0)  # a point of the reference face
-    cn = wp.vec3(0.0)  # contact normal, A to B
+    return found, fa, fb
+
+
+@wp.func
+def _edge_on_face(nf: int, nrm: _normals, ne: int, e0: _normals, e1: _normals):
+    """Of the nf faces (normals nrm) and the ne edges (ends e0, e1), the face and edge where the edge is
+    most nearly perpendicular to the face normal, within EDGE_TOL: (found, face, the edge as a 2-corner
+    polygon)."""
+    best = float(EDGE_TOL)
+    face = int(0)
+    edge = _poly()
+    for i in range(nf):
+        for j in range(ne):
+            c = wp.abs(wp.dot(wp.vec3(nrm[i]), wp.normalize(wp.vec3(e1[j]) - wp.vec3(e0[j]))))
+            if c < best:
+                best = c
+                face = i
+                edge[0] = e0[j]
+                edge[1] = e1[j]
+    return best < EDGE_TOL, face, edge
+
+
+@wp.func
+def _face_edge(
+    a: Convex,
+    b: Convex,
+    nfa: int,
+    nra: _normals,
+    nea: int,
+    ea0: _normals,
+    ea1: _normals,
+    nfb: int,
+    nrb: _normals,
+    neb: int,
+    eb0: _normals,
+    eb1: _normals,
+):
+    """A face-edge pair of the faces (nf, normals nr) and edges (ne, ends e0, e1) through the witness points
+    of A and B: (mode, face, edge), mode 2 for A's face and B's edge, 3 for A's edge and B's face, 0 for
+    none."""
+    found2, fa2, inc2 = _edge_on_face(nfa, nra, neb, eb0, eb1)
+    found3, fb3, inc3 = _edge_on_face(nfb, nrb, nea, ea0, ea1)
+    # As MuJoCo, the edge preferably comes from the lower-dimensional witness feature (A's on a
+    # tie): dimension 1 at a vertex (3 or more faces through the witness), 2 on an edge (2 faces,
+    # or a capsule / cylinder line), 3 inside a face.
+    dim_a = _feature_dim(a, nfa, nea)
+    dim_b = _feature_dim(b, nfb, neb)
+    if found3 and (not found2 or (dim_a < 3 and dim_a <= dim_b)):
+        return 3, fb3, inc3
+    if found2:
+        return 2, fa2, inc2
+    return 0, 0, inc2
+
+
+@wp.func
+def _clip_pair(
+    mode: int,
+    a: Convex,
+    b: Convex,
+    n: wp.vec3,
+    face_a: int,
+    nra: wp.vec3,
+    face_b: int,
+    nrb: wp.vec3,
+    inc: _poly,
+    hulls: MeshHulls,
+):
+    """The incident feature clipped by the reference face (mode as :func:`_manifold`'s; face ids face_a of A
+    and face_b of B with their world normals nra, nrb; inc: the edge of modes 2 and 3): (corners, count,
+    reference normal pointing to the other shape, a point of the reference face, contact normal A to B)."""
     if mode == 3:  # B's face is the reference, A's edge is clipped
-        rc, ref = _face_polygon(b, idb[fb], verts, face_vert_start, face_verts)
-        rn = wp.vec3(nrb[fb])
+        rc, ref = _face_polygon(b, face_b, hulls)
         # A capsule's edge on its surface: the segment moved by the radius along n (as MuJoCo).
         inc[0] = wp.vec3(inc[0]) + a.radius * n
         inc[1] = wp.vec3(inc[1]) + a.radius * n
-        pts, count = _clip_feature(ref, rc, rn, inc, 2)
-        ro = wp.vec3(ref[0])
-        cn = -rn
-    else:  # A's face is the reference, B's face or edge is clipped
-        rc, ref = _face_polygon(a, ida[fa], verts, face_vert_start, face_verts)
-        rn = wp.vec3(nra[fa])
-        ic = int(2)
-        cn = rn
-        if mode == 1:
-            ic, inc = _face_polygon(b, idb[fb], verts, face_vert_start, face_verts)
-            cn = -wp.vec3(nrb[fb])
-        pts, count = _clip_feature(ref, rc, rn, inc, ic)
-        ro = wp.vec3(ref[0])
+        pts, count = _clip_feature(ref, rc, nrb, inc, 2)
+        return pts, count, nrb, wp.vec3(ref[0]), -nrb
+    # A's face is the reference, B's face or edge is clipped
+    rc, ref = _face_polygon(a, face_a, hulls)
+    ic = int(2)
+    cn = nra
+    if mode == 1:
+        ic, inc = _face_polygon(b, face_b, hulls)
+        cn = -nrb
+    pts, count = _clip_feature(ref, rc, nra, inc, ic)
+    return pts, count, nra, wp.vec3(ref[0]), cn
+
+
+@wp.func
+def _emit_corners(
+    slot0: int,
+    slots: int,
+    pts: _clipped,
+    count: int,
+    rn: wp.vec3,
+    ro: wp.vec3,
+    mid: wp.vec3,
+    cn: wp.vec3,
+    margin: float,
+    out: ContactSlots,
+):
+    """Contacts (normal cn) at the clipped corners pts closer than the margin along the reference normal rn
+    (from the point ro of the reference face) into slots [slot0, slot0 + slots), each moved half its
+    distance back along ``mid``; more corners than slots: those :func:`_pick` keeps. Returns how many were
+    written."""
     depth = _clipped_val()
     kept = int(0)
     for k in range(count):  # keep the corners closer than the margin, with their distances
@@ -460,214 +456,81 @@ def _manifold(
         if k >= 0 and k < kept:
             p = wp.vec3(pts[k])
             d = depth[k]
-            # Midway between the surfaces, along B's face normal (face-face) or the reference normal.
-            pos = p - 0.5 * d * rn
-            if mode == 1:
-                pos = p - 0.5 * d * cn
-            emit_contact(slot0 + s, d, cn, pos, margin, wp.vec3(0.0), active, point, normal, dist, tangent)
+            emit_contact(slot0 + s, d, cn, p - 0.5 * d * mid, margin, wp.vec3(0.0), out)
             written += 1
     return written
 
 
 @wp.func
-def _convex(
-    kind: int,
-    size: wp.vec3,
-    xf: wp.transform,
-    mesh: int,
-    mesh_start: wp.array(dtype=int),
-    mesh_face_start: wp.array(dtype=int),
+def _manifold(
+    slot0: int,
+    slots: int,
+    a: Convex,
+    b: Convex,
+    n: wp.vec3,
+    wa: wp.vec3,
+    wb: wp.vec3,
+    margin: float,
+    hulls: MeshHulls,
+    out: ContactSlots,
 ):
-    c = Convex()
-    c.kind = kind
-    c.size = size
-    c.xf = xf
-    c.radius = 0.0
-    if kind == SPHERE or kind == CAPSULE:
-        c.radius = size[0]
-    c.vert_start = 0
-    c.vert_end = 0
-    c.face_start = 0
-    c.face_end = 0
-    if kind == MESH and mesh >= 0:
-        c.vert_start = mesh_start[mesh]
-        c.vert_end = mesh_start[mesh + 1]
-        c.face_start = mesh_face_start[mesh]
-        c.face_end = mesh_face_start[mesh + 1]
-    return c
+    """Clipped feature contacts (module docstring) into slots [slot0, slot0 + slots), from the normal n
+    (A to B) and the witness points wa, wb on the cores; returns how many were written (0: no face-face
+    or face-edge pair through the witnesses, or nothing left after clipping)."""
+    tol_a = 1.0e-5 * (1.0 + wp.length(wa - wp.transform_get_translation(a.xf)))
+    tol_b = 1.0e-5 * (1.0 + wp.length(wb - wp.transform_get_translation(b.xf)))
+    # Candidate features: those through the witness points (MuJoCo: those of the EPA simplex's corners).
+    nfa, ida, nra = _faces_at(a, wa, n, tol_a, hulls)
+    nfb, idb, nrb = _faces_at(b, wb, -n, tol_b, hulls)
+    found, fa, fb = _opposite_faces(nfa, nra, nfb, nrb)
+    mode = int(1)  # 1: face-face, 2: A's face and B's edge, 3: A's edge and B's face
+    inc = _poly()
+    if not found:
+        nea, ea0, ea1 = _edges_at(a, wa, n, tol_a, nfa, ida, hulls)
+        neb, eb0, eb1 = _edges_at(b, wb, -n, tol_b, nfb, idb, hulls)
+        edge_mode, face, edge = _face_edge(a, b, nfa, nra, nea, ea0, ea1, nfb, nrb, neb, eb0, eb1)
+        mode = edge_mode
+        fa = face
+        fb = face
+        inc = edge
+    if mode == 0:
+        return 0
+    pts, count, rn, ro, cn = _clip_pair(mode, a, b, n, ida[fa], wp.vec3(nra[fa]), idb[fb], wp.vec3(nrb[fb]), inc, hulls)
+    # Midway between the surfaces, along B's face normal (face-face) or the reference normal.
+    mid = rn
+    if mode == 1:
+        mid = cn
+    return _emit_corners(slot0, slots, pts, count, rn, ro, mid, cn, margin, out)
 
 
-@wp.func(inline=True)  # ~15 arrays by value: inlined into the per-world loop, they are not copied
-def _convex_pair(
-    p: int,
-    s: wp.vec2i,
-    bodies: wp.vec2i,
-    range_: wp.vec2i,
-    shape_type: wp.array(dtype=int),
-    shape_transform: wp.array(dtype=wp.transform),
-    shape_scale: wp.array(dtype=wp.vec3),
-    shape_mesh: wp.array(dtype=int),
-    pair_bound: wp.array(dtype=float),
-    pair_margin: wp.array(dtype=float),
-    mesh_start: wp.array(dtype=int),
-    mesh_verts: wp.array(dtype=wp.vec3),
-    mesh_face_start: wp.array(dtype=int),
-    mesh_face_normal: wp.array(dtype=wp.vec3),
-    mesh_face_vert_start: wp.array(dtype=int),
-    mesh_face_verts: wp.array(dtype=int),
-    # Data in:
-    body_q: wp.array(dtype=wp.transform),
-    # Data out:
-    active: wp.array(dtype=int),
-    point: wp.array(dtype=wp.vec3),
-    normal: wp.array(dtype=wp.vec3),
-    dist: wp.array(dtype=float),
-    tangent: wp.array(dtype=wp.vec3),
-):
-    """Convex narrow phase of pair p (shapes s, their bodies, its (first slot, slot count)); other pairs are
-    the primitive kernel's."""
-    ta = shape_type[s[0]]
-    tb = shape_type[s[1]]
-    if not convex_pair(ta, tb):
-        return  # the primitive kernel's pair
-    start = range_[0]
-    slots = range_[1]
-    for k in range(slots):
-        active[start + k] = 0
-    xa = shape_pose(bodies[0], body_q, shape_transform[s[0]])
-    xb = shape_pose(bodies[1], body_q, shape_transform[s[1]])
-    if wp.length(wp.transform_get_translation(xb) - wp.transform_get_translation(xa)) > pair_bound[p]:
-        return
-    margin = pair_margin[p]
-    a = _convex(ta, shape_scale[s[0]], xa, shape_mesh[s[0]], mesh_start, mesh_face_start)
-    b = _convex(tb, shape_scale[s[1]], xb, shape_mesh[s[1]], mesh_start, mesh_face_start)
-    core, wa, wb, sa, sb, ns = gjk(a, b, mesh_verts)
-    n = wp.vec3(0.0)
-    d0 = float(0.0)
+@wp.func
+def _witnesses(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3)):
+    """The contact normal n (A to B), the witness points on the cores and the signed distance of the surfaces
+    [m]: GJK's closest points when the cores are apart, else EPA's deepest ones. Returns (ok, n, witness on
+    A, witness on B, distance); ok is False where EPA finds no tetrahedron (a flat Minkowski difference)."""
+    core, wa, wb, sa, sb, ns = gjk(a, b, verts)
     if core > _OVERLAP:
-        n = (wb - wa) / core
-        d0 = core - a.radius - b.radius
-    else:
-        depth, n_epa, ea, eb, ok = epa(a, b, mesh_verts, sa, sb, ns)
-        if not ok:
-            return
-        n = n_epa
-        wa = ea
-        wb = eb
-        d0 = -depth - a.radius - b.radius
+        return True, (wb - wa) / core, wa, wb, core - a.radius - b.radius
+    depth, n, ea, eb, ok = epa(a, b, verts, sa, sb, ns)
+    return ok, n, ea, eb, -depth - a.radius - b.radius
+
+
+@wp.func(inline=True)  # the tables by value: inlined into the per-world loop, they are not copied
+def _convex_pair(p: int, slots: wp.vec2i, a: Convex, b: Convex, args: NarrowArgs):
+    """Convex narrow phase of pair p (shapes a and b, slots its (first slot, slot count)): fills its contact
+    slots."""
+    if wp.length(wp.transform_get_translation(b.xf) - wp.transform_get_translation(a.xf)) > args.pair_bound[p]:
+        return
+    margin = args.pair_margin[p]
+    ok, n, wa, wb, d0 = _witnesses(a, b, args.hulls.mesh_verts)
+    if not ok:
+        return
     if d0 >= margin:
         return
-    written = _manifold(
-        start,
-        slots,
-        a,
-        b,
-        n,
-        wa,
-        wb,
-        d0,
-        margin,
-        mesh_verts,
-        mesh_face_normal,
-        mesh_face_vert_start,
-        mesh_face_verts,
-        active,
-        point,
-        normal,
-        dist,
-        tangent,
-    )
+    written = _manifold(slots[0], slots[1], a, b, n, wa, wb, margin, args.hulls, args.out)
     pt = 0.5 * (wa + a.radius * n + wb - b.radius * n)  # midway between the two surfaces
     if written == 0:
-        emit_contact(start, d0, n, pt, margin, wp.vec3(0.0), active, point, normal, dist, tangent)
+        emit_contact(slots[0], d0, n, pt, margin, wp.vec3(0.0), args.out)
 
 
-@wp.kernel
-def _convex_kernel(
-    # Model:
-    first: int,
-    shape_type: wp.array(dtype=int),
-    shape_transform: wp.array(dtype=wp.transform),
-    shape_scale: wp.array(dtype=wp.vec3),
-    shape_mesh: wp.array(dtype=int),
-    topo: PairTopology,
-    pair_bound: wp.array(dtype=float),
-    pair_margin: wp.array(dtype=float),
-    mesh_start: wp.array(dtype=int),
-    mesh_verts: wp.array(dtype=wp.vec3),
-    mesh_face_start: wp.array(dtype=int),
-    mesh_face_normal: wp.array(dtype=wp.vec3),
-    mesh_face_vert_start: wp.array(dtype=int),
-    mesh_face_verts: wp.array(dtype=int),
-    # Data in:
-    body_q: wp.array(dtype=wp.transform),
-    # Data out:
-    active: wp.array(dtype=int),
-    point: wp.array(dtype=wp.vec3),
-    normal: wp.array(dtype=wp.vec3),
-    dist: wp.array(dtype=float),
-    tangent: wp.array(dtype=wp.vec3),
-):
-    """One block per world: its lanes take the world's pairs in turn."""
-    block, lane = wp.tid()
-    w = block + first
-    at = world_pairs(topo, w)  # the world's offsets, read once
-    for lp in range(lane, at.count, wp.block_dim()):
-        pair = decode_pair(topo, at, lp)
-        _convex_pair(
-            at.pair + lp,
-            pair.shapes,
-            pair.bodies,
-            pair.slots,
-            shape_type,
-            shape_transform,
-            shape_scale,
-            shape_mesh,
-            pair_bound,
-            pair_margin,
-            mesh_start,
-            mesh_verts,
-            mesh_face_start,
-            mesh_face_normal,
-            mesh_face_vert_start,
-            mesh_face_verts,
-            body_q,
-            active,
-            point,
-            normal,
-            dist,
-            tangent,
-        )
-
-
-def collide_convex(model, contacts, body_q, worlds, block_dim: int = 1):
-    """Convex narrow phase over the mesh pairs (mesh against anything but a plane) of the worlds ``worlds``
-    = (first, count), one block of ``block_dim`` lanes per world; other pairs are left to
-    :func:`.collision_driver.collide`'s primitive kernel."""
-    if worlds[1] == 0:
-        return
-    c = contacts
-    wp.launch_tiled(
-        _convex_kernel,
-        dim=[worlds[1]],
-        block_dim=int(block_dim),
-        device=model.device,
-        inputs=[
-            worlds[0],
-            model.shape_type,
-            model.shape_transform,
-            model.shape_scale,
-            model.shape_mesh,
-            c.topology,
-            c.pair_bound,
-            c.pair_margin,
-            c.mesh_start,
-            c.mesh_verts,
-            c.mesh_face_start,
-            c.mesh_face_normal,
-            c.mesh_face_vert_start,
-            c.mesh_face_verts,
-            body_q,
-        ],
-        outputs=[c.active, c.point, c.normal, c.dist, c.tangent],
-    )
+convex_kernel = world_pair_kernel(_convex_pair, True, "_convex_kernel", __name__)

@@ -7,7 +7,7 @@ pairs (which include joint parent/child pairs), the articulation self-collision 
 shape moves". Cost is linear in the world count. Each pair owns a fixed block of contact slots (its
 maximum contact count), so contacts of a world are contiguous, need no atomics and persist slot by slot
 (warm starts). Per step, :func:`collide` runs a bounding-sphere test and the narrow phase per pair. Mesh
-shapes collide as their convex hulls (:mod:`.collision_hull`, :mod:`.collision_convex`), ellipsoids
+shapes collide as their convex hulls (:mod:`.hull`, :mod:`.convex`), ellipsoids
 there too except against planes.
 """
 
@@ -23,9 +23,9 @@ from ...errors import SolverError
 from ...sim.types import GeoType
 from ..tree import DeclaredFields, world_of
 from ..types import vec5
-from .convex import collide_convex
+from .convex import convex_kernel
 from .hull import hull_tables
-from .pairs import GLOBAL, PairTopology, TemplateLayout, decode_pair, find_templates, world_pairs
+from .pairs import GLOBAL, PairTopology, TemplateLayout, find_templates
 from .params import combine_pair_params
 from .primitive import (
     CAPSULE,
@@ -33,14 +33,18 @@ from .primitive import (
     MESH,
     PLANE,
     SPHERE,
-    convex_pair,
+    ContactSlots,
+    Convex,
+    NarrowArgs,
     emit_contact,
     feature_count,
     is_convex_pair,
+    launch_world_pairs,
+    narrow_args,
     point_distance,
     segment_closest,
     shape_feature,
-    shape_pose,
+    world_pair_kernel,
 )
 
 __all__ = ["Contacts", "build_contacts", "collide"]
@@ -49,14 +53,14 @@ __all__ = ["Contacts", "build_contacts", "collide"]
 @dataclass(eq=False)
 class Contacts(DeclaredFields):
     """Static pair table and per-slot contact outputs, laid out once by :func:`build_contacts`; the only
-    place their fields are declared (:class:`.layout.DeclaredFields`: no other attribute can be set).
+    place their fields are declared (:class:`..tree.DeclaredFields`: no other attribute can be set).
     Warp arrays hold at least one element, so a model without pairs still launches."""
 
     # Layout (host).
     pair_count: int = 0  # candidate shape pairs
-    convex_pair_count: int = 0  # pairs of a mesh or ellipsoid with anything but a plane (collision_convex's)
+    convex_pair_count: int = 0  # pairs of a mesh or ellipsoid with anything but a plane (:mod:`.convex`'s)
     slot_count: int = 0  # contact slots (each pair owns its maximum contact count)
-    template_count: int = 0  # distinct world pair layouts (:mod:`.pair_topology`)
+    template_count: int = 0  # distinct world pair layouts (:mod:`.pairs`)
     pair_slots_host: np.ndarray = None  # (pair_count,) int64 slots of each pair
     pair_slot_start_host: np.ndarray = None  # (pair_count + 1,) int64 first slot of each pair
     pair_world_host: np.ndarray = None  # (pair_count,) int64 world of each pair (ascending)
@@ -66,16 +70,16 @@ class Contacts(DeclaredFields):
     slot_pair_host: np.ndarray = None  # (slot_count,) int64 pair of each slot
     block_pair_start_host: np.ndarray = None  # (worlds + 1,) int64 first pair of each world
     templates: TemplateLayout = None  # template of each world, first world of each template
-    # Static pair tables, stored once per template (Warp; :class:`.pair_topology.PairTopology`).
+    # Static pair tables, stored once per template (Warp; :class:`.pairs.PairTopology`).
     topology: PairTopology = None
-    # Mesh convex hulls (:mod:`.collision_hull`; mesh frame, before the shape's scale).
+    # Mesh convex hulls (:mod:`.hull`; mesh frame, before the shape's scale).
     mesh_start: wp.array = None  # (mesh_count + 1,) int32 first convex-hull vertex of each mesh
     mesh_verts: wp.array = None  # (hull vertices,) vec3 mesh convex-hull vertices [m]
     mesh_face_start: wp.array = None  # (mesh_count + 1,) int32 first hull face of each mesh
     mesh_face_normal: wp.array = None  # (hull faces,) vec3 outward unit face normals
     mesh_face_vert_start: wp.array = None  # (hull faces + 1,) int32 first corner of each face
     mesh_face_verts: wp.array = None  # (face corners,) int32 hull vertex of each corner, counter-clockwise
-    # Pair parameters (:func:`.contact_params.combine_pair_params`; edited by set_world_friction).
+    # Pair parameters (:func:`.params.combine_pair_params`; edited by set_world_friction).
     pair_mu: wp.array = None  # (pair_count,) float32 friction coefficient (max of the two) [-]
     pair_margin: wp.array = None  # (pair_count,) float32 MuJoCo margin (sum of margins + gaps) [m]
     pair_gap: wp.array = None  # (pair_count,) float32 sum of gaps [m]
@@ -89,6 +93,8 @@ class Contacts(DeclaredFields):
     dist: wp.array = None  # (slot_count,) float32 signed distance [m] (negative: penetration)
     tangent: wp.array = None  # (slot_count,) vec3 first friction direction (unit, normal to n)
     force: wp.array = None  # (slot_count,) vec3 contact force on B, world frame [N]
+    # The narrow-phase kernels' arguments: (addresses of the arrays they hold, NarrowArgs) (:func:`_narrow_args`).
+    narrow: tuple = None
 
 
 def _shape_radius(stype, scale, mesh_radius):
@@ -242,13 +248,7 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, me
         return wp.array(x, dtype=dtype, device=dev)
 
     c.topology = _topology(model, c, (radius[pa] + radius[pb]).astype(np.float32), arr)
-    npair = max(c.pair_count, 1)
-    c.pair_mu = wp.zeros(npair, dtype=wp.float32, device=dev)
-    c.pair_margin = wp.zeros(npair, dtype=wp.float32, device=dev)
-    c.pair_gap = wp.zeros(npair, dtype=wp.float32, device=dev)
-    c.pair_bound = wp.zeros(npair, dtype=wp.float32, device=dev)
-    c.pair_solref = wp.zeros(npair, dtype=wp.vec2, device=dev)
-    c.pair_solimp = wp.zeros(npair, dtype=vec5, device=dev)
+    _zeros(c, _PAIR_COLUMNS, c.pair_count, dev)
     combine_pair_params(model, c)
     c.mesh_start = arr(hulls.vert_start, wp.int32)
     c.mesh_verts = arr(hulls.verts.astype(np.float32), wp.vec3)
@@ -256,14 +256,34 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, me
     c.mesh_face_normal = arr(hulls.face_normal.astype(np.float32), wp.vec3)
     c.mesh_face_vert_start = arr(hulls.face_vert_start, wp.int32)
     c.mesh_face_verts = arr(hulls.face_verts, wp.int32)
-    ns = max(c.slot_count, 1)
-    c.active = wp.zeros(ns, dtype=wp.int32, device=dev)
-    c.point = wp.zeros(ns, dtype=wp.vec3, device=dev)
-    c.normal = wp.zeros(ns, dtype=wp.vec3, device=dev)
-    c.dist = wp.zeros(ns, dtype=wp.float32, device=dev)
-    c.tangent = wp.zeros(ns, dtype=wp.vec3, device=dev)
-    c.force = wp.zeros(ns, dtype=wp.vec3, device=dev)
+    _zeros(c, _SLOT_COLUMNS, c.slot_count, dev)
     return c
+
+
+# The per-pair and per-slot arrays of Contacts and their dtypes.
+_PAIR_COLUMNS = {
+    "pair_mu": wp.float32,
+    "pair_margin": wp.float32,
+    "pair_gap": wp.float32,
+    "pair_bound": wp.float32,
+    "pair_solref": wp.vec2,
+    "pair_solimp": vec5,
+}
+_SLOT_COLUMNS = {
+    "active": wp.int32,
+    "point": wp.vec3,
+    "normal": wp.vec3,
+    "dist": wp.float32,
+    "tangent": wp.vec3,
+    "force": wp.vec3,
+}
+
+
+def _zeros(c: Contacts, columns: dict, count: int, dev):
+    """Set the fields of c named in ``columns`` to zeroed arrays of ``count`` (at least 1) elements of their
+    dtypes."""
+    for name, dtype in columns.items():
+        setattr(c, name, wp.zeros(max(count, 1), dtype=dtype, device=dev))
 
 
 def _local(index: np.ndarray, world: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -274,7 +294,7 @@ def _local(index: np.ndarray, world: np.ndarray, start: np.ndarray) -> np.ndarra
 
 
 def _topology(model, c: Contacts, pair_radius: np.ndarray, arr) -> PairTopology:
-    """The pair tables of :mod:`.pair_topology`: worlds with equal world-local pair tables share one copy."""
+    """The pair tables of :mod:`.pairs`: worlds with equal world-local pair tables share one copy."""
     pw = np.asarray(c.pair_world_host, dtype=np.int64)
     blocks = max(model.world_count, 1)
     pair_start = np.searchsorted(pw, np.arange(blocks + 1), side="left").astype(np.int64)
@@ -322,27 +342,19 @@ def _topology(model, c: Contacts, pair_radius: np.ndarray, arr) -> PairTopology:
 
 
 @wp.func
-def _feature_vs(pw: wp.vec3, rad: float, tb: int, xb: wp.transform, size_b: wp.vec3):
-    """World point pw with radius rad against shape B: (distance, normal from the point's shape to B,
+def _feature_vs(pw: wp.vec3, rad: float, c: Convex):
+    """World point pw with radius rad against shape c: (distance, normal from the point's shape to c,
     contact point midway between the surfaces)."""
-    dist, n_l, q_l = point_distance(tb, size_b, wp.transform_point(wp.transform_inverse(xb), pw))
-    nb = wp.transform_vector(xb, n_l)
-    qb = wp.transform_point(xb, q_l)
+    dist, n_l, q_l = point_distance(c.kind, c.size, wp.transform_point(wp.transform_inverse(c.xf), pw))
+    nb = wp.transform_vector(c.xf, n_l)
+    qb = wp.transform_point(c.xf, q_l)
     return dist - rad, -nb, 0.5 * (pw - nb * rad + qb)
 
 
 @wp.func
-def _mesh_vertex(
-    k: int,
-    ms: int,
-    me: int,
-    mesh_verts: wp.array(dtype=wp.vec3),
-    scale: wp.vec3,
-    xb: wp.transform,
-    o: wp.vec3,
-    n: wp.vec3,
-):
-    """k-th deepest hull vertex along -n (ties broken by index), as (depth, world point)."""
+def _mesh_vertex(k: int, c: Convex, mesh_verts: wp.array(dtype=wp.vec3), o: wp.vec3, n: wp.vec3):
+    """k-th deepest hull vertex of mesh shape c along -n from the point o (ties broken by index), as
+    (depth [m], world point)."""
     prev_d = float(-1.0e30)
     prev_i = int(-1)
     best_d = float(0.0)
@@ -350,8 +362,8 @@ def _mesh_vertex(
     for _round in range(k + 1):
         best_d = float(1.0e30)
         best_i = int(-1)
-        for i in range(ms, me):
-            pw = wp.transform_point(xb, wp.cw_mul(mesh_verts[i], scale))
+        for i in range(c.vert_start, c.vert_end):
+            pw = wp.transform_point(c.xf, wp.cw_mul(mesh_verts[i], c.size))
             d = wp.dot(pw - o, n)
             later = d > prev_d or (d == prev_d and i > prev_i)
             if later and (d < best_d or (d == best_d and i < best_i)):
@@ -363,187 +375,123 @@ def _mesh_vertex(
     return best_d, best_p
 
 
-@wp.func(inline=True)  # ~15 arrays by value: inlined into the per-world loop, they are not copied
-def _collide_pair(
-    p: int,
-    s: wp.vec2i,
-    bodies: wp.vec2i,
-    slots: wp.vec2i,
-    shape_type: wp.array(dtype=int),
-    shape_transform: wp.array(dtype=wp.transform),
-    shape_scale: wp.array(dtype=wp.vec3),
-    shape_mesh: wp.array(dtype=int),
-    pair_bound: wp.array(dtype=float),
-    pair_margin: wp.array(dtype=float),
-    mesh_start: wp.array(dtype=int),
-    mesh_verts: wp.array(dtype=wp.vec3),
-    # Data in:
-    body_q: wp.array(dtype=wp.transform),
-    # Data out:
-    active: wp.array(dtype=int),
-    point: wp.array(dtype=wp.vec3),
-    normal: wp.array(dtype=wp.vec3),
-    dist: wp.array(dtype=float),
-    tangent: wp.array(dtype=wp.vec3),
+@wp.func
+def _plane_contacts(
+    slots: wp.vec2i, a: Convex, b: Convex, mesh_verts: wp.array(dtype=wp.vec3), margin: float, out: ContactSlots
 ):
-    """Narrow phase of pair p (shapes s, their bodies, its (first slot, slot count)): fills its contact
-    slots."""
-    ta = shape_type[s[0]]
-    tb = shape_type[s[1]]
-    if convex_pair(ta, tb):
-        return  # a convex hull or ellipsoid pair: collision_convex's kernel
-    start = slots[0]
-    count = slots[1]
-    for k in range(count):
-        active[start + k] = 0
-    xa = shape_pose(bodies[0], body_q, shape_transform[s[0]])
-    xb = shape_pose(bodies[1], body_q, shape_transform[s[1]])
-    ca = wp.transform_get_translation(xa)
-    cb = wp.transform_get_translation(xb)
-    margin = pair_margin[p]
-    size_a = shape_scale[s[0]]
-    size_b = shape_scale[s[1]]
+    """Shape b on the plane a (normal +z), into ``slots`` (first slot, slot count): b's deepest hull
+    vertices, or its :func:`.primitive.shape_feature` points, each midway between the surfaces."""
     # Friction frame hint (MuJoCo's): a capsule's axis on a plane; none (the default frame) otherwise.
     hint = wp.vec3(0.0)
-    if ta == PLANE and tb == CAPSULE:
-        hint = wp.transform_vector(xb, wp.vec3(0.0, 0.0, 1.0))
-    if ta == PLANE:
-        n = wp.transform_vector(xa, wp.vec3(0.0, 0.0, 1.0))
-        if tb == MESH:
-            m = shape_mesh[s[1]]
-            for k in range(count):
-                d, pw = _mesh_vertex(k, mesh_start[m], mesh_start[m + 1], mesh_verts, size_b, xb, ca, n)
-                emit_contact(start + k, d, n, pw - n * (0.5 * d), margin, hint, active, point, normal, dist, tangent)
-            return
-        toward = wp.transform_vector(wp.transform_inverse(xb), -n)
-        for k in range(count):
-            pl, rad = shape_feature(tb, size_b, k, toward)
-            pw = wp.transform_point(xb, pl)
-            d = wp.dot(pw - ca, n) - rad
-            emit_contact(start + k, d, n, pw - n * (rad + 0.5 * d), margin, hint, active, point, normal, dist, tangent)
+    if b.kind == CAPSULE:
+        hint = wp.transform_vector(b.xf, wp.vec3(0.0, 0.0, 1.0))
+    ca = wp.transform_get_translation(a.xf)
+    n = wp.transform_vector(a.xf, wp.vec3(0.0, 0.0, 1.0))
+    if b.kind == MESH:
+        for k in range(slots[1]):
+            d, pw = _mesh_vertex(k, b, mesh_verts, ca, n)
+            emit_contact(slots[0] + k, d, n, pw - n * (0.5 * d), margin, hint, out)
         return
-    if wp.length(cb - ca) > pair_bound[p]:
-        return
-    if ta == SPHERE:
-        d, n, pt = _feature_vs(ca, size_a[0], tb, xb, size_b)
-        emit_contact(start, d, n, pt, margin, hint, active, point, normal, dist, tangent)
-    elif ta == CAPSULE:
-        _collide_capsule(start, xa, size_a, tb, xb, size_b, margin, active, point, normal, dist, tangent)
-    else:
-        # Box or cylinder A: features of A against B, then features of B against A (normal flipped).
-        na = 8
-        if ta == CYLINDER:
-            na = 6
-        to_b = wp.transform_vector(wp.transform_inverse(xa), wp.normalize(cb - ca))
-        to_a = wp.transform_vector(wp.transform_inverse(xb), wp.normalize(ca - cb))
-        for k in range(count):
-            if k < na:
-                pl, rad = shape_feature(ta, size_a, k, to_b)
-                d, n, pt = _feature_vs(wp.transform_point(xa, pl), rad, tb, xb, size_b)
-                emit_contact(start + k, d, n, pt, margin, hint, active, point, normal, dist, tangent)
-            else:
-                pl, rad = shape_feature(tb, size_b, k - na, to_a)
-                d, n, pt = _feature_vs(wp.transform_point(xb, pl), rad, ta, xa, size_a)
-                emit_contact(start + k, d, -n, pt, margin, hint, active, point, normal, dist, tangent)
-
-
-@wp.kernel
-def _collide_kernel(
-    # Model:
-    first: int,
-    shape_type: wp.array(dtype=int),
-    shape_transform: wp.array(dtype=wp.transform),
-    shape_scale: wp.array(dtype=wp.vec3),
-    shape_mesh: wp.array(dtype=int),
-    topo: PairTopology,
-    pair_bound: wp.array(dtype=float),
-    pair_margin: wp.array(dtype=float),
-    mesh_start: wp.array(dtype=int),
-    mesh_verts: wp.array(dtype=wp.vec3),
-    # Data in:
-    body_q: wp.array(dtype=wp.transform),
-    # Data out:
-    active: wp.array(dtype=int),
-    point: wp.array(dtype=wp.vec3),
-    normal: wp.array(dtype=wp.vec3),
-    dist: wp.array(dtype=float),
-    tangent: wp.array(dtype=wp.vec3),
-):
-    """One block per world: its lanes take the world's pairs in turn."""
-    block, lane = wp.tid()
-    w = block + first
-    at = world_pairs(topo, w)  # the world's offsets, read once
-    for lp in range(lane, at.count, wp.block_dim()):
-        pair = decode_pair(topo, at, lp)
-        _collide_pair(
-            at.pair + lp,
-            pair.shapes,
-            pair.bodies,
-            pair.slots,
-            shape_type,
-            shape_transform,
-            shape_scale,
-            shape_mesh,
-            pair_bound,
-            pair_margin,
-            mesh_start,
-            mesh_verts,
-            body_q,
-            active,
-            point,
-            normal,
-            dist,
-            tangent,
-        )
+    toward = wp.transform_vector(wp.transform_inverse(b.xf), -n)
+    for k in range(slots[1]):
+        pl, rad = shape_feature(b.kind, b.size, k, toward)
+        pw = wp.transform_point(b.xf, pl)
+        d = wp.dot(pw - ca, n) - rad
+        emit_contact(slots[0] + k, d, n, pw - n * (rad + 0.5 * d), margin, hint, out)
 
 
 @wp.func
-def _collide_capsule(
-    start: int,
-    xa: wp.transform,
-    size_a: wp.vec3,
-    tb: int,
-    xb: wp.transform,
-    size_b: wp.vec3,
-    margin: float,
-    active: wp.array(dtype=int),
-    point: wp.array(dtype=wp.vec3),
-    normal: wp.array(dtype=wp.vec3),
-    dist: wp.array(dtype=float),
-    tangent: wp.array(dtype=wp.vec3),
-):
-    """Capsule A against capsule, box or cylinder B: 3 slots (closest / end points)."""
-    axis_a = wp.transform_vector(xa, wp.vec3(0.0, 0.0, 1.0))
+def _corner_contacts(slots: wp.vec2i, a: Convex, b: Convex, margin: float, out: ContactSlots):
+    """Box or cylinder a against b, into ``slots`` (first slot, slot count): the features of a (box corners,
+    cylinder rim points) against b, then the features of b against a (normal flipped)."""
+    ca = wp.transform_get_translation(a.xf)
+    cb = wp.transform_get_translation(b.xf)
+    na = 8
+    if a.kind == CYLINDER:
+        na = 6
+    to_b = wp.transform_vector(wp.transform_inverse(a.xf), wp.normalize(cb - ca))
+    to_a = wp.transform_vector(wp.transform_inverse(b.xf), wp.normalize(ca - cb))
+    for k in range(slots[1]):
+        if k < na:
+            pl, rad = shape_feature(a.kind, a.size, k, to_b)
+            d, n, pt = _feature_vs(wp.transform_point(a.xf, pl), rad, b)
+            emit_contact(slots[0] + k, d, n, pt, margin, wp.vec3(0.0), out)
+        else:
+            pl, rad = shape_feature(b.kind, b.size, k - na, to_a)
+            d, n, pt = _feature_vs(wp.transform_point(b.xf, pl), rad, a)
+            emit_contact(slots[0] + k, d, -n, pt, margin, wp.vec3(0.0), out)
+
+
+@wp.func
+def _capsule_contacts(start: int, a: Convex, b: Convex, margin: float, out: ContactSlots):
+    """Capsule a against capsule, box or cylinder b: slots start .. start + 2 (closest / end points)."""
+    axis_a = wp.transform_vector(a.xf, wp.vec3(0.0, 0.0, 1.0))
     hint = axis_a
-    ca = wp.transform_get_translation(xa)
-    cb = wp.transform_get_translation(xb)
-    e0 = ca - axis_a * size_a[1]
-    e1 = ca + axis_a * size_a[1]
+    ca = wp.transform_get_translation(a.xf)
+    cb = wp.transform_get_translation(b.xf)
+    half = a.size[1]
+    e0 = ca - axis_a * half
+    e1 = ca + axis_a * half
     # Slot 0: closest segment point (to B's axis for a capsule, to B's centre otherwise).
-    t = wp.clamp(wp.dot(cb - ca, axis_a), -size_a[1], size_a[1])
+    t = wp.clamp(wp.dot(cb - ca, axis_a), -half, half)
     pa = ca + axis_a * t
-    interior = wp.abs(t) < size_a[1]
+    interior = wp.abs(t) < half
     ends = True
-    if tb == CAPSULE:
-        axis_b = wp.transform_vector(xb, wp.vec3(0.0, 0.0, 1.0))
-        pa, pb = segment_closest(e0, e1, cb - axis_b * size_b[1], cb + axis_b * size_b[1])
+    if b.kind == CAPSULE:
+        axis_b = wp.transform_vector(b.xf, wp.vec3(0.0, 0.0, 1.0))
+        pa, pb = segment_closest(e0, e1, cb - axis_b * b.size[1], cb + axis_b * b.size[1])
         interior = True
         ends = wp.abs(wp.dot(axis_a, axis_b)) > 0.95
     if interior:
-        d, n, pt = _feature_vs(pa, size_a[0], tb, xb, size_b)
-        emit_contact(start, d, n, pt, margin, hint, active, point, normal, dist, tangent)
+        d, n, pt = _feature_vs(pa, a.radius, b)
+        emit_contact(start, d, n, pt, margin, hint, out)
     if ends:
-        d0, n0, p0 = _feature_vs(e0, size_a[0], tb, xb, size_b)
-        emit_contact(start + 1, d0, n0, p0, margin, hint, active, point, normal, dist, tangent)
-        d1, n1, p1 = _feature_vs(e1, size_a[0], tb, xb, size_b)
-        emit_contact(start + 2, d1, n1, p1, margin, hint, active, point, normal, dist, tangent)
+        d0, n0, p0 = _feature_vs(e0, a.radius, b)
+        emit_contact(start + 1, d0, n0, p0, margin, hint, out)
+        d1, n1, p1 = _feature_vs(e1, a.radius, b)
+        emit_contact(start + 2, d1, n1, p1, margin, hint, out)
+
+
+@wp.func(inline=True)  # the tables by value: inlined into the per-world loop, they are not copied
+def _collide_pair(p: int, slots: wp.vec2i, a: Convex, b: Convex, args: NarrowArgs):
+    """Narrow phase of primitive pair p (shapes a and b, slots its (first slot, slot count)): fills its
+    contact slots."""
+    margin = args.pair_margin[p]
+    if a.kind == PLANE:
+        _plane_contacts(slots, a, b, args.hulls.mesh_verts, margin, args.out)
+        return
+    ca = wp.transform_get_translation(a.xf)
+    if wp.length(wp.transform_get_translation(b.xf) - ca) > args.pair_bound[p]:
+        return
+    if a.kind == SPHERE:
+        d, n, pt = _feature_vs(ca, a.radius, b)
+        emit_contact(slots[0], d, n, pt, margin, wp.vec3(0.0), args.out)
+    elif a.kind == CAPSULE:
+        _capsule_contacts(slots[0], a, b, margin, args.out)
+    else:
+        _corner_contacts(slots, a, b, margin, args.out)
+
+
+_collide_kernel = world_pair_kernel(_collide_pair, False, "_collide_kernel", __name__)
+
+
+def _narrow_args(model, contacts: Contacts, body_q) -> NarrowArgs:
+    """The kernels' :class:`.primitive.NarrowArgs`, kept in ``contacts`` while the arrays stay the same. Keyed
+    by the arrays' addresses: the kept struct holds the arrays, so no other array can take their memory."""
+    arrays = (body_q, model.shape_type, model.shape_transform, model.shape_scale, model.shape_mesh)
+    key = tuple(a.ptr for a in arrays)
+    kept = contacts.narrow
+    if kept is None or kept[0] != key:
+        kept = (key, narrow_args(model, contacts, body_q))
+        contacts.narrow = kept
+    return kept[1]
 
 
 def collide(model, contacts: Contacts, body_q, worlds=None, block_dim: int = 1):
     """Narrow phase over the candidate pairs of the worlds ``worlds`` = (first, count) (None: all); fills
-    their contact slots: primitive pairs and mesh-plane here, other mesh pairs in
-    :func:`.collision_convex.collide_convex`. One block of ``block_dim`` lanes per world, lanes over its
-    pairs (no per-pair world lookup: a world's offsets are read once)."""
+    their contact slots: primitive pairs and mesh-plane here, mesh and ellipsoid pairs in :mod:`.convex`'s
+    kernel. One block of ``block_dim`` lanes per world, lanes over its pairs (no per-pair world lookup: a
+    world's offsets are read once)."""
     blocks = len(contacts.block_pair_start_host) - 1
     if worlds is None:
         worlds = (0, blocks)
@@ -551,25 +499,7 @@ def collide(model, contacts: Contacts, body_q, worlds=None, block_dim: int = 1):
         raise SolverError(f"collide: worlds {tuple(worlds)} (first, count) outside the model's {blocks} world(s)")
     if worlds[1] == 0 or contacts.pair_count == 0:
         return
-    if contacts.convex_pair_count:  # a model without such pairs never builds the convex kernels
-        collide_convex(model, contacts, body_q, worlds, block_dim)
-    wp.launch_tiled(
-        _collide_kernel,
-        dim=[worlds[1]],
-        block_dim=int(block_dim),
-        device=model.device,
-        inputs=[
-            worlds[0],
-            model.shape_type,
-            model.shape_transform,
-            model.shape_scale,
-            model.shape_mesh,
-            contacts.topology,
-            contacts.pair_bound,
-            contacts.pair_margin,
-            contacts.mesh_start,
-            contacts.mesh_verts,
-            body_q,
-        ],
-        outputs=[contacts.active, contacts.point, contacts.normal, contacts.dist, contacts.tangent],
-    )
+    args = _narrow_args(model, contacts, body_q)
+    if contacts.convex_pair_count:  # a model without such pairs never builds the convex kernel
+        launch_world_pairs(convex_kernel, args, worlds, block_dim, model.device)
+    launch_world_pairs(_collide_kernel, args, worlds, block_dim, model.device)

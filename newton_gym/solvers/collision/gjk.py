@@ -1,6 +1,6 @@
 """Support functions, GJK distance and EPA penetration of convex shapes, as Warp functions.
 
-A convex shape is a :class:`Convex`: a core (a point for a sphere, a segment for a capsule, the box,
+A convex shape is a :class:`.primitive.Convex`: a core (a point for a sphere, a segment for a capsule, the box,
 the cylinder, the ellipsoid, or the convex hull of a mesh's hull vertices under the shape's scale)
 inflated by a radius (sphere and capsule radius, 0 otherwise), as MuJoCo treats spheres and capsules.
 Both algorithms work on the cores, on the Minkowski difference M = A - B, whose support point in
@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import warp as wp
 
-from .primitive import BOX, CAPSULE, CYLINDER, ELLIPSOID, MESH
+from .primitive import BOX, CAPSULE, CYLINDER, ELLIPSOID, MESH, Convex
 
 wp.set_module_options({"enable_backward": False})
 
-__all__ = ["Convex", "support", "gjk", "epa", "GJK_ITERS", "EPA_VERTS", "EPA_TOL"]
+__all__ = ["support", "gjk", "epa", "GJK_ITERS", "EPA_VERTS", "EPA_TOL"]
 
 GJK_ITERS = 64
 EPA_VERTS = 48
@@ -40,20 +40,6 @@ _epa_tri = wp.types.matrix(shape=(EPA_FACES, 3), dtype=wp.int32)
 _epa_nrm = wp.types.matrix(shape=(EPA_FACES, 3), dtype=wp.float32)
 _epa_val = wp.types.vector(length=EPA_FACES, dtype=wp.float32)
 _epa_flag = wp.types.vector(length=EPA_FACES, dtype=wp.int32)
-
-
-@wp.struct
-class Convex:
-    """One convex shape of a pair, in world coordinates."""
-
-    kind: int  # GeoType of the shape (SPHERE, CAPSULE, BOX, CYLINDER, MESH or ELLIPSOID)
-    size: wp.vec3  # shape_scale: radius / half sizes [m], or the mesh's vertex scale
-    xf: wp.transform  # shape pose in world
-    radius: float  # inflation of the core [m]: sphere and capsule radius, else 0
-    vert_start: int  # hull vertices of a mesh: [vert_start, vert_end) in the hull tables
-    vert_end: int
-    face_start: int  # hull faces of a mesh: [face_start, face_end)
-    face_end: int
 
 
 @wp.func
@@ -99,6 +85,21 @@ def support(c: Convex, d: wp.vec3, verts: wp.array(dtype=wp.vec3)):
 
 
 @wp.func
+def _corner_or_edge(d1: float, d2: float, d3: float, d4: float):
+    """Ericson's tests (5.1.5) of corner B and edge AB of a triangle abc, from d1 = ab.(-a), d2 = ac.(-a),
+    d3 = ab.(-b), d4 = ac.(-b) (for corner C and edge AC: b and c swapped, so d1, d2, d3, d4 become d2,
+    d1, ac.(-c), ab.(-c)). Returns (1 where the closest point is that corner or on that edge, else 0;
+    its parameter t along the edge, 1 at the corner; the barycentric weight of the third corner,
+    unnormalized)."""
+    if d3 >= 0.0 and d4 <= d3:
+        return wp.vec3(1.0, 1.0, 0.0)
+    v = d1 * d4 - d3 * d2
+    if v <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        return wp.vec3(1.0, d1 / (d1 - d3), v)
+    return wp.vec3(0.0, 0.0, v)
+
+
+@wp.func
 def _triangle_weights(a: wp.vec3, b: wp.vec3, c: wp.vec3):
     """Barycentric weights of the point of triangle abc closest to the origin (Ericson 5.1.5)."""
     ab = b - a
@@ -109,20 +110,16 @@ def _triangle_weights(a: wp.vec3, b: wp.vec3, c: wp.vec3):
         return wp.vec3(1.0, 0.0, 0.0)
     d3 = -wp.dot(ab, b)
     d4 = -wp.dot(ac, b)
-    if d3 >= 0.0 and d4 <= d3:
-        return wp.vec3(0.0, 1.0, 0.0)
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
-        t = d1 / (d1 - d3)
-        return wp.vec3(1.0 - t, t, 0.0)
+    on_b = _corner_or_edge(d1, d2, d3, d4)
+    if on_b[0] > 0.0:
+        return wp.vec3(1.0 - on_b[1], on_b[1], 0.0)
     d5 = -wp.dot(ab, c)
     d6 = -wp.dot(ac, c)
-    if d6 >= 0.0 and d5 <= d6:
-        return wp.vec3(0.0, 0.0, 1.0)
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
-        t = d2 / (d2 - d6)
-        return wp.vec3(1.0 - t, 0.0, t)
+    on_c = _corner_or_edge(d2, d1, d6, d5)
+    if on_c[0] > 0.0:
+        return wp.vec3(1.0 - on_c[1], 0.0, on_c[1])
+    vc = on_b[2]
+    vb = on_c[2]
     va = d3 * d6 - d5 * d4
     if va <= 0.0 and d4 - d3 >= 0.0 and d5 - d6 >= 0.0:
         t = (d4 - d3) / ((d4 - d3) + (d5 - d6))
@@ -346,6 +343,22 @@ def _face_plane(p0: wp.vec3, p1: wp.vec3, p2: wp.vec3, fallback: wp.vec3):
     return nrm, wp.dot(nrm, p0)
 
 
+@wp.struct
+class _Polytope:
+    """EPA's polytope in M: vertices (as their support points on A and B) and triangular faces in slots that
+    are reused once a face dies."""
+
+    va: _epa_pts  # (EPA_VERTS, 3) support point on A of each vertex, world [m]
+    vb: _epa_pts  # (EPA_VERTS, 3) support point on B of each vertex, world [m]
+    tri: _epa_tri  # (EPA_FACES, 3) vertices of each face, counter-clockwise seen from outside
+    adj: _epa_tri  # (EPA_FACES, 3) the face across edge (k, k + 1) of each face
+    nrm: _epa_nrm  # (EPA_FACES, 3) outward unit normal of each face
+    off: _epa_val  # (EPA_FACES,) distance of each face's plane from the origin [m]
+    alive: _epa_flag  # (EPA_FACES,) 1 for a face of the polytope, 0 for a dead one
+    nv: int  # vertices
+    nf: int  # face slots in use (alive or dead)
+
+
 @wp.func
 def _adjacent(tri: _epa_tri, f: int, e: int, nf: int, alive: _epa_flag):
     """The live face other than f holding edge e of face f reversed, and that edge's index in it."""
@@ -357,6 +370,181 @@ def _adjacent(tri: _epa_tri, f: int, e: int, nf: int, alive: _epa_flag):
                 if tri[g, k] == b and tri[g, (k + 1) % 3] == a:
                     return g, k
     return -1, -1
+
+
+@wp.func
+def _tetrahedron(sa: mat43, sb: mat43):
+    """The polytope of the GJK tetrahedron (support points sa[i] on A, sb[i] on B)."""
+    poly = _Polytope()
+    for i in range(4):
+        poly.va[i] = sa[i]
+        poly.vb[i] = sb[i]
+    # The four faces, each wound counter-clockwise seen from outside (away from the opposite corner).
+    for f in range(4):
+        i0 = f
+        i1 = (f + 1) % 4
+        i2 = (f + 2) % 4
+        i3 = (f + 3) % 4
+        p0 = poly.va[i0] - poly.vb[i0]
+        p1 = poly.va[i1] - poly.vb[i1]
+        p2 = poly.va[i2] - poly.vb[i2]
+        if wp.dot(wp.cross(p1 - p0, p2 - p0), (poly.va[i3] - poly.vb[i3]) - p0) > 0.0:
+            tmp = i1
+            i1 = i2
+            i2 = tmp
+        poly.tri[f, 0] = i0
+        poly.tri[f, 1] = i1
+        poly.tri[f, 2] = i2
+        p0 = poly.va[i0] - poly.vb[i0]
+        p1 = poly.va[i1] - poly.vb[i1]
+        p2 = poly.va[i2] - poly.vb[i2]
+        fn, fo = _face_plane(p0, p1, p2, wp.vec3(0.0, 0.0, 1.0))
+        poly.nrm[f] = fn
+        poly.off[f] = fo
+        poly.alive[f] = 1
+    for f in range(4):
+        for e in range(3):
+            g, _k = _adjacent(poly.tri, f, e, 4, poly.alive)
+            poly.adj[f, e] = g
+    poly.nv = 4
+    poly.nf = 4
+    return poly
+
+
+@wp.func(inline=True)  # the polytope by value: inlined into epa, it is not copied
+def _nearest_face(poly: _Polytope, last: int):
+    """The live face nearest the origin and its offset (``last`` where no face is alive)."""
+    best = last
+    best_off = float(1.0e30)
+    for f in range(poly.nf):
+        if poly.alive[f] == 1 and poly.off[f] < best_off:
+            best_off = poly.off[f]
+            best = f
+    return best, best_off
+
+
+@wp.func(inline=True)  # the polytope by value: inlined into epa, it is not copied
+def _visible_faces(poly: _Polytope, best: int, w: wp.vec3):
+    """Flood fill from the face ``best`` over the faces that see the point w. Returns (seen flags, horizon
+    edges (a, b, the face across that does not see w), horizon edge count, seen count)."""
+    seen = _epa_flag()
+    stack = _epa_flag()
+    horizon = _epa_tri()
+    seen[best] = 1
+    stack[0] = best
+    top = int(1)
+    nh = int(0)
+    nvis = int(1)
+    while top > 0:
+        top -= 1
+        f = stack[top]
+        for e in range(3):
+            g = poly.adj[f, e]
+            if seen[g] == 0:
+                if wp.dot(wp.vec3(poly.nrm[g]), w) - poly.off[g] > 1.0e-9:
+                    seen[g] = 1
+                    stack[top] = g
+                    top += 1
+                    nvis += 1
+                elif nh < EPA_FACES:
+                    horizon[nh, 0] = poly.tri[f, e]
+                    horizon[nh, 1] = poly.tri[f, (e + 1) % 3]
+                    horizon[nh, 2] = g
+                    nh += 1
+    return seen, horizon, nh, nvis
+
+
+@wp.func(inline=True)  # the polytope by value: inlined into epa, it is not copied
+def _keeps_convex(
+    poly: _Polytope, horizon: _epa_tri, nh: int, nvis: int, w: wp.vec3, dn: wp.vec3, best_off: float
+) -> bool:
+    """False where replacing the nvis seen faces by the nh faces from the horizon to w would break the
+    polytope: too few or too many faces, or a new face nearer the origin than the nearest one, best_off
+    (float32 round-off near coplanar faces)."""
+    ok = nh >= 3 and poly.nf - nvis + nh <= EPA_FACES
+    for h in range(nh):
+        e0 = horizon[h, 0]
+        e1 = horizon[h, 1]
+        fn, fo = _face_plane(poly.va[e0] - poly.vb[e0], poly.va[e1] - poly.vb[e1], w, dn)
+        if fo < best_off - EPA_TOL:
+            ok = False
+    return ok
+
+
+@wp.func(inline=True)  # the polytope by value: inlined into epa, it is not copied
+def _add_vertex(
+    poly: _Polytope, qa: wp.vec3, qb: wp.vec3, seen: _epa_flag, horizon: _epa_tri, nh: int, dn: wp.vec3
+) -> _Polytope:
+    """The polytope with the vertex w = qa - qb (support points on A and B) added: the seen faces die, a new
+    face joins each horizon edge to w (dn: the fallback normal of a degenerate one)."""
+    nv = poly.nv
+    nf = poly.nf
+    w = qa - qb
+    for f in range(nf):
+        if seen[f] == 1:
+            poly.alive[f] = 0
+    poly.va[nv] = qa
+    poly.vb[nv] = qb
+    slots = _epa_flag()
+    slot = int(0)
+    for h in range(nh):
+        while slot < nf and poly.alive[slot] == 1:
+            slot += 1
+        e0 = horizon[h, 0]
+        e1 = horizon[h, 1]
+        poly.tri[slot, 0] = e0
+        poly.tri[slot, 1] = e1
+        poly.tri[slot, 2] = nv
+        fn, fo = _face_plane(poly.va[e0] - poly.vb[e0], poly.va[e1] - poly.vb[e1], w, dn)
+        poly.nrm[slot] = fn
+        poly.off[slot] = fo
+        poly.alive[slot] = 1
+        slots[h] = slot
+        # The outer face across (e0, e1) now borders the new face.
+        g = horizon[h, 2]
+        poly.adj[slot, 0] = g
+        for k in range(3):
+            if poly.tri[g, k] == e1 and poly.tri[g, (k + 1) % 3] == e0:
+                poly.adj[g, k] = slot
+        if slot == nf:
+            nf += 1
+    for h in range(nh):  # new faces border each other across (e1, w) and (w, e0)
+        for j in range(nh):
+            if horizon[j, 0] == horizon[h, 1]:
+                poly.adj[slots[h], 1] = slots[j]
+            if horizon[j, 1] == horizon[h, 0]:
+                poly.adj[slots[h], 2] = slots[j]
+    poly.nv = nv + 1
+    poly.nf = nf
+    return poly
+
+
+@wp.func(inline=True)  # the polytope by value: inlined into epa, it is not copied
+def _face_witness(poly: _Polytope, best: int):
+    """Depth, normal and witness points on A and B of face ``best``: the origin's projection on it, in
+    barycentric coordinates."""
+    dn = wp.vec3(poly.nrm[best])
+    depth = poly.off[best]
+    i0 = poly.tri[best, 0]
+    i1 = poly.tri[best, 1]
+    i2 = poly.tri[best, 2]
+    p0 = poly.va[i0] - poly.vb[i0]
+    g1 = (poly.va[i1] - poly.vb[i1]) - p0
+    g2 = (poly.va[i2] - poly.vb[i2]) - p0
+    q = dn * depth - p0
+    d11 = wp.dot(g1, g1)
+    d12 = wp.dot(g1, g2)
+    d22 = wp.dot(g2, g2)
+    det = d11 * d22 - d12 * d12
+    l1 = float(0.0)
+    l2 = float(0.0)
+    if det > 1.0e-30:
+        l1 = (d22 * wp.dot(q, g1) - d12 * wp.dot(q, g2)) / det
+        l2 = (d11 * wp.dot(q, g2) - d12 * wp.dot(q, g1)) / det
+    l0 = 1.0 - l1 - l2
+    pa = l0 * wp.vec3(poly.va[i0]) + l1 * wp.vec3(poly.va[i1]) + l2 * wp.vec3(poly.va[i2])
+    pb = l0 * wp.vec3(poly.vb[i0]) + l1 * wp.vec3(poly.vb[i1]) + l2 * wp.vec3(poly.vb[i2])
+    return depth, dn, pa, pb
 
 
 @wp.func
@@ -374,150 +562,22 @@ def epa(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_i
         tetrahedron could be built (a flat Minkowski difference); the other values are then unset.
     """
     sa, sb, n = _grow_simplex(a, b, verts, sa_in, sb_in, n_in)
-    pa = wp.vec3(0.0)
-    pb = wp.vec3(0.0)
     if n < 4:
-        return float(0.0), wp.vec3(0.0, 0.0, 1.0), pa, pb, False
-    va = _epa_pts()
-    vb = _epa_pts()
-    tri = _epa_tri()
-    adj = _epa_tri()
-    nrm = _epa_nrm()
-    off = _epa_val()
-    alive = _epa_flag()
-    for i in range(4):
-        va[i] = sa[i]
-        vb[i] = sb[i]
-    # The four faces, each wound counter-clockwise seen from outside (away from the opposite corner).
-    for f in range(4):
-        i0 = f
-        i1 = (f + 1) % 4
-        i2 = (f + 2) % 4
-        i3 = (f + 3) % 4
-        p0 = va[i0] - vb[i0]
-        p1 = va[i1] - vb[i1]
-        p2 = va[i2] - vb[i2]
-        if wp.dot(wp.cross(p1 - p0, p2 - p0), (va[i3] - vb[i3]) - p0) > 0.0:
-            tmp = i1
-            i1 = i2
-            i2 = tmp
-        tri[f, 0] = i0
-        tri[f, 1] = i1
-        tri[f, 2] = i2
-        fn, fo = _face_plane(va[i0] - vb[i0], va[i1] - vb[i1], va[i2] - vb[i2], wp.vec3(0.0, 0.0, 1.0))
-        nrm[f] = fn
-        off[f] = fo
-        alive[f] = 1
-    for f in range(4):
-        for e in range(3):
-            g, _k = _adjacent(tri, f, e, 4, alive)
-            adj[f, e] = g
-    nv = int(4)
-    nf = int(4)  # face slots in use (alive or dead)
+        return float(0.0), wp.vec3(0.0, 0.0, 1.0), wp.vec3(0.0), wp.vec3(0.0), False
+    poly = _tetrahedron(sa, sb)
     best = int(0)
     for _it in range(EPA_VERTS):
-        best_off = float(1.0e30)
-        for f in range(nf):
-            if alive[f] == 1 and off[f] < best_off:
-                best_off = off[f]
-                best = f
-        dn = wp.vec3(nrm[best])
+        best, best_off = _nearest_face(poly, best)
+        dn = wp.vec3(poly.nrm[best])
         qa = support(a, dn, verts)
         qb = support(b, -dn, verts)
         w = qa - qb
-        if wp.dot(w, dn) - best_off <= EPA_TOL or nv == EPA_VERTS:
+        if wp.dot(w, dn) - best_off <= EPA_TOL or poly.nv == EPA_VERTS:
             break
-        # Flood fill the faces that see w from the nearest one; record the horizon (a, b, outer face).
-        seen = _epa_flag()
-        stack = _epa_flag()
-        horizon = _epa_tri()
-        seen[best] = 1
-        stack[0] = best
-        top = int(1)
-        nh = int(0)
-        nvis = int(1)
-        while top > 0:
-            top -= 1
-            f = stack[top]
-            for e in range(3):
-                g = adj[f, e]
-                if seen[g] == 0:
-                    if wp.dot(wp.vec3(nrm[g]), w) - off[g] > 1.0e-9:
-                        seen[g] = 1
-                        stack[top] = g
-                        top += 1
-                        nvis += 1
-                    elif nh < EPA_FACES:
-                        horizon[nh, 0] = tri[f, e]
-                        horizon[nh, 1] = tri[f, (e + 1) % 3]
-                        horizon[nh, 2] = g
-                        nh += 1
-        # Reject a step that would break the polytope (too few or too many faces, or a new face nearer
-        # the origin than the nearest one: float32 round-off near coplanar faces).
-        ok = nh >= 3 and nf - nvis + nh <= EPA_FACES
-        for h in range(nh):
-            e0 = horizon[h, 0]
-            e1 = horizon[h, 1]
-            fn, fo = _face_plane(va[e0] - vb[e0], va[e1] - vb[e1], w, dn)
-            if fo < best_off - EPA_TOL:
-                ok = False
-        if not ok:
+        # The faces that see w, found from the nearest one, and the horizon around them.
+        seen, horizon, nh, nvis = _visible_faces(poly, best, w)
+        if not _keeps_convex(poly, horizon, nh, nvis, w, dn, best_off):
             break
-        for f in range(nf):
-            if seen[f] == 1:
-                alive[f] = 0
-        va[nv] = qa
-        vb[nv] = qb
-        slots = _epa_flag()
-        slot = int(0)
-        for h in range(nh):
-            while slot < nf and alive[slot] == 1:
-                slot += 1
-            e0 = horizon[h, 0]
-            e1 = horizon[h, 1]
-            tri[slot, 0] = e0
-            tri[slot, 1] = e1
-            tri[slot, 2] = nv
-            fn, fo = _face_plane(va[e0] - vb[e0], va[e1] - vb[e1], w, dn)
-            nrm[slot] = fn
-            off[slot] = fo
-            alive[slot] = 1
-            slots[h] = slot
-            # The outer face across (e0, e1) now borders the new face.
-            g = horizon[h, 2]
-            adj[slot, 0] = g
-            for k in range(3):
-                if tri[g, k] == e1 and tri[g, (k + 1) % 3] == e0:
-                    adj[g, k] = slot
-            if slot == nf:
-                nf += 1
-        for h in range(nh):  # new faces border each other across (e1, w) and (w, e0)
-            for j in range(nh):
-                if horizon[j, 0] == horizon[h, 1]:
-                    adj[slots[h], 1] = slots[j]
-                if horizon[j, 1] == horizon[h, 0]:
-                    adj[slots[h], 2] = slots[j]
-        nv += 1
-    # Witness points: the origin's projection on the nearest face, in barycentric coordinates.
-    dn = wp.vec3(nrm[best])
-    depth = off[best]
-    i0 = tri[best, 0]
-    i1 = tri[best, 1]
-    i2 = tri[best, 2]
-    p0 = va[i0] - vb[i0]
-    g1 = (va[i1] - vb[i1]) - p0
-    g2 = (va[i2] - vb[i2]) - p0
-    q = dn * depth - p0
-    d11 = wp.dot(g1, g1)
-    d12 = wp.dot(g1, g2)
-    d22 = wp.dot(g2, g2)
-    det = d11 * d22 - d12 * d12
-    l1 = float(0.0)
-    l2 = float(0.0)
-    if det > 1.0e-30:
-        l1 = (d22 * wp.dot(q, g1) - d12 * wp.dot(q, g2)) / det
-        l2 = (d11 * wp.dot(q, g2) - d12 * wp.dot(q, g1)) / det
-    l0 = 1.0 - l1 - l2
-    pa = l0 * wp.vec3(va[i0]) + l1 * wp.vec3(va[i1]) + l2 * wp.vec3(va[i2])
-    pb = l0 * wp.vec3(vb[i0]) + l1 * wp.vec3(vb[i1]) + l2 * wp.vec3(vb[i2])
+        poly = _add_vertex(poly, qa, qb, seen, horizon, nh, dn)
+    depth, dn, pa, pb = _face_witness(poly, best)
     return depth, dn, pa, pb, True

@@ -74,7 +74,7 @@ class TemplateLayout:
 
 def find_templates(tables: list, block_start: np.ndarray) -> TemplateLayout:
     """Group worlds whose tables are equal. ``tables``: per-entity int32 arrays (P, ...) already
-    world-local (the pairs here; the tree levels of :mod:`.world_step` too); ``block_start``: (blocks + 1,)
+    world-local (the pairs here; the tree levels of :mod:`..forward` too); ``block_start``: (blocks + 1,)
     first entity of each world. Worlds with the same entity count are compared row against row
     (vectorised); equal worlds share a template."""
     blocks = len(block_start) - 1

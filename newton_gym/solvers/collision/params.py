@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import warp as wp
 
+from ...sim.stage_args import fill
 from ..types import vec5
 from .pairs import PairTopology, block_of, pair_shapes, template_pair
 
@@ -22,79 +23,67 @@ __all__ = ["combine_pair_params", "set_world_friction"]
 wp.set_module_options({"enable_backward": False})
 
 
+@wp.struct
+class PairParamArgs:
+    """The shape columns a pair's parameters are combined from and the pair columns they fill
+    (:func:`combine_pair_params`)."""
+
+    topo: PairTopology  # candidate pairs of every world (:mod:`.pairs`)
+    shape_material_mu: wp.array(dtype=float)  # (shape_count,) friction coefficient [-]
+    shape_contact_margin: wp.array(dtype=float)  # (shape_count,) distance at which contact force begins [m]
+    shape_contact_gap: wp.array(dtype=float)  # (shape_count,) detection distance beyond the margin [m]
+    shape_solref: wp.array(dtype=wp.vec2)  # (shape_count,) solref (time constant [s], damping ratio [-])
+    shape_solimp: wp.array(dtype=vec5)  # (shape_count,) solimp
+    shape_priority: wp.array(dtype=int)  # (shape_count,) MuJoCo priority of the shape's parameters
+    pair_mu_out: wp.array(dtype=float)  # (pair_count,) friction coefficient [-]
+    pair_margin_out: wp.array(dtype=float)  # (pair_count,) MuJoCo margin (sum of margins + gaps) [m]
+    pair_gap_out: wp.array(dtype=float)  # (pair_count,) sum of gaps [m]
+    pair_bound_out: wp.array(dtype=float)  # (pair_count,) sum of bounding radii + margin [m]
+    pair_solref_out: wp.array(dtype=wp.vec2)  # (pair_count,) solref
+    pair_solimp_out: wp.array(dtype=vec5)  # (pair_count,) solimp
+
+
 @wp.kernel
-def _pair_params_kernel(
-    # Model:
-    topo: PairTopology,
-    shape_mu: wp.array(dtype=float),
-    shape_margin: wp.array(dtype=float),
-    shape_gap: wp.array(dtype=float),
-    shape_solref: wp.array(dtype=wp.vec2),
-    shape_solimp: wp.array(dtype=vec5),
-    shape_priority: wp.array(dtype=int),
-    # Data out:
-    mu_out: wp.array(dtype=float),
-    margin_out: wp.array(dtype=float),
-    gap_out: wp.array(dtype=float),
-    bound_out: wp.array(dtype=float),
-    solref_out: wp.array(dtype=wp.vec2),
-    solimp_out: wp.array(dtype=vec5),
-):
+def _pair_params_kernel(args: PairParamArgs):
+    """Pair p's parameters from its two shapes' columns (the rules of the module docstring)."""
     p = wp.tid()
-    w = block_of(topo.block_pair_start, p)
-    tp = template_pair(topo, w, p)
-    s = pair_shapes(topo, w, tp)
+    w = block_of(args.topo.block_pair_start, p)
+    tp = template_pair(args.topo, w, p)
+    s = pair_shapes(args.topo, w, tp)
     a = s[0]
     b = s[1]
-    gap = shape_gap[a] + shape_gap[b]
+    gap = args.shape_contact_gap[a] + args.shape_contact_gap[b]
     # Our margin is where force begins and gap the detection distance beyond it; MuJoCo's
     # margin, which the solver's rows follow, is their sum (and MuJoCo adds the two geoms' values).
-    margin = shape_margin[a] + shape_margin[b] + gap
-    margin_out[p] = margin
-    gap_out[p] = gap
-    bound_out[p] = topo.radius[tp] + margin
-    pa = shape_priority[a]
-    pb = shape_priority[b]
+    margin = args.shape_contact_margin[a] + args.shape_contact_margin[b] + gap
+    args.pair_margin_out[p] = margin
+    args.pair_gap_out[p] = gap
+    args.pair_bound_out[p] = args.topo.radius[tp] + margin
+    pa = args.shape_priority[a]
+    pb = args.shape_priority[b]
     if pa == pb:
-        mu_out[p] = wp.max(shape_mu[a], shape_mu[b])
-        solref_out[p] = 0.5 * (shape_solref[a] + shape_solref[b])
-        solimp_out[p] = 0.5 * (shape_solimp[a] + shape_solimp[b])
+        args.pair_mu_out[p] = wp.max(args.shape_material_mu[a], args.shape_material_mu[b])
+        args.pair_solref_out[p] = 0.5 * (args.shape_solref[a] + args.shape_solref[b])
+        args.pair_solimp_out[p] = 0.5 * (args.shape_solimp[a] + args.shape_solimp[b])
     else:
         w = a
         if pb > pa:
             w = b
-        mu_out[p] = shape_mu[w]
-        solref_out[p] = shape_solref[w]
-        solimp_out[p] = shape_solimp[w]
+        args.pair_mu_out[p] = args.shape_material_mu[w]
+        args.pair_solref_out[p] = args.shape_solref[w]
+        args.pair_solimp_out[p] = args.shape_solimp[w]
 
 
 def combine_pair_params(model, contacts):
     """(Re)compute ``contacts.pair_mu / pair_margin / pair_gap / pair_bound / pair_solref / pair_solimp``
     from the model's shape columns (one launch, no host sync, capture-safe)."""
-    if contacts.pair_count == 0:
-        return
-    wp.launch(
-        _pair_params_kernel,
-        dim=contacts.pair_count,
-        device=model.device,
-        inputs=[
-            contacts.topology,
-            model.shape_material_mu,
-            model.shape_contact_margin,
-            model.shape_contact_gap,
-            model.shape_solref,
-            model.shape_solimp,
-            model.shape_priority,
-        ],
-        outputs=[
-            contacts.pair_mu,
-            contacts.pair_margin,
-            contacts.pair_gap,
-            contacts.pair_bound,
-            contacts.pair_solref,
-            contacts.pair_solimp,
-        ],
-    )
+    _per_pair(_pair_params_kernel, model, contacts, [fill(PairParamArgs, model, contacts, topo=contacts.topology)])
+
+
+def _per_pair(kernel, model, contacts, inputs: list):
+    """Launch ``kernel`` with ``inputs`` once per candidate pair of ``contacts`` (not at all without pairs)."""
+    if contacts.pair_count:
+        wp.launch(kernel, dim=contacts.pair_count, device=model.device, inputs=inputs)
 
 
 @wp.kernel
@@ -107,6 +96,7 @@ def _world_friction_kernel(
     # Data out:
     mu_out: wp.array(dtype=float),
 ):
+    """Pair p's friction: world_mu of its world where world_mask holds."""
     p = wp.tid()
     w = block_of(topo.block_pair_start, p)
     if w < world_mask.shape[0]:
@@ -118,12 +108,4 @@ def set_world_friction(model, contacts, world_mu, world_mask):
     """Set the friction coefficient of every candidate pair of the worlds where ``world_mask`` is True
     (their pairs with global shapes included) to ``world_mu[w]``. ``world_mu``: (world_count,) float32,
     ``world_mask``: (world_count,) bool, Warp arrays on the model's device."""
-    if contacts.pair_count == 0:
-        return
-    wp.launch(
-        _world_friction_kernel,
-        dim=contacts.pair_count,
-        device=model.device,
-        inputs=[contacts.topology, world_mu, world_mask],
-        outputs=[contacts.pair_mu],
-    )
+    _per_pair(_world_friction_kernel, model, contacts, [contacts.topology, world_mu, world_mask, contacts.pair_mu])

@@ -6,16 +6,23 @@ corners and cylinder rim points with radius 0), tested against the signed-distan
 other shape. Exact for sphere-*, capsule-plane, box-plane, cylinder-plane and cone-plane; box-box,
 capsule-box and cylinder pairs are approximated by their corner / rim / end points (edge-edge contacts
 are missed). Distances are signed (negative = penetration) and normals point from A to B. Pairs with a
-mesh (other than mesh-plane) are resolved as convex hulls by :mod:`.collision_convex`, as are pairs
+mesh (other than mesh-plane) are resolved as convex hulls by :mod:`.convex`, as are pairs
 with an ellipsoid other than ellipsoid-plane (exact here: the ellipsoid's support point toward the
 plane).
+
+Both narrow phases read one :class:`NarrowArgs` per launch (:func:`narrow_args`) and run the same per-world
+loop over the candidate pairs (:func:`world_pair_kernel`), which hands each pair's shapes over as
+:class:`Convex` (type, size, world pose, hull ranges); their contacts go to :class:`ContactSlots` through
+:func:`emit_contact`.
 """
 
 from __future__ import annotations
 
 import warp as wp
 
+from ...sim.stage_args import fill
 from ...sim.types import GeoType
+from .pairs import PairTopology, decode_pair, world_pairs
 
 __all__ = [
     "point_distance",
@@ -23,6 +30,14 @@ __all__ = [
     "segment_closest",
     "feature_count",
     "emit_contact",
+    "ContactSlots",
+    "MeshHulls",
+    "Convex",
+    "shape_convex",
+    "NarrowArgs",
+    "narrow_args",
+    "world_pair_kernel",
+    "launch_world_pairs",
     "shape_pose",
     "is_convex_pair",
     "convex_pair",
@@ -41,14 +56,14 @@ _CONVEX_B = (GeoType.MESH, GeoType.ELLIPSOID)
 
 
 def is_convex_pair(type_a: int, type_b: int) -> bool:
-    """True for a pair (type_a <= type_b) resolved by :mod:`.collision_convex`: a mesh hull or an
+    """True for a pair (type_a <= type_b) resolved by :mod:`.convex`: a mesh hull or an
     ellipsoid against anything but a plane (host twin of :func:`convex_pair`)."""
     return type_b in _CONVEX_B and type_a != GeoType.PLANE
 
 
 @wp.func
 def convex_pair(ta: int, tb: int):
-    """True for a pair (ta <= tb) resolved by :mod:`.collision_convex` (see :func:`is_convex_pair`)."""
+    """True for a pair (ta <= tb) resolved by :mod:`.convex` (see :func:`is_convex_pair`)."""
     return (tb == MESH or tb == ELLIPSOID) and ta != PLANE
 
 
@@ -57,7 +72,7 @@ def feature_count(type_a: int, type_b: int) -> int:
     a, b = GeoType(type_a), GeoType(type_b)
     if b == GeoType.ELLIPSOID:  # exact support point on a plane; one GJK / EPA contact otherwise
         return 0 if a == GeoType.CONE else 1
-    if b == GeoType.MESH and a != GeoType.PLANE:  # convex hull pairs (collision_convex): manifold size
+    if b == GeoType.MESH and a != GeoType.PLANE:  # convex hull pairs (:mod:`.convex`): manifold size
         return {GeoType.SPHERE: 1, GeoType.CAPSULE: 2, GeoType.BOX: 4, GeoType.CYLINDER: 4, GeoType.MESH: 4}.get(a, 0)
     if a == GeoType.PLANE:
         return {
@@ -221,32 +236,143 @@ def shape_pose(body: int, body_q: wp.array(dtype=wp.transform), x: wp.transform)
     return x
 
 
+@wp.struct
+class ContactSlots:
+    """The per-slot contact outputs of the narrow phases (the arrays of :class:`.driver.Contacts`)."""
+
+    active: wp.array(dtype=int)  # (slot_count,) 1 where the slot holds a contact
+    point: wp.array(dtype=wp.vec3)  # (slot_count,) world contact point [m]
+    normal: wp.array(dtype=wp.vec3)  # (slot_count,) unit normal from A to B
+    dist: wp.array(dtype=float)  # (slot_count,) signed distance [m] (negative: penetration)
+    tangent: wp.array(dtype=wp.vec3)  # (slot_count,) first friction direction (unit, normal to n)
+
+
 @wp.func
-def emit_contact(
-    slot: int,
-    d: float,
-    n: wp.vec3,
-    p: wp.vec3,
-    margin: float,
-    hint: wp.vec3,
-    active: wp.array(dtype=int),
-    point: wp.array(dtype=wp.vec3),
-    normal: wp.array(dtype=wp.vec3),
-    dist: wp.array(dtype=float),
-    tangent: wp.array(dtype=wp.vec3),
-):
-    """Store a contact when closer than the margin. The first friction direction (which orients a
-    pyramidal cone) follows MuJoCo's contact frame: ``hint`` projected on the contact plane where the
-    collider gives one (a capsule's axis on a plane), else world y, or world z for a normal near y."""
+def emit_contact(slot: int, d: float, n: wp.vec3, p: wp.vec3, margin: float, hint: wp.vec3, out: ContactSlots):
+    """Store a contact (distance d [m], unit normal n from A to B, world point p [m]) in slot ``slot`` when
+    closer than the margin [m]. The first friction direction (which orients a pyramidal cone) follows
+    MuJoCo's contact frame: ``hint`` projected on the contact plane where the collider gives one (a
+    capsule's axis on a plane), else world y, or world z for a normal near y."""
     if d < margin:
-        active[slot] = 1
-        point[slot] = p
-        normal[slot] = n
-        dist[slot] = d
+        out.active[slot] = 1
+        out.point[slot] = p
+        out.normal[slot] = n
+        out.dist[slot] = d
         t = hint - wp.dot(hint, n) * n
         if wp.length(t) < 1.0e-3:
             t = wp.vec3(0.0, 1.0, 0.0)
             if wp.abs(n[1]) >= 0.5:
                 t = wp.vec3(0.0, 0.0, 1.0)
             t = t - wp.dot(t, n) * n
-        tangent[slot] = wp.normalize(t)
+        out.tangent[slot] = wp.normalize(t)
+
+
+@wp.struct
+class MeshHulls:
+    """The convex hulls of the model's meshes (:func:`.hull.hull_tables`; mesh frame, before the shape's
+    scale), the arrays of :class:`.driver.Contacts`."""
+
+    mesh_start: wp.array(dtype=int)  # (mesh_count + 1,) first hull vertex of each mesh
+    mesh_verts: wp.array(dtype=wp.vec3)  # (hull vertices,) hull vertices [m]
+    mesh_face_start: wp.array(dtype=int)  # (mesh_count + 1,) first hull face of each mesh
+    mesh_face_normal: wp.array(dtype=wp.vec3)  # (hull faces,) outward unit face normals
+    mesh_face_vert_start: wp.array(dtype=int)  # (hull faces + 1,) first corner of each face
+    mesh_face_verts: wp.array(dtype=int)  # (face corners,) hull vertex of each corner, counter-clockwise
+
+
+@wp.struct
+class Convex:
+    """One shape of a pair, in world coordinates; for the convex narrow phase (:mod:`.gjk`), a core
+    inflated by ``radius``."""
+
+    kind: int  # GeoType of the shape
+    size: wp.vec3  # shape_scale: radius / half sizes [m], or the mesh's vertex scale
+    xf: wp.transform  # shape pose in world
+    radius: float  # inflation of the core [m]: sphere and capsule radius, else 0
+    vert_start: int  # hull vertices of a mesh: [vert_start, vert_end) in the hull tables
+    vert_end: int
+    face_start: int  # hull faces of a mesh: [face_start, face_end)
+    face_end: int
+
+
+@wp.func
+def shape_convex(kind: int, size: wp.vec3, xf: wp.transform, mesh: int, hulls: MeshHulls):
+    """The :class:`Convex` of a shape of type ``kind``, size ``size`` and world pose xf (``mesh``: its mesh
+    for a mesh shape)."""
+    c = Convex()
+    c.kind = kind
+    c.size = size
+    c.xf = xf
+    c.radius = 0.0
+    if kind == SPHERE or kind == CAPSULE:
+        c.radius = size[0]
+    c.vert_start = 0
+    c.vert_end = 0
+    c.face_start = 0
+    c.face_end = 0
+    if kind == MESH and mesh >= 0:
+        c.vert_start = hulls.mesh_start[mesh]
+        c.vert_end = hulls.mesh_start[mesh + 1]
+        c.face_start = hulls.mesh_face_start[mesh]
+        c.face_end = hulls.mesh_face_start[mesh + 1]
+    return c
+
+
+@wp.struct
+class NarrowArgs:
+    """What a narrow-phase kernel reads and writes (:func:`narrow_args`): the model's shapes, the pair
+    tables and parameters, the mesh hulls, the body poses and the contact slots."""
+
+    topo: PairTopology  # candidate pairs of every world (:mod:`.pairs`)
+    shape_type: wp.array(dtype=int)  # (shape_count,) GeoType of each shape
+    shape_transform: wp.array(dtype=wp.transform)  # (shape_count,) pose in its body's frame (static: world) [m]
+    shape_scale: wp.array(dtype=wp.vec3)  # (shape_count,) radius / half sizes [m], or a mesh's vertex scale
+    shape_mesh: wp.array(dtype=int)  # (shape_count,) mesh of each mesh shape (-1: none)
+    pair_bound: wp.array(dtype=float)  # (pair_count,) centre distance beyond which a pair cannot touch [m]
+    pair_margin: wp.array(dtype=float)  # (pair_count,) contacts are kept below this distance [m]
+    hulls: MeshHulls  # mesh convex hulls
+    body_q: wp.array(dtype=wp.transform)  # (body_count,) body frames in world [m]
+    out: ContactSlots  # the contact slots written
+
+
+def narrow_args(model, contacts, body_q) -> NarrowArgs:
+    """The :class:`NarrowArgs` of ``model``, its :class:`.driver.Contacts` and the body poses ``body_q``."""
+    slots, hulls = fill(ContactSlots, contacts), fill(MeshHulls, contacts)
+    return fill(NarrowArgs, model, contacts, topo=contacts.topology, hulls=hulls, body_q=body_q, out=slots)
+
+
+@wp.func(inline=True)  # the tables by value: inlined into the per-world loop, they are not copied
+def _placed(shape: int, body: int, args: NarrowArgs) -> Convex:
+    """Shape ``shape`` on body ``body`` (-1: static) at the launch's body poses."""
+    xf = shape_pose(body, args.body_q, args.shape_transform[shape])
+    return shape_convex(args.shape_type[shape], args.shape_scale[shape], xf, args.shape_mesh[shape], args.hulls)
+
+
+def world_pair_kernel(pair_fn, convex: bool, name: str, module: str):
+    """The narrow-phase kernel ``name`` of the Warp module ``module``, launched by :func:`launch_world_pairs`:
+    one block per world, whose lanes take the world's candidate pairs in turn. A pair is this kernel's where
+    :func:`convex_pair` is ``convex``: its contact slots are cleared and ``pair_fn(p, slots, a, b, args)``
+    fills them (p the model's pair index, slots its (first slot, slot count), a and b its shapes as
+    :class:`Convex`, args the launch's :class:`NarrowArgs`)."""
+
+    def kernel(first: int, args: NarrowArgs):
+        """One block per world (the launch's first world: ``first``): its lanes take the world's pairs in turn."""
+        block, lane = wp.tid()
+        at = world_pairs(args.topo, block + first)  # the world's offsets, read once
+        for lp in range(lane, at.count, wp.block_dim()):
+            pair = decode_pair(args.topo, at, lp)
+            s = pair.shapes
+            if convex_pair(args.shape_type[s[0]], args.shape_type[s[1]]) == convex:
+                for k in range(pair.slots[1]):
+                    args.out.active[pair.slots[0] + k] = 0
+                a = _placed(s[0], pair.bodies[0], args)
+                b = _placed(s[1], pair.bodies[1], args)
+                pair_fn(at.pair + lp, pair.slots, a, b, args)
+
+    return wp.kernel(kernel, name=name, module=module)
+
+
+def launch_world_pairs(kernel, args: NarrowArgs, worlds, block_dim: int, device):
+    """Launch a :func:`world_pair_kernel` over the worlds ``worlds`` = (first, count), one block of
+    ``block_dim`` lanes per world."""
+    wp.launch_tiled(kernel, dim=[worlds[1]], block_dim=int(block_dim), device=device, inputs=[worlds[0], args])
