@@ -25,7 +25,7 @@ from ..tree import DeclaredFields, world_of
 from ..types import vec5
 from .convex import convex_kernel
 from .hull import hull_tables
-from .pairs import GLOBAL, PairTopology, TemplateLayout, find_templates
+from .pairs import GLOBAL, PairTopology, Templates, find_templates
 from .params import combine_pair_params
 from .primitive import (
     CAPSULE,
@@ -69,7 +69,7 @@ class Contacts(DeclaredFields):
     pair_body_host: np.ndarray = None  # (pair_count, 2) int64 bodies of A and B (-1: static)
     slot_pair_host: np.ndarray = None  # (slot_count,) int64 pair of each slot
     block_pair_start_host: np.ndarray = None  # (worlds + 1,) int64 first pair of each world
-    templates: TemplateLayout = None  # template of each world, first world of each template
+    templates: Templates = None  # template of each world, first world of each template
     # Static pair tables, stored once per template (Warp; :class:`.pairs.PairTopology`).
     topology: PairTopology = None
     # Mesh convex hulls (:mod:`.hull`; mesh frame, before the shape's scale).

@@ -20,7 +20,7 @@ import warp as wp
 __all__ = [
     "GLOBAL",
     "PairTopology",
-    "TemplateLayout",
+    "Templates",
     "find_templates",
     "block_of",
     "WorldPairs",
@@ -64,7 +64,7 @@ class PairTopology:
 
 
 @dataclass
-class TemplateLayout:
+class Templates:
     """Host result of :func:`find_templates`: ``block_template`` (blocks,) template of each world and
     ``template_block`` (templates,) the first world of each template (whose pairs are the template's)."""
 
@@ -72,7 +72,7 @@ class TemplateLayout:
     template_block: np.ndarray
 
 
-def find_templates(tables: list, block_start: np.ndarray) -> TemplateLayout:
+def find_templates(tables: list, block_start: np.ndarray) -> Templates:
     """Group worlds whose tables are equal. ``tables``: per-entity int32 arrays (P, ...) already
     world-local (the pairs here; the tree levels of :mod:`..forward` too); ``block_start``: (blocks + 1,)
     first entity of each world. Worlds with the same entity count are compared row against row
@@ -101,7 +101,7 @@ def find_templates(tables: list, block_start: np.ndarray) -> TemplateLayout:
     order = np.argsort(reps, kind="stable")  # templates numbered by their first world
     rank = np.empty(len(reps), np.int64)
     rank[order] = np.arange(len(reps))
-    return TemplateLayout(rank[block_template], np.asarray(reps, np.int64)[order])
+    return Templates(rank[block_template], np.asarray(reps, np.int64)[order])
 
 
 @wp.func
