@@ -1,3 +1,3 @@
-"""Constraint rows (MuJoCo's mj_makeConstraint and soft-constraint model): the host layout of every row and
-the row math (:mod:`.rows`), the per-row assembly the world solve runs (:mod:`.assemble`) and the row
-tables it reads (:mod:`.tables`)."""
+"""Constraint rows (MuJoCo's mj_makeConstraint and soft-constraint model): the host layout of every row
+(:mod:`.rows`), the per-row assembly and soft-constraint math the world solve runs (:mod:`.assemble`) and
+the Warp structs it reads and writes (:mod:`.tables`)."""

@@ -1,7 +1,8 @@
-"""Per-row assembly of the world solve (:mod:`.world_solve`, steps 1 to 3): switch a joint-limit, joint-friction
+"""Per-row assembly of the world solve (:mod:`..solve.world`, steps 1 to 3): switch a joint-limit, joint-friction
 or equality row on or off, and fill an active row at its compact index ci: its Jacobian J (written into
 ``minv_jac`` block ``blk``: the row's own under PGS, its lane's scratch under Newton), Y = L^-T J^T in place,
-its soft-constraint terms, and the row whose force it warm-starts from and writes back."""
+and its soft-constraint terms (MuJoCo computation: "Soft constraints"). A listed row's warm-start row is
+``rd.act_list[ci]`` and its owner (contact slot or non-contact row) ``rd.owner[ci]``."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import warp as wp
 
 from ...sim.types import EqType
 from ..collision.pairs import pair_arts, pair_bodies, slot_pair, template_slot
-from ..spatial import ltl_solve_t
+from ..spatial import ltl_solve_t, point_jacobian
 from ..types import vec5
-from .rows import _angular_row, _joint_equality_row, _point_row, contact_direction, impedance
-from .tables import LIMIT, ContactTables, EqualityTables, RowData, RowModel, TreeTables
+from .tables import LIMIT, ContactTables, RowData, RowModel, TreeTables, WorldInputs
 
 __all__ = [
+    "impedance",
+    "jac_side",
+    "contact_direction",
     "contact_row",
     "dof_row_switch",
     "dof_row_fill",
@@ -29,6 +32,98 @@ wp.set_module_options({"enable_backward": False})
 _JOINT = wp.constant(int(EqType.JOINT))
 
 
+@wp.func
+def impedance(solimp: vec5, r: float):
+    """MuJoCo impedance d(r): a power sigmoid from dmin to dmax over |r| in [0, width]."""
+    dmin = solimp[0]
+    dmax = solimp[1]
+    width = solimp[2]
+    mid = solimp[3]
+    power = solimp[4]
+    x = wp.abs(r) / wp.max(width, 1.0e-10)
+    if x >= 1.0:
+        return dmax
+    y = float(0.0)
+    if power <= 1.0:
+        y = x
+    elif x <= mid:
+        y = wp.pow(x, power) / wp.pow(mid, power - 1.0)
+    else:
+        y = 1.0 - wp.pow(1.0 - x, power) / wp.pow(1.0 - mid, power - 1.0)
+    return wp.clamp(dmin + y * (dmax - dmin), 1.0e-4, 0.9999)
+
+
+@wp.func
+def contact_direction(n: wp.vec3, t1: wp.vec3, sub: int, nrows: int, mu: float):
+    """Row direction of contact sub-row ``sub``: the normal (condim 1 / elliptic row 0), a pyramid edge
+    n +- mu t_k (pyramidal), or a tangent t_k (elliptic rows 1, 2); t2 = n x t1."""
+    t2 = wp.cross(n, t1)
+    if nrows == 1:
+        return n
+    if nrows == 4:
+        t = t1
+        if sub >= 2:
+            t = t2
+        s = 1.0
+        if sub % 2 == 1:
+            s = -1.0
+        return n + s * mu * t
+    if sub == 0:
+        return n
+    if sub == 1:
+        return t1
+    return t2
+
+
+@wp.func(inline=True)
+def _body_row(
+    b: int,
+    sign: float,
+    point: wp.vec3,
+    axis: wp.vec3,
+    angular: int,
+    a: wp.vec2i,
+    blk: int,
+    rm: RowModel,
+    rd: RowData,
+    inp: WorldInputs,
+):
+    """Add sign * d(axis . v)/d qd of body b (v: the velocity of ``point`` on it, or with ``angular`` 1 its
+    angular velocity) to the side of Jacobian block ``blk`` that holds the body's articulation (``a``: the
+    row's articulations of side 0 / side 1)."""
+    tm = rm.tree
+    side_art = tm.body_art[b]
+    if side_art < 0:
+        return
+    side = int(0)
+    if a[1] == side_art:
+        side = 1
+    base = blk * 2 * rm.width + side * rm.width - tm.art_dof_start[side_art]
+    lever = point - inp.art_ref[side_art]
+    k = tm.body_dof_last[b]
+    while k >= 0:
+        v = float(0.0)
+        if angular != 0:
+            v = wp.dot(axis, wp.spatial_bottom(inp.cdof[k]))
+        else:
+            v = point_jacobian(inp.cdof[k], lever, axis)
+        rd.minv_jac[base + k] = rd.minv_jac[base + k] + sign * v
+        k = tm.dof_parent[k]
+
+
+@wp.func(inline=True)
+def jac_side(a: wp.vec2i, side: int, blk: int, rm: RowModel):
+    """(offset in ``minv_jac`` of side ``side`` of Jacobian block ``blk``, first DOF and DOF count of the
+    side's articulation ``a[side]``; count 0 where the side has none)."""
+    ai = a[side]
+    d0 = int(0)
+    n = int(0)
+    if ai >= 0:
+        d0 = rm.tree.art_dof_start[ai]
+        n = rm.tree.art_dof_start[ai + 1] - d0
+    return wp.vec3i(blk * 2 * rm.width + side * rm.width, d0, n)
+
+
 @wp.func(inline=True)
 def _pad(rd: RowData, off: int, n: int):
     """Zero Y past a side's n DOFs up to its next multiple of 8: the dense products read whole vec8 chunks,
@@ -39,42 +134,44 @@ def _pad(rd: RowData, off: int, n: int):
 
 @wp.func(inline=True)
 def _clear(rd: RowData, blk: int, width: int):
-    """Zero both Jacobian sides of compact row ci (their padding included)."""
+    """Zero both Jacobian sides of block blk (their padding included)."""
     base = blk * 2 * width
     for k in range(2 * width):
         rd.minv_jac[base + k] = 0.0
 
 
 @wp.func(inline=True)
-def contact_row(
-    w: int,
-    slot: int,
-    s: int,
-    row: int,
-    ci: int,
-    blk: int,
-    dt: float,
-    rm: RowModel,
-    rd: RowData,
-    cm: ContactTables,
-    tm: TreeTables,
-    art_ref: wp.array(dtype=wp.vec3),
-    cdof: wp.array(dtype=wp.spatial_vector),
-    chol: wp.array(dtype=wp.float64),
-    qacc_smooth: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
-):
-    """Fill sub-row s (the normal, an elliptic tangent or a frictionless contact's only row) of active contact
-    slot ``slot`` of world w at compact ci; its warm-start force lives at ``row``."""
+def _set_row(ci: int, a: wp.vec2i, approx: float, pos: float, sr: wp.vec2, si: vec5, lo: float, hi: float, rd: RowData):
+    """Store compact row ci's articulations, diagApprox, position error, solref / solimp and force bounds."""
+    rd.art[ci] = a
+    rd.diag_approx[ci] = approx
+    rd.pos[ci] = pos
+    rd.solref[ci] = sr
+    rd.solimp[ci] = si
+    rd.lo[ci] = lo
+    rd.hi[ci] = hi
+
+
+@wp.func(inline=True)
+def _contact_pos(slot: int, p: int, cm: ContactTables):
+    """Position error of contact slot ``slot`` of pair p: its distance less the pair's margin net of its gap."""
+    return cm.dist[slot] - (cm.pair_margin[p] - cm.pair_gap[p])
+
+
+@wp.func(inline=True)
+def contact_row(w: int, s: int, ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """Fill sub-row s (the normal, an elliptic tangent or a frictionless contact's only row) of the active
+    contact slot listed at compact ci of world w."""
+    cm = rm.contacts
+    slot = rd.owner[ci]
     pp = slot_pair(cm.topo, w, slot)
     p = pp[0]
     nrows = rm.slot_nrows[template_slot(cm.topo, w, slot)]
     direction = contact_direction(cm.normal[slot], cm.tangent[slot], s, nrows, cm.pair_mu[p])
-    width = rm.width
-    _clear(rd, blk, width)
+    _clear(rd, blk, rm.width)
     bodies = pair_bodies(cm.topo, w, pp[1])
     pt = cm.point[slot]
-    a = pair_arts(bodies, tm.body_art)
+    a = pair_arts(bodies, rm.tree.body_art)
     tran = float(0.0)
     for side in range(2):
         b = bodies[side]
@@ -82,22 +179,7 @@ def contact_row(
             sign = 1.0
             if side == 0:
                 sign = -1.0
-            _point_row(
-                b,
-                sign,
-                tm.body_art[b],
-                pt,
-                direction,
-                a,
-                tm.body_dof_last,
-                tm.dof_parent,
-                tm.art_dof_start,
-                art_ref,
-                cdof,
-                blk * 2 * width,
-                width,
-                rd.minv_jac,
-            )
+            _body_row(b, sign, pt, direction, 0, a, blk, rm, rd, inp)
             tran += rm.body_invweight[b][0]
     # MuJoCo's diagApprox from the bodies' inverse weights at the initial pose (pyramid edges: contact_pyramid).
     lo = float(0.0)
@@ -109,24 +191,18 @@ def contact_row(
             stiff = 0.0
         else:
             cone = 1
-    rd.art[ci] = a
-    rd.diag_approx[ci] = tran
-    rd.pos[ci] = cm.dist[slot] - (cm.pair_margin[p] - cm.pair_gap[p])
-    rd.solref[ci] = cm.pair_solref[p]
-    rd.solimp[ci] = cm.pair_solimp[p]
-    rd.lo[ci] = lo
-    rd.hi[ci] = 1.0e30
+    _set_row(ci, a, tran, _contact_pos(slot, p, cm), cm.pair_solref[p], cm.pair_solimp[p], lo, 1.0e30, rd)
     rd.cone[ci] = cone
     rd.cone_mu[ci] = cm.pair_mu[p]
-    finish_row(ci, blk, row, dt, stiff, rm, rd, tm, chol, qacc_smooth, joint_qd)
+    finish_row(ci, blk, stiff, rm, rd, inp)
 
 
 @wp.func(inline=True)
 def _limit_side(d: int, tm: TreeTables, joint_q: wp.array(dtype=float)):
     """(distance to the nearer limit of DOF d, sign of the row: +1 at the lower limit, -1 at the upper)."""
     q = joint_q[tm.dof_coord[d]]
-    pos = q - tm.limit_lower[d]
-    upper = tm.limit_upper[d] - q
+    pos = q - tm.joint_limit_lower[d]
+    upper = tm.joint_limit_upper[d] - q
     sign = 1.0
     if upper < pos:
         pos = upper
@@ -135,20 +211,11 @@ def _limit_side(d: int, tm: TreeTables, joint_q: wp.array(dtype=float)):
 
 
 @wp.func(inline=True)
-def dof_row_switch(
-    x: int,
-    row: int,
-    ci: int,
-    kind: int,
-    rm: RowModel,
-    rd: RowData,
-    tm: TreeTables,
-    joint_q: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
-):
+def dof_row_switch(x: int, row: int, ci: int, kind: int, rm: RowModel, rd: RowData, inp: WorldInputs):
     """Switch joint-limit or joint-friction row x (warm-started from ``row``) on or off (static friction loss);
     when on, store its position, solref / solimp and bounds at compact index ci (:func:`dof_row_fill` fills
     the rest) and return 1, else clear its warm start and return 0."""
+    tm = rm.tree
     d = rm.x_owner[x]
     on = int(1)
     pos = float(0.0)
@@ -157,16 +224,16 @@ def dof_row_switch(
     lo = float(0.0)
     hi = float(1.0e30)
     if kind == LIMIT:
-        pos = _limit_side(d, tm, joint_q)[0]
+        pos = _limit_side(d, tm, inp.joint_q)[0]
         if pos >= 0.0:
             on = 0
         sr = rm.limit_solref
         si = rm.limit_solimp
     else:
         # Static effort holds a DOF at rest, the dynamic effort resists a moving one.
-        bound = tm.friction_dynamic[d]
-        if wp.abs(joint_qd[d]) < rm.rest_speed:
-            bound = tm.friction_static[d]
+        bound = tm.joint_friction_dynamic[d]
+        if wp.abs(inp.joint_qd[d]) < rm.rest_speed:
+            bound = tm.joint_friction[d]
         if bound <= 0.0:
             on = 0
         lo = -bound
@@ -174,39 +241,20 @@ def dof_row_switch(
     if on == 0:
         rd.force[row] = 0.0
         return 0
-    rd.pos[ci] = pos
-    rd.solref[ci] = sr
-    rd.solimp[ci] = si
-    rd.lo[ci] = lo
-    rd.hi[ci] = hi
-    rd.diag_approx[ci] = rm.dof_invweight[d]
-    rd.art[ci] = rm.x_art[x]
+    _set_row(ci, rm.x_art[x], rm.dof_invweight[d], pos, sr, si, lo, hi, rd)
     rd.cone[ci] = 0
     return 1
 
 
 @wp.func(inline=True)
-def dof_row_fill(
-    x: int,
-    row: int,
-    ci: int,
-    blk: int,
-    kind: int,
-    dt: float,
-    rm: RowModel,
-    rd: RowData,
-    tm: TreeTables,
-    joint_q: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
-    chol: wp.array(dtype=wp.float64),
-    qacc_smooth: wp.array(dtype=float),
-):
-    """Finish active joint-limit or joint-friction row x at compact index ci. J = sign e_d, so
+def dof_row_fill(ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """Finish the active joint-limit or joint-friction row listed at compact index ci. J = sign e_d, so
     Y = sign L^-T e_d is nonzero only on d's path, a0 and v are entries."""
-    d = rm.x_owner[x]
+    tm = rm.tree
+    d = rm.x_owner[rd.owner[ci]]
     sign = 1.0
-    if kind == LIMIT:
-        sign = _limit_side(d, tm, joint_q)[1]
+    if rd.kind[ci] == LIMIT:
+        sign = _limit_side(d, tm, inp.joint_q)[1]
     ai = tm.dof_art[d]
     d0 = tm.art_dof_start[ai]
     n = tm.art_dof_start[ai + 1] - d0
@@ -215,171 +263,117 @@ def dof_row_fill(
         rd.minv_jac[off + kk] = 0.0
     _pad(rd, off, n)
     rd.minv_jac[off + d - d0] = sign
-    ltl_solve_t(chol, tm.art_mat_start[ai], n, d0, tm.dof_parent, rd.minv_jac, off)
+    ltl_solve_t(inp.chol, tm.art_mat_start[ai], n, d0, tm.dof_parent, rd.minv_jac, off)
     diag = float(0.0)
     for kk in range(d - d0 + 1):
         y = rd.minv_jac[off + kk]
         diag += y * y
-    _finish_soft(ci, row, diag, sign * qacc_smooth[d], sign * joint_qd[d], dt, 1.0, rd)
+    _finish_soft(ci, diag, sign * inp.qacc_smooth[d], sign * inp.joint_qd[d], inp.dt, 1.0, rd)
 
 
 @wp.func(inline=True)
-def equality_row_switch(x: int, row: int, rm: RowModel, rd: RowData, eq: EqualityTables):
+def equality_row_switch(x: int, row: int, rm: RowModel, rd: RowData):
     """1 when equality row x's constraint is enabled, else 0 with its warm start (at ``row``) cleared."""
-    if eq.enabled[rm.x_owner[x]]:
+    if rm.eq.enabled[rm.x_owner[x]]:
         return 1
     rd.force[row] = 0.0
     return 0
 
 
 @wp.func(inline=True)
-def equality_row(
-    x: int,
-    row: int,
-    ci: int,
-    blk: int,
-    dt: float,
-    rm: RowModel,
-    rd: RowData,
-    eq: EqualityTables,
-    tm: TreeTables,
-    body_q: wp.array(dtype=wp.transform),
-    joint_q: wp.array(dtype=float),
-    art_ref: wp.array(dtype=wp.vec3),
-    cdof: wp.array(dtype=wp.spatial_vector),
-    chol: wp.array(dtype=wp.float64),
-    qacc_smooth: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
-):
-    """Fill and finish active equality row x (component ``x_sub`` of a joint, connect or weld constraint) at
-    compact index ci; its warm start from ``row``."""
-    e = rm.x_owner[x]
-    width = rm.width
-    jb = blk * 2 * width
-    _clear(rd, blk, width)
-    a = rm.x_art[x]
-    s = rm.x_sub[x]
-    pos = float(0.0)
+def _jac_entry(d: int, a: wp.vec2i, blk: int, rm: RowModel):
+    """Index of DOF d's entry in Jacobian block ``blk`` (on the side of the row's articulations ``a`` that
+    holds d)."""
+    tm = rm.tree
+    side = int(0)
+    if a[1] == tm.dof_art[d]:
+        side = 1
+    return blk * 2 * rm.width + side * rm.width + d - tm.art_dof_start[tm.dof_art[d]]
+
+
+@wp.func(inline=True)
+def _joint_equality(e: int, a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """J of joint equality e, q1 - poly(q2) (MuJoCo joint equality), into Jacobian block ``blk``; returns
+    (its violation, diagApprox: the two DOFs' inverse weights)."""
+    eq = rm.eq
+    approx = rm.dof_invweight[eq.joint_qd_start[eq.joint1[e]]]
+    if eq.joint2[e] >= 0:
+        approx += rm.dof_invweight[eq.joint_qd_start[eq.joint2[e]]]
+    c = eq.polycoef[e]
+    d1 = eq.joint_qd_start[eq.joint1[e]]
+    q1 = inp.joint_q[eq.joint_q_start[eq.joint1[e]]]
+    rd.minv_jac[_jac_entry(d1, a, blk, rm)] = 1.0
+    target = c[0]
+    j2 = eq.joint2[e]
+    if j2 >= 0:
+        d2 = eq.joint_qd_start[j2]
+        q2 = inp.joint_q[eq.joint_q_start[j2]]
+        target = c[0] + q2 * (c[1] + q2 * (c[2] + q2 * (c[3] + q2 * c[4])))
+        slope = c[1] + q2 * (2.0 * c[2] + q2 * (3.0 * c[3] + q2 * 4.0 * c[4]))
+        idx = _jac_entry(d2, a, blk, rm)
+        rd.minv_jac[idx] = rd.minv_jac[idx] - slope
+    return wp.vec2(q1 - target, approx)
+
+
+@wp.func(inline=True)
+def _body_equality(e: int, s: int, a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """J of component s of connect or weld constraint e into Jacobian block ``blk``: s < 3 the anchors'
+    separation along axis s, else the rotation error about axis s - 3. Returns (its violation, diagApprox:
+    the bodies' translation or rotation inverse weights)."""
+    eq = rm.eq
+    b1 = eq.body1[e]
+    b2 = eq.body2[e]
+    x1 = wp.transform_identity()
+    if b1 >= 0:
+        x1 = inp.body_q[b1]
+    x2 = wp.transform_identity()
+    if b2 >= 0:
+        x2 = inp.body_q[b2]
+    axis = wp.vec3(0.0)
+    axis[s % 3] = 1.0
+    comp = s / 3
     approx = float(0.0)
-    if eq.eq_type[e] == _JOINT:
-        approx = rm.dof_invweight[eq.joint_qd_start[eq.joint1[e]]]
-        if eq.joint2[e] >= 0:
-            approx += rm.dof_invweight[eq.joint_qd_start[eq.joint2[e]]]
-        pos = _joint_equality_row(
-            e,
-            eq.joint1,
-            eq.joint2,
-            eq.polycoef,
-            eq.joint_q_start,
-            eq.joint_qd_start,
-            tm.dof_art,
-            tm.art_dof_start,
-            joint_q,
-            a,
-            jb,
-            width,
-            rd.minv_jac,
-        )
+    if b1 >= 0:
+        approx += rm.body_invweight[b1][comp]
+    if b2 >= 0:
+        approx += rm.body_invweight[b2][comp]
+    p1 = wp.transform_point(x1, eq.anchor[e])
+    p2 = wp.transform_point(x2, eq.anchor2[e])
+    pos = float(0.0)
+    if s < 3:
+        pos = p1[s] - p2[s]
     else:
-        b1 = eq.body1[e]
-        b2 = eq.body2[e]
-        x1 = wp.transform_identity()
-        if b1 >= 0:
-            x1 = body_q[b1]
-        x2 = wp.transform_identity()
-        if b2 >= 0:
-            x2 = body_q[b2]
-        axis = wp.vec3(0.0)
-        axis[s % 3] = 1.0
-        comp = s / 3
-        if b1 >= 0:
-            approx += rm.body_invweight[b1][comp]
-        if b2 >= 0:
-            approx += rm.body_invweight[b2][comp]
-        if s < 3:
-            p1 = wp.transform_point(x1, eq.anchor[e])
-            p2 = wp.transform_point(x2, eq.anchor2[e])
-            pos = p1[s] - p2[s]
-            if b1 >= 0:
-                _point_row(
-                    b1,
-                    1.0,
-                    tm.body_art[b1],
-                    p1,
-                    axis,
-                    a,
-                    tm.body_dof_last,
-                    tm.dof_parent,
-                    tm.art_dof_start,
-                    art_ref,
-                    cdof,
-                    jb,
-                    width,
-                    rd.minv_jac,
-                )
-            if b2 >= 0:
-                _point_row(
-                    b2,
-                    -1.0,
-                    tm.body_art[b2],
-                    p2,
-                    axis,
-                    a,
-                    tm.body_dof_last,
-                    tm.dof_parent,
-                    tm.art_dof_start,
-                    art_ref,
-                    cdof,
-                    jb,
-                    width,
-                    rd.minv_jac,
-                )
-        else:
-            target = wp.transform_get_rotation(x2 * eq.rel[e])
-            err = wp.transform_get_rotation(x1) * wp.quat_inverse(target)
-            v = 2.0 * wp.vec3(err[0], err[1], err[2])
-            if err[3] < 0.0:
-                v = -v
-            pos = v[s - 3]
-            if b1 >= 0:
-                _angular_row(
-                    b1,
-                    1.0,
-                    tm.body_art[b1],
-                    axis,
-                    a,
-                    tm.body_dof_last,
-                    tm.dof_parent,
-                    tm.art_dof_start,
-                    cdof,
-                    jb,
-                    width,
-                    rd.minv_jac,
-                )
-            if b2 >= 0:
-                _angular_row(
-                    b2,
-                    -1.0,
-                    tm.body_art[b2],
-                    axis,
-                    a,
-                    tm.body_dof_last,
-                    tm.dof_parent,
-                    tm.art_dof_start,
-                    cdof,
-                    jb,
-                    width,
-                    rd.minv_jac,
-                )
-    rd.art[ci] = a
-    rd.diag_approx[ci] = approx
-    rd.pos[ci] = pos
-    rd.solref[ci] = eq.solref[e]
-    rd.solimp[ci] = eq.solimp[e]
-    rd.lo[ci] = -1.0e30
-    rd.hi[ci] = 1.0e30
+        target = wp.transform_get_rotation(x2 * eq.rel[e])
+        err = wp.transform_get_rotation(x1) * wp.quat_inverse(target)
+        v = 2.0 * wp.vec3(err[0], err[1], err[2])
+        if err[3] < 0.0:
+            v = -v
+        pos = v[s - 3]
+    # comp: 0 for a position component (translation), 1 for a rotation component (angular)
+    if b1 >= 0:
+        _body_row(b1, 1.0, p1, axis, comp, a, blk, rm, rd, inp)
+    if b2 >= 0:
+        _body_row(b2, -1.0, p2, axis, comp, a, blk, rm, rd, inp)
+    return wp.vec2(pos, approx)
+
+
+@wp.func(inline=True)
+def equality_row(ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """Fill and finish the active equality row listed at compact index ci: component ``x_sub`` of a joint,
+    connect or weld constraint."""
+    eq = rm.eq
+    x = rd.owner[ci]
+    e = rm.x_owner[x]
+    _clear(rd, blk, rm.width)
+    a = rm.x_art[x]
+    err = wp.vec2(0.0)  # (violation, diagApprox)
+    if eq.eq_type[e] == _JOINT:
+        err = _joint_equality(e, a, blk, rm, rd, inp)
+    else:
+        err = _body_equality(e, rm.x_sub[x], a, blk, rm, rd, inp)
+    _set_row(ci, a, err[1], err[0], eq.solref[e], eq.solimp[e], -1.0e30, 1.0e30, rd)
     rd.cone[ci] = 0
-    finish_row(ci, blk, row, dt, 1.0, rm, rd, tm, chol, qacc_smooth, joint_qd)
+    finish_row(ci, blk, 1.0, rm, rd, inp)
 
 
 @wp.func(inline=True)
@@ -400,24 +394,21 @@ def _soft(sr: wp.vec2, si: vec5, pos: float, dt: float):
 
 
 @wp.func(inline=True)
-def finish_row(
-    ci: int,
-    blk: int,
-    row: int,
-    dt: float,
-    stiff: float,
-    rm: RowModel,
-    rd: RowData,
-    tm: TreeTables,
-    chol: wp.array(dtype=wp.float64),
-    qacc_smooth: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
-):
-    """a0 = J qacc_smooth, v = J qd, then Y = L^-T J^T in place of J in compact row ci's ``minv_jac`` block
-    (M = L^T L, so A = Y^T Y), A_ii and the soft-constraint terms of the row (MuJoCo computation: "Soft
-    constraints"; solref "refsafe" clamp tc >= 2 dt); its warm start from ``row``. ``stiff`` 0 drops the
-    position term of aref (the tangents of an elliptic contact, which share the normal's position and
-    impedance)."""
+def _regularizer(imp: float, approx: float, diag: float):
+    """R = (1 - d) / d * diagApprox (MuJoCo's, from the inverse weights at the initial pose; the exact A_ii
+    where it is absent), at least 1e-9."""
+    if approx <= 0.0:
+        approx = diag
+    return wp.max((1.0 - imp) / imp * approx, 1.0e-9)
+
+
+@wp.func(inline=True)
+def finish_row(ci: int, blk: int, stiff: float, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """a0 = J qacc_smooth, v = J qd, then Y = L^-T J^T in place of J in Jacobian block ``blk`` (M = L^T L, so
+    A = Y^T Y), A_ii and the soft-constraint terms of compact row ci (solref "refsafe" clamp tc >= 2 dt).
+    ``stiff`` 0 drops the position term of aref (the tangents of an elliptic contact, which share the
+    normal's position and impedance)."""
+    tm = rm.tree
     width = rm.width
     a = rd.art[ci]
     diag = float(0.0)
@@ -431,31 +422,26 @@ def finish_row(
             off = blk * 2 * width + side * width
             for kk in range(n):
                 j = rd.minv_jac[off + kk]
-                a0 += j * qacc_smooth[d0 + kk]
-                vel += j * joint_qd[d0 + kk]
-            ltl_solve_t(chol, tm.art_mat_start[ai], n, d0, tm.dof_parent, rd.minv_jac, off)
+                a0 += j * inp.qacc_smooth[d0 + kk]
+                vel += j * inp.joint_qd[d0 + kk]
+            ltl_solve_t(inp.chol, tm.art_mat_start[ai], n, d0, tm.dof_parent, rd.minv_jac, off)
             for kk in range(n):
                 y = rd.minv_jac[off + kk]
                 diag += y * y
-    _finish_soft(ci, row, diag, a0, vel, dt, stiff, rd)
+    _finish_soft(ci, diag, a0, vel, inp.dt, stiff, rd)
 
 
 @wp.func(inline=True)
-def _finish_soft(ci: int, row: int, diag: float, a0: float, vel: float, dt: float, stiff: float, rd: RowData):
-    """Soft-constraint terms of compact row ci from A_ii, a0 = J qacc_smooth and v = J qd; its warm start from
-    ``row``."""
+def _finish_soft(ci: int, diag: float, a0: float, vel: float, dt: float, stiff: float, rd: RowData):
+    """Soft-constraint terms of compact row ci from A_ii, a0 = J qacc_smooth and v = J qd, and its warm-start
+    force."""
     pos = rd.pos[ci]
     soft = _soft(rd.solref[ci], rd.solimp[ci], pos, dt)
-    imp = soft[0]
-    # R from MuJoCo's diagApprox (inverse weights at the initial pose), the exact A_ii when absent.
-    approx = rd.diag_approx[ci]
-    if approx <= 0.0:
-        approx = diag
-    reg = wp.max((1.0 - imp) / imp * approx, 1.0e-9)
+    reg = _regularizer(soft[0], rd.diag_approx[ci], diag)
     rd.bias[ci] = a0 + soft[1] * vel + stiff * soft[2] * pos
     rd.reg[ci] = reg
     rd.inv[ci] = 1.0 / (diag + reg)
-    rd.cforce[ci] = rd.force[row]
+    rd.cforce[ci] = rd.force[rd.act_list[ci]]
 
 
 @wp.func(inline=True)
@@ -469,72 +455,58 @@ def _basis(blk: int, t: int, width: int):
 
 
 @wp.func(inline=True)
-def contact_pyramid(
-    w: int,
-    slot: int,
-    row: int,
-    ci: int,
-    blk: int,
-    dt: float,
-    rm: RowModel,
-    rd: RowData,
-    cm: ContactTables,
-    tm: TreeTables,
-    art_ref: wp.array(dtype=wp.vec3),
-    cdof: wp.array(dtype=wp.spatial_vector),
-    chol: wp.array(dtype=wp.float64),
-    qacc_smooth: wp.array(dtype=float),
-    joint_qd: wp.array(dtype=float),
-):
-    """Rows row .. row + 3 (compact ci .. ci + 3, Jacobian blocks blk .. blk + 3) of active pyramidal contact
-    slot ``slot`` of world w, the edges n +- mu t1, n +- mu t2, formed from the basis rows J_n, J_t1, J_t2: one
-    walk up each body's DOF path gives the three basis Jacobians, three L^-T solves give their Y (in the
-    ``minv_jac`` blocks of edges 3, 1, 2, see :func:`_basis`) and the edges' Y, a0 and v are combinations of the
-    basis ones (all linear in the direction). The edges share pos, impedance and R (MuJoCo's diagApprox is the
-    same for the four edges). Edge rows keep only what the solve reads."""
-    pp = slot_pair(cm.topo, w, slot)
-    p = pp[0]
-    n = cm.normal[slot]
-    t1 = cm.tangent[slot]
-    t2 = wp.cross(n, t1)
-    mu = cm.pair_mu[p]
-    width = rm.width
-    bodies = pair_bodies(cm.topo, w, pp[1])
-    a = pair_arts(bodies, tm.body_art)
+def _clear_basis(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData):
+    """Zero the three basis rows over the DOFs of each side's articulation."""
+    tm = rm.tree
     for side in range(2):
         ai = a[side]
         if ai >= 0:
             for t in range(3):
-                off = _basis(blk, t, width) + side * width
+                off = _basis(blk, t, rm.width) + side * rm.width
                 for kk in range(tm.art_dof_start[ai + 1] - tm.art_dof_start[ai]):
                     rd.minv_jac[off + kk] = 0.0
-    pt = cm.point[slot]
-    tran = float(0.0)
-    for bside in range(2):
-        b = bodies[bside]
-        if b >= 0:
-            tran += rm.body_invweight[b][0]
-            ba = tm.body_art[b]
-            if ba >= 0:
-                sign = 1.0
-                if bside == 0:
-                    sign = -1.0
-                jside = int(0)
-                if a[1] == ba:
-                    jside = 1
-                shift = jside * width - tm.art_dof_start[ba]
-                on = _basis(blk, 0, width) + shift
-                o1 = _basis(blk, 1, width) + shift
-                o2 = _basis(blk, 2, width) + shift
-                lever = pt - art_ref[ba]
-                kd = tm.body_dof_last[b]
-                while kd >= 0:
-                    sk = cdof[kd]
-                    v = sign * (wp.spatial_top(sk) + wp.cross(wp.spatial_bottom(sk), lever))
-                    rd.minv_jac[on + kd] = rd.minv_jac[on + kd] + wp.dot(n, v)
-                    rd.minv_jac[o1 + kd] = rd.minv_jac[o1 + kd] + wp.dot(t1, v)
-                    rd.minv_jac[o2 + kd] = rd.minv_jac[o2 + kd] + wp.dot(t2, v)
-                    kd = tm.dof_parent[kd]
+
+
+@wp.func(inline=True)
+def _basis_body(b: int, bside: int, a: wp.vec2i, slot: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """Add body b's part (pair side ``bside``: 0 with sign -1, 1 with +1) of the basis Jacobians J_n, J_t1,
+    J_t2 of contact slot ``slot``, in one walk up its DOF path."""
+    tm = rm.tree
+    cm = rm.contacts
+    ba = tm.body_art[b]
+    if ba < 0:
+        return
+    n = cm.normal[slot]
+    t1 = cm.tangent[slot]
+    t2 = wp.cross(n, t1)
+    width = rm.width
+    sign = 1.0
+    if bside == 0:
+        sign = -1.0
+    jside = int(0)
+    if a[1] == ba:
+        jside = 1
+    shift = jside * width - tm.art_dof_start[ba]
+    on = _basis(blk, 0, width) + shift
+    o1 = _basis(blk, 1, width) + shift
+    o2 = _basis(blk, 2, width) + shift
+    lever = cm.point[slot] - inp.art_ref[ba]
+    kd = tm.body_dof_last[b]
+    while kd >= 0:
+        sk = inp.cdof[kd]
+        v = sign * (wp.spatial_top(sk) + wp.cross(wp.spatial_bottom(sk), lever))
+        rd.minv_jac[on + kd] = rd.minv_jac[on + kd] + wp.dot(n, v)
+        rd.minv_jac[o1 + kd] = rd.minv_jac[o1 + kd] + wp.dot(t1, v)
+        rd.minv_jac[o2 + kd] = rd.minv_jac[o2 + kd] + wp.dot(t2, v)
+        kd = tm.dof_parent[kd]
+
+
+@wp.func(inline=True)
+def _basis_solve(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """a0 = J qacc_smooth and v = J qd of the three basis rows (per side, then summed), then their
+    Y = L^-T J^T in place; returns (a0, v)."""
+    tm = rm.tree
+    width = rm.width
     a0 = wp.vec3(0.0)
     vel = wp.vec3(0.0)
     for side in range(2):
@@ -548,51 +520,85 @@ def contact_pyramid(
                 sv = float(0.0)
                 for kk in range(na):
                     j = rd.minv_jac[off + kk]
-                    sa += j * qacc_smooth[d0 + kk]
-                    sv += j * joint_qd[d0 + kk]
+                    sa += j * inp.qacc_smooth[d0 + kk]
+                    sv += j * inp.joint_qd[d0 + kk]
                 a0[t] = a0[t] + sa
                 vel[t] = vel[t] + sv
-                ltl_solve_t(chol, tm.art_mat_start[ai], na, d0, tm.dof_parent, rd.minv_jac, off)
-    pos = cm.dist[slot] - (cm.pair_margin[p] - cm.pair_gap[p])
-    soft = _soft(cm.pair_solref[p], cm.pair_solimp[p], pos, dt)
-    imp = soft[0]
+                ltl_solve_t(inp.chol, tm.art_mat_start[ai], na, d0, tm.dof_parent, rd.minv_jac, off)
+    return a0, vel
+
+
+@wp.func(inline=True)
+def _pyramid_edges(half: int, mu: float, a: wp.vec2i, blk: int, rm: RowModel, rd: RowData):
+    """Y of edges 2 half (n + mu t) and 2 half + 1 (n - mu t), t = t1 for half 0 and t2 for half 1, from the
+    basis Y, into their blocks (replacing the basis rows stored there); returns their A_ii = |Y|^2."""
+    tm = rm.tree
+    width = rm.width
+    t = 1 + half
+    diag = wp.vec2(0.0)
+    for side in range(2):
+        ai = a[side]
+        if ai >= 0:
+            na = tm.art_dof_start[ai + 1] - tm.art_dof_start[ai]
+            on = _basis(blk, 0, width) + side * width
+            ot = _basis(blk, t, width) + side * width
+            oa = (blk + 2 * half) * 2 * width + side * width
+            ob = oa + 2 * width
+            odd = wp.vec2(0.0)  # even entries add into diag, odd ones apart, as two sums
+            for kk in range(na):  # read both bases before writing: edge 2 half + 1 replaces one of them
+                yn = rd.minv_jac[on + kk]
+                yt = rd.minv_jac[ot + kk]
+                ya = yn + mu * yt
+                yb = yn + (-mu) * yt
+                rd.minv_jac[oa + kk] = ya
+                rd.minv_jac[ob + kk] = yb
+                if kk % 2 == 0:
+                    diag = wp.vec2(diag[0] + ya * ya, diag[1] + yb * yb)
+                else:
+                    odd = wp.vec2(odd[0] + ya * ya, odd[1] + yb * yb)
+            diag = wp.vec2(diag[0] + odd[0], diag[1] + odd[1])
+            _pad(rd, oa, na)
+            _pad(rd, ob, na)
+    return diag
+
+
+@wp.func(inline=True)
+def contact_pyramid(w: int, ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """Rows ci .. ci + 3 (Jacobian blocks blk .. blk + 3) of the active pyramidal contact slot listed at
+    compact ci of world w, the edges n +- mu t1, n +- mu t2, formed from the basis rows J_n, J_t1, J_t2: one
+    walk up each body's DOF path gives the three basis Jacobians, three L^-T solves give their Y (in the
+    ``minv_jac`` blocks of edges 3, 1, 2, see :func:`_basis`) and the edges' Y, a0 and v are combinations of the
+    basis ones (all linear in the direction). The edges share pos, impedance and R (MuJoCo's diagApprox is the
+    same for the four edges). Edge rows keep only what the solve reads."""
+    cm = rm.contacts
+    slot = rd.owner[ci]
+    row = rd.act_list[ci]
+    pp = slot_pair(cm.topo, w, slot)
+    p = pp[0]
+    mu = cm.pair_mu[p]
+    bodies = pair_bodies(cm.topo, w, pp[1])
+    a = pair_arts(bodies, rm.tree.body_art)
+    _clear_basis(a, blk, rm, rd)
+    tran = float(0.0)
+    for bside in range(2):
+        b = bodies[bside]
+        if b >= 0:
+            tran += rm.body_invweight[b][0]
+            _basis_body(b, bside, a, slot, blk, rm, rd, inp)
+    a0, vel = _basis_solve(a, blk, rm, rd, inp)
+    pos = _contact_pos(slot, p, cm)
+    soft = _soft(cm.pair_solref[p], cm.pair_solimp[p], pos, inp.dt)
     # MuJoCo's pyramid R: 2 mu^2 times the R of a row with diagApprox (1 + mu^2) tran.
     approx = tran * 2.0 * mu * mu * (1.0 + mu * mu)
     for half in range(2):  # edges 2 half and 2 half + 1: n + mu t and n - mu t, t = t1 then t2
         t = 1 + half
-        diag = wp.vec2(0.0)
-        for side in range(2):
-            ai = a[side]
-            if ai >= 0:
-                na = tm.art_dof_start[ai + 1] - tm.art_dof_start[ai]
-                on = _basis(blk, 0, width) + side * width
-                ot = _basis(blk, t, width) + side * width
-                oa = (blk + 2 * half) * 2 * width + side * width
-                ob = oa + 2 * width
-                odd = wp.vec2(0.0)  # even entries add into diag, odd ones apart, as two sums
-                for kk in range(na):  # read both bases before writing: edge 2 half + 1 replaces one of them
-                    yn = rd.minv_jac[on + kk]
-                    yt = rd.minv_jac[ot + kk]
-                    ya = yn + mu * yt
-                    yb = yn + (-mu) * yt
-                    rd.minv_jac[oa + kk] = ya
-                    rd.minv_jac[ob + kk] = yb
-                    if kk % 2 == 0:
-                        diag = wp.vec2(diag[0] + ya * ya, diag[1] + yb * yb)
-                    else:
-                        odd = wp.vec2(odd[0] + ya * ya, odd[1] + yb * yb)
-                diag = wp.vec2(diag[0] + odd[0], diag[1] + odd[1])
-                _pad(rd, oa, na)
-                _pad(rd, ob, na)
+        diag = _pyramid_edges(half, mu, a, blk, rm, rd)
         for e in range(2):
             cc = ci + 2 * half + e
             c = mu
             if e == 1:
                 c = -mu
-            ap = approx
-            if ap <= 0.0:
-                ap = diag[e]
-            reg = wp.max((1.0 - imp) / imp * ap, 1.0e-9)
+            reg = _regularizer(soft[0], approx, diag[e])
             rd.art[cc] = a
             rd.lo[cc] = 0.0
             rd.hi[cc] = 1.0e30

@@ -11,11 +11,12 @@ not fit for that substep (their warm starts cleared) and raises its ``row_overfl
 A row's Jacobian is stored densely per side: side 0 and side 1 each hold one articulation's DOF block
 (max_art_dofs wide), so rows coupling two articulations of a world need no global matrix.
 
-Per row and substep (in :mod:`.world_solve`) we compute J, Y = L^-T J^T (M = L^T L), A_ii = Y^T Y,
-the unconstrained acceleration a0 = J qacc_smooth, the velocity v = J qd and position error r, and from solref / solimp
-the impedance d(r), R = (1 - d) / d * A_ii and a_ref = -b v - k r with b = 2 / (d_max tc),
-k = d(r) / (d_max^2 tc^2 zeta^2), tc >= 2 dt (MuJoCo computation: "Soft constraints"; solref
-"refsafe" clamp).
+Per row and substep the world solve (:mod:`..solve.world`, rows filled by :mod:`.assemble`) computes J,
+Y = L^-T J^T (M = L^T L), A_ii = Y^T Y, the unconstrained acceleration a0 = J qacc_smooth, the velocity
+v = J qd and position error r, and from solref / solimp the impedance d(r), R = (1 - d) / d * A_ii and
+a_ref = -b v - k r with b = 2 / (d_max tc), k = d(r) / (d_max^2 tc^2 zeta^2), tc >= 2 dt (MuJoCo
+computation: "Soft constraints"; solref "refsafe" clamp). This module is the host side: the layout, the
+budgets and the inverse weights.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ import warp as wp
 
 from ...errors import ModelBuildError
 from ...sim.types import EqType, JointType
-from ..spatial import point_jacobian
 from ..tree import DeclaredFields
 from ..types import vec5
 
@@ -36,6 +36,8 @@ __all__ = [
     "build_rows",
     "default_row_budget",
     "reset_warmstart",
+    "set_invweights",
+    "padded_array",
     "ROW_CONTACT",
     "ROW_LIMIT",
     "ROW_FRICTION",
@@ -53,9 +55,9 @@ MAX_ROW_FLOATS = 2**31 - 1
 @dataclass(eq=False)
 class Rows(DeclaredFields):
     """Constraint rows of all worlds (see module docstring), laid out once by :func:`build_rows`; the only
-    place their fields are declared (:class:`.layout.DeclaredFields`: no other attribute can be set).
+    place their fields are declared (:class:`..tree.DeclaredFields`: no other attribute can be set).
     Warp arrays hold at least one element, so a model without rows still launches. The per-substep
-    terms of the active rows live in the world solve's compact buffers (:class:`.world_tables.RowData`).
+    terms of the active rows live in the world solve's compact buffers (:class:`.tables.RowData`).
 
     Units: a row's force f is [N] for contact and connect rows, [N m] or [N] (the DOF's generalized force)
     for limit, friction and joint-equality rows.
@@ -73,7 +75,7 @@ class Rows(DeclaredFields):
     world_slot_start: wp.array = None  # (world_count + 1,) first contact slot of each world
     world_xrow_start: wp.array = None  # (world_count + 1,) first non-contact row (xrow) of each world
     world_budget_start: wp.array = None  # (world_count + 1,) first compact row of each world
-    # Per template slot (:mod:`.pair_topology`): shared by every world of a template.
+    # Per template slot (:mod:`..collision.pairs`): shared by every world of a template.
     slot_row: wp.array = None  # (template slots,) first row of each contact slot within its world's rows
     slot_nrows: wp.array = None  # (template slots,) rows of each contact slot (1, 3 or 4)
     x_kind: wp.array = None  # (xrow_count,) ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY
@@ -152,75 +154,45 @@ def default_row_budget(contacts, layout, cone: str) -> np.ndarray:
     return (fixed + self_rows).astype(np.int64)
 
 
+def padded_array(x, dtype, device) -> wp.array:
+    """Warp copy of the host array ``x``, one zero element where ``x`` is empty (Warp arrays hold at least one
+    element, so a model without rows still launches)."""
+    x = np.ascontiguousarray(x)
+    if len(x) == 0:
+        x = np.zeros((1,) + x.shape[1:], dtype=x.dtype)
+    return wp.array(x, dtype=dtype, device=device)
+
+
 def build_rows(model, layout, contacts, option) -> Rows:
     """Lay out every row once (host, vectorised over worlds), with the cone, the limit / friction solref and
     solimp, ``friction_rest_speed`` and ``row_budget`` of ``option`` (an :class:`..option.Option`): the most
     rows one world solves in a substep (MuJoCo's njmax, per world); None takes :func:`default_row_budget`."""
-    cone = option.cone
     worlds = layout.world_count
+    dev = model.device
     xtable, xworld = _xrow_table(model, layout)
-    rows = Rows()
-    rows.width = -(-max(layout.max_art_dofs, 1) // 8) * 8  # whole vec8 chunks per side (see world_pgs)
-    rows.cone = cone
-    rows.world_count = worlds
-    pair_nrows = _row_counts(contacts.pair_condim_host, cone)
-    pair_slots = np.asarray(contacts.pair_slots_host, dtype=np.int64)
-    pair_rows = pair_nrows * pair_slots
-    pw = np.asarray(contacts.pair_world_host, dtype=np.int64)
-    if np.any(np.diff(pw) < 0):
-        raise ModelBuildError("SolverGeneralized: contact pairs are not ordered by world (build_contacts' layout)")
-    contact_rows = np.bincount(pw, weights=pair_rows, minlength=worlds)[:worlds].astype(np.int64)
     xrows = np.bincount(xworld, minlength=worlds)[:worlds].astype(np.int64)
-    row_start = np.concatenate([[0], np.cumsum(contact_rows + xrows)])
+    contact_rows, row_start, slot_start, slot_row, slot_nrows = _slot_layout(contacts, option.cone, worlds, xrows)
+    rows = Rows()
+    rows.width = -(-max(layout.max_art_dofs, 1) // 8) * 8  # whole vec8 chunks per side (see solve.pgs)
+    rows.cone = option.cone
+    rows.world_count = worlds
     rows.count = int(row_start[-1])
-    pair_start = np.searchsorted(pw, np.arange(worlds + 1), side="left")  # first pair of each world
-    slot_start = np.asarray(contacts.pair_slot_start_host, dtype=np.int64)[pair_start]
-    # First row of each pair: its world's first row plus the rows of the world's earlier pairs; a pair's
-    # slots follow one another. Slot-sized arrays are int32 (row counts are checked below).
-    before = np.concatenate([[0], np.cumsum(pair_rows)])
-    pair_row = row_start[pw] + before[:-1] - before[pair_start[pw]]
-    slot_nrows = np.repeat(pair_nrows.astype(np.int32), pair_slots)
-    first_slot = np.asarray(contacts.pair_slot_start_host[:-1], dtype=np.int32)
-    slot_row = np.repeat(pair_row.astype(np.int32), pair_slots)
-    slot_row += (np.arange(len(slot_row), dtype=np.int32) - np.repeat(first_slot, pair_slots)) * slot_nrows
-    budget = _budgets(contacts, layout, cone, option.row_budget, contact_rows + xrows, xrows)
-    budget_start = np.concatenate([[0], np.cumsum(budget)])
-    need = int(budget_start[-1]) * 2 * rows.width
-    if need > MAX_ROW_FLOATS or rows.count > MAX_ROW_FLOATS:
-        raise ModelBuildError(
-            f"SolverGeneralized: row budgets of {int(budget_start[-1])} rows over {worlds} worlds (up to "
-            f"{int(budget.max(initial=0))} per world; {rows.count} rows, {contacts.pair_count} candidate contact "
-            f"pairs in all) x 2 sides x {rows.width} DOFs (the largest articulation's, padded to 8) = {need} "
-            f"Jacobian floats (or {rows.count} rows), above the limit of 2^31 - 1 (int32 "
-            f"indexing); rows grow with the square of the colliding links and their width with the articulation's "
-            f"DOFs: lower row_budget, disable self-collisions (add_articulation(enable_self_collisions=False)) or "
-            f"filter shape pairs"
-        )
+    budget = _budgets(contacts, layout, option.cone, option.row_budget, contact_rows + xrows, xrows)
+    _check_row_floats(budget, rows, contacts.pair_count)
     rows.budget_host = budget
     rows.kind_host = xtable[:, 0].astype(np.int32)
-    dev = model.device
-
-    def arr(x, dtype):
-        x = np.ascontiguousarray(x)
-        if len(x) == 0:
-            x = np.zeros((1,) + x.shape[1:], dtype=x.dtype)
-        return wp.array(x, dtype=dtype, device=dev)
-
-    rows.world_row_start = arr(row_start.astype(np.int32), wp.int32)
-    rows.world_slot_start = arr(slot_start.astype(np.int32), wp.int32)
-    rows.world_xrow_start = arr(np.concatenate([[0], np.cumsum(xrows)]).astype(np.int32), wp.int32)
-    rows.world_budget_start = arr(budget_start.astype(np.int32), wp.int32)
-    # each template's slots: those of its first world, rows counted from that world's first row
-    first_world = contacts.templates.template_block
-    take = np.concatenate([np.arange(slot_start[w], slot_start[w + 1]) for w in first_world]).astype(np.int64)
-    counts = (slot_start[first_world + 1] - slot_start[first_world]).astype(np.int64)
-    rows.slot_row = arr((slot_row[take] - np.repeat(row_start[first_world], counts)).astype(np.int32), wp.int32)
-    rows.slot_nrows = arr(slot_nrows[take], wp.int32)
+    rows.world_row_start = padded_array(row_start.astype(np.int32), wp.int32, dev)
+    rows.world_slot_start = padded_array(slot_start.astype(np.int32), wp.int32, dev)
+    rows.world_xrow_start = padded_array(np.concatenate([[0], np.cumsum(xrows)]).astype(np.int32), wp.int32, dev)
+    rows.world_budget_start = padded_array(np.concatenate([[0], np.cumsum(budget)]).astype(np.int32), wp.int32, dev)
+    template_row, template_nrows = _template_slots(contacts, row_start, slot_start, slot_row, slot_nrows)
+    rows.slot_row = padded_array(template_row, wp.int32, dev)
+    rows.slot_nrows = padded_array(template_nrows, wp.int32, dev)
     xtable = xtable.astype(np.int32)
-    rows.x_kind = arr(xtable[:, 0], wp.int32)
-    rows.x_owner = arr(xtable[:, 1], wp.int32)
-    rows.x_sub = arr(xtable[:, 2], wp.int32)
-    rows.x_art = arr(xtable[:, 3:5], wp.vec2i)
+    rows.x_kind = padded_array(xtable[:, 0], wp.int32, dev)
+    rows.x_owner = padded_array(xtable[:, 1], wp.int32, dev)
+    rows.x_sub = padded_array(xtable[:, 2], wp.int32, dev)
+    rows.x_art = padded_array(xtable[:, 3:5], wp.vec2i, dev)
     rows.force = wp.zeros(max(rows.count, 1), dtype=wp.float32, device=dev)
     rows.row_peak = wp.zeros(worlds, dtype=wp.int32, device=dev)
     rows.row_overflow = wp.zeros(worlds, dtype=wp.int32, device=dev)
@@ -234,6 +206,58 @@ def build_rows(model, layout, contacts, option) -> Rows:
     rows.dof_invweight = wp.zeros(max(model.joint_dof_count, 1), dtype=wp.float32, device=dev)
     rows.world_scale = wp.ones(worlds, dtype=wp.float32, device=dev)
     return rows
+
+
+def _slot_layout(contacts, cone: str, worlds: int, xrows: np.ndarray):
+    """Rows of the contact slots, from the pairs' condims and slot counts: (contact_rows (worlds,), row_start
+    (worlds + 1,) first row of each world, slot_start (worlds + 1,) first slot of each world) int64, and
+    (slot_row (slots,) first row of each slot, slot_nrows (slots,) its rows) int32. A world's rows are its
+    contact rows, slot by slot, then its ``xrows`` non-contact rows."""
+    pair_nrows = _row_counts(contacts.pair_condim_host, cone)
+    pair_slots = np.asarray(contacts.pair_slots_host, dtype=np.int64)
+    pair_rows = pair_nrows * pair_slots
+    pw = np.asarray(contacts.pair_world_host, dtype=np.int64)
+    if np.any(np.diff(pw) < 0):
+        raise ModelBuildError("SolverGeneralized: contact pairs are not ordered by world (build_contacts' layout)")
+    contact_rows = np.bincount(pw, weights=pair_rows, minlength=worlds)[:worlds].astype(np.int64)
+    row_start = np.concatenate([[0], np.cumsum(contact_rows + xrows)])
+    pair_start = np.searchsorted(pw, np.arange(worlds + 1), side="left")  # first pair of each world
+    slot_start = np.asarray(contacts.pair_slot_start_host, dtype=np.int64)[pair_start]
+    # First row of each pair: its world's first row plus the rows of the world's earlier pairs; a pair's
+    # slots follow one another. Slot-sized arrays are int32 (row counts are checked by _check_row_floats).
+    before = np.concatenate([[0], np.cumsum(pair_rows)])
+    pair_row = row_start[pw] + before[:-1] - before[pair_start[pw]]
+    slot_nrows = np.repeat(pair_nrows.astype(np.int32), pair_slots)
+    first_slot = np.asarray(contacts.pair_slot_start_host[:-1], dtype=np.int32)
+    slot_row = np.repeat(pair_row.astype(np.int32), pair_slots)
+    slot_row += (np.arange(len(slot_row), dtype=np.int32) - np.repeat(first_slot, pair_slots)) * slot_nrows
+    return contact_rows, row_start, slot_start, slot_row, slot_nrows
+
+
+def _template_slots(contacts, row_start, slot_start, slot_row, slot_nrows):
+    """(slot_row, slot_nrows) int32 of each template slot: a template's slots are those of its first world,
+    their rows counted from that world's first row."""
+    first_world = contacts.templates.template_block
+    take = np.concatenate([np.arange(slot_start[w], slot_start[w + 1]) for w in first_world]).astype(np.int64)
+    counts = (slot_start[first_world + 1] - slot_start[first_world]).astype(np.int64)
+    return (slot_row[take] - np.repeat(row_start[first_world], counts)).astype(np.int32), slot_nrows[take]
+
+
+def _check_row_floats(budget: np.ndarray, rows: Rows, pair_count: int):
+    """Raise ModelBuildError where the compact rows' Jacobians (``budget`` rows per world, 2 sides of
+    ``rows.width`` floats) or the rows themselves pass int32 indexing."""
+    total = int(budget.sum())
+    need = total * 2 * rows.width
+    if need > MAX_ROW_FLOATS or rows.count > MAX_ROW_FLOATS:
+        raise ModelBuildError(
+            f"SolverGeneralized: row budgets of {total} rows over {rows.world_count} worlds (up to "
+            f"{int(budget.max(initial=0))} per world; {rows.count} rows, {pair_count} candidate contact "
+            f"pairs in all) x 2 sides x {rows.width} DOFs (the largest articulation's, padded to 8) = {need} "
+            f"Jacobian floats (or {rows.count} rows), above the limit of 2^31 - 1 (int32 "
+            f"indexing); rows grow with the square of the colliding links and their width with the articulation's "
+            f"DOFs: lower row_budget, disable self-collisions (add_articulation(enable_self_collisions=False)) or "
+            f"filter shape pairs"
+        )
 
 
 def _budgets(contacts, layout, cone, row_budget, world_rows, xrows) -> np.ndarray:
@@ -447,149 +471,6 @@ def _equality_anchors(model, rows, dev):
             anchor2[e] = transform_point(r12, anchor[e])
     rows.eq_anchor2 = wp.array(anchor2.astype(np.float32), dtype=wp.vec3, device=dev)
     rows.eq_rel = wp.array(rel.astype(np.float32), dtype=wp.transform, device=dev)
-
-
-@wp.func
-def impedance(solimp: vec5, r: float):
-    """MuJoCo impedance d(r): a power sigmoid from dmin to dmax over |r| in [0, width]."""
-    dmin = solimp[0]
-    dmax = solimp[1]
-    width = solimp[2]
-    mid = solimp[3]
-    power = solimp[4]
-    x = wp.abs(r) / wp.max(width, 1.0e-10)
-    if x >= 1.0:
-        return dmax
-    y = float(0.0)
-    if power <= 1.0:
-        y = x
-    elif x <= mid:
-        y = wp.pow(x, power) / wp.pow(mid, power - 1.0)
-    else:
-        y = 1.0 - wp.pow(1.0 - x, power) / wp.pow(1.0 - mid, power - 1.0)
-    return wp.clamp(dmin + y * (dmax - dmin), 1.0e-4, 0.9999)
-
-
-@wp.func
-def _point_row(
-    b: int,
-    sign: float,
-    side_art: int,
-    point: wp.vec3,
-    direction: wp.vec3,
-    art: wp.vec2i,
-    body_dof_last: wp.array(dtype=int),
-    dof_parent: wp.array(dtype=int),
-    art_dof_start: wp.array(dtype=int),
-    art_ref: wp.array(dtype=wp.vec3),
-    cdof: wp.array(dtype=wp.spatial_vector),
-    base: int,
-    width: int,
-    jac: wp.array(dtype=float),
-):
-    """Add sign * d(direction . v_point)/d qd of a point on body b to the row's side holding its
-    articulation."""
-    if side_art < 0:
-        return
-    side = int(0)
-    if art[1] == side_art:
-        side = 1
-    d0 = art_dof_start[side_art]
-    lever = point - art_ref[side_art]
-    k = body_dof_last[b]
-    while k >= 0:
-        idx = base + side * width + k - d0
-        jac[idx] = jac[idx] + sign * point_jacobian(cdof[k], lever, direction)
-        k = dof_parent[k]
-
-
-@wp.func
-def _angular_row(
-    b: int,
-    sign: float,
-    side_art: int,
-    direction: wp.vec3,
-    art: wp.vec2i,
-    body_dof_last: wp.array(dtype=int),
-    dof_parent: wp.array(dtype=int),
-    art_dof_start: wp.array(dtype=int),
-    cdof: wp.array(dtype=wp.spatial_vector),
-    base: int,
-    width: int,
-    jac: wp.array(dtype=float),
-):
-    if side_art < 0:
-        return
-    side = int(0)
-    if art[1] == side_art:
-        side = 1
-    d0 = art_dof_start[side_art]
-    k = body_dof_last[b]
-    while k >= 0:
-        idx = base + side * width + k - d0
-        jac[idx] = jac[idx] + sign * wp.dot(direction, wp.spatial_bottom(cdof[k]))
-        k = dof_parent[k]
-
-
-@wp.func
-def contact_direction(n: wp.vec3, t1: wp.vec3, sub: int, nrows: int, mu: float):
-    """Row direction of contact sub-row ``sub``: the normal (condim 1 / elliptic row 0), a pyramid edge
-    n +- mu t_k (pyramidal), or a tangent t_k (elliptic rows 1, 2); t2 = n x t1."""
-    t2 = wp.cross(n, t1)
-    if nrows == 1:
-        return n
-    if nrows == 4:
-        t = t1
-        if sub >= 2:
-            t = t2
-        s = 1.0
-        if sub % 2 == 1:
-            s = -1.0
-        return n + s * mu * t
-    if sub == 0:
-        return n
-    if sub == 1:
-        return t1
-    return t2
-
-
-@wp.func
-def _joint_equality_row(
-    e: int,
-    eq_joint1: wp.array(dtype=int),
-    eq_joint2: wp.array(dtype=int),
-    eq_polycoef: wp.array(dtype=vec5),
-    joint_q_start: wp.array(dtype=int),
-    joint_qd_start: wp.array(dtype=int),
-    dof_art: wp.array(dtype=int),
-    art_dof_start: wp.array(dtype=int),
-    joint_q: wp.array(dtype=float),
-    a: wp.vec2i,
-    base: int,
-    width: int,
-    jac_out: wp.array(dtype=float),
-):
-    """Row of q1 - poly(q2) (MuJoCo joint equality); returns the violation."""
-    c = eq_polycoef[e]
-    d1 = joint_qd_start[eq_joint1[e]]
-    q1 = joint_q[joint_q_start[eq_joint1[e]]]
-    side1 = int(0)
-    if a[1] == dof_art[d1]:
-        side1 = 1
-    jac_out[base + side1 * width + d1 - art_dof_start[dof_art[d1]]] = 1.0
-    target = c[0]
-    j2 = eq_joint2[e]
-    if j2 >= 0:
-        d2 = joint_qd_start[j2]
-        q2 = joint_q[joint_q_start[j2]]
-        target = c[0] + q2 * (c[1] + q2 * (c[2] + q2 * (c[3] + q2 * c[4])))
-        slope = c[1] + q2 * (2.0 * c[2] + q2 * (3.0 * c[3] + q2 * 4.0 * c[4]))
-        side2 = int(0)
-        if a[1] == dof_art[d2]:
-            side2 = 1
-        idx = base + side2 * width + d2 - art_dof_start[dof_art[d2]]
-        jac_out[idx] = jac_out[idx] - slope
-    return q1 - target
 
 
 @wp.kernel

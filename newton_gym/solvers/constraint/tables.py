@@ -1,5 +1,7 @@
-"""Warp tables of the world solve (:mod:`.world_solve`): the row model and per-substep row buffers, the contact
-and DOF-tree tables the kernel reads, and the constants the world modules share."""
+"""Warp structs of the world solve (:mod:`..solve.world`): the row model with the tree, contact and equality
+tables it holds, the per-substep row buffers, a launch's inputs, one world block's offsets, and the row kinds
+the world modules share. Each field is declared once here, with its shape and unit; the host fills every
+struct by field name (:class:`..solve.world.WorldSolver`)."""
 
 from __future__ import annotations
 
@@ -15,11 +17,13 @@ __all__ = [
     "LIMIT",
     "FRICTION",
     "EQUALITY",
+    "TreeTables",
+    "ContactTables",
+    "EqualityTables",
     "RowModel",
     "RowData",
-    "EqualityTables",
-    "ContactTables",
-    "TreeTables",
+    "WorldInputs",
+    "WorldBlock",
 ]
 
 wp.set_module_options({"enable_backward": False})
@@ -31,19 +35,77 @@ EQUALITY = wp.constant(ROW_EQUALITY)
 
 
 @wp.struct
+class TreeTables:
+    """DOF tree (see :class:`..tree.TreeLayout`) and the model's per-DOF limit and friction data (under the
+    model's names)."""
+
+    body_art: wp.array(dtype=int)  # (body_count,) articulation of each body (-1: none)
+    body_dof_last: wp.array(dtype=int)  # (body_count,) last DOF moving each body (-1: static)
+    dof_parent: wp.array(dtype=int)  # (joint_dof_count,) previous DOF on the path to the root (-1: the root)
+    dof_art: wp.array(dtype=int)  # (joint_dof_count,) articulation of each DOF
+    dof_coord: wp.array(dtype=int)  # (joint_dof_count,) coordinate of a scalar DOF, else -1
+    art_dof_start: wp.array(dtype=int)  # (articulation_count + 1,) first DOF of each articulation
+    art_mat_start: wp.array(dtype=int)  # (articulation_count + 1,) offset of each articulation's n x n block
+    joint_limit_lower: wp.array(dtype=float)  # (joint_dof_count,) lower joint limit [m or rad]
+    joint_limit_upper: wp.array(dtype=float)  # (joint_dof_count,) upper joint limit [m or rad]
+    joint_friction: wp.array(dtype=float)  # (joint_dof_count,) friction loss of a DOF at rest [N or N m]
+    joint_friction_dynamic: wp.array(dtype=float)  # (joint_dof_count,) friction loss of a moving DOF [N or N m]
+
+
+@wp.struct
+class ContactTables:
+    """Pair tables (once per template), pair parameters and this substep's contact slots (see
+    :class:`..collision.driver.Contacts`)."""
+
+    topo: PairTopology  # pairs and slots of each template, worlds mapped onto them
+    pair_mu: wp.array(dtype=float)  # (pair_count,) friction coefficient [-]
+    pair_margin: wp.array(dtype=float)  # (pair_count,) MuJoCo margin (sum of margins and gaps) [m]
+    pair_gap: wp.array(dtype=float)  # (pair_count,) sum of gaps [m]
+    pair_solref: wp.array(dtype=wp.vec2)  # (pair_count,) solref (time constant [s], damping ratio [-])
+    pair_solimp: wp.array(dtype=vec5)  # (pair_count,) solimp (dmin, dmax [-], width [m], midpoint, power [-])
+    active: wp.array(dtype=int)  # (slot_count,) 1 where the slot holds a contact
+    point: wp.array(dtype=wp.vec3)  # (slot_count,) world contact point [m]
+    normal: wp.array(dtype=wp.vec3)  # (slot_count,) unit normal from shape A to shape B
+    dist: wp.array(dtype=float)  # (slot_count,) signed distance [m] (negative: penetration)
+    tangent: wp.array(dtype=wp.vec3)  # (slot_count,) first friction direction t1 (unit, normal to n)
+
+
+@wp.struct
+class EqualityTables:
+    """The model's equality constraints and their anchors (:class:`.rows.Rows` eq_anchor2 / eq_rel); one
+    element each where the model has none."""
+
+    eq_type: wp.array(dtype=int)  # (equality_count,) EqType: connect, weld or joint
+    body1: wp.array(dtype=int)  # (equality_count,) first body (-1: the world)
+    body2: wp.array(dtype=int)  # (equality_count,) second body (-1: the world)
+    anchor: wp.array(dtype=wp.vec3)  # (equality_count,) anchor in body1's frame [m]
+    anchor2: wp.array(dtype=wp.vec3)  # (equality_count,) the same point in body2's frame [m]
+    rel: wp.array(dtype=wp.transform)  # (equality_count,) body1 relative to body2 (weld target) [m]
+    joint1: wp.array(dtype=int)  # (equality_count,) joint whose coordinate is constrained (joint equality)
+    joint2: wp.array(dtype=int)  # (equality_count,) joint it follows (-1: none, a fixed value)
+    polycoef: wp.array(dtype=vec5)  # (equality_count,) q1 = poly(q2) coefficients, constant term first
+    solref: wp.array(dtype=wp.vec2)  # (equality_count,) solref ([s], [-])
+    solimp: wp.array(dtype=vec5)  # (equality_count,) solimp
+    enabled: wp.array(dtype=bool)  # (equality_count,) whether the constraint's rows are switched on
+    joint_q_start: wp.array(dtype=int)  # (joint_count,) first coordinate of each joint
+    joint_qd_start: wp.array(dtype=int)  # (joint_count,) first DOF of each joint
+
+
+@wp.struct
 class RowModel:
-    """Static row tables (see :class:`.constraint.Rows`) and per-world ranges. Three index spaces: rows (each
-    with its warm-start force), contact slots (each owning its consecutive rows) and the non-contact rows
-    (joint limits, joint friction, equalities: "xrows", the last rows of their world)."""
+    """Static row tables (see :class:`.rows.Rows`), per-world ranges and solver settings, and the tree,
+    contact and equality tables the rows read. Three index spaces: rows (each with its warm-start force),
+    contact slots (each owning its consecutive rows) and the non-contact rows (joint limits, joint friction,
+    equalities: "xrows", the last rows of their world). Offsets are in floats of the buffer named."""
 
     world_row_start: wp.array(dtype=int)  # (worlds + 1,) first row of each world (Rows.world_row_start)
     world_slot_start: wp.array(dtype=int)  # (worlds + 1,) first contact slot of each world
     world_xrow_start: wp.array(dtype=int)  # (worlds + 1,) first non-contact row of each world
     world_budget_start: wp.array(dtype=int)  # (worlds + 1,) first compact row of each world (its row budget)
-    world_art_start: wp.array(dtype=int)  # (worlds + 1,) CSR into world_arts
-    world_arts: wp.array(dtype=int)  # articulations of each world
-    dense_start: wp.array(dtype=int)  # (worlds,) offset of each world's dense block
-    dense_cap: wp.array(dtype=int)  # (worlds,) most active rows its block holds
+    world_art_start: wp.array(dtype=int)  # (worlds + 1,) first entry of each world in world_arts
+    world_arts: wp.array(dtype=int)  # (articulation_count,) articulations, world by world
+    dense_start: wp.array(dtype=int)  # (worlds,) offset of each world's dense block in RowData.dense
+    dense_cap: wp.array(dtype=int)  # (worlds,) most active rows its dense block holds (0 under Newton)
     slot_row: wp.array(dtype=int)  # (template slots,) first row of each contact slot in its world (Rows.slot_row)
     slot_nrows: wp.array(dtype=int)  # (template slots,) rows of each slot (1, 3 or 4)
     x_kind: wp.array(dtype=int)  # (xrows,) ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY
@@ -52,21 +114,24 @@ class RowModel:
     x_art: wp.array(dtype=wp.vec2i)  # (xrows,) articulations of side 0 / side 1 (-1: none)
     width: int  # floats per Jacobian side (Rows.width)
     cone_rows: int  # rows of a condim-3 contact: 4 pyramidal, 3 elliptic
-    limit_solref: wp.vec2  # ([s], [-])
-    limit_solimp: vec5
-    friction_solref: wp.vec2  # ([s], [-])
-    friction_solimp: vec5
-    rest_speed: float  # [m/s or rad/s] Rows.friction_rest_speed
+    limit_solref: wp.vec2  # joint-limit solref ([s], [-])
+    limit_solimp: vec5  # joint-limit solimp
+    friction_solref: wp.vec2  # joint-friction solref ([s], [-])
+    friction_solimp: vec5  # joint-friction solimp
+    rest_speed: float  # [m/s or rad/s] below it a DOF's static friction applies (Rows.friction_rest_speed)
     subspace: int  # 1: PGS with subspace minimization on dense blocks
-    body_invweight: wp.array(dtype=wp.vec2)  # (bodies,) [1/kg], [1/(kg m^2)]
-    dof_invweight: wp.array(dtype=float)  # (DOFs,) [1/kg or 1/(kg m^2)]
-    newton: int  # 1: primal Newton solve (:mod:`.world_newton`), 0: PGS
+    body_invweight: wp.array(dtype=wp.vec2)  # (body_count,) [1/kg], [1/(kg m^2)]
+    dof_invweight: wp.array(dtype=float)  # (joint_dof_count,) [1/kg or 1/(kg m^2)]
+    newton: int  # 1: primal Newton solve (:mod:`..solve.newton`), 0: PGS
     jac_lanes: int  # lanes per world with scratch (Newton: 4 Jacobian blocks each, a pyramid's edges; row counts)
     ls_iterations: int  # most 1-D Newton steps of one line search
-    world_dof_start: wp.array(dtype=int)  # (worlds + 1,) first DOF of each world (contiguous per world)
-    ydense_start: wp.array(dtype=int)  # (worlds,) offset of each world's (budget, DOFs) Y block
-    hess_start: wp.array(dtype=int)  # (worlds,) offset of each world's (DOFs, DOFs) Hessian
+    world_dof_start: wp.array(dtype=int)  # (worlds + 1,) first DOF of each world (Newton; contiguous per world)
+    ydense_start: wp.array(dtype=int)  # (worlds,) offset of each world's (budget, DOFs) Y block in RowData.ydense
+    hess_start: wp.array(dtype=int)  # (worlds,) offset of each world's (DOFs, DOFs) Hessian in RowData.hess
     world_scale: wp.array(dtype=float)  # (worlds,) 1 / (mean diag(M) DOFs) [1/kg]: Newton's stop scale
+    tree: TreeTables  # the DOF tree and per-DOF limit / friction data
+    contacts: ContactTables  # contact pairs and this substep's slots
+    eq: EqualityTables  # equality constraints
 
 
 @wp.struct
@@ -98,10 +163,10 @@ class RowData:
     inv: wp.array(dtype=float)  # compact: 1 / (A_ii + R)
     cforce: wp.array(dtype=float)  # compact: force [N or N m]
     force: wp.array(dtype=float)  # (rows,) last solved force [N or N m], the next substep's warm start
-    dense: wp.array(dtype=float)  # per world: k x k Delassus block A of its active rows
-    free: wp.array(dtype=int)  # compact: free rows of a subspace step
-    step: wp.array(dtype=float)  # compact: its Newton step
-    scratch: wp.array(dtype=float)  # like dense: its Cholesky factor
+    dense: wp.array(dtype=float)  # PGS, per world: k x k Delassus block A of its active rows
+    free: wp.array(dtype=int)  # PGS, compact: free rows of a subspace step
+    step: wp.array(dtype=float)  # PGS, compact: its Newton step
+    scratch: wp.array(dtype=float)  # PGS, like dense: its Cholesky factor
     ydense: wp.array(dtype=float)  # Newton: per world (budget, DOFs) Y of its active rows
     ynz: wp.array(dtype=wp.int16)  # Newton: like ydense, each row's non-zero columns (ascending; DOFs < 2^15)
     ynz_count: wp.array(dtype=int)  # Newton, compact: number of non-zero columns of each row
@@ -120,55 +185,35 @@ class RowData:
 
 
 @wp.struct
-class EqualityTables:
-    """The model's equality constraints and their anchors (:class:`.constraint.Rows` eq_anchor2 / eq_rel)."""
+class WorldInputs:
+    """One launch's settings and the substep state the rows are built from (built by
+    :meth:`..solve.world.WorldSolver.solve` for each set of arrays)."""
 
-    eq_type: wp.array(dtype=int)
-    body1: wp.array(dtype=int)
-    body2: wp.array(dtype=int)
-    anchor: wp.array(dtype=wp.vec3)  # on body1 [m]
-    anchor2: wp.array(dtype=wp.vec3)  # on body2 [m]
-    rel: wp.array(dtype=wp.transform)  # body1 relative to body2 (weld target)
-    joint1: wp.array(dtype=int)
-    joint2: wp.array(dtype=int)
-    polycoef: wp.array(dtype=vec5)
-    solref: wp.array(dtype=wp.vec2)
-    solimp: wp.array(dtype=vec5)
-    enabled: wp.array(dtype=bool)
-    joint_q_start: wp.array(dtype=int)
-    joint_qd_start: wp.array(dtype=int)
+    dt: float  # [s] substep
+    iterations: int  # most PGS sweeps or Newton iterations
+    tolerance: float  # [-] PGS: relative force change; Newton: scaled gradient and cost improvement
+    body_q: wp.array(dtype=wp.transform)  # (body_count,) body frames [m]
+    art_ref: wp.array(dtype=wp.vec3)  # (articulation_count,) reference point r of each articulation [m]
+    cdof: wp.array(dtype=wp.spatial_vector)  # (joint_dof_count,) motion subspace of each DOF about r
+    chol: wp.array(dtype=wp.float64)  # (sum of n^2,) L of each articulation's M = L^T L
+    qacc_smooth: wp.array(dtype=float)  # (joint_dof_count,) unconstrained acceleration [m/s^2 or rad/s^2]
+    joint_q: wp.array(dtype=float)  # (joint_coord_count,) joint coordinates [m or rad]
+    joint_qd: wp.array(dtype=float)  # (joint_dof_count,) joint velocities [m/s or rad/s]
 
 
 @wp.struct
-class ContactTables:
-    """Pair tables (once per template), pair parameters and this substep's contact slots (see
-    :class:`.collision_driver.Contacts`)."""
+class WorldBlock:
+    """One world's block of lanes once its active rows are listed: the world, the lane, the rows and where
+    the world's buffers start (offsets in floats of the buffer named)."""
 
-    topo: PairTopology
-    pair_mu: wp.array(dtype=float)
-    pair_margin: wp.array(dtype=float)
-    pair_gap: wp.array(dtype=float)
-    pair_solref: wp.array(dtype=wp.vec2)
-    pair_solimp: wp.array(dtype=vec5)
-    active: wp.array(dtype=int)
-    point: wp.array(dtype=wp.vec3)
-    normal: wp.array(dtype=wp.vec3)
-    dist: wp.array(dtype=float)
-    tangent: wp.array(dtype=wp.vec3)
-
-
-@wp.struct
-class TreeTables:
-    """DOF tree (see :class:`.layout.TreeLayout`) and the model's per-DOF limit / friction data."""
-
-    body_art: wp.array(dtype=int)
-    body_dof_last: wp.array(dtype=int)
-    dof_parent: wp.array(dtype=int)
-    dof_art: wp.array(dtype=int)
-    dof_coord: wp.array(dtype=int)
-    art_dof_start: wp.array(dtype=int)
-    art_mat_start: wp.array(dtype=int)
-    limit_lower: wp.array(dtype=float)
-    limit_upper: wp.array(dtype=float)
-    friction_static: wp.array(dtype=float)
-    friction_dynamic: wp.array(dtype=float)
+    w: int  # world
+    lane: int  # this lane (0 .. lanes - 1)
+    lanes: int  # lanes of the block
+    k: int  # active rows this substep
+    r0: int  # first compact row (RowModel.world_budget_start)
+    dense: int  # PGS: 1 where the k x k Delassus block fits RowData.dense (k <= dense_cap), 0: matrix-free
+    moff: int  # PGS: offset of the dense block (and its factor in RowData.scratch)
+    wd0: int  # Newton: first DOF
+    wn: int  # Newton: DOFs
+    yoff: int  # Newton: offset of the (budget, wn) Y block in RowData.ydense and ynz
+    hoff: int  # Newton: offset of the (wn, wn) Hessian in RowData.hess
