@@ -15,7 +15,7 @@ import math
 import numpy as np
 import warp as wp
 
-from ..sim.types import GeoType
+from ..sim.wpmath import GEO_BOX, GEO_CAPSULE, GEO_CONE, GEO_CYLINDER, GEO_MESH, GEO_PLANE, GEO_SPHERE
 from . import palette
 from .camera import Camera
 from .errors import RenderError, check_positive, check_world
@@ -34,13 +34,6 @@ from .scene import pack_scene
 
 __all__ = ["RayCaster"]
 
-_PLANE = wp.constant(int(GeoType.PLANE))
-_SPHERE = wp.constant(int(GeoType.SPHERE))
-_CAPSULE = wp.constant(int(GeoType.CAPSULE))
-_BOX = wp.constant(int(GeoType.BOX))
-_CYLINDER = wp.constant(int(GeoType.CYLINDER))
-_CONE = wp.constant(int(GeoType.CONE))
-_MESH = wp.constant(int(GeoType.MESH))
 
 _MAX_SIZE = 16384
 
@@ -48,19 +41,19 @@ _MAX_SIZE = 16384
 @wp.func
 def _ray_shape(o: wp.vec3, d: wp.vec3, geo: int, size: wp.vec3, mesh: wp.uint64, t_max: float):
     """Dispatch on the shape type; o, d in the shape frame. Returns (t, local normal)."""
-    if geo == _SPHERE:
+    if geo == GEO_SPHERE:
         return ray_sphere(o, d, size[0])
-    if geo == _BOX:
+    if geo == GEO_BOX:
         return ray_box(o, d, size)
-    if geo == _CAPSULE:
+    if geo == GEO_CAPSULE:
         return ray_capsule(o, d, size[0], size[1])
-    if geo == _CYLINDER:
+    if geo == GEO_CYLINDER:
         return ray_cylinder(o, d, size[0], size[1])
-    if geo == _CONE:
+    if geo == GEO_CONE:
         return ray_cone(o, d, size[0], size[1])
-    if geo == _PLANE:
+    if geo == GEO_PLANE:
         return ray_plane(o, d, size[0], size[1])
-    if geo == _MESH:
+    if geo == GEO_MESH:
         return ray_mesh(o, d, size, mesh, t_max)
     return MISS, wp.vec3(0.0, 0.0, 1.0)
 
@@ -164,7 +157,7 @@ def _render_kernel(
         if wp.dot(n, d) > 0.0:  # seen from behind (plane underside, inside of an open mesh)
             n = -n
         base = shape_color[k]
-        if scene.geo_type[k] == _PLANE:
+        if scene.geo_type[k] == GEO_PLANE:
             base = _checker(base, p_local, checker_size, t)
         lit = wp.max(wp.dot(n, to_light), 0.0)
         if shadows != 0 and lit > 0.0:

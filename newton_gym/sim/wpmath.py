@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import warp as wp
 
-from .types import JointType
+from .types import GeoType, JointType
 
 __all__ = [
+    "GEO_PLANE",
+    "GEO_SPHERE",
+    "GEO_CAPSULE",
+    "GEO_BOX",
+    "GEO_CYLINDER",
+    "GEO_CONE",
+    "GEO_MESH",
+    "GEO_ELLIPSOID",
     "JOINT_PRISMATIC",
     "JOINT_REVOLUTE",
     "JOINT_BALL",
@@ -21,6 +29,16 @@ __all__ = [
     "wrap_angle",
 ]
 
+
+# GeoType values as Warp constants, for kernels that branch on the shape type.
+GEO_PLANE = wp.constant(int(GeoType.PLANE))
+GEO_SPHERE = wp.constant(int(GeoType.SPHERE))
+GEO_CAPSULE = wp.constant(int(GeoType.CAPSULE))
+GEO_BOX = wp.constant(int(GeoType.BOX))
+GEO_CYLINDER = wp.constant(int(GeoType.CYLINDER))
+GEO_CONE = wp.constant(int(GeoType.CONE))
+GEO_MESH = wp.constant(int(GeoType.MESH))
+GEO_ELLIPSOID = wp.constant(int(GeoType.ELLIPSOID))
 
 # JointType values as Warp constants, for kernels that branch on the joint type.
 JOINT_PRISMATIC = wp.constant(int(JointType.PRISMATIC))

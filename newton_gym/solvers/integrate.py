@@ -6,7 +6,7 @@ J^T f, the constraint forces solved with M as MuJoCo does), then qd' = qd + dt q
 Rotations of free and ball joints are integrated on the group: ball joints right-multiply exp(dt w') in
 the child joint frame; free joints rotate by exp(dt w') (``midpoint`` 0, MuJoCo's rule) or by the Cayley
 map of dt times the mean of the old and new angular velocities (``midpoint`` 1), which together with the
-midpoint gyroscopic term (:mod:`.smooth`) conserves a torque-free body's energy and angular momentum.
+midpoint gyroscopic term (:mod:`.smooth.dynamics`) conserves a torque-free body's energy and angular momentum.
 Free-joint rotations are composed in float64.
 """
 
@@ -303,19 +303,11 @@ def _reset_kernel(
 
 def reset_joint_state(model, world_mask, joint_q, joint_qd):
     """Restore the model's initial joint_q / joint_qd in the worlds where ``world_mask`` is True."""
-    if model.joint_coord_count:
-        wp.launch(
-            _reset_kernel,
-            dim=model.joint_coord_count,
-            device=model.device,
-            inputs=[model.joint_coord_joint, model.joint_world, model.joint_q, world_mask],
-            outputs=[joint_q],
-        )
-    if model.joint_dof_count:
-        wp.launch(
-            _reset_kernel,
-            dim=model.joint_dof_count,
-            device=model.device,
-            inputs=[model.joint_dof_joint, model.joint_world, model.joint_qd, world_mask],
-            outputs=[joint_qd],
-        )
+    spaces = (
+        (model.joint_coord_count, model.joint_coord_joint, model.joint_q, joint_q),
+        (model.joint_dof_count, model.joint_dof_joint, model.joint_qd, joint_qd),
+    )
+    for count, entity_joint, initial, out in spaces:
+        if count:
+            inputs = [entity_joint, model.joint_world, initial, world_mask]
+            wp.launch(_reset_kernel, dim=count, device=model.device, inputs=inputs, outputs=[out])

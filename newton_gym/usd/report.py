@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import ImportFailedError, SolverError
 
     try:
-        option = _option(args.solver)
+        option = _option(getattr(args, "solver", []))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             print(inspect_usd(args.file, show_defaults=args.defaults, root_path=args.root_path, solver_option=option))

@@ -93,8 +93,9 @@ class Contacts(DeclaredFields):
     dist: wp.array = None  # (slot_count,) float32 signed distance [m] (negative: penetration)
     tangent: wp.array = None  # (slot_count,) vec3 first friction direction (unit, normal to n)
     force: wp.array = None  # (slot_count,) vec3 contact force on B, world frame [N]
-    # The narrow-phase kernels' arguments: (addresses of the arrays they hold, NarrowArgs) (:func:`_narrow_args`).
-    narrow: tuple = None
+    # The narrow-phase kernels' arguments: (addresses of the arrays they hold, NarrowArgs), () before the first
+    # collision (:func:`_narrow_args`).
+    narrow: tuple = ()
 
 
 def _shape_radius(stype, scale, mesh_radius):
@@ -481,7 +482,7 @@ def _narrow_args(model, contacts: Contacts, body_q) -> NarrowArgs:
     arrays = (body_q, model.shape_type, model.shape_transform, model.shape_scale, model.shape_mesh)
     key = tuple(a.ptr for a in arrays)
     kept = contacts.narrow
-    if kept is None or kept[0] != key:
+    if not kept or kept[0] != key:
         kept = (key, narrow_args(model, contacts, body_q))
         contacts.narrow = kept
     return kept[1]

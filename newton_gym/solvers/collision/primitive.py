@@ -22,6 +22,7 @@ import warp as wp
 
 from ...sim.stage_args import fill
 from ...sim.types import GeoType
+from ...sim.wpmath import GEO_BOX, GEO_CAPSULE, GEO_CONE, GEO_CYLINDER, GEO_ELLIPSOID, GEO_MESH, GEO_PLANE, GEO_SPHERE
 from .pairs import PairTopology, decode_pair, world_pairs
 
 __all__ = [
@@ -44,14 +45,14 @@ __all__ = [
     "SUPPORTED",
 ]
 
-PLANE = wp.constant(int(GeoType.PLANE))
-SPHERE = wp.constant(int(GeoType.SPHERE))
-CAPSULE = wp.constant(int(GeoType.CAPSULE))
-BOX = wp.constant(int(GeoType.BOX))
-CYLINDER = wp.constant(int(GeoType.CYLINDER))
-CONE = wp.constant(int(GeoType.CONE))
-MESH = wp.constant(int(GeoType.MESH))
-ELLIPSOID = wp.constant(int(GeoType.ELLIPSOID))
+PLANE = GEO_PLANE
+SPHERE = GEO_SPHERE
+CAPSULE = GEO_CAPSULE
+BOX = GEO_BOX
+CYLINDER = GEO_CYLINDER
+CONE = GEO_CONE
+MESH = GEO_MESH
+ELLIPSOID = GEO_ELLIPSOID
 _CONVEX_B = (GeoType.MESH, GeoType.ELLIPSOID)
 
 

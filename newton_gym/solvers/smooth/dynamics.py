@@ -555,5 +555,5 @@ def factor_and_solve(model, tree, data, span):
     """Factor M = L^T L (mass matrix with armature) per articulation (tree-sparse,
     :func:`.spatial.ltl_factor`) and solve for the unconstrained acceleration M^-1 (qfrc - bias), as
     MuJoCo's qacc_smooth; where a DOF has implicit terms (damping, drive gains: ``dof_diag`` beyond the
-    armature) also factor M_hat = M + dt D for the velocity-implicit correction of :mod:`.forward`."""
+    armature) also factor M_hat = M + dt D for the velocity-implicit correction of :mod:`..integrate`."""
     wp.launch(_factor_kernel, dim=span[1], device=model.device, inputs=[span[0], factor_args(model, tree, data)])
