@@ -1,7 +1,25 @@
-"""newton_gym: Gymnasium environments for GPU-vectorized robot learning on USD robots, on NVIDIA Warp."""
+"""newton_gym: Gymnasium environments for GPU-vectorized robot learning on USD robots, on NVIDIA Warp.
 
-from .errors import AssetError, ConfigError, ImportFailedError, ModelBuildError, NewtonGymError
-from .sim import (
+Importing the package sets Warp's log level to warnings (no start-up banner, no per-module load lines);
+set the environment variable ``NEWTON_GYM_VERBOSE=1`` to keep Warp's own level.
+"""
+
+import os as _os
+
+
+def _quiet_warp() -> None:
+    if _os.environ.get("NEWTON_GYM_VERBOSE", "") not in ("", "0"):
+        return
+    import warp as wp
+
+    if hasattr(wp, "LOG_WARNING"):
+        wp.config.log_level = wp.LOG_WARNING
+
+
+_quiet_warp()
+
+from .errors import AssetError, ConfigError, ImportFailedError, ModelBuildError, NewtonGymError  # noqa: E402
+from .sim import (  # noqa: E402
     Axis,
     Control,
     EqType,

@@ -5,8 +5,15 @@
 set -euo pipefail
 extras="${1:-all}"
 cd "$(dirname "$0")/.."
+start=$SECONDS
+echo "newton_gym install ($extras) into $(python -c 'import sys; print(sys.prefix)')"
 python -m pip install --quiet --upgrade pip >/dev/null 2>&1 || true
 if ! python -c "import torch" >/dev/null 2>&1; then
+  echo "  [1/2] torch 2.13.0 (CPU build)"
   python -m pip install --quiet "torch==2.13.0"
+else
+  echo "  [1/2] torch $(python -c 'import torch; print(torch.__version__)') already installed, kept"
 fi
+echo "  [2/2] newton_gym[$extras] and its dependencies"
 python -m pip install --quiet -e ".[${extras}]"
+echo "  installed in $((SECONDS - start)) s"
