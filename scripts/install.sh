@@ -16,4 +16,14 @@ else
 fi
 echo "  [2/2] newton_gym[$extras] and its dependencies"
 python -m pip install --quiet -e ".[${extras}]"
+case ",$extras," in
+  *,test,*)
+    # the viewer's browser test drives a headless Chromium (Debian's package); elsewhere it is skipped
+    if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      echo "  chromium (Debian package, for the browser test)"
+      apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1 \
+        || echo "  chromium could not be installed: the browser test will be skipped"
+    fi
+    ;;
+esac
 echo "  installed in $((SECONDS - start)) s"
