@@ -66,8 +66,8 @@ def soak(task: str, worlds: int, steps: int, corrupt_every: int, seed: int) -> d
         counts["reward_terms"] += sum(_nonfinite(v) for v in info["reward_terms"].values())
         if "final_obs" in info:
             counts["final_obs"] += _nonfinite(info["final_obs"])
-            counts["episode_r"] += _nonfinite(info["episode"]["r"])
-            counts["episodes"] += int(info["_episode"].sum())
+            counts["episode_r"] += _nonfinite(info["newton_episode"]["r"])
+            counts["episodes"] += int(info["_newton_episode"].sum())
     counts["seconds"] = round(time.perf_counter() - t0, 1)
     env.close()
     return counts

@@ -19,11 +19,21 @@ _COMMANDS = {
     "inspect": ("newton_gym.usd.report", "show what add_usd makes of a USD stage"),
     "train": ("newton_gym.cli_train", "train PPO (skrl or rsl_rl) on a task: TensorBoard, checkpoints"),
     "play": ("newton_gym.cli_play", "run a checkpoint deterministically; record the rollout as USD and GIF"),
-    "export": ("newton_gym.cli_export", "export an rsl_rl checkpoint as TorchScript and ONNX policies for deployment"),
+    "export": ("newton_gym.cli_export", "export a checkpoint (either backend) as TorchScript and ONNX policies"),
+    "view": ("newton_gym.cli_view", "show N worlds of a task live in the browser (viser), with a checkpoint's policy"),
 }
 
 
 def main(argv=None) -> int:
+    """Run the sub-command of ``argv``; Ctrl-C outside a command's own handling exits 130 without a traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("newton-gym: interrupted")
+        return 130
+
+
+def _main(argv) -> int:
     import warp as wp
 
     wp.config.quiet = True  # keep Warp's start-up banner out of command output

@@ -13,6 +13,9 @@ __all__ = [
     "ImportFailedError",
     "ImportOptionTypeError",
     "ConfigError",
+    "CheckpointError",
+    "UnsafeCheckpointError",
+    "ExportError",
     "AssetError",
     "AssetWarning",
     "RenderError",
@@ -20,6 +23,7 @@ __all__ = [
     "SolverStateError",
     "EnvError",
     "EnvTypeError",
+    "ViewError",
 ]
 
 
@@ -41,6 +45,30 @@ class ImportOptionTypeError(ImportFailedError, TypeError):
 
 class ConfigError(NewtonGymError, ValueError):
     """A configuration file or dictionary holds an unknown key or an invalid value."""
+
+
+class CheckpointError(ConfigError):
+    """A file given as a checkpoint is missing, unreadable, or not one ``newton-gym train`` writes (nor a
+    shipped policy); the message names the file and what a checkpoint holds. Derives from ConfigError (a
+    checkpoint carries its run's configuration) and so from ValueError.
+
+    Attributes:
+        path: Absolute path of the file at fault.
+    """
+
+    def __init__(self, message: str, path: str | os.PathLike):
+        self.path = os.path.abspath(os.fspath(path))
+        super().__init__(f"{self.path}: {message}")
+
+
+class UnsafeCheckpointError(CheckpointError):
+    """A checkpoint's pickle refers to a Python object other than tensors, containers, numbers and strings
+    (a class, a function): loading it could run code, so it is refused before that object is built."""
+
+
+class ExportError(NewtonGymError, RuntimeError):
+    """An exported policy file (TorchScript, ONNX) does not give the actions of the torch policy it was
+    made from; the message names the file and the largest difference."""
 
 
 class AssetError(NewtonGymError, ValueError):
@@ -97,6 +125,16 @@ class EnvTypeError(EnvError, TypeError):
     """Actions of a type that is not real numbers (strings, complex, bool, objects). Derives from TypeError."""
 
 
+class WrapperError(NewtonGymError, ValueError):
+    """A wrapper of :mod:`newton_gym.wrappers` was given an invalid argument, or an environment or ``info`` it
+    cannot work with; the message names the argument or key at fault. Derives from ValueError."""
+
+
 class AssetWarning(UserWarning):
     """An asset file holds something the converter keeps or skips but that is probably a mistake (a
     non-finite number MuJoCo reads as "unset", say); the message names the file, line and attribute."""
+
+
+class ViewError(NewtonGymError, ValueError):
+    """The browser viewer (``newton-gym view``) was given an invalid argument: a world, spacing, body
+    poses of the wrong shape, or a run directory without checkpoints. Derives from ValueError."""

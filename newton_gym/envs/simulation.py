@@ -27,10 +27,27 @@ def _threads(requested: int, num_envs: int) -> int:
     return max(1, min(cores, num_envs // 32))
 
 
+def _warp_device(device):
+    """The Warp device named by ``device`` (None: Warp's default); a ConfigError naming it and the devices
+    this machine has where Warp cannot use it."""
+    if device is None:
+        return wp.get_device()
+    available = [d.alias for d in wp.get_devices()]
+    if str(device).startswith("cuda") and not wp.is_cuda_available():
+        raise ConfigError(
+            f"device {device!r}: Warp finds no CUDA device (or no CUDA driver) on this machine; available "
+            f"devices: {available}"
+        )
+    try:
+        return wp.get_device(device)
+    except (RuntimeError, ValueError, TypeError) as exc:
+        raise ConfigError(f"device {device!r} is not available ({exc}); available devices: {available}") from None
+
+
 def _torch_compatible_device(device):
     """The Warp device to use: environments hand their arrays to torch, so a CUDA device needs a CUDA
     build of torch (the install scripts pin a CPU build)."""
-    dev = wp.get_device(device)
+    dev = _warp_device(device)
     if not dev.is_cuda or torch.cuda.is_available():
         return dev
     if device is None:

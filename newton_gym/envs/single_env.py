@@ -10,6 +10,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 
+from ..errors import ConfigError, EnvError, EnvTypeError
 from .vector_env import NewtonVectorEnv
 
 __all__ = ["NewtonEnv"]
@@ -20,12 +21,17 @@ class NewtonEnv(gym.Env):
 
     Args:
         task_class: the Task subclass.
-        device, config, render_mode, **overrides: as NewtonVectorEnv.
+        device, config, render_mode, **overrides: as NewtonVectorEnv (except ``autoreset_mode``: this env
+            resets when ``reset()`` is called).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 20}
 
     def __init__(self, task_class, device=None, config=None, render_mode=None, **overrides):
+        if "autoreset_mode" in overrides:
+            raise ConfigError(
+                "autoreset_mode is a vector env setting (gym.make_vec); a single env resets when reset() is called"
+            )
         overrides.setdefault("max_episode_steps", 2**62)
         self.vec = NewtonVectorEnv(task_class, 1, device=device, config=config, render_mode=render_mode, **overrides)
         self.observation_space = self.vec.single_observation_space
@@ -39,7 +45,7 @@ class NewtonEnv(gym.Env):
         return obs[0].cpu().numpy(), info
 
     def step(self, action):
-        obs, reward, terminated, truncated, info = self.vec.step(np.asarray(action, dtype=np.float32)[None])
+        obs, reward, terminated, truncated, info = self.vec.step(self._check_action(action)[None])
         if "final_obs" in info:
             obs = info["final_obs"]
         out = {
@@ -48,6 +54,19 @@ class NewtonEnv(gym.Env):
             "unhealthy_worlds": int(info["unhealthy_worlds"]),
         }
         return obs[0].cpu().numpy(), float(reward[0]), bool(terminated[0]), bool(truncated[0]), out
+
+    def _check_action(self, action) -> np.ndarray:
+        """``action`` as an array of this env's action shape, else EnvError / EnvTypeError naming that shape
+        (the vector env's own check would name its (1, action) batch)."""
+        try:
+            a = action.detach().cpu().numpy() if torch.is_tensor(action) else np.asarray(action)
+        except (ValueError, TypeError) as exc:  # ragged nested lists, unconvertible objects
+            raise EnvError(f"action must be an array of numbers of shape {self.action_space.shape}: {exc}") from None
+        if a.dtype.kind not in "iuf":
+            raise EnvTypeError(f"action must hold real numbers (float or int), got numpy dtype {a.dtype}")
+        if a.shape != self.action_space.shape:
+            raise EnvError(f"action must have shape {self.action_space.shape}, got {a.shape}")
+        return a
 
     def render(self):
         return self.vec.render()

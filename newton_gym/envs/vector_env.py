@@ -1,18 +1,21 @@
 """NewtonVectorEnv: a Gymnasium VectorEnv stepping N worlds of one model, with torch tensors.
 
-Autoreset is Gymnasium's SAME_STEP mode: a world that terminates or truncates is reset inside the same
-``step()``; the returned observation is the new episode's first. In a step where some world finished
-(in every step when ``sync_free``), ``info`` holds what Gymnasium's vector envs and its ``RecordEpisodeStatistics`` wrapper give, as (N, ...)
-torch tensors with a bool mask beside each key:
+Autoreset follows Gymnasium's ``autoreset_mode`` (:mod:`newton_gym.envs.autoreset`): SAME_STEP by default,
+NEXT_STEP or DISABLED on request (``gym.make_vec(id, n, autoreset_mode="next_step")``); the instance's
+``metadata["autoreset_mode"]`` says which. In a step where some world finished (in every step when
+``sync_free``), ``info`` holds, as (N, ...) torch tensors with a bool mask beside each key:
 
 - ``final_obs`` (N, obs) last observation of the finished episode (0 elsewhere), ``_final_obs`` (N,);
 - ``final_info`` the finished step's per-world info (``reward_terms``), ``_final_info`` (N,);
-- ``episode`` = {"r": return, "l": length, "t": wall time [s], and "_r" / "_l" / "_t"}, ``_episode`` (N,).
+- ``newton_episode`` = {"r": return, "l": length, "t": wall time [s], and "_r" / "_l" / "_t"},
+  ``_newton_episode`` (N,): the env's own episode statistics, under a key of its own so that Gymnasium's
+  ``RecordEpisodeStatistics`` (which writes ``episode``) can wrap the env.
 
-Every step's ``info`` holds ``reward_terms`` (named (N,) terms), ``nan_actions`` (0-d count of worlds
-whose action was non-finite) and ``unhealthy_worlds`` (0-d count of worlds terminated because their state
-or reward went non-finite). No NaN reaches an observation, reward or final observation: non-finite
-entries are zeroed and the world is terminated and reset.
+``final_obs`` and ``final_info`` are SAME_STEP keys only. Every step's ``info`` holds ``reward_terms`` (named
+(N,) terms), ``nan_actions`` (0-d count of worlds whose action was non-finite) and ``unhealthy_worlds`` (0-d
+count of worlds terminated because their state or reward went non-finite). No NaN reaches an observation,
+reward or final observation: non-finite entries are zeroed and the world is terminated (and reset as its
+autoreset mode says).
 
 On CUDA a sync-free step is one CUDA graph (``graph`` setting, :mod:`newton_gym.envs.step_graph`):
 captured in the first step, replayed in every later one; its returned tensors are fresh each step.
@@ -28,6 +31,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..errors import ConfigError, EnvError, EnvTypeError
+from .autoreset import autoreset_mode_from
 from .config import apply_overrides, config_from
 from .randomization import Randomizer
 from .simulation import Simulation
@@ -49,7 +53,11 @@ class NewtonVectorEnv(VectorEnv):
         device: Warp device ("cpu", "cuda:0"); tensors live on the matching torch device.
         config: task config overrides: a dict, a TOML path or a config instance (unknown keys are errors).
         max_episode_steps: overrides the config's episode length.
-        render_mode: None or "rgb_array" (renders world 0).
+        render_mode: None or "rgb_array": :meth:`render` gives world 0's frame, :meth:`render_frames` one
+            frame per world.
+        autoreset_mode: an AutoresetMode or its name ("same_step", "next_step", "disabled"); see
+            :mod:`newton_gym.envs.autoreset`.
+        render_width, render_height: size of a rendered frame [pixels].
         **overrides: further config fields, e.g. ``seed=3`` or ``randomization={"gravity_z": (-10, -1)}``.
 
     Observations, rewards, terminations and truncations are torch tensors on the device; actions may be
@@ -66,8 +74,17 @@ class NewtonVectorEnv(VectorEnv):
         config=None,
         max_episode_steps=None,
         render_mode=None,
+        autoreset_mode=AutoresetMode.SAME_STEP,
+        render_width: int = 320,
+        render_height: int = 240,
         **overrides,
     ):
+        num_envs = _positive_int(num_envs, "num_envs", "number of worlds")
+        self.autoreset_mode = autoreset_mode_from(autoreset_mode)
+        self._render_size = (
+            _positive_int(render_width, "render_width", "pixels"),
+            _positive_int(render_height, "render_height", "pixels"),
+        )
         cfg = config_from(task_class.cfg_class, config)
         if max_episode_steps is not None:
             overrides["max_episode_steps"] = int(max_episode_steps)
@@ -82,8 +99,11 @@ class NewtonVectorEnv(VectorEnv):
         robot = self.task.build_robot()
         self.sim = Simulation(robot, self.task.actuators, num_envs, cfg.sim, device, self.task.ground_friction)
         self.task.setup(robot, self.sim)
-        self.num_envs = int(num_envs)
+        self.num_envs = num_envs
         self.device = self.sim.torch_device
+        self.metadata = dict(
+            type(self).metadata, autoreset_mode=self.autoreset_mode, render_fps=int(round(1.0 / self.sim.dt))
+        )
         self.single_action_space = self.task.action_space()
         self.single_observation_space = self.task.observation_space()
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -104,6 +124,10 @@ class NewtonVectorEnv(VectorEnv):
         self._clock = time.perf_counter
         self._now = torch.zeros((), dtype=torch.float64, device=self.device)
         self._all = torch.ones(self.num_envs, dtype=torch.bool, device=self.device)
+        # (N,) worlds whose episode ended in the last step and that are not reset yet (NEXT_STEP, DISABLED),
+        # and whether any could be (a host bool, kept where the step reads ``done`` back anyway)
+        self._ended = torch.zeros(self.num_envs, dtype=torch.bool, device=self.device)
+        self._ended_any = False
         self.sync_free = self.sim.device.is_cuda if cfg.sync_free is None else bool(cfg.sync_free)
         self._renderer = None
         self._now.fill_(self._clock())
@@ -139,6 +163,8 @@ class NewtonVectorEnv(VectorEnv):
 
     def step(self, actions):
         action, nan_rows = self._check_action(actions)
+        if self.autoreset_mode is AutoresetMode.DISABLED and not self.sync_free and self._ended_any:
+            self._check_reset_done()
         self._now.fill_(self._clock())  # a kernel argument, no host sync
         if self.step_graph is not None:
             return self.step_graph.step(action, nan_rows)
@@ -146,6 +172,7 @@ class NewtonVectorEnv(VectorEnv):
 
     def _step(self, action, nan_rows):
         """The step after the action check: what :class:`.step_graph.StepGraph` captures when sync_free."""
+        live = ~self._ended  # NEXT_STEP resets the others in this step instead of stepping them
         self.sim.ctrl.copy_(self.task.ctrl_from_action(action))
         pre = self.task.pre_step(self.sim)
         self.sim.step()
@@ -164,16 +191,47 @@ class NewtonVectorEnv(VectorEnv):
         self.episode_length += 1
         self.episode_return += reward
         truncated = (self.episode_length >= self.cfg.max_episode_steps) & ~terminated
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+            terminated, truncated, unhealthy = terminated & live, truncated & live, unhealthy & live
+            reward = torch.where(live, reward, 0.0)
+            terms = {name: torch.where(live, term, 0.0) for name, term in terms.items()}
+            obs = self._reset_ended(obs)
         # Counts stay 0-d tensors on the device; int() them when needed.
         info = {"reward_terms": terms, "nan_actions": nan_rows, "unhealthy_worlds": unhealthy.sum()}
         done = terminated | truncated
+        same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
         # Unless sync_free, one host sync per step: the reset work and the end-of-episode info are skipped
         # in the (most) steps where no world finished, as Gymnasium's vector envs leave those keys out then.
-        if self.sync_free or bool(done.any()):
-            self._end_episodes(done, obs, terms, info)
-            self._reset_worlds(done)
-            obs = torch.where(done[:, None], _finite(self.task.observe(self.sim).float()), obs)
+        ended_any = self.sync_free or bool(done.any())
+        if ended_any:
+            self._end_episodes(done, obs, terms, info, final=same_step)
+            if same_step:
+                self._reset_worlds(done)
+                obs = torch.where(done[:, None], _finite(self.task.observe(self.sim).float()), obs)
+        if not same_step:
+            self._ended.copy_(done)
+            self._ended_any = ended_any
         return obs, reward, terminated, truncated, info
+
+    def _reset_ended(self, obs: torch.Tensor) -> torch.Tensor:
+        """NEXT_STEP: reset the worlds whose episode ended in the previous step; ``obs`` (N, obs) with their rows
+        replaced by the new episodes' first observations."""
+        if not (self.sync_free or self._ended_any):
+            return obs
+        ended = self._ended.clone()
+        self._reset_worlds(ended)
+        return torch.where(ended[:, None], _finite(self.task.observe(self.sim).float()), obs)
+
+    def _check_reset_done(self):
+        """DISABLED: refuse a step while a world whose episode ended has not been reset (Gymnasium's
+        SyncVectorEnv asserts the same)."""
+        if bool(self._ended.any()):
+            worlds = torch.nonzero(self._ended).reshape(-1)[:8].tolist()
+            raise EnvError(
+                f"autoreset_mode is DISABLED and the episodes of worlds {worlds} ended: reset them first with "
+                "env.reset(options={'reset_mask': terminated | truncated})"
+            )
+        self._ended_any = False
 
     def critic_observation(self) -> torch.Tensor | None:
         """(N, critic obs) privileged observation of the current state (after autoreset, so it matches the
@@ -182,15 +240,30 @@ class NewtonVectorEnv(VectorEnv):
         return None if value is None else _finite(value.float())
 
     def render(self):
+        """(H, W, 3) uint8 frame of world 0 (None unless render_mode is "rgb_array"); :meth:`render_frames`
+        gives every world's, as Gymnasium's vector envs' ``render()`` does."""
+        frames = self.render_frames([0])
+        return None if frames is None else frames[0]
+
+    def render_frames(self, worlds=None) -> tuple[np.ndarray, ...] | None:
+        """One (render_height, render_width, 3) uint8 frame per world of ``worlds`` (indices; None: all), each
+        from a camera tracking that world's root; None unless render_mode is "rgb_array"."""
         if self.render_mode != "rgb_array":
             return None
         from ..render import Camera, RayCaster
 
         if self._renderer is None:
-            self._renderer = RayCaster(self.sim.model, width=320, height=240)
-        root = self.task.layout.root_pose()[0, :3].cpu().numpy()
-        return self._renderer.render(
-            self.sim.state, world=0, camera=Camera.tracking(root, distance=4.0, elevation_deg=25.0, azimuth_deg=45.0)
+            width, height = self._render_size
+            self._renderer = RayCaster(self.sim.model, width=width, height=height)
+        worlds = range(self.num_envs) if worlds is None else [int(w) for w in worlds]
+        roots = self.task.layout.root_pose()[:, :3].cpu().numpy()
+        return tuple(
+            self._renderer.render(
+                self.sim.state,
+                world=w,
+                camera=Camera.tracking(roots[w], distance=4.0, elevation_deg=25.0, azimuth_deg=45.0),
+            )
+            for w in worlds
         )
 
     def close(self, **kwargs):
@@ -228,23 +301,26 @@ class NewtonVectorEnv(VectorEnv):
             )
         return mask.to(self.device)
 
-    def _end_episodes(self, done, obs, terms, info):
-        """Add the finished worlds' final observation, final step info and episode statistics to ``info``."""
+    def _end_episodes(self, done, obs, terms, info, final: bool):
+        """Add the finished worlds' episode statistics to ``info``, and with ``final`` (SAME_STEP) their final
+        observation and final step info."""
         zero = torch.zeros((), device=self.device)
-        info["final_obs"] = torch.where(done[:, None], obs, torch.zeros_like(obs))
-        info["_final_obs"] = done.clone()
-        final_terms = {name: torch.where(done, term, zero) for name, term in terms.items()}
-        final_terms.update({f"_{name}": done.clone() for name in terms})
-        info["final_info"] = {"reward_terms": final_terms, "_reward_terms": done.clone()}
-        info["_final_info"] = done.clone()
+        if final:
+            info["final_obs"] = torch.where(done[:, None], obs, torch.zeros_like(obs))
+            info["_final_obs"] = done.clone()
+            final_terms = {name: torch.where(done, term, zero) for name, term in terms.items()}
+            final_terms.update({f"_{name}": done.clone() for name in terms})
+            info["final_info"] = {"reward_terms": final_terms, "_reward_terms": done.clone()}
+            info["_final_info"] = done.clone()
         elapsed = self._now - self.episode_start
-        info["episode"] = {
+        stats = {
             "r": torch.where(done, self.episode_return, zero),
             "l": torch.where(done, self.episode_length, 0),
             "t": torch.where(done, elapsed, 0.0),
         }
-        info["episode"].update({"_r": done.clone(), "_l": done.clone(), "_t": done.clone()})
-        info["_episode"] = done.clone()
+        stats.update({"_r": done.clone(), "_l": done.clone(), "_t": done.clone()})
+        info["newton_episode"] = stats
+        info["_newton_episode"] = done.clone()
 
     def _reset_worlds(self, mask):
         # forward kinematics once, after the task has written the new joint state
@@ -255,6 +331,14 @@ class NewtonVectorEnv(VectorEnv):
         self.episode_length.masked_fill_(mask, 0)  # no index list, no host sync
         self.episode_return.masked_fill_(mask, 0.0)
         self.episode_start.copy_(torch.where(mask, self._now, self.episode_start))
+        self._ended.masked_fill_(mask, False)
+
+
+def _positive_int(value, name: str, unit: str) -> int:
+    """``value`` as an int >= 1, else ConfigError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ConfigError(f"{name} must be an integer >= 1 ({unit}), got {value!r}")
+    return int(value)
 
 
 def _finite(x: torch.Tensor) -> torch.Tensor:

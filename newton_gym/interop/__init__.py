@@ -1,7 +1,8 @@
 """newton_gym.interop: numpy front-ends for tools that do not take torch tensors.
 
-* :class:`NumpyVectorEnv`: a Gymnasium VectorEnv with numpy observations, rewards and flags (SAME_STEP
-  autoreset, ``info["final_obs"]`` as Gymnasium's own vector envs lay it out).
+* :class:`NumpyVectorEnv`: a Gymnasium VectorEnv with numpy observations, rewards and flags (the wrapped env's
+  autoreset mode; under SAME_STEP ``info["final_obs"]`` as Gymnasium's own vector envs lay it out), over which
+  Gymnasium's vector wrappers run as they are.
 * :class:`SB3VecEnv`: Stable-Baselines3's VecEnv protocol (``reset() -> obs``, ``step_async`` /
   ``step_wait``, per-env info dicts with ``terminal_observation`` and ``TimeLimit.truncated``). It
   subclasses SB3's VecEnv when stable-baselines3 is installed, so SB3 algorithms accept it as is.

@@ -5,7 +5,7 @@ check (trained in MuJoCo, run in newton_gym).
 It steps ``num_envs`` gymnasium environments on the CPU (in ``threads`` contiguous groups side by side:
 MuJoCo releases the GIL inside mj_step) and returns torch tensors with
 Gymnasium's SAME_STEP autoreset: a finished episode's last observation is in ``info["final_obs"]``
-(masked by ``info["_final_obs"]``) and its return / length in ``info["episode"]`` (``"r"``, ``"l"``,
+(masked by ``info["_final_obs"]``) and its return / length in ``info["newton_episode"]`` (``"r"``, ``"l"``,
 masked by ``"_r"``), which is what :class:`~newton_gym.train.skrl_env.SkrlVecEnv` and the training log
 read. The observation options are newton_gym's: no ``cfrc_ext`` (Ant) and none of the four optional
 blocks (Humanoid).
@@ -129,11 +129,12 @@ class MujocoVectorEnv(gym.vector.VectorEnv):
         if done.any():
             info["final_obs"] = self._tensor(final_obs)
             info["_final_obs"] = torch.as_tensor(done, device=self.device)
-            info["episode"] = {
+            info["newton_episode"] = {
                 "r": self._tensor(np.where(done, self._returns, 0.0)),
                 "l": self._tensor(np.where(done, self._lengths, 0), torch.int64),
                 "_r": torch.as_tensor(done, device=self.device),
             }
+            info["_newton_episode"] = torch.as_tensor(done, device=self.device)
             self._returns[done] = 0.0
             self._lengths[done] = 0
         return (

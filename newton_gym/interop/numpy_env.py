@@ -18,9 +18,11 @@ class NumpyVectorEnv(VectorEnv):
     """Gymnasium VectorEnv over a torch VectorEnv: numpy in, numpy out.
 
     Returns obs (N, O) float32, rewards (N,) float64, terminations / truncations (N,) bool, as
-    Gymnasium's SyncVectorEnv does. Autoreset is SAME_STEP: ``info["final_obs"]`` is an object array of
-    length N holding each finished world's last observation (None elsewhere) and ``info["_final_obs"]``
-    marks those worlds; ``info["episode"]`` ({"r", "l", "_r"}) and ``info["reward_terms"]`` become numpy.
+    Gymnasium's SyncVectorEnv does. The autoreset mode is the wrapped env's (``metadata["autoreset_mode"]``,
+    SAME_STEP where it names none). Under SAME_STEP ``info["final_obs"]`` is an object array of length N
+    holding each finished world's last observation (None elsewhere) and ``info["_final_obs"]`` marks those
+    worlds; every other info entry (``newton_episode``, ``reward_terms``, ...) becomes numpy. ``render()``
+    returns a tuple of one frame per world, as SyncVectorEnv's does.
 
     Args:
         env: a NewtonVectorEnv (or any VectorEnv returning torch tensors).
@@ -36,9 +38,7 @@ class NumpyVectorEnv(VectorEnv):
         self.observation_space = env.observation_space
         self.action_space = env.action_space
         self.render_mode = getattr(env, "render_mode", None)
-        self.metadata = dict(
-            self.metadata, **{k: v for k, v in getattr(env, "metadata", {}).items() if k != "autoreset_mode"}
-        )
+        self.metadata = dict(self.metadata, **getattr(env, "metadata", {}))
         self.spec = getattr(env, "spec", None)
 
     def reset(self, *, seed=None, options=None):
@@ -73,7 +73,14 @@ class NumpyVectorEnv(VectorEnv):
         return out
 
     def render(self):
-        return self.env.render()
+        """A tuple of one (H, W, 3) uint8 frame per world (None unless render_mode is "rgb_array")."""
+        return self.render_frames()
+
+    def render_frames(self, worlds=None):
+        """Frames of the worlds ``worlds`` (indices; None: all), from the wrapped env's ``render_frames``;
+        an env without one gives its ``render()``."""
+        render_frames = getattr(self.env, "render_frames", None)
+        return self.env.render() if render_frames is None else render_frames(worlds)
 
     def close(self, **kwargs):
         self.env.close()

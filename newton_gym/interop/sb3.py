@@ -11,7 +11,9 @@ episode, ``infos[i]["TimeLimit.truncated"]`` says whether it ended by the time l
 from __future__ import annotations
 
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
+from ..errors import ConfigError
 from .numpy_env import NumpyVectorEnv
 
 __all__ = ["SB3VecEnv"]
@@ -23,10 +25,17 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 
 class SB3VecEnv(_Base):
-    """Args: env: a NewtonVectorEnv or a NumpyVectorEnv (wrapped in one if needed)."""
+    """Args: env: a NewtonVectorEnv or a NumpyVectorEnv (wrapped in one if needed), with SAME_STEP autoreset
+    (SB3's protocol: a done env is already reset and its last observation is in the info)."""
 
     def __init__(self, env):
         self.venv = env if isinstance(env, NumpyVectorEnv) else NumpyVectorEnv(env)
+        mode = self.venv.metadata.get("autoreset_mode")
+        if mode is not AutoresetMode.SAME_STEP:
+            raise ConfigError(
+                f"SB3VecEnv needs an env with autoreset_mode SAME_STEP (SB3 resets done envs in the same step), "
+                f"got {mode}; make it with autoreset_mode='same_step' (the default)"
+            )
         if _Base is not object:  # SB3's VecEnv keeps its own bookkeeping (seeds, options, reset infos)
             _Base.__init__(self, self.venv.num_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self.num_envs = self.venv.num_envs
@@ -58,8 +67,9 @@ class SB3VecEnv(_Base):
         for i in np.flatnonzero(dones):
             infos[i]["terminal_observation"] = info["final_obs"][i]
             infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-            if "episode" in info:
-                infos[i]["episode"] = {"r": float(info["episode"]["r"][i]), "l": int(info["episode"]["l"][i])}
+            if "newton_episode" in info:
+                stats = info["newton_episode"]
+                infos[i]["episode"] = {"r": float(stats["r"][i]), "l": int(stats["l"][i])}
         return obs.astype(np.float32), reward.astype(np.float32), dones, infos
 
     def step(self, actions):
@@ -70,10 +80,14 @@ class SB3VecEnv(_Base):
         self.venv.close()
 
     def render(self, mode=None):
-        return self.venv.render()
+        """World 0's frame (None unless the env renders)."""
+        frames = self.venv.render_frames([0])
+        return None if frames is None else frames[0]
 
     def get_images(self):
-        return [self.venv.render()]
+        """One frame per world (SB3's get_images)."""
+        frames = self.venv.render()
+        return [None] * self.num_envs if frames is None else list(frames)
 
     # attribute access across envs (all worlds share one env object)
     def _indices(self, indices):

@@ -43,14 +43,15 @@ def test_no_nan_reaches_reward_or_final_obs(task, corrupt):
 
 def test_vector_info_matches_gymnasium_layout():
     """Keys and masks as gymnasium's SyncVectorEnv (final_obs / final_info) wrapped in its vector
-    RecordEpisodeStatistics (episode / _episode) give them, in a step where one env finishes."""
+    RecordEpisodeStatistics give them (its stats_key set to the env's own newton_episode / _newton_episode), in a
+    step where one env finishes."""
     sync = gym.make_vec(
         "CartPole-v1",
         num_envs=2,
         vectorization_mode="sync",
         vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
     )
-    ref = gym.wrappers.vector.RecordEpisodeStatistics(sync)
+    ref = gym.wrappers.vector.RecordEpisodeStatistics(sync, stats_key="newton_episode")
     ref.reset(seed=0)
     while True:
         _, _, term, trunc, ref_info = ref.step(np.array([1, 0]))
@@ -61,10 +62,10 @@ def test_vector_info_matches_gymnasium_layout():
     for _ in range(3):
         _, _, _, truncated, info = ours.step(torch.zeros(2, 1))
     assert truncated.all()
-    contract = {"final_obs", "_final_obs", "final_info", "_final_info", "episode", "_episode"}
+    contract = {"final_obs", "_final_obs", "final_info", "_final_info", "newton_episode", "_newton_episode"}
     assert contract <= set(ref_info) and contract <= set(info)
-    assert set(info["episode"]) == {"r", "l", "t", "_r", "_l", "_t"}
-    assert info["_episode"].tolist() == [True, True] and info["episode"]["l"].tolist() == [3, 3]
+    assert set(info["newton_episode"]) == {"r", "l", "t", "_r", "_l", "_t"}
+    assert info["_newton_episode"].tolist() == [True, True] and info["newton_episode"]["l"].tolist() == [3, 3]
     assert info["_final_info"].tolist() == [True, True]
     assert set(info["final_info"]["reward_terms"]) >= set(info["reward_terms"])
     # a step in which nothing finishes carries none of the end-of-episode keys (as gymnasium's envs)
@@ -79,10 +80,10 @@ def test_episode_statistics_are_masked_per_world():
     env.joint_q[2, 2] = -5.0  # torso far below the healthy range: world 2 terminates
     _, reward, terminated, _, info = env.step(_zeros(env))
     assert terminated.tolist() == [False, False, True]
-    assert info["_episode"].tolist() == [False, False, True]
-    assert info["episode"]["l"].tolist() == [0, 0, 2]
-    assert info["episode"]["r"][:2].tolist() == [0.0, 0.0] and info["episode"]["r"][2].item() != 0.0
-    assert (info["episode"]["t"][:2] == 0).all() and info["episode"]["t"][2] > 0
+    assert info["_newton_episode"].tolist() == [False, False, True]
+    assert info["newton_episode"]["l"].tolist() == [0, 0, 2]
+    assert info["newton_episode"]["r"][:2].tolist() == [0.0, 0.0] and info["newton_episode"]["r"][2].item() != 0.0
+    assert (info["newton_episode"]["t"][:2] == 0).all() and info["newton_episode"]["t"][2] > 0
 
 
 @pytest.mark.parametrize(
@@ -217,9 +218,9 @@ def test_sync_free_step_reads_nothing_back(task, monkeypatch):
         _no_host_sync(m)
         results = [env.step(actions) for _ in range(3)]
     (_, _, _, _, first), (_, _, _, truncated, last) = results[0], results[2]
-    assert {"final_obs", "_final_obs", "episode", "_episode", "final_info", "_final_info"} <= set(first)
-    assert not first["_episode"].any() and truncated.all() and last["_episode"].all()
-    assert last["episode"]["l"].tolist() == [3, 3, 3, 3]
+    assert {"final_obs", "_final_obs", "newton_episode", "_newton_episode", "final_info", "_final_info"} <= set(first)
+    assert not first["_newton_episode"].any() and truncated.all() and last["_newton_episode"].all()
+    assert last["newton_episode"]["l"].tolist() == [3, 3, 3, 3]
 
 
 def test_the_sync_patch_catches_a_sync(monkeypatch):

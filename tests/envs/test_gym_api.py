@@ -51,7 +51,7 @@ def test_same_step_autoreset_on_termination(device):
     assert obs[0].abs().max().item() == 0.0  # already the first observation of the next one (no noise)
     assert reward.tolist() == [0.0, 1.0]
     assert env.episode_length.tolist() == [0, step + 1]
-    assert info["episode"]["l"][0].item() == step + 1 and info["episode"]["_r"].tolist() == [True, False]
+    assert info["newton_episode"]["l"][0].item() == step + 1 and info["newton_episode"]["_r"].tolist() == [True, False]
 
 
 def test_truncation_is_kept_apart_from_termination():
@@ -62,7 +62,7 @@ def test_truncation_is_kept_apart_from_termination():
         assert not truncated.any() and "final_obs" not in info
     _, _, terminated, truncated, info = env.step(torch.zeros(3, 1))
     assert truncated.all() and not terminated.any() and info["_final_obs"].all()
-    assert info["episode"]["l"].tolist() == [5, 5, 5]
+    assert info["newton_episode"]["l"].tolist() == [5, 5, 5]
 
 
 def test_reset_mask_resets_only_selected_worlds(device):

@@ -75,7 +75,7 @@ def test_graph_path_run_eagerly_equals_the_step(task):
             _assert_same(env.reset(seed=5), ref.reset(seed=5))
         result = env.step(action)
         _assert_same(result, ref.step(action))
-        ends += result[4]["_episode"]
+        ends += result[4]["_newton_episode"]
     assert int(ends.min()) >= 12  # autoresets in every world
     assert all(vars(env.task)[name] is value for name, value in state.items())
 
@@ -176,7 +176,7 @@ def _leaves_clone(tree):
 
 @_needs_cuda
 def test_cuda_graph_episode_time_runs_on():
-    """info["episode"]["t"] is each episode's wall time, read from a clock refreshed before every replay
+    """info["newton_episode"]["t"] is each episode's wall time, read from a clock refreshed before every replay
     (a time read at capture would be frozen into the graph)."""
     env = gym.make_vec("Newton/Ant-v0", num_envs=2, device="cuda:0", max_episode_steps=3, graph=True)
     env.reset(seed=0)
@@ -184,8 +184,8 @@ def test_cuda_graph_episode_time_runs_on():
     for _ in range(12):
         time.sleep(0.01)
         _, _, _, truncated, info = env.step(actions)
-        if bool(info["_episode"].all()):
-            times.append(info["episode"]["t"].clone())
+        if bool(info["_newton_episode"].all()):
+            times.append(info["newton_episode"]["t"].clone())
             starts.append(env.episode_start.clone())
     assert env.step_graph.captures == 1 and len(times) == 4
     assert all(bool((t >= 0.025).all() and (t < 5.0).all()) for t in times)
@@ -200,7 +200,7 @@ def test_cuda_graph_step_reads_nothing_back(monkeypatch):
     with monkeypatch.context() as m:
         _no_host_sync(m)
         results = [env.step(actions) for _ in range(10)]
-    assert env.step_graph.captures == 1 and any(bool(r[4]["_episode"].any()) for r in results)
+    assert env.step_graph.captures == 1 and any(bool(r[4]["_newton_episode"].any()) for r in results)
 
 
 class _HostSync(Exception):

@@ -30,9 +30,9 @@ def test_matches_gymnasium_and_autoresets_in_the_same_step(threads):
             assert bool(terminated[i]) == te and bool(truncated[i]) == tr
             if te or tr:
                 finished += 1
-                assert info["_final_obs"][i] and info["episode"]["_r"][i]
+                assert info["_final_obs"][i] and info["newton_episode"]["_r"][i]
                 np.testing.assert_allclose(info["final_obs"][i].numpy(), o, rtol=1e-6, atol=1e-6)
-                assert info["episode"]["r"][i].item() == pytest.approx(totals[i], rel=1e-5)
+                assert info["newton_episode"]["r"][i].item() == pytest.approx(totals[i], rel=1e-5)
                 totals[i] = 0.0
                 o, _ = r.reset()
             np.testing.assert_allclose(obs[i].numpy(), o, rtol=1e-6, atol=1e-6)

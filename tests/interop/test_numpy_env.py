@@ -40,7 +40,7 @@ def test_same_step_autoreset_matches_gymnasium_layout(env):
     assert all(isinstance(f, np.ndarray) and f.shape == (4,) for f in final)
     assert not np.allclose(np.stack(final), obs)  # obs already holds the next episodes' first observations
     assert np.abs(np.stack(final) - prev).max() < 0.5  # the final obs continues the old episode
-    assert info["episode"]["l"].tolist() == [4] * N and info["episode"]["_r"].all()
+    assert info["newton_episode"]["l"].tolist() == [4] * N and info["newton_episode"]["_r"].all()
 
 
 def test_reset_mask_and_seed_reproducibility(env):
@@ -54,9 +54,7 @@ def test_reset_mask_and_seed_reproducibility(env):
 
 def test_gymnasium_vector_wrappers_accept_it(env):
     # (Gymnasium's observation wrappers refuse every SAME_STEP env, since final_obs would bypass them.)
-    wrapped = gym.wrappers.vector.RecordEpisodeStatistics(
-        gym.wrappers.vector.ClipAction(env), stats_key="episode_stats"
-    )
+    wrapped = gym.wrappers.vector.RecordEpisodeStatistics(gym.wrappers.vector.ClipAction(env))
     wrapped.reset(seed=0)
     for _ in range(4):
         obs, reward, terminated, truncated, info = wrapped.step(np.zeros((N, 1), np.float32))
