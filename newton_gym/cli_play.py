@@ -1,9 +1,12 @@
 """``newton-gym play``: run a trained checkpoint deterministically, print the episode returns, and record
 the rollout as a time-sampled USD and a GIF (headless ray caster, tracking camera).
 
-Example::
+Any checkpoint ``newton-gym train`` writes (skrl or rsl_rl backend) and the shipped policies play.
+
+Examples::
 
     newton-gym play --checkpoint runs/ant/checkpoints/final.pt --episodes 2 --out runs/ant/play
+    newton-gym play --checkpoint runs/go1/model_300.pt --max-steps 500
 """
 
 from __future__ import annotations
@@ -14,19 +17,22 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser):
-    parser.add_argument("--checkpoint", required=True, help="training checkpoint (checkpoints/final.pt)")
+    parser.add_argument(
+        "--checkpoint", required=True, help="checkpoint of newton-gym train (final.pt, model_<i>.pt) or shipped policy"
+    )
     parser.add_argument("--task", default=None, help="task id (default: the checkpoint's)")
     parser.add_argument("--episodes", type=int, default=1, help="episodes to run (default 1)")
     parser.add_argument("--max-steps", type=int, default=0, help="stop after this many steps (0: no limit)")
     parser.add_argument("--seed", type=int, default=0, help="reset seed")
     parser.add_argument("--gif-every", type=int, default=2, help="keep every n-th step as a GIF frame")
-    parser.add_argument("--out", default=None, help="output folder (default: <run>/play next to the checkpoint)")
+    parser.add_argument("--out", default=None, help="output folder (default: <run directory of the checkpoint>/play)")
 
 
 def run(args) -> int:
     from .train.play import play
+    from .train.resume import run_dir_of
 
-    out = args.out or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.checkpoint))), "play")
+    out = args.out or os.path.join(run_dir_of(args.checkpoint), "play")
     try:
         result = play(
             args.checkpoint,

@@ -1,13 +1,16 @@
-"""Sim-to-sim: run checkpoints in newton_gym and in gymnasium's MuJoCo task of the same name.
+"""Sim-to-sim: run checkpoints in newton_gym and in MuJoCo C.
 
 A checkpoint trained on ``Newton/Ant-v0`` runs in Newton/Ant-v0 and in gymnasium's Ant-v5 (MuJoCo C);
 one trained on ``MuJoCo/Ant-v5`` (gymnasium's task, ``newton-gym train --config
 configs/train_ant_mujoco.toml``) runs in both as well. Observation, action and reward definitions are
-shared (``include_cfrc_ext_in_observation=False``), so the checkpoint runs unchanged. The script prints
-mean returns of deterministic (mean) actions over K episodes and the fraction kept in the other simulator.
+shared (``include_cfrc_ext_in_observation=False``), so the checkpoint runs unchanged. For those tasks the
+script prints mean returns of deterministic (mean) actions over K episodes and the fraction kept in the
+other simulator. A legged velocity task's checkpoint (Go1, G1; either backend) is compared by its
+velocity-tracking error in both simulators on the same MJCF (:mod:`newton_gym.train.velocity_eval`).
 
-    python scripts/sim2sim.py                                   # the shipped Ant checkpoints, both ways
+    python scripts/sim2sim.py                                   # every shipped policy
     python scripts/sim2sim.py --checkpoint runs/ant-v0_<time>/checkpoints/final.pt --episodes 10
+    python scripts/sim2sim.py --checkpoint runs/go1_<time>/model_300.pt --seconds 8
 """
 
 from __future__ import annotations
@@ -51,6 +54,24 @@ def compare(path: str, episodes: int, seed: int, max_steps: int, noise: float | 
     return means
 
 
+def compare_velocity(path: str, seconds: float) -> dict:
+    """Velocity-tracking error of a legged checkpoint in both simulators; prints and returns the means."""
+    from newton_gym.train.checkpoint import load_policy
+    from newton_gym.train.velocity_eval import ROBOT_OF_TASK, tracking_error_mujoco, tracking_error_newton
+
+    policy = load_policy(path)
+    task = policy.meta["task"]
+    t0 = time.perf_counter()
+    clip = float(np.max(np.abs(policy.meta["action_high"])))
+    ours = tracking_error_newton(policy, task, seconds=seconds)
+    ref = tracking_error_mujoco(policy, ROBOT_OF_TASK[task], seconds=seconds, action_clip=clip)
+    print(f"{os.path.basename(path)} (trained in {task}; {seconds:g} s per command; {time.perf_counter() - t0:.0f} s)")
+    print(f"  {task:26s} mean velocity error {ours.mean():6.3f} m/s over {len(ours)} commands")
+    ratio = ref.mean() / ours.mean()
+    print(f"  {'MuJoCo C (same MJCF)':26s} mean velocity error {ref.mean():6.3f} m/s   {ratio:.2f} x newton_gym's")
+    return {task: float(ours.mean()), "MuJoCo": float(ref.mean())}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -63,6 +84,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-steps", type=int, default=1000, help="episode length (Ant-v5: 1000)")
     parser.add_argument(
+        "--seconds", type=float, default=8.0, help="legged tasks: seconds per velocity command (first 1 s not counted)"
+    )
+    parser.add_argument(
         "--reset-noise",
         type=float,
         default=None,
@@ -70,8 +94,14 @@ def main(argv=None) -> int:
     )
     args = parser.parse_args(argv)
     paths = args.checkpoint or sorted(os.path.join(SHIPPED, f) for f in os.listdir(SHIPPED) if f.endswith(".pt"))
+    from newton_gym.train.checkpoint import checkpoint_meta, load_checkpoint
+    from newton_gym.train.velocity_eval import ROBOT_OF_TASK
+
     for path in paths:
-        compare(path, args.episodes, args.seed, args.max_steps, args.reset_noise)
+        if checkpoint_meta(load_checkpoint(path))["task"] in ROBOT_OF_TASK:
+            compare_velocity(path, args.seconds)
+        else:
+            compare(path, args.episodes, args.seed, args.max_steps, args.reset_noise)
     return 0
 
 

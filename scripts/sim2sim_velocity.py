@@ -1,6 +1,7 @@
 """Velocity-tracking error of a legged policy in newton_gym and in MuJoCo C on the same MJCF.
 
     python scripts/sim2sim_velocity.py --checkpoint runs/<run>/model_<it>.pt        # rsl_rl checkpoint
+    python scripts/sim2sim_velocity.py --checkpoint runs/<run>/checkpoints/final.pt  # skrl checkpoint
     python scripts/sim2sim_velocity.py --checkpoint newton_gym/assets/policies/go1_newton.pt
 
 Prints, per command of ``newton_gym.train.velocity_eval.DEFAULT_COMMANDS``, the mean |cmd_xy - v_xy| [m/s]
@@ -17,7 +18,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from newton_gym.train.export import deploy_policy, load_rsl_rl_checkpoint  # noqa: E402
+from newton_gym.errors import ConfigError  # noqa: E402
+from newton_gym.train.checkpoint import load_policy  # noqa: E402
 from newton_gym.train.velocity_eval import (  # noqa: E402
     DEFAULT_COMMANDS,
     ROBOT_OF_TASK,
@@ -31,10 +33,11 @@ def main(argv=None) -> int:
     parser.add_argument("--checkpoint", required=True)
     parser.add_argument("--seconds", type=float, default=8.0)
     args = parser.parse_args(argv)
-    actor, meta = load_rsl_rl_checkpoint(args.checkpoint)
-    policy = deploy_policy(actor, meta).eval()
-    task = meta["task"]
-    clip = float(np.max(np.abs(meta["action_high"])))
+    policy = load_policy(args.checkpoint)
+    task = policy.meta["task"]
+    if task not in ROBOT_OF_TASK:
+        raise ConfigError(f"{args.checkpoint}: trained on {task}; the velocity check knows {sorted(ROBOT_OF_TASK)}")
+    clip = float(np.max(np.abs(policy.meta["action_high"])))
     ours = tracking_error_newton(policy, task, seconds=args.seconds)
     ref = tracking_error_mujoco(policy, ROBOT_OF_TASK[task], seconds=args.seconds, action_clip=clip)
     print(f"{task}, {args.seconds:.0f} s per command, error after 1 s [m/s]")

@@ -8,11 +8,13 @@
 | ``agent`` | skrl PPO agent from a TrainCfg |
 | ``runner`` | PPORunner: the training loop, logging, checkpoints, learning curve |
 | ``episode_log``, ``progress``, ``plotting`` | episode returns and reward terms, tqdm bar, PNG curve |
-| ``checkpoint`` | save / load; ``load_policy`` gives a deterministic torch policy (no skrl needed) |
+| ``checkpoint``, ``checkpoint_io`` | checkpoints of both backends (safe loads, atomic writes); ``load_policy`` |
+| ``policy`` | DeployPolicy: normaliser, MLP and action map, the module play, evaluate and export run |
+| ``interrupt``, ``resume``, ``rng_state`` | SIGINT / SIGTERM stop and save; ``--resume``; RNG state as plain data |
 | ``distributed`` | torchrun set-up (gloo on CPU, NCCL on CUDA) and the skrl import |
 | ``play`` | run a checkpoint and record USD + GIF |
 | ``rsl_rl_env``, ``rsl_rl_runner`` | NewtonVectorEnv as rsl_rl's VecEnv (policy + critic groups); the PPO loop |
-| ``export`` | TorchScript / ONNX deployment files from an rsl_rl checkpoint (normaliser folded in) |
+| ``export`` | TorchScript / ONNX deployment files from any checkpoint (normaliser folded in), checked against torch |
 | ``evaluate``, ``velocity_eval`` | sim to sim in MuJoCo C: returns (Ant, Humanoid), tracking error (Go1, G1) |
 
 Training needs the ``train`` extra (skrl, tensorboard, tqdm) and ``plot`` (matplotlib); the rsl_rl backend
@@ -41,12 +43,13 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-def train(cfg, out_dir: str, progress: bool = True, log=print):
-    """Train ``cfg`` (a TrainCfg, dict or TOML path) into ``out_dir``; returns the TrainResult."""
+def train(cfg, out_dir: str, progress: bool = True, log=print, resume=None):
+    """Train ``cfg`` (a TrainCfg, dict or TOML path) into ``out_dir``, continuing ``resume`` (a
+    :class:`~newton_gym.train.resume.ResumePoint`) when given; returns the TrainResult."""
     from .runner import PPORunner
 
     cfg = cfg if isinstance(cfg, TrainCfg) else load_train_config(cfg)
-    runner = PPORunner(cfg, out_dir, progress=progress, log=log)
+    runner = PPORunner(cfg, out_dir, progress=progress, log=log, resume=resume)
     try:
         return runner.train()
     finally:

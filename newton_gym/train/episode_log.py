@@ -1,6 +1,6 @@
 """Episode bookkeeping during training: finished-episode returns, named reward terms, the learning curve.
 
-Reads what NewtonVectorEnv puts in ``info``: ``info["episode"] = {"r", "l", "_r"}`` for the worlds whose
+Reads what NewtonVectorEnv puts in ``info``: ``info["newton_episode"] = {"r", "l", "_r"}`` for the worlds whose
 episode ended this step and ``info["reward_terms"]`` (named (N,) reward terms). Everything stays on the
 device during an iteration; one host transfer happens per finished-episode step and per iteration.
 """
@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import collections
 import csv
+import io
 import math
-import os
 
 import torch
+
+from .checkpoint_io import write_text
 
 __all__ = ["EpisodeLog"]
 
@@ -58,7 +60,7 @@ class EpisodeLog:
             total = reward.detach().sum()
             self._reward_sum = total if self._reward_sum is None else self._reward_sum + total
         self._term_steps += self.num_envs
-        episode = info.get("episode")
+        episode = info.get("newton_episode")
         if episode is None:
             return
         done = torch.as_tensor(episode["_r"]).bool()
@@ -108,10 +110,30 @@ class EpisodeLog:
         return scalars
 
     def write_csv(self, path: str) -> str:
-        """Write the learning curve as CSV (env_steps, mean_return, episodes)."""
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with open(path, "w", newline="") as f:
-            writer = csv.writer(f)
-            writer.writerow(["env_steps", "mean_return", "episodes"])
-            writer.writerows(self.curve)
-        return path
+        """Write the learning curve as CSV (env_steps, mean_return, episodes), atomically."""
+        text = io.StringIO()
+        writer = csv.writer(text, lineterminator="\n")
+        writer.writerow(["env_steps", "mean_return", "episodes"])
+        writer.writerows(self.curve)
+        return write_text(path, text.getvalue())
+
+    def state_dict(self) -> dict:
+        """What a resumed run continues from, as plain lists and numbers: the curve, the recent returns
+        and lengths, the first returns and the episode count (not the current iteration's sums)."""
+        return {
+            "curve": [list(row) for row in self.curve],
+            "recent": list(self.recent),
+            "recent_lengths": list(self.recent_lengths),
+            "first_returns": list(self.first_returns),
+            "episodes": int(self.episodes),
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continue from a :meth:`state_dict`."""
+        self.curve = [(int(s), float(r), int(e)) for s, r, e in state["curve"]]
+        self.recent.clear()
+        self.recent.extend(state["recent"])
+        self.recent_lengths.clear()
+        self.recent_lengths.extend(state["recent_lengths"])
+        self.first_returns = list(state["first_returns"])[: self.num_envs]
+        self.episodes = int(state["episodes"])

@@ -41,9 +41,9 @@ def run_newton(
     with torch.no_grad():
         while torch.isnan(returns).any():
             obs, _, _, _, info = env.step(policy(obs))
-            if "episode" in info:
-                first = info["episode"]["_r"] & torch.isnan(returns)
-                returns[first] = info["episode"]["r"][first].double()
+            if "newton_episode" in info:
+                first = info["newton_episode"]["_r"] & torch.isnan(returns)
+                returns[first] = info["newton_episode"]["r"][first].double()
     env.close()
     return returns.tolist()
 

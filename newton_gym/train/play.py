@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .checkpoint import load_checkpoint, load_policy
+from .checkpoint import load_policy
 
 __all__ = ["PlayResult", "play"]
 
@@ -52,7 +52,7 @@ def play(
     """Run ``episodes`` episodes of the checkpoint's policy (mean actions) and record them.
 
     Args:
-        checkpoint: a newton_gym training checkpoint (``checkpoints/final.pt``).
+        checkpoint: a checkpoint ``newton-gym train`` wrote (either backend) or a shipped policy.
         out_dir: where ``rollout.usda`` and ``rollout.gif`` go (None: record nothing).
         task: task id (default: the one the checkpoint was trained on).
         episodes: number of episodes.
@@ -61,8 +61,8 @@ def play(
         gif_every: keep every n-th step as a GIF frame.
         log: prints one line per episode.
     """
-    meta = load_checkpoint(checkpoint)["newton_gym"]
     policy = load_policy(checkpoint)
+    meta = policy.meta
     env = _make_env(meta, task, seed, record=out_dir is not None)
     result = PlayResult()
     recorder, frames, dt = None, [], env.sim.dt
@@ -82,9 +82,9 @@ def play(
         with torch.no_grad():
             obs, _, _, _, info = env.step(policy(obs))
         step += 1
-        if "episode" in info:
-            result.returns.append(float(info["episode"]["r"][0]))
-            result.lengths.append(int(info["episode"]["l"][0]))
+        if "newton_episode" in info:
+            result.returns.append(float(info["newton_episode"]["r"][0]))
+            result.lengths.append(int(info["newton_episode"]["l"][0]))
             log(f"episode {len(result.returns)}: return {result.returns[-1]:.1f} ({result.lengths[-1]} steps)")
     if not result.returns:  # cut by max_steps before any episode ended: report the partial one
         result.returns.append(float(env.episode_return[0]))

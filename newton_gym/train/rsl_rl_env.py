@@ -8,6 +8,8 @@ rsl_rl's contract (``rsl_rl/env/vec_env.py``) and how this adapter meets it:
   as long 0 / 1.
 - ``extras["time_outs"]`` (N,): the truncations; rsl_rl's PPO adds ``gamma * V(s_t)`` to the reward of a
   timed-out step (its bootstrap), and treats every done as the end of the return chain.
+- ``extras["finished_episodes"]``: the environment's ``info["newton_episode"]`` (``r``, ``l``, ``_r``) in a
+  step where an episode ended, for the runner's learning curve (rsl_rl does not read it);
 - ``extras["log"]``: ``"Reward/<term>"``, the mean over worlds of each named reward term this step;
   rsl_rl's logger averages them over an iteration's steps and writes each as its own TensorBoard scalar.
 - ``num_envs``, ``num_actions``, ``max_episode_length``, ``device``, ``cfg``: the environment's;
@@ -77,13 +79,22 @@ class RslRlVecEnv(VecEnv):
         """The observation groups of the current state (after the last reset or step)."""
         return self._obs
 
+    def restart(self) -> TensorDict:
+        """Reset every world without reseeding (each world's stream goes on; a resumed run starts so)."""
+        obs, _ = self.env.reset()
+        self._obs = self._group(obs)
+        return self._obs
+
     def step(self, actions: torch.Tensor):
         """Step every world: (observations, rewards (N,), dones (N,) long, extras)."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
         self._obs = self._group(obs)
         dones = (terminated | truncated).long()
         log = {f"Reward/{name}": term.mean() for name, term in info["reward_terms"].items()}
-        return self._obs, reward, dones, {"time_outs": truncated, "log": log}
+        extras = {"time_outs": truncated, "log": log}
+        if "newton_episode" in info:
+            extras["finished_episodes"] = info["newton_episode"]
+        return self._obs, reward, dones, extras
 
     def close(self):
         self.env.close()

@@ -7,7 +7,17 @@ observation instead (``info["bootstrap_obs"]`` of :class:`~newton_gym.train.skrl
 
 Outputs in ``out_dir``: TensorBoard events (skrl's losses, rewards, learning rate, plus the mean episode
 return and every named reward term), ``checkpoints/agent_<iteration>.pt`` and ``checkpoints/final.pt``,
-``learning_curve.png`` and ``learning_curve.csv`` (mean episode return vs env steps), ``config.json``.
+``learning_curve.csv`` (mean episode return vs env steps; rewritten with every checkpoint),
+``learning_curve.png`` and ``config.json``.
+
+Stopping and resuming. Under SIGINT or SIGTERM (:class:`~newton_gym.train.interrupt.StopSignals`) the
+run drops the rollout in progress (an update in progress finishes), writes
+``checkpoints/agent_<iteration>.pt``, the curve and the config, logs one line saying where, and returns
+a result with ``interrupted`` set. Under torchrun the processes agree on the stop at the end of an
+iteration (the rollout in progress is finished, as the update's all-reduce needs every rank). A
+:class:`~newton_gym.train.resume.ResumePoint` given to the runner continues such a checkpoint (see
+:mod:`newton_gym.train.resume`); rank 0's RNG state is the one saved, and under torchrun the other
+ranks continue from seeds of their rank and the iteration.
 """
 
 from __future__ import annotations
@@ -20,17 +30,31 @@ from dataclasses import dataclass
 
 import torch
 
+from ..errors import CheckpointError
+from .checkpoint_io import write_text
 from .config import TrainCfg, to_dict
 from .distributed import all_reduce_mean, any_rank, init_distributed, sync_running_scaler
 from .episode_log import EpisodeLog
+from .interrupt import StopSignals, interrupted_line
 from .progress import Progress
+from .resume import NO_RESUME_STATE
+from .rng_state import capture_rng, restore_rng
 
 __all__ = ["PPORunner", "TrainResult"]
 
 
 @dataclass
 class TrainResult:
-    """What a run achieved (means over processes under torchrun)."""
+    """What a run achieved (means over processes under torchrun).
+
+    Attributes:
+        start_return, end_return: mean return of the first and of the last finished episodes.
+        env_steps, iterations: done over the whole run (before a resume included).
+        seconds: wall-clock of the whole run [s].
+        checkpoint: the last checkpoint written (``final.pt``, or ``agent_<iteration>.pt`` if interrupted).
+        curve_png, curve_csv: the learning curve files.
+        interrupted: the run stopped on SIGINT / SIGTERM.
+    """
 
     start_return: float
     end_return: float
@@ -39,6 +63,8 @@ class TrainResult:
     seconds: float
     checkpoint: str
     curve_png: str
+    curve_csv: str = ""
+    interrupted: bool = False
 
 
 class PPORunner:
@@ -49,9 +75,10 @@ class PPORunner:
         out_dir: run directory (created).
         progress: draw the tqdm bar (rank 0 only).
         log: function printing one line (rank 0 only).
+        resume: continue from this checkpoint (its run directory should be ``out_dir``).
     """
 
-    def __init__(self, cfg: TrainCfg, out_dir: str, progress: bool = True, log=print):
+    def __init__(self, cfg: TrainCfg, out_dir: str, progress: bool = True, log=print, resume=None):
         self.t0 = time.perf_counter()
         self.cfg = cfg
         self.dist, self.device = init_distributed(cfg.device)
@@ -67,7 +94,11 @@ class PPORunner:
         self.episodes = EpisodeLog(cfg.num_envs)
         self.env_steps = 0
         self.iteration = 0
+        self.seconds_before = 0.0  # wall-clock of the sessions before a resume [s]
+        self.resumed_from = None
         self._start_logged = False
+        if resume is not None:
+            self._resume(resume)
 
     # ------------------------------------------------------------------ construction
     def _make_env(self):
@@ -108,8 +139,48 @@ class PPORunner:
             "train_config": to_dict(self.cfg),
             "env_steps": self.env_steps,
             "iteration": self.iteration,
+            "seconds": self.seconds(),
             "mean_return": self.episodes.mean_return,
         }
+
+    def seconds(self) -> float:
+        """Wall-clock of the whole run so far, set-up and earlier sessions included [s]."""
+        return self.seconds_before + time.perf_counter() - self.t0
+
+    def _training_state(self) -> dict:
+        """Checkpoint entries besides the agent's modules: the schedule, RNG state and episode log."""
+        extra = {"resume": {"rng": capture_rng(self.vec), "episodes": self.episodes.state_dict()}}
+        scheduler = getattr(self.agent, "scheduler", None)
+        if scheduler is not None:
+            extra["learning_rate_scheduler"] = scheduler.state_dict()
+        return extra
+
+    def _resume(self, point):
+        """Load the agent's modules, schedule, progress, episode log and RNG state of ``point``."""
+        data = point.data
+        modules = {name: m for name, m in self.agent.checkpoint_modules.items() if hasattr(m, "load_state_dict")}
+        missing = [name for name in modules if name not in data]
+        if missing:
+            raise CheckpointError(f"cannot be resumed with this config: it lacks {missing}", point.checkpoint)
+        for name, module in modules.items():
+            module.load_state_dict(data[name])
+        scheduler = getattr(self.agent, "scheduler", None)
+        if scheduler is not None and "learning_rate_scheduler" in data:
+            scheduler.load_state_dict(data["learning_rate_scheduler"])
+        meta = point.meta
+        self.iteration, self.env_steps = int(meta["iteration"]), int(meta["env_steps"])
+        self.seconds_before = float(meta.get("seconds", 0.0))
+        state = data.get("resume")
+        if state is not None:
+            self.episodes.load_state_dict(state["episodes"])
+            self._start_logged = len(self.episodes.first_returns) >= self.cfg.num_envs
+        else:
+            self.log(NO_RESUME_STATE)
+        if state is not None and self.dist.is_main:
+            restore_rng(state["rng"], self.vec)
+        else:  # only rank 0's state is saved
+            torch.manual_seed(self.seed + 7919 * self.iteration)
+        self.resumed_from = point.checkpoint
 
     # ------------------------------------------------------------------ training
     def _steps_per_iteration(self) -> int:
@@ -120,15 +191,21 @@ class PPORunner:
             return max(1, math.ceil(self.cfg.timesteps / self._steps_per_iteration()))
         return 10**9  # time-limited: _should_stop ends the run
 
+    def _seconds_left(self) -> float:
+        return self.cfg.minutes * 60.0 - self.seconds()
+
     def _should_stop(self, iterations: int, requested: bool = False) -> bool:
-        out_of_time = self.cfg.minutes > 0 and time.perf_counter() - self.t0 >= self.cfg.minutes * 60.0
+        out_of_time = self.cfg.minutes > 0 and self._seconds_left() <= 0.0
         # Every rank must leave the loop at the same iteration, or the next all-reduce would hang.
         return self.iteration >= iterations or any_rank(out_of_time or requested)
 
-    def _collect(self, obs, timestep: int, timesteps: int):
-        """One rollout of ``ppo.rollouts`` vector steps (the agent updates after the last one)."""
+    def _collect(self, obs, timestep: int, timesteps: int, signals: StopSignals | None = None):
+        """One rollout of ``ppo.rollouts`` vector steps (the agent updates after the last one); returns
+        (obs, timestep, complete). With ``signals``, a stop request drops the rollout (complete False)."""
         agent, env = self.agent, self.env
         for _ in range(self.cfg.ppo.rollouts):
+            if signals is not None and signals.requested:
+                return obs, timestep, False
             agent.pre_interaction(timestep=timestep, timesteps=timesteps)
             with torch.no_grad():
                 actions, _ = agent.act(obs, None, timestep=timestep, timesteps=timesteps)
@@ -150,10 +227,11 @@ class PPORunner:
             agent.post_interaction(timestep=timestep, timesteps=timesteps)
             obs = next_obs
             timestep += 1
-        return obs, timestep
+        return obs, timestep, True
 
     def train(self, on_iteration=None) -> TrainResult:
-        """Run until ``timesteps`` env steps or ``minutes`` of wall-clock; returns a TrainResult.
+        """Run until ``timesteps`` env steps or ``minutes`` of wall-clock (both counted over the whole run)
+        or a stop signal; returns a TrainResult.
 
         Args:
             on_iteration: optional callback ``f(runner) -> bool`` called after every update; True stops
@@ -166,21 +244,34 @@ class PPORunner:
             f"training {self.cfg.task}: {self.cfg.num_envs} worlds x {self.dist.world_size} process(es), "
             f"{self._steps_per_iteration()} env steps per iteration, out: {self.out_dir}"
         )
-        progress = Progress(
-            self.cfg.timesteps, self.cfg.minutes * 60.0 - (time.perf_counter() - self.t0), enabled=self.show_progress
-        )
-        obs, _ = self.env.reset()
-        timestep, stop = 0, False
-        try:
-            while not self._should_stop(iterations, stop):
-                obs, timestep = self._collect(obs, timestep, timesteps)
-                self._after_update()
-                progress.update(self.env_steps, self.episodes.mean_return)
-                self._log_start_return(progress)
-                stop = bool(on_iteration(self)) if on_iteration is not None else False
-        finally:
-            progress.close()
-        return self._finish()
+        if self.resumed_from:
+            self.log(
+                f"resuming {self.resumed_from}: iteration {self.iteration}, {self.env_steps} env steps, "
+                f"{self.seconds_before:.0f} s so far"
+            )
+        total = iterations * self._steps_per_iteration() if self.cfg.timesteps > 0 else 0
+        progress = Progress(total, self._seconds_left(), self.env_steps, enabled=self.show_progress)
+        obs, _ = self.env.restart() if self.resumed_from else self.env.reset()
+        timestep = self.iteration * self.cfg.ppo.rollouts  # skrl's step count, TensorBoard's axis of its scalars
+        stop, start_iteration = False, self.iteration
+        with StopSignals() as signals:
+            try:
+                # under torchrun a rollout is never cut: every rank must reach the update's all-reduce
+                local = None if self.dist.enabled else signals
+                while not self._should_stop(iterations, stop or signals.requested):
+                    obs, timestep, complete = self._collect(obs, timestep, timesteps, local)
+                    if not complete:
+                        break
+                    self._after_update()
+                    progress.update(self.env_steps, self.episodes.mean_return)
+                    self._log_start_return(progress)
+                    stop = bool(on_iteration(self)) if on_iteration is not None else False
+            finally:
+                progress.close()
+            interrupted = any_rank(signals.requested)
+            if self.iteration == start_iteration and not interrupted:
+                self.log(f"the run's budget was already reached at iteration {self.iteration}; give a larger one")
+            return self._finish(interrupted, signals.signal_name)
 
     def _log_start_return(self, progress):
         if not self._start_logged and len(self.episodes.first_returns) >= self.cfg.num_envs:
@@ -203,43 +294,48 @@ class PPORunner:
             self._checkpoint(f"agent_{self.iteration}.pt")
 
     def _checkpoint(self, name: str) -> str:
+        """Write ``checkpoints/<name>`` and the learning curve CSV (rank 0); returns the checkpoint path."""
         from .checkpoint import save_checkpoint
 
         path = os.path.join(self.out_dir, "checkpoints", name)
         if self.dist.is_main:
-            save_checkpoint(path, self.agent, self.meta())
+            save_checkpoint(path, self.agent, self.meta(), self._training_state())
+            self.episodes.write_csv(os.path.join(self.out_dir, "learning_curve.csv"))
         return path
 
     def _write_config(self):
         if self.dist.is_main:
-            os.makedirs(self.out_dir, exist_ok=True)
-            with open(os.path.join(self.out_dir, "config.json"), "w") as f:
-                json.dump(to_dict(self.cfg), f, indent=2)
+            write_text(os.path.join(self.out_dir, "config.json"), json.dumps(to_dict(self.cfg), indent=2))
 
-    def _finish(self) -> TrainResult:
+    def _finish(self, interrupted: bool = False, signal_name: str | None = None) -> TrainResult:
         from .plotting import plot_learning_curve
 
-        checkpoint = self._checkpoint("final.pt")
+        checkpoint = self._checkpoint(f"agent_{self.iteration}.pt" if interrupted else "final.pt")
         png = os.path.join(self.out_dir, "learning_curve.png")
+        csv = os.path.join(self.out_dir, "learning_curve.csv")
         if self.dist.is_main:
-            self.episodes.write_csv(os.path.join(self.out_dir, "learning_curve.csv"))
             plot_learning_curve(self.episodes.curve, png, title=f"{self.cfg.task} PPO (skrl)")
             writer = getattr(self.agent, "writer", None)
             if writer is not None:
                 writer.flush()
         result = TrainResult(
-            all_reduce_mean(self.episodes.start_return),
-            all_reduce_mean(self.episodes.mean_return),
-            self.env_steps,
-            self.iteration,
-            time.perf_counter() - self.t0,
-            checkpoint,
-            png,
+            start_return=all_reduce_mean(self.episodes.start_return),
+            end_return=all_reduce_mean(self.episodes.mean_return),
+            env_steps=self.env_steps,
+            iterations=self.iteration,
+            seconds=self.seconds(),
+            checkpoint=checkpoint,
+            curve_png=png,
+            curve_csv=csv,
+            interrupted=interrupted,
         )
-        self.log(
-            f"return at start: {result.start_return:.1f}   at end: {result.end_return:.1f}   "
-            f"({result.env_steps} env steps, {result.iterations} iterations, {result.seconds:.0f} s)"
-        )
+        if interrupted:
+            self.log(interrupted_line(signal_name, self.iteration, self.env_steps, checkpoint, csv, self.out_dir))
+        else:
+            self.log(
+                f"return at start: {result.start_return:.1f}   at end: {result.end_return:.1f}   "
+                f"({result.env_steps} env steps, {result.iterations} iterations, {result.seconds:.0f} s)"
+            )
         return result
 
     def close(self):

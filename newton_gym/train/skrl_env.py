@@ -113,6 +113,11 @@ class SkrlVecEnv(Wrapper):
             self._observations, self._info = self._env.reset(seed=self._seed)
         return self._observations, self._info
 
+    def restart(self):
+        """Reset every world without reseeding (each world's stream goes on; a resumed run starts so)."""
+        self._observations, self._info = self._env.reset()
+        return self._observations, self._info
+
     def step(self, actions: torch.Tensor):
         """Step all worlds: (obs (N, O), reward (N, 1), terminated (N, 1), truncated (N, 1), info).
 
