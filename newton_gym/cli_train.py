@@ -121,11 +121,14 @@ def _run(args) -> int:
     cfg = point.cfg if point else _config(args)
     name = cfg.task.split("/")[-1].lower()
     out = point.run_dir if point else args.out or os.path.join("runs", f"{name}_{time.strftime('%Y%m%d-%H%M%S')}")
-    if cfg.backend == "rsl_rl":
-        return _run_rsl_rl(cfg, out, point, args.eval_episodes)
-    from .train import train
+    from .train.wandb_log import wandb_run
 
-    result = train(cfg, out, progress=not args.no_progress, resume=point)
+    with wandb_run(cfg, out):
+        if cfg.backend == "rsl_rl":
+            return _run_rsl_rl(cfg, out, point, args.eval_episodes)
+        from .train import train
+
+        result = train(cfg, out, progress=not args.no_progress, resume=point)
     if result.interrupted:
         return INTERRUPTED_EXIT_CODE
     if int(os.getenv("RANK", "0")) == 0:

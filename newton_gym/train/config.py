@@ -175,6 +175,9 @@ class TrainCfg:
         minutes: wall-clock budget of the training loop (0: use ``timesteps``).
         torch_threads: torch intra-op threads (0: leave torch's default).
         checkpoint_every: iterations between checkpoints (the last one is always written).
+        wandb: also log to Weights & Biases (the ``wandb`` extra): the same scalars as TensorBoard, mirrored
+            from its event files, into ``<run>/wandb``; offline unless WANDB_MODE or WANDB_API_KEY says
+            otherwise (``wandb sync`` uploads an offline run later). WANDB_PROJECT names the project.
         env: task config overrides (``max_episode_steps``, ``randomization``, ...), checked by the task.
         ppo, policy: see PPOCfg and PolicyCfg (skrl backend).
         rsl_rl: see RslRlCfg (rsl_rl backend).
@@ -193,6 +196,7 @@ class TrainCfg:
     ppo: PPOCfg = field(default_factory=PPOCfg)
     policy: PolicyCfg = field(default_factory=PolicyCfg)
     rsl_rl: RslRlCfg = field(default_factory=RslRlCfg)
+    wandb: bool = False
 
     def validate(self) -> TrainCfg:
         """Raise ConfigError on values no run can use; returns self."""
