@@ -19,12 +19,13 @@ def check_world(model, world) -> int:
     return int(world)
 
 
-def check_positive(value, name: str, unit: str) -> float:
-    """``value`` as a finite float > 0, else RenderError naming ``name`` and its ``unit``."""
+def check_positive(value, name: str, unit: str, error: type = RenderError) -> float:
+    """``value`` as a finite float > 0, else ``error`` (a NewtonGymError class) naming ``name`` and its
+    ``unit``."""
     try:
         v = float(value)
     except (TypeError, ValueError):
         v = float("nan")
     if not (np.isfinite(v) and v > 0.0):
-        raise RenderError(f"{name} must be a positive number of {unit}, got {value!r}")
+        raise error(f"{name} must be a positive number of {unit}, got {value!r}")
     return v

@@ -138,17 +138,21 @@ def _check_sizes(layers: list, meta: dict):
         )
 
 
+def _unit_scaler(meta: dict):
+    """(mean, denominator) of no observation normaliser: zeros and ones of the observation size."""
+    size = int(meta["observation_size"])
+    return torch.zeros(size), torch.ones(size)
+
+
 def skrl_deploy_policy(meta: dict, policy_state: dict, obs_state: dict | None) -> DeployPolicy:
     """The :class:`DeployPolicy` of the skrl backend's GaussianPolicy state dict, its observation scaler's
     state dict (None: no normaliser) and the checkpoint's metadata."""
     layers = _layers(policy_state, "net", "policy state dict")
     _check_sizes(layers, meta)
-    size = int(meta["observation_size"])
+    mean, denom = _unit_scaler(meta)
     if obs_state is not None:
         mean = obs_state["running_mean"].float()
         denom = obs_state["running_variance"].float().sqrt() + _SKRL_EPS
-    else:
-        mean, denom = torch.zeros(size), torch.ones(size)
     return DeployPolicy(
         mean,
         denom,
@@ -166,12 +170,10 @@ def rsl_rl_deploy_policy(actor_state: dict, meta: dict) -> DeployPolicy:
     are the Gaussian's mean, not clipped: "raw")."""
     layers = _layers(actor_state, "mlp", "actor state dict")
     _check_sizes(layers, meta)
-    size = int(meta["observation_size"])
+    mean, denom = _unit_scaler(meta)
     if meta.get("obs_normalization"):
         mean = actor_state["obs_normalizer._mean"].reshape(-1)
         denom = actor_state["obs_normalizer._std"].reshape(-1) + float(meta["obs_normalizer_eps"])
-    else:
-        mean, denom = torch.zeros(size), torch.ones(size)
     return DeployPolicy(
         mean,
         denom,

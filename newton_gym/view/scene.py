@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ViewError
+from ..render.errors import check_positive
 from ..render.palette import check_colors, shape_colors
 from ..render.scene import pack_scene
 from ..sim.compose import grid_offsets
@@ -244,10 +245,4 @@ def _colors(model, colors) -> np.ndarray:
 
 
 def _positive(value, name: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = float("nan")
-    if not (np.isfinite(v) and v > 0.0):
-        raise ViewError(f"{name} must be a positive number of metres, got {value!r}")
-    return v
+    return check_positive(value, name, "metres", ViewError)
