@@ -9,13 +9,10 @@ import glob
 import importlib.util
 import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
 
 import pytest
 import torch
+from tiny_config import tiny_toml, train_cli
 
 pytest.importorskip("skrl")
 pytest.importorskip("rsl_rl")
@@ -26,42 +23,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 #: whose steps are checked and whether its axis is iterations (rsl_rl) or env steps (skrl)).
 RUNS = {
     "skrl": (
-        """
-task = "Newton/Ant-v0"
-num_envs = 4
-minutes = 0.0
-timesteps = 10000000
-checkpoint_every = 2
-[env]
-max_episode_steps = 16
-[ppo]
-rollouts = 8
-learning_epochs = 1
-mini_batches = 1
-[policy]
-hidden = [16, 16]
-""",
+        tiny_toml("skrl", timesteps=10000000, checkpoint_every=2),
         32,
         "checkpoints/agent_2.pt",
         ("Episode / mean return", "env_steps"),
     ),
     "rsl_rl": (
-        """
-task = "Newton/Go1-Flat-v0"
-backend = "rsl_rl"
-num_envs = 4
-minutes = 0.0
-timesteps = 10000000
-checkpoint_every = 2
-[env]
-max_episode_steps = 16
-[rsl_rl]
-num_steps_per_env = 8
-num_learning_epochs = 1
-num_mini_batches = 1
-actor_hidden_dims = [16, 16]
-critic_hidden_dims = [16, 16]
-""",
+        tiny_toml("rsl_rl", timesteps=10000000, checkpoint_every=2),
         32,
         "model_2.pt",
         ("Loss/surrogate", "iterations"),
@@ -70,24 +38,7 @@ critic_hidden_dims = [16, 16]
 
 
 def _train(*args, wait_for: str | None = None, timeout: float = 120.0):
-    """Run ``newton-gym train`` in a subprocess; with ``wait_for``, SIGINT it once that file exists.
-    Returns (exit status, stdout, stderr)."""
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), OMP_NUM_THREADS="1")
-    cmd = [sys.executable, "-m", "newton_gym.cli", "train", "--no-progress", "--eval-episodes", "0", *args]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        if wait_for is not None:
-            deadline = time.monotonic() + timeout
-            while not os.path.exists(wait_for):
-                assert proc.poll() is None, proc.communicate()[1][-3000:]
-                assert time.monotonic() < deadline, f"no {wait_for} after {timeout} s"
-                time.sleep(0.05)
-            proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    return proc.returncode, out, err
+    return train_cli(*args, wait_for=wait_for, timeout=timeout)
 
 
 def _curve(path: str) -> list:

@@ -4,50 +4,20 @@ id follows the run directory (so --resume continues it); a missing wandb names t
 
 import glob
 import os
-import subprocess
 import sys
 
 import pytest
+from tiny_config import tiny_toml, train_cli
 
 pytest.importorskip("skrl")
 pytest.importorskip("rsl_rl")
 wandb_proto = pytest.importorskip("wandb.proto.wandb_internal_pb2")
 event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 CONFIGS = {
-    "skrl": """
-task = "Newton/Cartpole-v0"
-num_envs = 4
-minutes = 0.0
-timesteps = 192
-wandb = true
-[env]
-max_episode_steps = 12
-[ppo]
-rollouts = 8
-learning_epochs = 1
-mini_batches = 1
-[policy]
-hidden = [16, 16]
-""",
-    "rsl_rl": """
-task = "Newton/Go1-Flat-v0"
-backend = "rsl_rl"
-num_envs = 4
-minutes = 0.0
-timesteps = 96
-wandb = true
-[env]
-max_episode_steps = 16
-[rsl_rl]
-num_steps_per_env = 8
-num_learning_epochs = 1
-num_mini_batches = 1
-actor_hidden_dims = [16, 16]
-critic_hidden_dims = [16, 16]
-""",
+    "skrl": tiny_toml("skrl", timesteps=96, wandb=True),
+    "rsl_rl": tiny_toml("rsl_rl", timesteps=96, wandb=True),
 }
 
 
@@ -100,13 +70,10 @@ def test_wandb_holds_the_tensorboard_scalars(backend, tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(CONFIGS[backend])
     out = tmp_path / "run"
-    env = dict(os.environ, WANDB_MODE="offline", WANDB_SILENT="true", OMP_NUM_THREADS="1")
-    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
-    cmd = [sys.executable, "-m", "newton_gym.cli", "train", "--config", str(config), "--out", str(out)]
-    done = subprocess.run(
-        cmd + ["--no-progress", "--eval-episodes", "0"], cwd=ROOT, env=env, capture_output=True, text=True
+    status, stdout, stderr = train_cli(
+        "--config", str(config), "--out", str(out), env={"WANDB_MODE": "offline", "WANDB_SILENT": "true"}
     )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert status == 0, stdout[-2000:] + stderr[-2000:]
     board = _tensorboard_scalars(str(out))
     assert board and _wandb_scalars(str(out)) == board
 
