@@ -99,7 +99,8 @@ def write_scene(stage, scene: SceneDesc) -> None:
 
     Written: ``physics:gravityDirection`` (unit, (0, 0, -1) when gravity is zero),
     ``physics:gravityMagnitude`` [m/s^2], ``mjc:compiler:angle = "radian"`` (the unit of every angle in
-    ``mjc:`` attributes); with a timestep also ``newton:timeStepsPerSecond`` (int, round(1/dt)),
+    ``mjc:`` attributes); with a timestep also ``newton:timeStepsPerSecond`` (an int, so only where 1/dt is
+one: it outranks ``mjc:option:timestep`` when the stage is read, and a rounded rate would change the step),
     ``newton:maxSolverIterations``, ``mjc:option:timestep`` [s], ``mjc:option:iterations``,
     ``mjc:option:ls_iterations``, ``mjc:option:tolerance``, ``mjc:option:impratio`` and the tokens
     ``mjc:option:integrator``, ``mjc:option:solver``, ``mjc:option:cone``.
@@ -115,7 +116,9 @@ def write_scene(stage, scene: SceneDesc) -> None:
     set_attr(prim, "mjc:compiler:angle", "Token", "radian")
     if scene.timestep is None:
         return
-    set_attr(prim, "newton:timeStepsPerSecond", "Int", int(round(1.0 / scene.timestep)))
+    rate = 1.0 / float(scene.timestep)
+    if abs(rate - round(rate)) <= 1.0e-9 * rate:
+        set_attr(prim, "newton:timeStepsPerSecond", "Int", int(round(rate)))
     set_attr(prim, "newton:maxSolverIterations", "Int", int(scene.iterations))
     set_attr(prim, "mjc:option:timestep", "Double", float(scene.timestep))
     set_attr(prim, "mjc:option:iterations", "Int", int(scene.iterations))

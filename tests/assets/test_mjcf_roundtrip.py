@@ -86,7 +86,30 @@ def test_stage_units_scene_and_root(conv):
     assert prim.GetAttribute("mjc:option:timestep").Get() == model.opt.timestep
     assert prim.GetAttribute("mjc:option:iterations").Get() == model.opt.iterations
     assert prim.GetAttribute("newton:maxSolverIterations").Get() == model.opt.iterations
-    assert prim.GetAttribute("newton:timeStepsPerSecond").Get() == round(1.0 / model.opt.timestep)
+    rate, attr = 1.0 / model.opt.timestep, prim.GetAttribute("newton:timeStepsPerSecond")
+    if abs(rate - round(rate)) <= 1.0e-9 * rate:  # an int rate only where it is exact (humanoid: 0.003 s)
+        assert attr.Get() == round(rate)
+    else:
+        assert not attr.HasAuthoredValue()
+
+
+@pytest.mark.parametrize("timestep, rate", [(0.002, 500), (0.003, None), (0.0025, 400), (0.0007, None)])
+def test_the_usd_step_is_the_mjcf_step(tmp_path, timestep, rate):
+    """newton:timeStepsPerSecond (an int, read before mjc:option:timestep) is written only where 1/dt is an
+    integer, so add_usd's physics_dt is MuJoCo's timestep exactly: 0.003 s stays 0.003 s, not 1 / 333."""
+    import newton_gym as ng
+
+    xml = tmp_path / "step.xml"
+    xml.write_text(
+        f'<mujoco><option timestep="{timestep!r}"/><worldbody><body><freejoint/>'
+        '<geom type="sphere" size="0.1"/></body></worldbody></mujoco>'
+    )
+    out = MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path), usd_file_name="s.usda")).usd_path
+    stage = open_stage(out)
+    attr = stage.GetPrimAtPath("/physicsScene").GetAttribute("newton:timeStepsPerSecond")
+    assert (attr.Get() if attr.HasAuthoredValue() else None) == rate
+    result = ng.ModelBuilder().add_usd(out)
+    assert result["physics_dt"] == pytest.approx(timestep, rel=1e-12)
 
 
 def test_masses_and_inertias_match_mujoco(conv):
