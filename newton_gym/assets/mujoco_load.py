@@ -11,8 +11,12 @@ from __future__ import annotations
 import math
 import os
 import re
+import warnings
 import xml.etree.ElementTree as ET
 
+import numpy as np
+
+from ..errors import AssetWarning
 from ._imports import require
 from .errors import AssetError
 from .snapshot import SourceSnapshot
@@ -21,6 +25,7 @@ __all__ = [
     "parse_xml",
     "load_spec",
     "compile_spec",
+    "unbalanced_bodies",
     "load_staged_mjcf",
     "stage_mjcf_includes",
     "stage_spec_assets",
@@ -96,7 +101,9 @@ def load_spec(path: str, text: str | None = None, shown_as: str | None = None, s
 
 
 def compile_spec(spec, path: str, snapshot: SourceSnapshot | None = None):
-    """Compiles a spec into a ``mujoco.MjModel``.
+    """Compiles a spec into a ``mujoco.MjModel``. Bodies whose principal moments break the triangle
+    inequality (A + B >= C, which MuJoCo's compiler refuses; common in URDFs) are balanced as MuJoCo's
+    ``balanceinertia`` does (their moments set to the mean), with an AssetWarning naming each body.
 
     Raises:
         AssetError: MuJoCo's compiler rejects the model (the message names ``path``).
@@ -104,7 +111,38 @@ def compile_spec(spec, path: str, snapshot: SourceSnapshot | None = None):
     try:
         return spec.compile()
     except ValueError as exc:
+        if "balanceinertia" not in str(exc) or spec.compiler.balanceinertia:
+            raise _wrap_mujoco_error(exc, path, "MuJoCo could not compile the model", snapshot) from None
+        named = re.search(r"Element name '([^']*)'", str(exc))
+        bodies = unbalanced_bodies(spec) or ([named.group(1)] if named else [])
+        warnings.warn(
+            f"{path}: inertia of {', '.join(repr(b) for b in bodies)} breaks A + B >= C (principal moments); "
+            "balanced as MuJoCo's compiler option balanceinertia does (each such body's moments set to their mean)",
+            AssetWarning,
+            stacklevel=2,
+        )
+        spec.compiler.balanceinertia = True
+    try:
+        return spec.compile()
+    except ValueError as exc:
         raise _wrap_mujoco_error(exc, path, "MuJoCo could not compile the model", snapshot) from None
+
+
+def unbalanced_bodies(spec) -> list[str]:
+    """Names of the bodies with an explicit inertia whose principal moments A <= B <= C have A + B < C."""
+    out = []
+    for body in spec.bodies:
+        if not body.explicitinertial:
+            continue
+        full = [float(x) for x in body.fullinertia]
+        if math.isfinite(full[0]):  # (ixx, iyy, izz, ixy, ixz, iyz): the principal moments are its eigenvalues
+            matrix = [[full[0], full[3], full[4]], [full[3], full[1], full[5]], [full[4], full[5], full[2]]]
+            moments = sorted(float(v) for v in np.linalg.eigvalsh(matrix))
+        else:
+            moments = sorted(float(v) for v in body.inertia)
+        if moments[0] + moments[1] < moments[2] * (1.0 - 1.0e-9):
+            out.append(body.name)
+    return out
 
 
 def load_staged_mjcf(path: str, snapshot: SourceSnapshot):

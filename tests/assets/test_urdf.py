@@ -216,3 +216,32 @@ def test_link_density_for_links_without_inertial(tmp_path):
         conv = UrdfConverter(UrdfConverterCfg(asset_path=str(urdf), usd_dir=str(tmp_path / "o"), link_density=500.0))
     stage = open_stage(conv.usd_path)
     assert mass_of(stage.GetPrimAtPath("/light/a")) == pytest.approx(500.0 * 0.006, rel=1e-6)
+
+
+def test_inertias_breaking_the_triangle_inequality_are_balanced_with_a_warning_naming_the_link(tmp_path):
+    """MuJoCo's compiler refuses principal moments with A + B < C (common in URDFs): the converter balances
+    them as MuJoCo's balanceinertia does (each moment set to their mean) and says which links."""
+    from newton_gym.errors import AssetWarning
+
+    inertia = '<inertia ixx="{}" iyy="{}" izz="{}" ixy="0" ixz="0" iyz="0"/>'
+    urdf = tmp_path / "hand.urdf"
+    urdf.write_text(
+        f"""<robot name="hand"><link name="palm"><inertial><mass value="1"/>{inertia.format(1.0, 0.1, 0.1)}
+      </inertial></link><link name="finger"><inertial><mass value="0.1"/>{inertia.format(0.01, 0.02, 0.02)}
+      </inertial></link><link name="tip"><inertial><mass value="0.1"/>{inertia.format(0.3, 0.1, 0.1)}</inertial>
+      </link><joint name="j1" type="revolute"><parent link="palm"/><child link="finger"/><axis xyz="0 0 1"/>
+      <limit lower="-1" upper="1" effort="1" velocity="1"/></joint><joint name="j2" type="revolute">
+      <parent link="finger"/><child link="tip"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1"
+      velocity="1"/></joint></robot>"""
+    )
+    with pytest.warns(AssetWarning, match=r"hand\.urdf: inertia of 'palm', 'tip' breaks A \+ B >= C") as record:
+        conv = UrdfConverter(UrdfConverterCfg(asset_path=str(urdf), usd_dir=str(tmp_path / "o")))
+    assert not any("'finger'" in str(w.message) for w in record)
+    stage = open_stage(conv.usd_path)
+    moments = {
+        name: sorted(UsdPhysics.MassAPI(stage.GetPrimAtPath(f"/hand/{name}")).GetDiagonalInertiaAttr().Get())
+        for name in ("palm", "finger", "tip")
+    }
+    assert moments["palm"] == pytest.approx([0.4, 0.4, 0.4], rel=1e-6)
+    assert moments["tip"] == pytest.approx([0.5 / 3.0] * 3, rel=1e-6)
+    assert moments["finger"] == pytest.approx([0.01, 0.02, 0.02], rel=1e-6)  # balanced ones are left as they are
