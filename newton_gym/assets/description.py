@@ -173,7 +173,8 @@ class JointDesc:
         actfrclimited, actfrcrange: MuJoCo joint actuator-force clamping.
         group: MuJoCo joint group.
         drive: Optional PD drive.
-        initial: Start coordinate [rad] or [m] (the MJCF's ``home`` keyframe), None for MuJoCo's qpos0.
+        initial: Start coordinate [rad] or [m]: the MJCF's ``home`` keyframe, else MuJoCo's qpos0 (the joint's
+            ``ref``) where it is not 0; None for 0.
         mujoco_id: Index of the MuJoCo joint, None for synthetic fixed joints.
     """
 

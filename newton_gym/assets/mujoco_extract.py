@@ -129,11 +129,13 @@ def describe_model(model, name: str, options: ExtractOptions | None = None) -> R
     tree = _TreeBuilder(model, data, robot, options)
     for body_id in range(1, model.nbody):
         tree.add_body(body_id)
-    if home is not None:
-        for joint in robot.joints:
-            j = joint.mujoco_id
-            if j is not None and int(model.jnt_type[j]) in (_HINGE, _SLIDE):
-                joint.initial = float(model.key_qpos[home][model.jnt_qposadr[j]])
+    start = model.key_qpos[home] if home is not None else model.qpos0
+    for joint in robot.joints:  # start at the keyframe, else at qpos0 (= each joint's ref)
+        j = joint.mujoco_id
+        if j is not None and int(model.jnt_type[j]) in (_HINGE, _SLIDE):
+            q = float(start[model.jnt_qposadr[j]])
+            if home is not None or q != 0.0:
+                joint.initial = q
     tree.add_excluded_pairs()
     tree.add_weld_filters()
     robot.world_geoms = _describe_geoms(model, 0, options)

@@ -60,3 +60,45 @@ def test_shipped_unitree_robots_start_at_home(name):
     m = mujoco.MjModel.from_xml_path(robot_source_path(name))
     joint_err, body_err = _compare(robot_path(name), m)
     assert joint_err < 1e-6 and body_err < 1e-6
+
+
+def _compare_qpos0(usd_path: str, m) -> tuple[float, float]:
+    """Start state of the converted USD against MuJoCo's qpos0: joint coordinates (quaternions as xyzw) and
+    the positions of the bodies MuJoCo has (by name; the converter adds links between stacked joints)."""
+    builder = ModelBuilder()
+    builder.add_usd(usd_path)
+    model = builder.finalize("cpu")
+    d = mujoco.MjData(m)
+    mujoco.mj_kinematics(m, d)
+    expected = m.qpos0.copy()
+    for j in np.flatnonzero(m.jnt_type == mujoco.mjtJoint.mjJNT_FREE):
+        a = int(m.jnt_qposadr[j]) + 3
+        expected[a : a + 4] = quat_wxyz_to_xyzw(expected[a : a + 4])
+    state = model.state()
+    eval_fk(model, model.joint_q, model.joint_qd, state)
+    joint_err = float(np.abs(model.joint_q.numpy() - expected).max())
+    ours = {key.split("/")[-1]: i for i, key in enumerate(builder.body_key)}
+    body_q = state.body_q.numpy()
+    body_err = max(float(np.abs(body_q[ours[m.body(b).name], :3] - d.xpos[b]).max()) for b in range(1, m.nbody))
+    return joint_err, body_err
+
+
+@pytest.mark.parametrize("name", ["hopper", "walker2d", "arm"])
+def test_without_a_home_keyframe_the_start_state_is_qpos0(tmp_path, name):
+    """MuJoCo starts every joint at its ``ref`` (qpos0): Gymnasium's Hopper and Walker2d put their root
+    slide at ref 1.25 m, so a start at 0 would drop them 1.25 m into the floor."""
+    import os
+
+    import gymnasium
+
+    if name == "arm":  # the arm's hinge has ref 0.2; without keyframes
+        xml = tmp_path / "arm.xml"
+        xml.write_text(ARM.split("<keyframe>")[0] + "</mujoco>")
+        path = str(xml)
+    else:
+        path = os.path.join(os.path.dirname(gymnasium.__file__), "envs", "mujoco", "assets", f"{name}.xml")
+    m = mujoco.MjModel.from_xml_path(path)
+    assert np.abs(m.qpos0).max() > 0.1  # the case this is about: a non-zero ref
+    conv = MjcfConverter(MjcfConverterCfg(asset_path=path, usd_dir=str(tmp_path / "out")))
+    joint_err, body_err = _compare_qpos0(conv.usd_path, m)
+    assert joint_err < 1e-6 and body_err < 1e-6
