@@ -45,7 +45,28 @@ def warn_dropped_elements(spec, path: str) -> int:
     return count
 
 
-__all__ = ["MjcfConverter"]
+def warn_unsimulated_options(model, path: str) -> int:
+    """One :class:`~newton_gym.errors.AssetWarning` per MuJoCo ``<option>`` the solver does not simulate,
+    naming the file and the option (noslip, fluid forces, wind, impratio with elliptic cones). Returns the
+    number of warnings."""
+    from newton_gym.errors import AssetWarning
+
+    opt = model.opt
+    found = []  # (the option as authored, what the solver does instead)
+    if opt.noslip_iterations > 0:
+        found.append((f"noslip_iterations={opt.noslip_iterations}", "no noslip pass: contacts may creep"))
+    if opt.density > 0.0 or opt.viscosity > 0.0:
+        found.append((f"density={opt.density:g} viscosity={opt.viscosity:g}", "no fluid forces"))
+    if any(float(w) != 0.0 for w in opt.wind):
+        found.append((f"wind={tuple(float(w) for w in opt.wind)}", "no fluid forces"))
+    if opt.impratio != 1.0 and int(opt.cone) == 1:
+        found.append((f"impratio={opt.impratio:g}", "elliptic friction rows use impratio 1"))
+    for option, instead in found:
+        warnings.warn(f"{path}: <option {option}> not simulated: {instead}", AssetWarning, stacklevel=2)
+    return len(found)
+
+
+__all__ = ["MjcfConverter", "warn_unsimulated_options"]
 
 _GAIN_TYPES = ("fixed", "affine", "muscle", "user")
 _BIAS_TYPES = ("none", "affine", "muscle", "user")
@@ -108,6 +129,7 @@ class MjcfConverter(AssetConverterBase):
         robot = describe_model(model, name, options)
         _copy_hull_limits(spec, robot)
         warn_dropped_elements(spec, self._asset_path)
+        warn_unsimulated_options(model, self._asset_path)
         return self._robot_layers(robot)
 
 

@@ -3,6 +3,8 @@ import_physics_scene and actuator overrides."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytest.importorskip("mujoco")
@@ -114,3 +116,40 @@ def test_collision_from_visuals(tmp_path):
     assert sphere.GetAttribute("mjc:contype").Get() == 1
     assert cube.IsA(UsdGeom.Cube) and not cube.HasAPI(UsdPhysics.CollisionAPI)
     assert UsdGeom.Imageable(cube).GetPurposeAttr().Get() == "guide"
+
+
+@pytest.mark.parametrize(
+    "option, named",
+    [
+        ('noslip_iterations="3"', "noslip_iterations=3"),
+        ('density="1.2" viscosity="0.00002"', "density=1.2 viscosity=2e-05"),
+        ('wind="1 0 0"', "wind=(1.0, 0.0, 0.0)"),
+        ('cone="elliptic" impratio="100"', "impratio=100"),
+    ],
+)
+def test_options_the_solver_does_not_simulate_are_named(tmp_path, option, named):
+    from newton_gym.assets import MjcfConverter, MjcfConverterCfg
+    from newton_gym.errors import AssetWarning
+
+    xml = tmp_path / "opt.xml"
+    xml.write_text(
+        f'<mujoco><option {option}/><worldbody><body><freejoint/><geom type="sphere" size="0.1"/></body>'
+        "</worldbody></mujoco>"
+    )
+    with pytest.warns(AssetWarning, match=rf"opt\.xml: <option {re.escape(named)}> not simulated"):
+        MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "o")))
+
+
+def test_pyramidal_impratio_and_default_options_are_not_warned_about(tmp_path):
+    import warnings
+
+    from newton_gym.assets import MjcfConverter, MjcfConverterCfg
+
+    xml = tmp_path / "quiet.xml"
+    xml.write_text(
+        '<mujoco><option impratio="10"/><worldbody><body><freejoint/><geom type="sphere" size="0.1"/></body>'
+        "</worldbody></mujoco>"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "o")))
