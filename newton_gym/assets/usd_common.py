@@ -97,13 +97,13 @@ def set_pose(xformable, pos, quat, scale=None) -> None:
 def write_scene(stage, scene: SceneDesc) -> None:
     """Defines ``/physicsScene`` with explicit gravity and, when known, the MuJoCo solver options.
 
-    Written: ``physics:gravityDirection`` (unit, (0, 0, -1) when gravity is zero),
-    ``physics:gravityMagnitude`` [m/s^2], ``mjc:compiler:angle = "radian"`` (the unit of every angle in
-    ``mjc:`` attributes); with a timestep also ``newton:timeStepsPerSecond`` (an int, so only where 1/dt is
-one: it outranks ``mjc:option:timestep`` when the stage is read, and a rounded rate would change the step),
-    ``newton:maxSolverIterations``, ``mjc:option:timestep`` [s], ``mjc:option:iterations``,
-    ``mjc:option:ls_iterations``, ``mjc:option:tolerance``, ``mjc:option:impratio`` and the tokens
-    ``mjc:option:integrator``, ``mjc:option:solver``, ``mjc:option:cone``.
+        Written: ``physics:gravityDirection`` (unit, (0, 0, -1) when gravity is zero),
+        ``physics:gravityMagnitude`` [m/s^2], ``mjc:compiler:angle = "radian"`` (the unit of every angle in
+        ``mjc:`` attributes); with a timestep also ``newton:timeStepsPerSecond`` (an int, so only where 1/dt is
+    one: it outranks ``mjc:option:timestep`` when the stage is read, and a rounded rate would change the step),
+        ``newton:maxSolverIterations``, ``mjc:option:timestep`` [s], ``mjc:option:iterations``,
+        ``mjc:option:ls_iterations``, ``mjc:option:tolerance``, ``mjc:option:impratio`` and the tokens
+        ``mjc:option:integrator``, ``mjc:option:solver``, ``mjc:option:cone``.
     """
     UsdPhysics = require("pxr.UsdPhysics")
     physics_scene = UsdPhysics.Scene.Define(stage, SCENE_PATH)
