@@ -8,7 +8,7 @@ and the stage's own kernel call the same code.
 
 from __future__ import annotations
 
-__all__ = ["fill"]
+__all__ = ["fill", "BoundStruct"]
 
 
 def fill(struct, *sources, **fields):
@@ -36,3 +36,21 @@ def fill(struct, *sources, **fields):
             f"{struct.key}: fields {missing} missing, {ambiguous} held by several sources, {unknown} unknown"
         )
     return out
+
+
+class BoundStruct:
+    """A stage struct bound to a set of arrays and scalars, rebuilt only when one of them changes. The key
+    is the arrays' addresses, not the objects' ids: the kept struct holds the arrays, so no other array can
+    take their memory (a new State could take a freed one's id)."""
+
+    def __init__(self):
+        self._key = None
+        self._value = None
+
+    def get(self, arrays, scalars, build):
+        """The struct for ``arrays`` (Warp arrays) and ``scalars``; ``build()`` makes it when they changed."""
+        key = tuple(a.ptr for a in arrays) + tuple(scalars)
+        if key != self._key:
+            self._value = build()
+            self._key = key
+        return self._value

@@ -13,6 +13,7 @@ import warp as wp
 
 from ..errors import ModelBuildError, SolverError, SolverStateError
 from ..sim.kinematics import eval_fk
+from ..sim.stage_args import BoundStruct
 from . import forward, integrate, partition
 from .base import SolverBase, SolverNotifyFlags
 from .collision import driver as collision_driver
@@ -116,8 +117,7 @@ class SolverGeneralized(SolverBase):
         self._warm = False
         self._graphs = None
         self._checked_dt = None
-        self._args_key = None
-        self._args = None
+        self._args = BoundStruct()
         self._init_invweights()
 
     @property
@@ -262,16 +262,10 @@ class SolverGeneralized(SolverBase):
             forward.substep(self, span, state_out, args, h, k == self.substeps - 1)
 
     def _bind(self, state, body_f, control, ctrl, dt) -> forward.StepArgs:
-        """The stage structs for these arrays (kept while they stay the same). Keyed by the arrays'
-        addresses, not the objects' ids: the cached structs keep the arrays alive, so no other array can take
-        their memory (a new State could take a freed one's id)."""
+        """The stage structs for these arrays (kept while they stay the same: :class:`BoundStruct`)."""
         arrays = (state.joint_q, state.joint_qd, state.body_q, state.body_qd, body_f, ctrl)
         arrays += (control.joint_f, control.joint_target_pos, control.joint_target_vel)
-        key = tuple(a.ptr for a in arrays) + (dt,)
-        if key != self._args_key:
-            self._args = forward.bind(self, state, body_f, control, ctrl, dt)
-            self._args_key = key
-        return self._args
+        return self._args.get(arrays, (dt,), lambda: forward.bind(self, state, body_f, control, ctrl, dt))
 
     # ------------------------------------------------------------------ capture
     def capture(self, state_in, state_out, control, dt: float, steps: int = 1):

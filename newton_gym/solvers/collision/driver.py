@@ -14,12 +14,13 @@ there too except against planes.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import warp as wp
 
 from ...errors import SolverError
+from ...sim.stage_args import BoundStruct
 from ...sim.types import GeoType
 from ..tree import DeclaredFields, world_of
 from ..types import vec5
@@ -93,9 +94,8 @@ class Contacts(DeclaredFields):
     dist: wp.array = None  # (slot_count,) float32 signed distance [m] (negative: penetration)
     tangent: wp.array = None  # (slot_count,) vec3 first friction direction (unit, normal to n)
     force: wp.array = None  # (slot_count,) vec3 contact force on B, world frame [N]
-    # The narrow-phase kernels' arguments: (addresses of the arrays they hold, NarrowArgs), () before the first
-    # collision (:func:`_narrow_args`).
-    narrow: tuple = ()
+    # The narrow-phase kernels' NarrowArgs, kept while the arrays they hold stay the same (:func:`_narrow_args`).
+    narrow: BoundStruct = field(default_factory=BoundStruct)
 
 
 def _shape_radius(stype, scale, mesh_radius):
@@ -477,15 +477,9 @@ _collide_kernel = world_pair_kernel(_collide_pair, False, "_collide_kernel", __n
 
 
 def _narrow_args(model, contacts: Contacts, body_q) -> NarrowArgs:
-    """The kernels' :class:`.primitive.NarrowArgs`, kept in ``contacts`` while the arrays stay the same. Keyed
-    by the arrays' addresses: the kept struct holds the arrays, so no other array can take their memory."""
+    """The kernels' :class:`.primitive.NarrowArgs`, kept in ``contacts`` while the arrays stay the same."""
     arrays = (body_q, model.shape_type, model.shape_transform, model.shape_scale, model.shape_mesh)
-    key = tuple(a.ptr for a in arrays)
-    kept = contacts.narrow
-    if not kept or kept[0] != key:
-        kept = (key, narrow_args(model, contacts, body_q))
-        contacts.narrow = kept
-    return kept[1]
+    return contacts.narrow.get(arrays, (), lambda: narrow_args(model, contacts, body_q))
 
 
 def collide(model, contacts: Contacts, body_q, worlds=None, block_dim: int = 1):

@@ -32,7 +32,7 @@ import numpy as np
 import warp as wp
 
 from ...errors import ModelBuildError, SolverError
-from ...sim.stage_args import fill
+from ...sim.stage_args import BoundStruct, fill
 from ..collision.pairs import template_slot
 from ..constraint.assemble import (
     contact_pyramid,
@@ -335,7 +335,7 @@ class WorldSolver:
             ls_iterations=int(ls_iterations),
         )
         self.rd = _row_data(model, rows, offsets, self.newton, self.lanes, bool(subspace), self.tile_dofs)
-        self._bound = (None, None)
+        self._bound = BoundStruct()
 
     def drop_tiles(self):
         """Solve every world by the lanes' own Cholesky from now on (where the tile kernel cannot load)."""
@@ -360,16 +360,11 @@ class WorldSolver:
         )
 
     def _inputs(self, data, joint_q, joint_qd, dt: float, iterations: int) -> WorldInputs:
-        """The kernel's WorldInputs for these arrays and settings (kept while they stay the same). Keyed by the
-        arrays' addresses: the kept struct holds the arrays, so no other array can take their memory."""
+        """The kernel's WorldInputs for these arrays and settings (kept while they stay the same:
+        :class:`BoundStruct`)."""
         arrays = (data.body_q, data.art_ref, data.cdof, data.chol, data.qacc_smooth, joint_q, joint_qd)
-        key = tuple(a.ptr for a in arrays) + (dt, iterations)
-        bound_key, inputs = self._bound
-        if key != bound_key:
-            fields = dict(dt=dt, iterations=iterations, tolerance=self.tolerance, joint_q=joint_q, joint_qd=joint_qd)
-            inputs = fill(WorldInputs, data, **fields)
-            self._bound = (key, inputs)
-        return inputs
+        fields = dict(dt=dt, iterations=iterations, tolerance=self.tolerance, joint_q=joint_q, joint_qd=joint_qd)
+        return self._bound.get(arrays, (dt, iterations), lambda: fill(WorldInputs, data, **fields))
 
 
 def _world_offsets(layout, rows, newton: bool) -> dict:
