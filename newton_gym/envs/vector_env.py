@@ -172,7 +172,6 @@ class NewtonVectorEnv(VectorEnv):
 
     def _step(self, action, nan_rows):
         """The step after the action check: what :class:`.step_graph.StepGraph` captures when sync_free."""
-        live = ~self._ended  # NEXT_STEP resets the others in this step instead of stepping them
         self.sim.ctrl.copy_(self.task.ctrl_from_action(action))
         pre = self.task.pre_step(self.sim)
         self.sim.step()
@@ -191,7 +190,8 @@ class NewtonVectorEnv(VectorEnv):
         self.episode_length += 1
         self.episode_return += reward
         truncated = (self.episode_length >= self.cfg.max_episode_steps) & ~terminated
-        if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP:  # worlds that ended last step are reset, not stepped
+            live = ~self._ended
             terminated, truncated, unhealthy = terminated & live, truncated & live, unhealthy & live
             reward = torch.where(live, reward, 0.0)
             terms = {name: torch.where(live, term, 0.0) for name, term in terms.items()}
