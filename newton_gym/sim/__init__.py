@@ -2,6 +2,7 @@
 
 from . import conventions
 from .builder import ModelBuilder
+from .heightfield import Heightfield
 from .kinematics import eval_fk, eval_ik
 from .mesh import Mesh
 from .model import Model
@@ -19,6 +20,7 @@ __all__ = [
     "State",
     "Control",
     "Mesh",
+    "Heightfield",
     "Axis",
     "JointType",
     "GeoType",

@@ -13,6 +13,7 @@ from ..errors import ModelBuildError
 from . import compose
 from .builder_joints import JointShortcuts
 from .custom_attributes import CustomAttribute, CustomAttributeRegistry
+from .heightfield import Heightfield
 from .hostmath import normalize_transform, quat_between, transform_identity, transform_inverse, transform_mul
 from .joint_config import JointDofConfig, write_joint
 from .mesh import Mesh
@@ -44,6 +45,7 @@ class ModelBuilder(JointShortcuts):
         self.default_joint_cfg = JointDofConfig()
         self.tables = make_tables()
         self.meshes: list[Mesh] = []
+        self.heightfields: list[Heightfield] = []
         self._filter_pairs: list[np.ndarray] = []  # (k, 2) int chunks of shape pairs never to collide
         self._worlds = WorldScope()
         self._custom = CustomAttributeRegistry()
@@ -190,13 +192,14 @@ class ModelBuilder(JointShortcuts):
         geo_type: GeoType,
         xform=None,
         scale=(1.0, 1.0, 1.0),
-        mesh: Mesh | None = None,
+        mesh: Mesh | Heightfield | None = None,
         cfg: ShapeConfig | None = None,
         key: str | None = None,
         custom_attributes: dict | None = None,
         label: str | None = None,
     ) -> int:
-        """Attach a shape to ``body`` (-1: static, in the current world). Prefer the typed helpers."""
+        """Attach a shape to ``body`` (-1: static, in the current world). Prefer the typed helpers.
+        ``mesh`` is the geometry of a MESH shape (a Mesh) or of an HFIELD shape (a Heightfield)."""
         name = label or key
         tb = self.tables["body"]
         ident = name or f"#{self.shape_count}"
@@ -210,8 +213,10 @@ class ModelBuilder(JointShortcuts):
         scale = np.asarray(scale, dtype=np.float64).reshape(3)
         if not np.isfinite(scale).all() or (geo_type != GeoType.PLANE and (scale[: _size_dims(geo_type)] <= 0).any()):
             raise ModelBuildError(f"shape {ident}: {GeoType(geo_type).name} size {scale.tolist()} must be positive")
-        mesh_index = -1
-        if geo_type == GeoType.MESH:
+        mesh_index, field_index = -1, -1
+        if geo_type == GeoType.HFIELD:
+            field_index = self._heightfield_index(ident, body, mesh)
+        elif geo_type == GeoType.MESH:
             if not isinstance(mesh, Mesh):
                 raise ModelBuildError(f"shape {ident}: a MESH shape needs a newton_gym.Mesh, got {type(mesh).__name__}")
             mesh_index = next((i for i, m in enumerate(self.meshes) if m is mesh), -1)
@@ -226,11 +231,32 @@ class ModelBuilder(JointShortcuts):
             xform=normalize_transform(xform),
             scale=scale,
             mesh=mesh_index,
+            heightfield=field_index,
             world=self.current_world,
             **cfg.as_row(),
         )
         self._custom.set_values("shape", index, custom_attributes)
         return index
+
+    def _heightfield_index(self, ident, body, field) -> int:
+        if not isinstance(field, Heightfield):
+            raise ModelBuildError(
+                f"shape {ident}: an HFIELD shape needs a newton_gym.Heightfield, got {type(field).__name__}"
+            )
+        if body != -1:
+            raise ModelBuildError(f"shape {ident}: a heightfield is static terrain: attach it to body -1, not {body}")
+        index = next((i for i, h in enumerate(self.heightfields) if h is field), -1)
+        if index < 0:
+            self.heightfields.append(field)
+            index = len(self.heightfields) - 1
+        return index
+
+    def add_shape_heightfield(
+        self, body=-1, xform=None, heightfield: Heightfield = None, cfg=None, key=None, **kw
+    ) -> int:
+        """Static heightfield terrain (a ``newton_gym.Heightfield``) at ``xform``; body must be -1. The field
+        object is stored once, however many shapes or worlds use it."""
+        return self.add_shape(body, GeoType.HFIELD, xform, (1.0, 1.0, 1.0), mesh=heightfield, cfg=cfg, key=key, **kw)
 
     def add_shape_sphere(self, body, xform=None, radius=1.0, cfg=None, key=None, **kw) -> int:
         """Sphere of ``radius`` [m] centred at the shape frame."""
@@ -551,9 +577,10 @@ class ModelBuilder(JointShortcuts):
         from .finalize import auto_articulations
 
         auto_articulations(builder)  # so copies carry whole articulations, in world order
-        mesh_offset = len(self.meshes)
+        offsets = {"mesh": len(self.meshes), "heightfield": len(self.heightfields)}
         self.meshes.extend(builder.meshes)
-        starts = compose.append_copies(self.tables, builder.tables, xforms, wmaps, mesh_offset)
+        self.heightfields.extend(builder.heightfields)
+        starts = compose.append_copies(self.tables, builder.tables, xforms, wmaps, offsets)
         n = len(xforms)
         pairs = builder.filter_pair_array()
         if len(pairs):
@@ -600,7 +627,7 @@ class ModelBuilder(JointShortcuts):
 
         return (
             {k: t.snapshot() for k, t in self.tables.items()},
-            len(self.meshes),
+            (len(self.meshes), len(self.heightfields)),
             list(self._filter_pairs),
             copy.deepcopy(self._custom.attributes),
             (self._worlds.current, self._worlds.count, list(self._worlds.gravity)),
@@ -610,7 +637,8 @@ class ModelBuilder(JointShortcuts):
         tables, nmesh, pairs, custom, worlds = snap
         for k, s in tables.items():
             self.tables[k].restore(s)
-        del self.meshes[nmesh:]
+        del self.meshes[nmesh[0] :]
+        del self.heightfields[nmesh[1] :]
         self._filter_pairs = pairs
         self._custom.attributes = custom
         self._worlds.current, self._worlds.count, self._worlds.gravity = worlds

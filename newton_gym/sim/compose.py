@@ -60,14 +60,15 @@ def _root_masks(src_tables):
     )
 
 
-def append_copies(dst_tables, src_tables, copy_xforms, copy_world_maps, mesh_offset):
+def append_copies(dst_tables, src_tables, copy_xforms, copy_world_maps, source_offsets):
     """Append ``n`` copies of ``src_tables`` to ``dst_tables``.
 
     Args:
         copy_xforms: (n, 7) transform applied to each copy's world-anchored poses.
         copy_world_maps: (n, src_world_count + 1) int, the destination world of each source world
             index w (column w + 1; column 0 maps the source's global world -1).
-        mesh_offset: index of the source's first mesh in the destination's mesh list.
+        source_offsets: for each shared geometry list ("mesh", "heightfield"), the index of the source's
+            first entry in the destination's list; every copy refers to the same entries.
 
     Returns:
         dict kind -> start index in the destination of the first copy's first row.
@@ -88,8 +89,9 @@ def append_copies(dst_tables, src_tables, copy_xforms, copy_world_maps, mesh_off
             elif col.remap == "world":
                 tiled = copy_world_maps[:, data + 1]
             elif col.remap is not None:
-                step = src_counts[col.remap] if col.remap != "mesh" else 0
-                base = starts[col.remap] if col.remap != "mesh" else mesh_offset
+                shared = col.remap in source_offsets
+                step = 0 if shared else src_counts[col.remap]
+                base = source_offsets[col.remap] if shared else starts[col.remap]
                 offsets = base + step * np.arange(n)
                 tiled = np.where(data[None] >= 0, data[None] + offsets.reshape((n,) + (1,) * data.ndim), data[None])
             else:

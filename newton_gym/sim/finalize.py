@@ -219,6 +219,8 @@ def _upload_shapes(m, ts, builder, dev):
     m.shape_scale = _arr(ts.get("scale"), wp.vec3, dev)
     m.shape_mesh = _arr(ts.get("mesh"), wp.int32, dev)
     m.meshes = list(builder.meshes)
+    m.shape_heightfield = _arr(ts.get("heightfield"), wp.int32, dev)
+    m.heightfields = list(builder.heightfields)
     for col in ("mu", "mu_torsional", "mu_rolling", "restitution", "ke", "kd"):
         setattr(m, f"shape_material_{col}", _arr(ts.get(col), wp.float32, dev))
     m.shape_solref = _arr(ts.get("solref"), wp.vec2, dev)

@@ -52,6 +52,8 @@ class Model:
     shape_scale: wp.array  # (shape_count,) vec3, GeoType-specific sizes (radius, half extents) [m]
     shape_mesh: wp.array  # (shape_count,) int32 index into meshes, -1 for none
     meshes: list  # Mesh objects referenced by shape_mesh
+    shape_heightfield: wp.array  # (shape_count,) int32 index into heightfields, -1 for none
+    heightfields: list  # Heightfield objects referenced by shape_heightfield (one copy serves every world)
     shape_material_mu: wp.array  # (shape_count,) float32 sliding friction coefficient [-]
     shape_material_mu_torsional: wp.array  # (shape_count,) float32 torsional friction [m]
     shape_material_mu_rolling: wp.array  # (shape_count,) float32 rolling friction [m]

@@ -50,6 +50,7 @@ SHAPE = (
     # plane (width, length, 0), 0 = infinite; mesh (sx, sy, sz) scale.
     Column("scale", _f, (3,), (1.0, 1.0, 1.0)),
     Column("mesh", _i, (), -1, remap="mesh"),
+    Column("heightfield", _i, (), -1, remap="heightfield"),
     Column("density", _f, (), 1000.0),
     Column("mu", _f, (), 1.0),
     Column("mu_torsional", _f, (), 0.005),

@@ -67,6 +67,7 @@ class GeoType(IntEnum):
     CONE = 5
     MESH = 6
     ELLIPSOID = 7
+    HFIELD = 8  # a static heightfield (newton_gym.sim.Heightfield); its scale is unused
 
 
 class EqType(IntEnum):

@@ -15,6 +15,7 @@ __all__ = [
     "GEO_CONE",
     "GEO_MESH",
     "GEO_ELLIPSOID",
+    "GEO_HFIELD",
     "JOINT_PRISMATIC",
     "JOINT_REVOLUTE",
     "JOINT_BALL",
@@ -39,6 +40,7 @@ GEO_CYLINDER = wp.constant(int(GeoType.CYLINDER))
 GEO_CONE = wp.constant(int(GeoType.CONE))
 GEO_MESH = wp.constant(int(GeoType.MESH))
 GEO_ELLIPSOID = wp.constant(int(GeoType.ELLIPSOID))
+GEO_HFIELD = wp.constant(int(GeoType.HFIELD))
 
 # JointType values as Warp constants, for kernels that branch on the joint type.
 JOINT_PRISMATIC = wp.constant(int(JointType.PRISMATIC))
