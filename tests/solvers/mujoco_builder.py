@@ -3,8 +3,8 @@
 Reads MuJoCo's compiled values (body_pos / quat, body_mass / inertia / ipos / iquat, jnt_axis / range,
 geom type / size / pos / quat, actuator gear / ctrlrange), so the solver can be compared with MuJoCo on
 exactly the same model. It is not the package's MJCF importer: it supports the subset the solver tests
-use (hinge, slide, ball and free joints; plane, sphere, capsule, ellipsoid, box, cylinder and mesh geoms (a mesh
-keeps MuJoCo's compiled vertices and faces, so its convex hull is MuJoCo's unless maxhullvert reduced
+use (hinge, slide, ball and free joints; plane, heightfield, sphere, capsule, ellipsoid, box, cylinder and mesh
+geoms (a mesh keeps MuJoCo's compiled vertices and faces, so its convex hull is MuJoCo's unless maxhullvert reduced
 it); motor actuators on joints) and reproduces MuJoCo's collision filter (contype / conaffinity, same weld group,
 parent-child weld groups, <exclude>) with explicit filter pairs.
 
@@ -22,6 +22,7 @@ import numpy as np
 
 from newton_gym.errors import ImportFailedError
 from newton_gym.sim.builder import ModelBuilder
+from newton_gym.sim.heightfield import Heightfield
 from newton_gym.sim.mesh import Mesh
 from newton_gym.sim.shape_config import ShapeConfig
 from newton_gym.sim.types import GeoType
@@ -31,6 +32,7 @@ __all__ = ["builder_from_mujoco", "mujoco_qpos_to_joint_q"]
 
 _GEOM = {
     0: GeoType.PLANE,
+    1: GeoType.HFIELD,
     2: GeoType.SPHERE,
     3: GeoType.CAPSULE,
     4: GeoType.ELLIPSOID,
@@ -155,6 +157,9 @@ def _add_geoms(b, m, body, link, meshes):
         if kind == GeoType.MESH:
             shapes[g] = b.add_shape_mesh(link, xf, _mesh(meshes, m, int(m.geom_dataid[g])), cfg=cfg)
             continue
+        if kind == GeoType.HFIELD:
+            shapes[g] = b.add_shape_heightfield(link, xf, _field(meshes, m, int(m.geom_dataid[g])), cfg=cfg)
+            continue
         scale = {
             GeoType.PLANE: (0.0, 0.0, 0.0),
             GeoType.SPHERE: (size[0], 0.0, 0.0),
@@ -175,6 +180,17 @@ def _mesh(cache, m, k):
         f0, nf = int(m.mesh_faceadr[k]), int(m.mesh_facenum[k])
         cache[k] = Mesh(m.mesh_vert[v0 : v0 + nv], m.mesh_face[f0 : f0 + nf], maxhullvert=-1)
     return cache[k]
+
+
+def _field(cache, m, k):
+    """The newton_gym Heightfield of MuJoCo hfield k (one per hfield in ``cache``, so geoms share it)."""
+    key = ("hfield", k)
+    if key not in cache:
+        n0 = int(m.hfield_adr[k])
+        nrow, ncol = int(m.hfield_nrow[k]), int(m.hfield_ncol[k])
+        data = m.hfield_data[n0 : n0 + nrow * ncol]
+        cache[key] = Heightfield.from_mujoco(data, nrow, ncol, m.hfield_size[k])
+    return cache[key]
 
 
 def builder_from_mujoco(m, builder: ModelBuilder | None = None):

@@ -43,6 +43,7 @@ from .primitive import (
     CAPSULE,
     CYLINDER,
     MESH,
+    PHASE_CONVEX,
     ContactSlots,
     Convex,
     MeshHulls,
@@ -53,7 +54,7 @@ from .primitive import (
 
 wp.set_module_options({"enable_backward": False})
 
-__all__ = ["convex_kernel", "FACE_TOL", "EDGE_TOL"]
+__all__ = ["convex_kernel", "witnesses", "FACE_TOL", "EDGE_TOL"]
 
 FACE_TOL = 0.996  # MuJoCo's mjFACE_TOL: two faces whose normals are this close to opposite touch
 EDGE_TOL = 0.0888  # MuJoCo's mjEDGE_TOL: an edge this close to perpendicular to a face normal lies on it
@@ -504,7 +505,7 @@ def _manifold(
 
 
 @wp.func
-def _witnesses(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3)):
+def witnesses(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3)):
     """The contact normal n (A to B), the witness points on the cores and the signed distance of the surfaces
     [m]: GJK's closest points when the cores are apart, else EPA's deepest ones. Returns (ok, n, witness on
     A, witness on B, distance); ok is False where EPA finds no tetrahedron (a flat Minkowski difference)."""
@@ -522,7 +523,7 @@ def _convex_pair(p: int, slots: wp.vec2i, a: Convex, b: Convex, args: NarrowArgs
     if wp.length(wp.transform_get_translation(b.xf) - wp.transform_get_translation(a.xf)) > args.pair_bound[p]:
         return
     margin = args.pair_margin[p]
-    ok, n, wa, wb, d0 = _witnesses(a, b, args.hulls.mesh_verts)
+    ok, n, wa, wb, d0 = witnesses(a, b, args.hulls.mesh_verts)
     if not ok:
         return
     if d0 >= margin:
@@ -533,4 +534,4 @@ def _convex_pair(p: int, slots: wp.vec2i, a: Convex, b: Convex, args: NarrowArgs
         emit_contact(slots[0], d0, n, pt, margin, wp.vec3(0.0), args.out)
 
 
-convex_kernel = world_pair_kernel(_convex_pair, True, "_convex_kernel", __name__)
+convex_kernel = world_pair_kernel(_convex_pair, PHASE_CONVEX, "_convex_kernel", __name__)

@@ -8,7 +8,7 @@ shape moves". Cost is linear in the world count. Each pair owns a fixed block of
 maximum contact count), so contacts of a world are contiguous, need no atomics and persist slot by slot
 (warm starts). Per step, :func:`collide` runs a bounding-sphere test and the narrow phase per pair. Mesh
 shapes collide as their convex hulls (:mod:`.hull`, :mod:`.convex`), ellipsoids
-there too except against planes.
+there too except against planes, and heightfields as MuJoCo's grids of prisms (:mod:`.heightfield`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from ...sim.types import GeoType
 from ..tree import DeclaredFields, world_of
 from ..types import vec5
 from .convex import convex_kernel
+from .heightfield import field_kernel, field_slots
 from .hull import hull_tables
 from .pairs import GLOBAL, PairTopology, Templates, find_templates
 from .params import combine_pair_params
@@ -32,6 +33,9 @@ from .primitive import (
     CAPSULE,
     CYLINDER,
     MESH,
+    PHASE_CONVEX,
+    PHASE_FIELD,
+    PHASE_PRIMITIVE,
     PLANE,
     SPHERE,
     ContactSlots,
@@ -39,9 +43,9 @@ from .primitive import (
     NarrowArgs,
     emit_contact,
     feature_count,
-    is_convex_pair,
     launch_world_pairs,
     narrow_args,
+    phase_of,
     point_distance,
     segment_closest,
     shape_feature,
@@ -60,6 +64,7 @@ class Contacts(DeclaredFields):
     # Layout (host).
     pair_count: int = 0  # candidate shape pairs
     convex_pair_count: int = 0  # pairs of a mesh or ellipsoid with anything but a plane (:mod:`.convex`'s)
+    field_pair_count: int = 0  # pairs of a heightfield with anything but a plane (:mod:`.heightfield`'s)
     slot_count: int = 0  # contact slots (each pair owns its maximum contact count)
     template_count: int = 0  # distinct world pair layouts (:mod:`.pairs`)
     pair_slots_host: np.ndarray = None  # (pair_count,) int64 slots of each pair
@@ -80,6 +85,12 @@ class Contacts(DeclaredFields):
     mesh_face_normal: wp.array = None  # (hull faces,) vec3 outward unit face normals
     mesh_face_vert_start: wp.array = None  # (hull faces + 1,) int32 first corner of each face
     mesh_face_verts: wp.array = None  # (face corners,) int32 hull vertex of each corner, counter-clockwise
+    # Heightfields (:class:`.primitive.Heightfields`; their grid points follow the hull vertices in mesh_verts).
+    shape_field: wp.array = None  # (shape_count,) int32 heightfield of each HFIELD shape (-1: none)
+    rows: wp.array = None  # (field_count,) int32 grid points along y
+    cols: wp.array = None  # (field_count,) int32 grid points along x
+    point_start: wp.array = None  # (field_count,) int32 first grid point in mesh_verts
+    extent: wp.array = None  # (field_count,) vec4 half extent x, half extent y, top z, bottom z [m]
     # Pair parameters (:func:`.params.combine_pair_params`; edited by set_world_friction).
     pair_mu: wp.array = None  # (pair_count,) float32 friction coefficient (max of the two) [-]
     pair_margin: wp.array = None  # (pair_count,) float32 MuJoCo margin (sum of margins + gaps) [m]
@@ -111,6 +122,7 @@ def _shape_radius(stype, scale, mesh_radius):
     ell = stype == GeoType.ELLIPSOID
     r[ell] = scale[ell].max(axis=1, initial=0.0)
     r[stype == GeoType.PLANE] = np.inf
+    r[stype == GeoType.HFIELD] = 0.0  # a heightfield pair bounds the other shape by the field's box
     return r
 
 
@@ -217,13 +229,47 @@ def _supported():
     return SUPPORTED
 
 
+def _field_pair_slots(model, pa, pb, radius, slots):
+    """``slots`` with each heightfield pair's count narrowed to the prisms its other shape can cover."""
+    is_field = model.shape_type.numpy()[pb] == GeoType.HFIELD
+    if not is_field.any() or not len(pa):
+        return slots
+    fields = model.heightfields
+    index = model.shape_heightfield.numpy()[pb[is_field]]
+    spacing = np.array([fields[i].spacing for i in index], dtype=np.float64).reshape(-1, 2)
+    cells = np.array([(fields[i].ncol - 1, fields[i].nrow - 1) for i in index], dtype=np.float64).reshape(-1, 2)
+    margin = model.shape_contact_margin.numpy() + model.shape_contact_gap.numpy()
+    pair_margin = margin[pa[is_field]] + margin[pb[is_field]]
+    out = slots.copy()
+    out[is_field] = field_slots(radius[pa[is_field]], pair_margin, spacing, cells)
+    return out
+
+
+def _field_tables(model, hulls, arr, c: Contacts):
+    """The heightfield tables of c; returns the hull vertices followed by every field's grid points."""
+    fields = model.heightfields
+    counts = np.array([h.nrow * h.ncol for h in fields], dtype=np.int64)
+    starts = len(hulls.verts) + np.concatenate([[0], np.cumsum(counts)])[:-1]
+    c.shape_field = arr(model.shape_heightfield.numpy().astype(np.int32), wp.int32)
+    c.rows = arr(np.array([h.nrow for h in fields], np.int32), wp.int32)
+    c.cols = arr(np.array([h.ncol for h in fields], np.int32), wp.int32)
+    c.point_start = arr(starts.astype(np.int32), wp.int32)
+    extent = [(h.hx, h.hy, h.heights.max(), h.bottom) for h in fields]
+    c.extent = arr(np.array(extent, np.float32).reshape(-1, 4), wp.vec4)
+    return np.concatenate([hulls.verts.reshape(-1, 3)] + [h.points() for h in fields])
+
+
 def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, mesh_radius):
     c = Contacts()
     c.pair_count = len(pa)
     kinds = range(len(GeoType))
-    convex = np.array([[is_convex_pair(i, j) for j in kinds] for i in kinds], dtype=bool)
-    c.convex_pair_count = int(convex[stype[pa], stype[pb]].sum()) if len(pa) else 0
+    phase = np.array([[phase_of(i, j) for j in kinds] for i in kinds], dtype=np.int64)
+    pair_phase = phase[stype[pa], stype[pb]] if len(pa) else np.zeros(0, np.int64)
+    c.convex_pair_count = int((pair_phase == PHASE_CONVEX).sum())
+    c.field_pair_count = int((pair_phase == PHASE_FIELD).sum())
+    radius = _shape_radius(stype, scale, mesh_radius)
     slots = counts_table[stype[pa], stype[pb]] if len(pa) else np.zeros(0, np.int64)
+    slots = _field_pair_slots(model, pa, pb, radius, slots)
     slot_start = np.concatenate([[0], np.cumsum(slots)])
     c.slot_count = int(slot_start[-1])
     c.pair_slots_host = slots
@@ -237,7 +283,6 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, me
         )
     else:
         c.pair_condim_host = np.zeros(0, np.int64)
-    radius = _shape_radius(stype, scale, mesh_radius)
     c.pair_shape_host = np.stack([pa, pb], 1).astype(np.int64).reshape(-1, 2)
     c.pair_body_host = sbody[c.pair_shape_host].astype(np.int64).reshape(-1, 2)
     c.slot_pair_host = np.repeat(np.arange(len(pa)), slots).astype(np.int64)
@@ -252,7 +297,7 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, me
     _zeros(c, _PAIR_COLUMNS, c.pair_count, dev)
     combine_pair_params(model, c)
     c.mesh_start = arr(hulls.vert_start, wp.int32)
-    c.mesh_verts = arr(hulls.verts.astype(np.float32), wp.vec3)
+    c.mesh_verts = arr(_field_tables(model, hulls, arr, c).astype(np.float32), wp.vec3)
     c.mesh_face_start = arr(hulls.face_start, wp.int32)
     c.mesh_face_normal = arr(hulls.face_normal.astype(np.float32), wp.vec3)
     c.mesh_face_vert_start = arr(hulls.face_vert_start, wp.int32)
@@ -473,20 +518,27 @@ def _collide_pair(p: int, slots: wp.vec2i, a: Convex, b: Convex, args: NarrowArg
         _corner_contacts(slots, a, b, margin, args.out)
 
 
-_collide_kernel = world_pair_kernel(_collide_pair, False, "_collide_kernel", __name__)
+_collide_kernel = world_pair_kernel(_collide_pair, PHASE_PRIMITIVE, "_collide_kernel", __name__)
 
 
 def _narrow_args(model, contacts: Contacts, body_q) -> NarrowArgs:
     """The kernels' :class:`.primitive.NarrowArgs`, kept in ``contacts`` while the arrays stay the same."""
-    arrays = (body_q, model.shape_type, model.shape_transform, model.shape_scale, model.shape_mesh)
+    arrays = (
+        body_q,
+        model.shape_type,
+        model.shape_transform,
+        model.shape_scale,
+        model.shape_mesh,
+        contacts.shape_field,
+    )
     return contacts.narrow.get(arrays, (), lambda: narrow_args(model, contacts, body_q))
 
 
 def collide(model, contacts: Contacts, body_q, worlds=None, block_dim: int = 1):
     """Narrow phase over the candidate pairs of the worlds ``worlds`` = (first, count) (None: all); fills
     their contact slots: primitive pairs and mesh-plane here, mesh and ellipsoid pairs in :mod:`.convex`'s
-    kernel. One block of ``block_dim`` lanes per world, lanes over its pairs (no per-pair world lookup: a
-    world's offsets are read once)."""
+    kernel, heightfield pairs in :mod:`.heightfield`'s. One block of ``block_dim`` lanes per world, lanes
+    over its pairs (no per-pair world lookup: a world's offsets are read once)."""
     blocks = len(contacts.block_pair_start_host) - 1
     if worlds is None:
         worlds = (0, blocks)
@@ -497,4 +549,6 @@ def collide(model, contacts: Contacts, body_q, worlds=None, block_dim: int = 1):
     args = _narrow_args(model, contacts, body_q)
     if contacts.convex_pair_count:  # a model without such pairs never builds the convex kernel
         launch_world_pairs(convex_kernel, args, worlds, block_dim, model.device)
+    if contacts.field_pair_count:
+        launch_world_pairs(field_kernel, args, worlds, block_dim, model.device)
     launch_world_pairs(_collide_kernel, args, worlds, block_dim, model.device)

@@ -1,7 +1,8 @@
 """Support functions, GJK distance and EPA penetration of convex shapes, as Warp functions.
 
 A convex shape is a :class:`.primitive.Convex`: a core (a point for a sphere, a segment for a capsule, the box,
-the cylinder, the ellipsoid, or the convex hull of a mesh's hull vertices under the shape's scale)
+the cylinder, the ellipsoid, the convex hull of a mesh's hull vertices under the shape's scale, or one
+prism of a heightfield)
 inflated by a radius (sphere and capsule radius, 0 otherwise), as MuJoCo treats spheres and capsules.
 Both algorithms work on the cores, on the Minkowski difference M = A - B, whose support point in
 direction d is sA(d) - sB(-d):
@@ -22,11 +23,11 @@ from __future__ import annotations
 
 import warp as wp
 
-from .primitive import BOX, CAPSULE, CYLINDER, ELLIPSOID, MESH, Convex
+from .primitive import BOX, CAPSULE, CYLINDER, ELLIPSOID, HFIELD, MESH, Convex
 
 wp.set_module_options({"enable_backward": False})
 
-__all__ = ["support", "gjk", "epa", "GJK_ITERS", "EPA_VERTS", "EPA_TOL"]
+__all__ = ["support", "centre", "gjk", "epa", "GJK_ITERS", "EPA_VERTS", "EPA_TOL"]
 
 GJK_ITERS = 64
 EPA_VERTS = 48
@@ -47,6 +48,43 @@ def _sign(x: float):
     if x >= 0.0:
         return 1.0
     return -1.0
+
+
+@wp.func
+def _prism_corner(c: Convex, i: int, top: bool, verts: wp.array(dtype=wp.vec3)):
+    """Corner i (0..2) of the top (raised by size[0]) or bottom (z = size[2]) triangle of prism c."""
+    v = verts[c.corners[i]]
+    z = c.size[2]
+    if top:
+        z = v[2] + c.size[0]
+    return wp.vec3(v[0], v[1], z)
+
+
+@wp.func
+def _prism_support(c: Convex, dl: wp.vec3, verts: wp.array(dtype=wp.vec3)):
+    """Support point of prism c (field frame): the best corner of its top triangle where dl points up
+    (dl.z >= 0), else of its bottom one; the first corner wins a tie (MuJoCo's order)."""
+    top = dl[2] >= 0.0
+    p = _prism_corner(c, 0, top, verts)
+    best = wp.dot(p, dl)
+    for i in range(1, 3):
+        q = _prism_corner(c, i, top, verts)
+        s = wp.dot(q, dl)
+        if s > best:
+            best = s
+            p = q
+    return p
+
+
+@wp.func
+def centre(c: Convex, verts: wp.array(dtype=wp.vec3)):
+    """A point inside c (world): its origin, or a prism's centroid (the mean of its six corners)."""
+    if c.kind == HFIELD:
+        m = wp.vec3(0.0)
+        for i in range(3):
+            m += _prism_corner(c, i, True, verts) + _prism_corner(c, i, False, verts)
+        return wp.transform_point(c.xf, m / 6.0)
+    return wp.transform_get_translation(c.xf)
 
 
 @wp.func
@@ -74,6 +112,8 @@ def support_local(c: Convex, dl: wp.vec3, verts: wp.array(dtype=wp.vec3)):
             if s > best:
                 best = s
                 p = v
+    elif c.kind == HFIELD:
+        p = _prism_support(c, dl, verts)
     return p
 
 
@@ -214,7 +254,7 @@ def gjk(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3)):
     sb = mat43()
     n = int(0)
     # The difference of the centres lies in M: a first estimate of its point nearest the origin.
-    v = wp.transform_get_translation(a.xf) - wp.transform_get_translation(b.xf)
+    v = centre(a, verts) - centre(b, verts)
     if wp.length_sq(v) < 1.0e-24:
         v = wp.vec3(1.0, 0.0, 0.0)
     lam = wp.vec4(1.0, 0.0, 0.0, 0.0)

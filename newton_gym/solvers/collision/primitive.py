@@ -22,7 +22,17 @@ import warp as wp
 
 from ...sim.stage_args import fill
 from ...sim.types import GeoType
-from ...sim.wpmath import GEO_BOX, GEO_CAPSULE, GEO_CONE, GEO_CYLINDER, GEO_ELLIPSOID, GEO_MESH, GEO_PLANE, GEO_SPHERE
+from ...sim.wpmath import (
+    GEO_BOX,
+    GEO_CAPSULE,
+    GEO_CONE,
+    GEO_CYLINDER,
+    GEO_ELLIPSOID,
+    GEO_HFIELD,
+    GEO_MESH,
+    GEO_PLANE,
+    GEO_SPHERE,
+)
 from .pairs import PairTopology, decode_pair, world_pairs
 
 __all__ = [
@@ -40,8 +50,13 @@ __all__ = [
     "world_pair_kernel",
     "launch_world_pairs",
     "shape_pose",
-    "is_convex_pair",
-    "convex_pair",
+    "pair_phase",
+    "phase_of",
+    "PHASE_PRIMITIVE",
+    "PHASE_CONVEX",
+    "PHASE_FIELD",
+    "Heightfields",
+    "MAX_FIELD_CONTACTS",
     "SUPPORTED",
 ]
 
@@ -53,24 +68,40 @@ CYLINDER = GEO_CYLINDER
 CONE = GEO_CONE
 MESH = GEO_MESH
 ELLIPSOID = GEO_ELLIPSOID
+HFIELD = GEO_HFIELD
 _CONVEX_B = (GeoType.MESH, GeoType.ELLIPSOID)
 
+# The narrow phase that resolves a pair (:func:`phase_of`): each has its kernel.
+PHASE_PRIMITIVE = wp.constant(0)  # this module's feature points (and mesh-plane)
+PHASE_CONVEX = wp.constant(1)  # :mod:`.convex`: a mesh hull or an ellipsoid against anything but a plane
+PHASE_FIELD = wp.constant(2)  # :mod:`.heightfield`: a heightfield against anything but a plane
+MAX_FIELD_CONTACTS = 50  # MuJoCo's mjMAXCONPAIR: contacts of one heightfield pair at most
 
-def is_convex_pair(type_a: int, type_b: int) -> bool:
-    """True for a pair (type_a <= type_b) resolved by :mod:`.convex`: a mesh hull or an
-    ellipsoid against anything but a plane (host twin of :func:`convex_pair`)."""
-    return type_b in _CONVEX_B and type_a != GeoType.PLANE
+
+def phase_of(type_a: int, type_b: int) -> int:
+    """The narrow phase of a pair with type_a <= type_b (host twin of :func:`pair_phase`)."""
+    if type_b == GeoType.HFIELD:
+        return int(PHASE_FIELD)
+    if type_b in _CONVEX_B and type_a != GeoType.PLANE:
+        return int(PHASE_CONVEX)
+    return int(PHASE_PRIMITIVE)
 
 
 @wp.func
-def convex_pair(ta: int, tb: int):
-    """True for a pair (ta <= tb) resolved by :mod:`.convex` (see :func:`is_convex_pair`)."""
-    return (tb == MESH or tb == ELLIPSOID) and ta != PLANE
+def pair_phase(ta: int, tb: int):
+    """The narrow phase of a pair with ta <= tb (see :func:`phase_of`)."""
+    if tb == HFIELD:
+        return PHASE_FIELD
+    if (tb == MESH or tb == ELLIPSOID) and ta != PLANE:
+        return PHASE_CONVEX
+    return PHASE_PRIMITIVE
 
 
 def feature_count(type_a: int, type_b: int) -> int:
     """Contact slots of a pair with type_a <= type_b (0: unsupported pair)."""
     a, b = GeoType(type_a), GeoType(type_b)
+    if b == GeoType.HFIELD:  # at most MuJoCo's limit; the driver lays out fewer from the shape's extent
+        return MAX_FIELD_CONTACTS if a in _FIELD_PARTNERS else 0
     if b == GeoType.ELLIPSOID:  # exact support point on a plane; one GJK / EPA contact otherwise
         return 0 if a == GeoType.CONE else 1
     if b == GeoType.MESH and a != GeoType.PLANE:  # convex hull pairs (:mod:`.convex`): manifold size
@@ -95,11 +126,21 @@ def feature_count(type_a: int, type_b: int) -> int:
     return 0
 
 
+_FIELD_PARTNERS = (
+    GeoType.SPHERE,
+    GeoType.CAPSULE,
+    GeoType.BOX,
+    GeoType.CYLINDER,
+    GeoType.MESH,
+    GeoType.ELLIPSOID,
+)
+
 SUPPORTED = (
     "plane-{sphere, capsule, box, cylinder, cone, mesh hull}, sphere-{sphere, capsule, box, cylinder}, "
     "capsule-{capsule, box, cylinder}, box-{box, cylinder}, cylinder-cylinder, "
     "mesh hull-{sphere, capsule, box, cylinder, mesh hull}, "
-    "ellipsoid-{plane, sphere, capsule, box, cylinder, mesh hull, ellipsoid}"
+    "ellipsoid-{plane, sphere, capsule, box, cylinder, mesh hull, ellipsoid}, "
+    "heightfield-{sphere, capsule, box, cylinder, mesh hull, ellipsoid}"
 )
 
 
@@ -274,7 +315,9 @@ class MeshHulls:
     scale), the arrays of :class:`.driver.Contacts`."""
 
     mesh_start: wp.array(dtype=int)  # (mesh_count + 1,) first hull vertex of each mesh
-    mesh_verts: wp.array(dtype=wp.vec3)  # (hull vertices,) hull vertices [m]
+    # (hull vertices + heightfield points,) [m]: the hull vertices, then every heightfield's grid points
+    # (:class:`Heightfields`), so that one support function reads both
+    mesh_verts: wp.array(dtype=wp.vec3)
     mesh_face_start: wp.array(dtype=int)  # (mesh_count + 1,) first hull face of each mesh
     mesh_face_normal: wp.array(dtype=wp.vec3)  # (hull faces,) outward unit face normals
     mesh_face_vert_start: wp.array(dtype=int)  # (hull faces + 1,) first corner of each face
@@ -282,9 +325,23 @@ class MeshHulls:
 
 
 @wp.struct
+class Heightfields:
+    """The model's heightfields (:class:`newton_gym.sim.Heightfield`), each stored once: grid sizes and
+    extents; the grid points follow the hull vertices in :attr:`MeshHulls.mesh_verts`."""
+
+    shape_field: wp.array(dtype=int)  # (shape_count,) heightfield of each HFIELD shape (-1: none)
+    rows: wp.array(dtype=int)  # (field_count,) grid points along y
+    cols: wp.array(dtype=int)  # (field_count,) grid points along x
+    point_start: wp.array(dtype=int)  # (field_count,) first grid point in MeshHulls.mesh_verts, row by row
+    extent: wp.array(dtype=wp.vec4)  # (field_count,) half extent x, half extent y, top z, bottom z [m]
+
+
+@wp.struct
 class Convex:
     """One shape of a pair, in world coordinates; for the convex narrow phase (:mod:`.gjk`), a core
-    inflated by ``radius``."""
+    inflated by ``radius``. For kind HFIELD it is one prism of a heightfield: the triangle of grid points
+    ``corners`` with the solid below it down to z = size[2], its top raised by size[0] (a margin), in the
+    field's frame ``xf``."""
 
     kind: int  # GeoType of the shape
     size: wp.vec3  # shape_scale: radius / half sizes [m], or the mesh's vertex scale
@@ -294,12 +351,14 @@ class Convex:
     vert_end: int
     face_start: int  # hull faces of a mesh: [face_start, face_end)
     face_end: int
+    field: int  # heightfield of an HFIELD shape (index into :class:`Heightfields`), else -1
+    corners: wp.vec3i  # a prism's top triangle: three grid points in MeshHulls.mesh_verts
 
 
 @wp.func
 def shape_convex(kind: int, size: wp.vec3, xf: wp.transform, mesh: int, hulls: MeshHulls):
     """The :class:`Convex` of a shape of type ``kind``, size ``size`` and world pose xf (``mesh``: its mesh
-    for a mesh shape)."""
+    for a mesh shape, its heightfield for an HFIELD shape)."""
     c = Convex()
     c.kind = kind
     c.size = size
@@ -311,6 +370,9 @@ def shape_convex(kind: int, size: wp.vec3, xf: wp.transform, mesh: int, hulls: M
     c.vert_end = 0
     c.face_start = 0
     c.face_end = 0
+    c.field = -1
+    if kind == HFIELD:
+        c.field = mesh
     if kind == MESH and mesh >= 0:
         c.vert_start = hulls.mesh_start[mesh]
         c.vert_end = hulls.mesh_start[mesh + 1]
@@ -331,7 +393,8 @@ class NarrowArgs:
     shape_mesh: wp.array(dtype=int)  # (shape_count,) mesh of each mesh shape (-1: none)
     pair_bound: wp.array(dtype=float)  # (pair_count,) centre distance beyond which a pair cannot touch [m]
     pair_margin: wp.array(dtype=float)  # (pair_count,) contacts are kept below this distance [m]
-    hulls: MeshHulls  # mesh convex hulls
+    hulls: MeshHulls  # mesh convex hulls (and heightfield points)
+    fields: Heightfields  # heightfields
     body_q: wp.array(dtype=wp.transform)  # (body_count,) body frames in world [m]
     out: ContactSlots  # the contact slots written
 
@@ -339,20 +402,27 @@ class NarrowArgs:
 def narrow_args(model, contacts, body_q) -> NarrowArgs:
     """The :class:`NarrowArgs` of ``model``, its :class:`.driver.Contacts` and the body poses ``body_q``."""
     slots, hulls = fill(ContactSlots, contacts), fill(MeshHulls, contacts)
-    return fill(NarrowArgs, model, contacts, topo=contacts.topology, hulls=hulls, body_q=body_q, out=slots)
+    fields = fill(Heightfields, contacts)
+    return fill(
+        NarrowArgs, model, contacts, topo=contacts.topology, hulls=hulls, fields=fields, body_q=body_q, out=slots
+    )
 
 
 @wp.func(inline=True)  # the tables by value: inlined into the per-world loop, they are not copied
 def _placed(shape: int, body: int, args: NarrowArgs) -> Convex:
     """Shape ``shape`` on body ``body`` (-1: static) at the launch's body poses."""
     xf = shape_pose(body, args.body_q, args.shape_transform[shape])
-    return shape_convex(args.shape_type[shape], args.shape_scale[shape], xf, args.shape_mesh[shape], args.hulls)
+    kind = args.shape_type[shape]
+    source = args.shape_mesh[shape]
+    if kind == HFIELD:
+        source = args.fields.shape_field[shape]
+    return shape_convex(kind, args.shape_scale[shape], xf, source, args.hulls)
 
 
-def world_pair_kernel(pair_fn, convex: bool, name: str, module: str):
+def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
     """The narrow-phase kernel ``name`` of the Warp module ``module``, launched by :func:`launch_world_pairs`:
     one block per world, whose lanes take the world's candidate pairs in turn. A pair is this kernel's where
-    :func:`convex_pair` is ``convex``: its contact slots are cleared and ``pair_fn(p, slots, a, b, args)``
+    :func:`pair_phase` is ``phase``: its contact slots are cleared and ``pair_fn(p, slots, a, b, args)``
     fills them (p the model's pair index, slots its (first slot, slot count), a and b its shapes as
     :class:`Convex`, args the launch's :class:`NarrowArgs`)."""
 
@@ -363,7 +433,7 @@ def world_pair_kernel(pair_fn, convex: bool, name: str, module: str):
         for lp in range(lane, at.count, wp.block_dim()):
             pair = decode_pair(args.topo, at, lp)
             s = pair.shapes
-            if convex_pair(args.shape_type[s[0]], args.shape_type[s[1]]) == convex:
+            if pair_phase(args.shape_type[s[0]], args.shape_type[s[1]]) == phase:
                 for k in range(pair.slots[1]):
                     args.out.active[pair.slots[0] + k] = 0
                 a = _placed(s[0], pair.bodies[0], args)

@@ -1,0 +1,147 @@
+"""Heightfield narrow phase (MuJoCo's mjc_ConvexHField): a heightfield against a sphere, capsule, box,
+cylinder, ellipsoid or mesh hull.
+
+The field is a grid of prisms: each grid cell is two triangles (:meth:`newton_gym.sim.Heightfield.triangles`),
+and under each triangle a solid reaches down to the field's bottom. For a pair (A, B), A the other shape and
+B the field (the HFIELD type sorts last), per step:
+
+1. A's bounding sphere, then its axis-aligned box in the field frame (its support points along the field's
+   axes), must meet the field's box (half extents x, y, top and bottom z, grown by the margin);
+2. the cells under A's box, rows then columns, each cell's two prisms in MuJoCo's order, are tested: a prism
+   whose three top corners all lie below A's lowest point is skipped, the others go through GJK / EPA
+   (:func:`.convex.witnesses`) against A; each prism that A penetrates gives one contact (depth, normal from
+   A to the prism, point midway between the surfaces), until the pair's slots are full.
+
+As MuJoCo, a margin m raises the prisms' tops by m and inflates A by m / 2, and only overlapping shapes
+make contacts. Slots per pair: the prisms A's bounding box can cover (2 per cell), at most
+:data:`.primitive.MAX_FIELD_CONTACTS` (MuJoCo's 50), from :func:`field_slots` at solver construction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import warp as wp
+
+from .convex import witnesses
+from .gjk import support
+from .primitive import HFIELD, MAX_FIELD_CONTACTS, PHASE_FIELD, Convex, NarrowArgs, emit_contact, world_pair_kernel
+
+wp.set_module_options({"enable_backward": False})
+
+__all__ = ["field_kernel", "field_slots"]
+
+
+def field_slots(radius: np.ndarray, margin: np.ndarray, spacing: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """Contact slots of heightfield pairs: 2 per grid cell that a shape's bounding box can cover, at most
+    :data:`MAX_FIELD_CONTACTS`.
+
+    Args:
+        radius: (pairs,) bounding radius of the other shape about its origin [m].
+        margin: (pairs,) pair margin [m] (it widens nothing in the cell range, kept for a margin edit).
+        spacing: (pairs, 2) grid spacing (dx, dy) of the pair's field [m].
+        cells: (pairs, 2) grid cells along x and y of the pair's field.
+    """
+    width = 2.0 * (np.asarray(radius) + np.asarray(margin))
+    per_axis = np.minimum(np.ceil(width[:, None] / spacing) + 1, cells)
+    return np.minimum(2 * per_axis[:, 0] * per_axis[:, 1], MAX_FIELD_CONTACTS).astype(np.int64)
+
+
+@wp.func
+def _extent(a: Convex, axis: wp.vec3, origin: wp.vec3, verts: wp.array(dtype=wp.vec3)):
+    """(lowest, highest) coordinate of shape a (core and radius) along the unit world axis, from origin."""
+    hi = wp.dot(support(a, axis, verts) - origin, axis) + a.radius
+    lo = wp.dot(support(a, -axis, verts) - origin, axis) - a.radius
+    return lo, hi
+
+
+@wp.func
+def _cell_range(lo: float, hi: float, half: float, points: int):
+    """Grid lines [first, last] under the interval [lo, hi] of an axis whose ``points`` grid points span
+    [-half, half] (MuJoCo's floor / ceil, clamped to the grid)."""
+    scale = float(points - 1) / (2.0 * half)
+    first = wp.max(0, int(wp.floor((lo + half) * scale)))
+    last = wp.min(points - 1, int(wp.ceil((hi + half) * scale)))
+    return first, last
+
+
+@wp.func
+def _corners(start: int, cols: int, r: int, c: int, i: int):
+    """Grid points of prism i (0, 1) of the cell whose right column is c and lower row r, in MuJoCo's order:
+    (r + 1, c - 1), (r, c - 1), (r + 1, c) and (r, c - 1), (r + 1, c), (r, c)."""
+    lo = start + r * cols + c
+    hi = lo + cols
+    if i == 0:
+        return wp.vec3i(hi - 1, lo - 1, hi)
+    return wp.vec3i(lo - 1, hi, lo)
+
+
+@wp.func
+def _prism(xf: wp.transform, field: int, corners: wp.vec3i, margin: float, bottom: float):
+    """The :class:`.primitive.Convex` of one prism of a field at pose xf: top triangle ``corners`` raised by
+    ``margin``, bottom at z = ``bottom`` (field frame)."""
+    c = Convex()
+    c.kind = HFIELD
+    c.size = wp.vec3(margin, 0.0, bottom)
+    c.xf = xf
+    c.radius = 0.0
+    c.vert_start = 0
+    c.vert_end = 0
+    c.face_start = 0
+    c.face_end = 0
+    c.field = field
+    c.corners = corners
+    return c
+
+
+@wp.func(inline=True)  # the tables by value: inlined into the per-world loop, they are not copied
+def _field_pair(p: int, slots: wp.vec2i, a: Convex, b: Convex, args: NarrowArgs):
+    """Heightfield pair p (a the other shape, b the field; slots its (first slot, slot count)): fills its
+    contact slots."""
+    verts = args.hulls.mesh_verts
+    f = b.field
+    ext = args.fields.extent[f]
+    rows = args.fields.rows[f]
+    cols = args.fields.cols[f]
+    margin = args.pair_margin[p]
+    rot = wp.transform_get_rotation(b.xf)
+    origin = wp.transform_get_translation(b.xf)
+    # Bounding sphere against the field's box.
+    pos = wp.quat_rotate_inv(rot, wp.transform_get_translation(a.xf) - origin)
+    bound = args.pair_bound[p]
+    if pos[0] - bound > ext[0] or pos[0] + bound < -ext[0] or pos[1] - bound > ext[1] or pos[1] + bound < -ext[1]:
+        return
+    if pos[2] - bound > ext[2] or pos[2] + bound < ext[3]:
+        return
+    # The shape's box in the field frame against the field's box.
+    xmin, xmax = _extent(a, wp.quat_rotate(rot, wp.vec3(1.0, 0.0, 0.0)), origin, verts)
+    ymin, ymax = _extent(a, wp.quat_rotate(rot, wp.vec3(0.0, 1.0, 0.0)), origin, verts)
+    zmin, zmax = _extent(a, wp.quat_rotate(rot, wp.vec3(0.0, 0.0, 1.0)), origin, verts)
+    if xmin - margin > ext[0] or xmax + margin < -ext[0] or ymin - margin > ext[1] or ymax + margin < -ext[1]:
+        return
+    if zmin - margin > ext[2] or zmax + margin < ext[3]:
+        return
+    cmin, cmax = _cell_range(xmin, xmax, ext[0], cols)
+    rmin, rmax = _cell_range(ymin, ymax, ext[1], rows)
+    other = a
+    other.radius = a.radius + 0.5 * margin
+    start = args.fields.point_start[f]
+    count = int(0)
+    for r in range(rmin, rmax):
+        for c in range(cmin + 1, cmax + 1):
+            for i in range(2):
+                if count < slots[1]:
+                    corners = _corners(start, cols, r, c, i)
+                    low = True
+                    for k in range(3):
+                        if verts[corners[k]][2] + margin >= zmin:
+                            low = False
+                    if not low:
+                        prism = _prism(b.xf, f, corners, margin, ext[3])
+                        ok, n, wa, wb, d = witnesses(other, prism, verts)
+                        if ok and d < 0.0:
+                            pt = 0.5 * (wa + other.radius * n + wb)
+                            emit_contact(slots[0] + count, d, n, pt, 0.0, wp.vec3(0.0), args.out)
+                            count += 1
+
+
+field_kernel = world_pair_kernel(_field_pair, PHASE_FIELD, "_field_kernel", __name__)
