@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..sim.heightfield import Heightfield
+
 __all__ = [
     "GeomDesc",
     "SiteDesc",
@@ -51,11 +53,13 @@ class GeomDesc:
 
     Attributes:
         name: Prim name, unique within its body.
-        kind: "sphere", "capsule", "cylinder", "box", "ellipsoid", "plane" or "mesh".
+        kind: "sphere", "capsule", "cylinder", "box", "ellipsoid", "plane", "mesh" or "hfield".
         size: (3,) MuJoCo ``geom_size``: radius / half-length / half-extents [m].
         pos: (3,) position in the body frame [m].
         quat: (4,) orientation in the body frame.
         mesh: Index into ``RobotDesc.meshes`` for kind "mesh", else None.
+        heightfield: The :class:`~newton_gym.sim.heightfield.Heightfield` of kind "hfield" (static
+            geoms only), in the geom frame; else None.
         collider: Written with ``UsdPhysics.CollisionAPI``.
         guide: Written with purpose "guide" (a collider shadowed by separate visual geometry).
         approximation: ``physics:approximation`` token for mesh colliders.
@@ -74,6 +78,7 @@ class GeomDesc:
     pos: np.ndarray
     quat: np.ndarray
     mesh: int | None = None
+    heightfield: Heightfield | None = None
     collider: bool = True
     guide: bool = False
     approximation: str = "convexHull"

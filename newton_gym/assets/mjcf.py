@@ -85,7 +85,7 @@ class MjcfConverter(AssetConverterBase):
         '/.../out/ant.usda'
     """
 
-    FORMAT_VERSION = 2  # 2: sites written as Xforms tagged mjc:site
+    FORMAT_VERSION = 3  # 2: sites written as Xforms tagged mjc:site; 3: hfield geoms written as heightfields
     cfg: MjcfConverterCfg
 
     def __init__(self, cfg: MjcfConverterCfg):

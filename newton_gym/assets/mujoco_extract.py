@@ -23,6 +23,12 @@ Mapping of the kinematic tree:
 * Joint frames put the joint axis on X. The parent-side frame is offset by ``-ref`` so the USD joint
   coordinate equals MuJoCo's ``qpos`` (ranges, springref and ref keep their MuJoCo values).
 
+Heightfields (``<geom type="hfield">``) are static terrain: a geom of the world body, or of a body welded
+to the world without joints (then posed in the world frame, among the world's geoms), becomes a
+"hfield" geom holding the compiled field (:meth:`~newton_gym.sim.heightfield.Heightfield.from_mujoco`
+of ``hfield_data``, ``hfield_nrow``, ``hfield_ncol``, ``hfield_size``); one on a moving body is
+skipped with a warning naming it.
+
 Quaternions: MuJoCo's (w, x, y, z) fields become newton_gym's (x, y, z, w) where they are read
 (:func:`_mj_quat`) and poses are composed as :mod:`newton_gym.sim.hostmath` 7-vector transforms; the
 description's fields are (w, x, y, z) (the order ``Gf.Quat`` takes), so they are reordered back where
@@ -36,7 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import AssetWarning
 from ..sim.conventions import quat_wxyz_to_xyzw, quat_xyzw_to_wxyz
+from ..sim.heightfield import Heightfield
 from ..sim.hostmath import (
     quat_between,
     quat_canonical,
@@ -65,7 +73,8 @@ __all__ = ["ExtractOptions", "describe_model", "ROOT_RESERVED_NAMES"]
 ROOT_RESERVED_NAMES = ("world", "joints", "actuators", "materials")
 
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
-_GEOM_KINDS = {0: "plane", 2: "sphere", 3: "capsule", 4: "ellipsoid", 5: "cylinder", 6: "box", 7: "mesh"}
+_GEOM_HFIELD = 1
+_GEOM_KINDS = {0: "plane", 1: "hfield", 2: "sphere", 3: "capsule", 4: "ellipsoid", 5: "cylinder", 6: "box", 7: "mesh"}
 _X = np.array([1.0, 0.0, 0.0])
 
 
@@ -139,6 +148,7 @@ def describe_model(model, name: str, options: ExtractOptions | None = None) -> R
     tree.add_excluded_pairs()
     tree.add_weld_filters()
     robot.world_geoms = _describe_geoms(model, 0, options)
+    robot.world_geoms += _welded_heightfields(model, data, options, tuple(g.name for g in robot.world_geoms))
     robot.world_sites = _describe_sites(model, 0, robot.world_geoms)
     robot.actuators = _describe_actuators(model, tree.joint_of, options)
     robot.scene = _describe_scene(model, options.import_scene)
@@ -352,30 +362,71 @@ def _describe_geoms(m, b: int, options: ExtractOptions) -> list[GeomDesc]:
         if kind is None:
             warnings.warn(f"geom {g} ('{m.geom(g).name}') has a type USD cannot hold; skipped", stacklevel=3)
             continue
-        geom = GeomDesc(
-            name=names.claim(m.geom(g).name, f"geom_{g}"),
-            kind=kind,
-            size=m.geom_size[g].copy(),
-            pos=m.geom_pos[g].copy(),
-            quat=quat_xyzw_to_wxyz(_mj_quat(m.geom_quat[g])),
-            mesh=int(m.geom_dataid[g]) if kind == "mesh" else None,
-            approximation=options.approximation,
-            friction=m.geom_friction[g].copy(),
-            solref=m.geom_solref[g].copy(),
-            solimp=m.geom_solimp[g].copy(),
-            margin=float(m.geom_margin[g]),
-            gap=float(m.geom_gap[g]),
-            condim=int(m.geom_condim[g]),
-            contype=int(m.geom_contype[g]),
-            conaffinity=int(m.geom_conaffinity[g]),
-            priority=int(m.geom_priority[g]),
-            group=int(m.geom_group[g]),
-            solmix=float(m.geom_solmix[g]),
-            rgba=m.geom_rgba[g].copy(),
-        )
+        if kind == "hfield" and b != 0:  # static terrain: welded ones join the world's geoms
+            if int(m.body_weldid[b]) != 0:
+                warnings.warn(
+                    f"geom {g} ('{m.geom(g).name}') is a heightfield on moving body '{m.body(b).name}'; "
+                    "heightfields are static terrain only; skipped",
+                    AssetWarning,
+                    stacklevel=3,
+                )
+            continue
+        geom = _geom_desc(m, g, names.claim(m.geom(g).name, f"geom_{g}"), options)
         _classify(geom, visual_set, swap)
         geoms.append(geom)
     return geoms
+
+
+def _welded_heightfields(m, data, options: ExtractOptions, taken: tuple[str, ...]) -> list[GeomDesc]:
+    """The heightfield geoms of bodies welded to the world (no joint up to it), posed in the world frame."""
+    visual_set = bool(np.any((m.geom_contype == 0) & (m.geom_conaffinity == 0)))
+    names = NameScope(taken)
+    geoms = []
+    for g in np.nonzero(m.geom_type == _GEOM_HFIELD)[0]:
+        b = int(m.geom_bodyid[g])
+        if b == 0 or int(m.body_weldid[b]) != 0:
+            continue
+        body_pose = np.concatenate([data.xpos[b], _mj_quat(data.xquat[b])])
+        pose = transform_mul(body_pose, np.concatenate([m.geom_pos[g], _mj_quat(m.geom_quat[g])]))
+        geom = _geom_desc(m, int(g), names.claim(m.geom(g).name, f"geom_{g}"), options)
+        geom.pos, geom.quat = pose[:3], quat_xyzw_to_wxyz(quat_canonical(pose[3:]))
+        _classify(geom, visual_set, swap=False)
+        geoms.append(geom)
+    return geoms
+
+
+def _heightfield(m, k: int) -> Heightfield:
+    """Compiled hfield ``k`` (MuJoCo's normalized elevations scaled by ``size[2]``)."""
+    nrow, ncol = int(m.hfield_nrow[k]), int(m.hfield_ncol[k])
+    start = int(m.hfield_adr[k])
+    return Heightfield.from_mujoco(m.hfield_data[start : start + nrow * ncol], nrow, ncol, m.hfield_size[k])
+
+
+def _geom_desc(m, g: int, name: str, options: ExtractOptions) -> GeomDesc:
+    """Geom ``g`` posed in its body's frame, before :func:`_classify`."""
+    kind = _GEOM_KINDS[int(m.geom_type[g])]
+    return GeomDesc(
+        name=name,
+        kind=kind,
+        size=m.geom_size[g].copy(),
+        pos=m.geom_pos[g].copy(),
+        quat=quat_xyzw_to_wxyz(_mj_quat(m.geom_quat[g])),
+        mesh=int(m.geom_dataid[g]) if kind == "mesh" else None,
+        heightfield=_heightfield(m, int(m.geom_dataid[g])) if kind == "hfield" else None,
+        approximation=options.approximation,
+        friction=m.geom_friction[g].copy(),
+        solref=m.geom_solref[g].copy(),
+        solimp=m.geom_solimp[g].copy(),
+        margin=float(m.geom_margin[g]),
+        gap=float(m.geom_gap[g]),
+        condim=int(m.geom_condim[g]),
+        contype=int(m.geom_contype[g]),
+        conaffinity=int(m.geom_conaffinity[g]),
+        priority=int(m.geom_priority[g]),
+        group=int(m.geom_group[g]),
+        solmix=float(m.geom_solmix[g]),
+        rgba=m.geom_rgba[g].copy(),
+    )
 
 
 def _describe_sites(m, b: int, geoms: list[GeomDesc]) -> list[SiteDesc]:

@@ -23,6 +23,7 @@ __all__ = [
     "vec3f",
     "write_scene",
     "write_mesh_data",
+    "write_heightfield",
     "add_reference",
     "degrees",
     "tidy",
@@ -142,6 +143,23 @@ def write_mesh_data(mesh_prim, mesh: MeshDesc) -> None:
     mesh_prim.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
     lo, hi = points.min(axis=0), points.max(axis=0)
     mesh_prim.CreateExtentAttr(Vt.Vec3fArray.FromNumpy(np.stack([lo, hi])))
+
+
+def write_heightfield(mesh_prim, field) -> None:
+    """Authors a :class:`~newton_gym.sim.heightfield.Heightfield` on a ``UsdGeom.Mesh`` (the heightfield
+    form of the README's shared conventions).
+
+    Written: the grid as points, row by row (x, y, z = elevation [m] in the prim's frame, float32), the
+    field's triangles (``Heightfield.triangles``, MuJoCo's cell split, counter-clockwise seen from +z) as
+    faces, the extent, and what a mesh cannot say: ``newton:heightfield:rows`` and
+    ``newton:heightfield:columns`` (int, grid points along y and x) and ``newton:heightfield:base``
+    (double [m], depth of the solid below the lowest elevation).
+    """
+    write_mesh_data(mesh_prim, MeshDesc("heightfield", field.points(), field.triangles()))
+    prim = mesh_prim.GetPrim()
+    set_attr(prim, "newton:heightfield:rows", "Int", field.nrow)
+    set_attr(prim, "newton:heightfield:columns", "Int", field.ncol)
+    set_attr(prim, "newton:heightfield:base", "Double", field.base)
 
 
 def add_reference(layer, prim_path: str, asset_path: str, target_path: str, instanceable: bool) -> None:

@@ -4,7 +4,8 @@ Layout (``<robot>`` is ``RobotDesc.name``)::
 
     /physicsScene                      UsdPhysics.Scene (see usd_common.write_scene)
     /<robot>                           Xform, defaultPrim, ArticulationRootAPI
-        world/<geom>                   static geoms of MuJoCo's world body (no RigidBodyAPI)
+        world/<geom>                   static geoms of MuJoCo's world body, and the heightfields of
+                                       bodies welded to it (no RigidBodyAPI)
         <body>                         Xform, RigidBodyAPI + MassAPI, world pose at qpos0
             <geom>                     Sphere | Capsule | Cylinder | Cube | Plane | Mesh
             <site>                     Xform, ``mjc:site = true`` (MJCF <site>: a named frame)
@@ -25,8 +26,11 @@ Shapes: Sphere ``radius``; ellipsoid = Sphere of radius 1 with ``xformOp:scale``
 Cylinder with ``axis = "Z"``, ``radius``, ``height`` = full length without caps; box = Cube of
 ``size = 2`` with ``xformOp:scale`` = half extents; Plane with ``axis = "Z"`` and ``width``/``length``
 = full extents (unauthored for MuJoCo's infinite planes of size 0); Mesh with triangle faces (MuJoCo's
-compiled, re-centred vertices). Pose in the body frame (translate + orient [+ scale]). Colliders
-(contype or conaffinity non-zero) carry ``CollisionAPI`` (+ ``MeshCollisionAPI`` approximation and
+compiled, re-centred vertices); hfield (static geoms only, under ``world/``) = Mesh in the heightfield
+form of :func:`.usd_common.write_heightfield` (the grid as points, MuJoCo's triangles as faces,
+``newton:heightfield:rows`` / ``columns`` / ``base``; as a collider with approximation "none", so
+other engines see a triangle mesh of the same surface). Pose in the body frame (translate + orient
+[+ scale]). Colliders (contype or conaffinity non-zero) carry ``CollisionAPI`` (+ ``MeshCollisionAPI`` approximation and
 ``mjc:maxhullvert`` (int, MJCF ``<mesh maxhullvert>``, -1: no limit) for meshes) and
 ``material:binding:physics``; visual-only geoms (contype = conaffinity = 0) carry none.
 Every geom carries ``mjc:contype``, ``mjc:conaffinity``, ``mjc:condim``, ``mjc:priority``,
@@ -74,6 +78,7 @@ from .usd_common import (
     set_pose,
     tidy,
     vec3f,
+    write_heightfield,
     write_mesh_data,
     write_scene,
 )
@@ -208,6 +213,8 @@ class _RobotWriter:
             if geom.kind == "mesh":
                 UsdPhysics.MeshCollisionAPI.Apply(prim).CreateApproximationAttr(geom.approximation)
                 set_attr(prim, "mjc:maxhullvert", "Int", self.robot.meshes[geom.mesh].maxhullvert)
+            elif geom.kind == "hfield":
+                UsdPhysics.MeshCollisionAPI.Apply(prim).CreateApproximationAttr(UsdPhysics.Tokens.none)
             self._bind_material(prim, geom.friction)
         _write_contact_attrs(prim, geom)
 
@@ -235,6 +242,10 @@ class _RobotWriter:
             if size[0] > 0.0 and size[1] > 0.0:
                 gprim.CreateWidthAttr(2.0 * float(size[0]))
                 gprim.CreateLengthAttr(2.0 * float(size[1]))
+        elif kind == "hfield":
+            gprim = UsdGeom.Mesh.Define(self.stage, path)
+            write_heightfield(gprim, geom.heightfield)
+            return gprim, None
         else:
             gprim = UsdGeom.Mesh.Define(self.stage, path)
             if self.inline_meshes:

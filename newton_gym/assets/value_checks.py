@@ -28,6 +28,7 @@ __all__ = ["check_compiled_model", "check_layer_values", "warn_non_finite_attrib
 # MjModel field prefix -> (spec list attribute, element tag in messages), in the order checked: the
 # elements a user writes values on first, bodies (whose COM and inertia MuJoCo derives from geoms) last.
 _KINDS = {
+    "hfield": ("hfields", "hfield"),  # before geom: an hfield geom's size derives from its hfield's
     "geom": ("geoms", "geom"),
     "jnt": ("joints", "joint"),
     "dof": ("joints", "joint"),
@@ -47,7 +48,8 @@ _AUTHORED = frozenset(
     "dof_damping dof_armature dof_frictionloss dof_solref dof_solimp "
     "actuator_gear actuator_ctrlrange actuator_forcerange actuator_actrange actuator_gainprm actuator_biasprm "
     "actuator_dynprm site_pos site_quat site_size mesh_vert mesh_scale tendon_range tendon_stiffness "
-    "tendon_damping eq_data eq_solref eq_solimp body_pos body_quat body_mass body_inertia body_ipos body_iquat".split()
+    "tendon_damping eq_data eq_solref eq_solimp body_pos body_quat body_mass body_inertia body_ipos body_iquat "
+    "hfield_size hfield_data".split()
 )
 
 # USD attributes whose schema gives +-inf a meaning ("no limit", "unbreakable").
@@ -92,9 +94,11 @@ def _bad(values: np.ndarray) -> np.ndarray:
 
 def _row_to_element(model, prefix: str, field: str, row: int) -> int:
     """Element id of row ``row`` of an MjModel field (DOF rows map to their joint, mesh vertex rows to
-    their mesh)."""
+    their mesh, elevations to their hfield)."""
     if prefix == "dof":
         return int(model.dof_jntid[row])
+    if field == "hfield_data":
+        return int(np.searchsorted(model.hfield_adr, row, side="right") - 1)
     if field in ("mesh_vert", "mesh_normal", "mesh_texcoord"):
         starts = model.mesh_vertadr if field == "mesh_vert" else getattr(model, f"{field}adr", model.mesh_vertadr)
         return int(np.searchsorted(starts, row, side="right") - 1)

@@ -1,7 +1,8 @@
 """Headless ray-cast renderer: one Warp thread per pixel, Lambert shading with one directional light.
 
-Primitives are intersected analytically (``intersect.py``), meshes through Warp's BVH ray query, and
-each shape is first tested against its bounding sphere; planes get a checkerboard, shapes cast shadows.
+Primitives are intersected analytically (``intersect.py``), meshes and heightfields (the triangles of
+their surface) through Warp's BVH ray query, and each shape is first tested against its bounding
+sphere; planes get a checkerboard, shapes cast shadows.
 
 A world's image shows its visible shapes plus the global ones (world partitioning). Shapes are
 packed and uploaded once in the constructor; ``render`` launches one kernel into preallocated buffers
@@ -15,7 +16,7 @@ import math
 import numpy as np
 import warp as wp
 
-from ..sim.wpmath import GEO_BOX, GEO_CAPSULE, GEO_CONE, GEO_CYLINDER, GEO_MESH, GEO_PLANE, GEO_SPHERE
+from ..sim.wpmath import GEO_BOX, GEO_CAPSULE, GEO_CONE, GEO_CYLINDER, GEO_HFIELD, GEO_MESH, GEO_PLANE, GEO_SPHERE
 from . import palette
 from .camera import Camera
 from .errors import RenderError, check_positive, check_world
@@ -53,7 +54,7 @@ def _ray_shape(o: wp.vec3, d: wp.vec3, geo: int, size: wp.vec3, mesh: wp.uint64,
         return ray_cone(o, d, size[0], size[1])
     if geo == GEO_PLANE:
         return ray_plane(o, d, size[0], size[1])
-    if geo == GEO_MESH:
+    if geo == GEO_MESH or geo == GEO_HFIELD:  # a heightfield's size is (1, 1, 1)
         return ray_mesh(o, d, size, mesh, t_max)
     return MISS, wp.vec3(0.0, 0.0, 1.0)
 

@@ -9,7 +9,8 @@ Layout of the stage::
                                  shape transform (and scaled: boxes are size-2 cubes scaled by the half
                                  extents, meshes by the shape scale)
     /World/static/<shape>        static shapes (body -1); planes are one quad Mesh, ``plane_size`` across
-                                 when infinite
+                                 when infinite; heightfields a Mesh of their surface (grid points and
+                                 triangles, written once: static shapes have no time samples)
 
 Time codes are seconds * fps, with timeCodesPerSecond = fps; metersPerUnit is 1.
 """
@@ -79,8 +80,16 @@ def _plane_points(size, plane_size: float) -> list:
     return [(-hx, -hy, 0.0), (hx, -hy, 0.0), (hx, hy, 0.0), (-hx, hy, 0.0)]
 
 
+def _mesh_data(gprim, vertices, triangles) -> None:
+    Vt = _pxr().Vt
+    gprim.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(np.ascontiguousarray(vertices, dtype=np.float32)))
+    gprim.CreateFaceVertexCountsAttr(Vt.IntArray.FromNumpy(np.full(len(triangles), 3, dtype=np.int32)))
+    gprim.CreateFaceVertexIndicesAttr(Vt.IntArray.FromNumpy(np.reshape(triangles, -1).astype(np.int32)))
+
+
 def _define_geometry(stage, path, geo: int, size, mesh, plane_size: float):
-    """Define the UsdGeom prim of one shape at ``path``; returns (gprim, scale or None)."""
+    """Define the UsdGeom prim of one shape at ``path``; returns (gprim, scale or None). ``mesh`` is the
+    Mesh of a MESH shape or the Heightfield of an HFIELD shape."""
     px = _pxr()
     UsdGeom = px.UsdGeom
     r, hh = _f(size[0]), _f(size[1])
@@ -107,9 +116,10 @@ def _define_geometry(stage, path, geo: int, size, mesh, plane_size: float):
         g.CreateFaceVertexIndicesAttr([0, 1, 2, 3])
         g.CreateDoubleSidedAttr(True)
         return g, None
-    g.CreatePointsAttr(px.Vt.Vec3fArray.FromNumpy(np.ascontiguousarray(mesh.vertices, dtype=np.float32)))
-    g.CreateFaceVertexCountsAttr(px.Vt.IntArray.FromNumpy(np.full(len(mesh.indices), 3, dtype=np.int32)))
-    g.CreateFaceVertexIndicesAttr(px.Vt.IntArray.FromNumpy(mesh.indices.reshape(-1).astype(np.int32)))
+    if geo == GeoType.HFIELD:
+        _mesh_data(g, mesh.points(), mesh.triangles())
+        return g, None
+    _mesh_data(g, mesh.vertices, mesh.indices)
     return g, px.Gf.Vec3d(*(_f(v) for v in size))
 
 
@@ -183,7 +193,7 @@ class UsdRecorder:
             return
         sw, vis = m.shape_world.numpy(), m.shape_visible.numpy()
         body, geo, size = m.shape_body.numpy(), m.shape_type.numpy(), m.shape_scale.numpy()
-        xform, mesh_of = m.shape_transform.numpy(), m.shape_mesh.numpy()
+        xform, mesh_of, field_of = m.shape_transform.numpy(), m.shape_mesh.numpy(), m.shape_heightfield.numpy()
         taken: dict[str, set] = {}
         for s in np.nonzero(vis & ((sw == self.world) | (sw < 0)))[0]:
             parent = self.body_paths.get(int(body[s]), "/World/static")
@@ -191,7 +201,11 @@ class UsdRecorder:
                 px.UsdGeom.Xform.Define(self.stage, parent)
             key = m.shape_key[s] if s < len(m.shape_key) else None
             path = f"{parent}/{_unique_name(key, f'shape_{s}', taken.setdefault(parent, set()))}"
-            mesh = m.meshes[int(mesh_of[s])] if geo[s] == GeoType.MESH else None
+            mesh = None
+            if geo[s] == GeoType.MESH:
+                mesh = m.meshes[int(mesh_of[s])]
+            elif geo[s] == GeoType.HFIELD:
+                mesh = m.heightfields[int(field_of[s])]
             gprim, scale = _define_geometry(self.stage, path, int(geo[s]), size[s], mesh, plane_size)
             ops = _pose_ops(gprim, scale)
             _set_pose(ops, xform[s])

@@ -1,10 +1,10 @@
 """newton_gym.usd: import UsdPhysics stages into a ModelBuilder, with schema resolvers (seed 000).
 
-``add_usd(builder, source, ...)`` (also ``ModelBuilder.add_usd``) reads rigid bodies, colliders,
-joints, articulations, materials, collision filters, the physics scene, custom attributes, NewtonJointAPI
-per-DOF values (seed 001) and MuJoCo actuators. Attributes authored for other engines are mapped by
-schema resolvers: :class:`SchemaResolverNewton`, :class:`SchemaResolverPhysx`, :class:`SchemaResolverMjc`,
-or your own subclass of :class:`SchemaResolver`.
+``add_usd(builder, source, ...)`` (also ``ModelBuilder.add_usd``) reads rigid bodies, colliders (static
+heightfields included), joints, articulations, materials, collision filters, the physics scene, custom
+attributes, NewtonJointAPI per-DOF values (seed 001) and MuJoCo actuators. Attributes authored for other
+engines are mapped by schema resolvers: :class:`SchemaResolverNewton`, :class:`SchemaResolverPhysx`,
+:class:`SchemaResolverMjc`, or your own subclass of :class:`SchemaResolver`.
 
 OpenUSD (``pxr``, package ``usd-core``) is imported when a function needs it, not with this package.
 """

@@ -28,8 +28,8 @@ class ShapePlan:
         geo: GeoType.
         xform: (7,) pose in the body frame [m] (world frame for a static shape), axis-aligned to Z.
         size: (3,) the builder's per-type size (sphere r; box half extents; capsule/cylinder/cone
-            r, half_height; plane 0, 0; mesh scale) [m].
-        mesh: newton_gym.Mesh for MESH shapes (vertices in metres).
+            r, half_height; plane 0, 0; mesh scale; heightfield 1, 1, 1) [m].
+        mesh: newton_gym.Mesh for MESH shapes (vertices in metres), newton_gym.Heightfield for HFIELD ones.
         cfg: ShapeConfig (density [kg/m^3], friction, contact parameters).
         body: body prim path, None for a static shape.
         contype / conaffinity: MuJoCo collision bitmasks (None when not authored).

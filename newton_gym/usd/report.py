@@ -56,6 +56,14 @@ def _joints(builder, start) -> list:
     return lines
 
 
+def _size(builder, s) -> str:
+    ts = builder.tables["shape"]
+    if int(ts.value("type", s)) != GeoType.HFIELD:
+        return f"size {_fmt(ts.value('scale', s))} m"
+    f = builder.heightfields[int(ts.value("heightfield", s))]
+    return f"grid {f.nrow} x {f.ncol}  half extents ({_fmt(f.hx)}, {_fmt(f.hy)}) m  base {_fmt(f.base)} m"
+
+
 def _shapes(builder, start) -> list:
     ts, tb = builder.tables["shape"], builder.tables["body"]
     lines = [f"Shapes ({ts.count - start}):"]
@@ -63,7 +71,7 @@ def _shapes(builder, start) -> list:
         b = int(ts.value("body", s))
         lines.append(
             f"  [{s}] {ts.labels[s]}  {GeoType(int(ts.value('type', s))).name}  "
-            f"body {tb.labels[b] if b >= 0 else 'static'}  size {_fmt(ts.value('scale', s))} m  "
+            f"body {tb.labels[b] if b >= 0 else 'static'}  {_size(builder, s)}  "
             f"mu {_fmt(float(ts.value('mu', s)))} margin {_fmt(float(ts.value('margin', s)))} "
             f"gap {_fmt(float(ts.value('gap', s)))} density {_fmt(float(ts.value('density', s)))}"
             + ("" if ts.value("collide", s) else "  (no collisions)")

@@ -5,7 +5,8 @@ semi-axes); capsules, cylinders, cones and planes authored along X or Y get a fr
 axis onto Z; sizes arrive from UsdPhysics with the prim and body scales already
 applied and are converted to metres. Friction, restitution and density come from the bound physics
 material, contact parameters from the schema resolvers; MuJoCo contype/conaffinity are kept for
-:mod:`.collision_filters`.
+:mod:`.collision_filters`. Mesh colliders are read by :mod:`.mesh_shapes`, or by :mod:`.heightfield_shapes`
+when they carry the heightfield marker (static only: one under a rigid body is skipped with a warning).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 from ..sim.hostmath import quat_between, quat_identity, transform_mul
 from ..sim.types import GeoType
 from ._pxr import quat_xyzw, require_pxr, vec
+from .heightfield_shapes import heightfield_geometry, is_heightfield
 from .mesh_shapes import mesh_geometry
 from .plans import ShapePlan
 
@@ -142,26 +144,35 @@ def _shape_cfg(ctx, path, desc):
     )
 
 
+def _geometry(ctx, path, desc, type_name, body):
+    """(geo, size (3,) [m], offset (7,) in the collider frame, Mesh | Heightfield | None) of a collider, or
+    None when it is skipped (a warning names it)."""
+    if type_name != "MeshShape":
+        geo, size, axis_rot = _primitive(ctx, path, desc, type_name)
+        if not np.isfinite(size).all():
+            ctx.fail(path, f"collider size {size.tolist()} is not finite")
+        return geo, size * ctx.units.m, np.concatenate([np.zeros(3), axis_rot]), None
+    if not is_heightfield(ctx, path):
+        return mesh_geometry(ctx, path, desc)
+    if body is not None:
+        ctx.warn(path, f"heightfield under rigid body {body}: heightfields are static terrain only; skipped")
+        return None
+    return heightfield_geometry(ctx, path, desc)
+
+
 def _plan_one(ctx, path, desc, type_name, bodies):
     body = str(desc.rigidBody) or None
-    if body is not None and body not in bodies:
-        ctx.warn(path, f"collider's rigid body {body} is not imported; the collider is static")
-        body = None
     pos, rot = vec(desc.localPos), np.asarray(quat_xyzw(desc.localRot))
     if not (np.isfinite(pos).all() and np.isfinite(rot).all()):
         ctx.fail(path, "collider pose is not finite")
     cfg = _shape_cfg(ctx, path, desc)  # resolved first, so a collider skipped below still shows in inspect
-    if type_name == "MeshShape":
-        got = mesh_geometry(ctx, path, desc)
-        if got is None:
-            return None
-        geo, size, offset, mesh = got
-    else:
-        geo, size, axis_rot = _primitive(ctx, path, desc, type_name)
-        if not np.isfinite(size).all():
-            ctx.fail(path, f"collider size {size.tolist()} is not finite")
-        size, mesh = size * ctx.units.m, None
-        offset = np.concatenate([np.zeros(3), axis_rot])
+    got = _geometry(ctx, path, desc, type_name, body)
+    if got is None:
+        return None
+    geo, size, offset, mesh = got
+    if body is not None and body not in bodies:
+        ctx.warn(path, f"collider's rigid body {body} is not imported; the collider is static")
+        body = None
     pose = ctx.frame.local_pose(pos, rot) if body else ctx.frame.world_pose(pos, rot)
     ctype = ctx.resolve("shape", "contype", path)
     caff = ctx.resolve("shape", "conaffinity", path)

@@ -1,7 +1,8 @@
 """The viewer's scene: a model's visible shapes as instanced triangle meshes, its worlds laid out side by side.
 
-The shapes, their sizes, body attachments, static poses and colours are those the ray caster packs
-(:func:`newton_gym.render.scene.pack_scene`, :func:`newton_gym.render.palette.shape_colors`). Shapes of the
+The shapes (a heightfield as the surface the ray caster hits), their sizes, body attachments, static
+poses and colours are those the ray caster packs (:func:`newton_gym.render.scene.pack_scene`,
+:func:`newton_gym.render.palette.shape_colors`). Shapes of the
 same geometry (a replicated robot's link in every world) share one :class:`ShapeBatch`, drawn once per
 instance, so a client receives each mesh once and then only poses.
 
@@ -20,7 +21,7 @@ import numpy as np
 from ..errors import ViewError
 from ..render.errors import check_positive
 from ..render.palette import check_colors, shape_colors
-from ..render.scene import pack_scene
+from ..render.scene import heightfield_surface, pack_scene
 from ..sim.compose import grid_offsets
 from ..sim.conventions import quat_xyzw_to_wxyz
 from ..sim.hostmath import transform_mul
@@ -40,8 +41,10 @@ _KIND = {
     GeoType.CYLINDER: "cylinder",
     GeoType.CONE: "cone",
     GeoType.MESH: "mesh",
+    GeoType.HFIELD: "heightfield",
 }
-_FLAT = (GeoType.PLANE, GeoType.BOX, GeoType.MESH)  # shaded per triangle, as the ray caster shades them
+# shaded per triangle, as the ray caster shades them
+_FLAT = (GeoType.PLANE, GeoType.BOX, GeoType.MESH, GeoType.HFIELD)
 
 
 @dataclass
@@ -57,7 +60,7 @@ class ShapeBatch:
         shape_index: (K,) int64, model shape index of each instance.
         world: (K,) int64, world of each instance, -1 for a global shape.
         color: (K, 3) float32 RGB in [0, 1].
-        flat_shading: whether the mesh is shaded per triangle (planes, boxes, meshes).
+        flat_shading: whether the mesh is shaded per triangle (planes, boxes, meshes, heightfields).
     """
 
     name: str
@@ -195,11 +198,17 @@ class ViewScene:
         return batches
 
     def _shape_batches(self) -> list[ShapeBatch]:
-        mesh_of = self.model.shape_mesh.numpy() if self.model.shape_count else np.zeros(0, dtype=np.int32)
+        n = self.model.shape_count
+        mesh_of = self.model.shape_mesh.numpy() if n else np.zeros(0, dtype=np.int32)
+        field_of = self.model.shape_heightfield.numpy() if n else np.zeros(0, dtype=np.int32)
         groups: dict = {}
         for r in np.nonzero(self._geo != GeoType.PLANE)[0]:
             geo = int(self._geo[r])
-            mesh = int(mesh_of[self._shape[r]]) if geo == GeoType.MESH else -1
+            mesh = -1
+            if geo == GeoType.MESH:
+                mesh = int(mesh_of[self._shape[r]])
+            elif geo == GeoType.HFIELD:
+                mesh = int(field_of[self._shape[r]])
             key = (geo, mesh, *np.round(self._size[r], 6).tolist())
             groups.setdefault(key, []).append(r)
         batches = []
@@ -221,7 +230,8 @@ class ViewScene:
 
 
 def _shape_mesh(model, geo: int, size: np.ndarray, mesh: int) -> tuple[np.ndarray, np.ndarray]:
-    """Triangle mesh of one shape in its frame: ``size`` is its ``shape_scale`` row."""
+    """Triangle mesh of one shape in its frame: ``size`` is its ``shape_scale`` row; ``mesh`` the index of its
+    mesh (MESH) or heightfield (HFIELD)."""
     a, b, c = (float(x) for x in size)
     if geo == GeoType.SPHERE:
         return geometry.sphere(a)
@@ -233,6 +243,8 @@ def _shape_mesh(model, geo: int, size: np.ndarray, mesh: int) -> tuple[np.ndarra
         return geometry.cone(a, b)
     if geo == GeoType.BOX:
         return geometry.box(a, b, c)
+    if geo == GeoType.HFIELD:
+        return heightfield_surface(model.heightfields[mesh])
     m = model.meshes[mesh]
     vertices = (np.asarray(m.vertices, dtype=np.float64) * size).astype(np.float32)
     return vertices, np.asarray(m.indices, dtype=np.uint32).reshape(-1, 3)

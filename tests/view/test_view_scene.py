@@ -131,3 +131,24 @@ def test_without_viser_the_server_names_the_extra(shapes_model, monkeypatch, cap
         SceneServer(scene, port=0)
     assert main(["view", "--num-envs", "1", "--port", "0", "--max-steps", "1"]) == 2
     assert "newton-gym[view]" in capsys.readouterr().out
+
+
+def test_a_heightfield_is_one_surface_mesh_shared_by_every_world():
+    from newton_gym import ModelBuilder
+    from newton_gym.sim.heightfield import Heightfield
+
+    field = Heightfield(np.random.default_rng(0).uniform(0.0, 0.2, size=(4, 5)), hx=1.0, hy=0.6, base=0.1)
+    robot = ModelBuilder()
+    robot.add_shape_heightfield(xform=(0.5, 0.0, 0.1, 0.0, 0.0, 0.0, 1.0), heightfield=field, key="terrain")
+    robot.add_shape_sphere(robot.add_body(xform=(0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)), radius=0.1)
+    scene_builder = ModelBuilder()
+    scene_builder.replicate(robot, world_count=3)
+    model = scene_builder.finalize()
+    scene = ViewScene(model, spacing=3.0)
+    (batch,) = [b for b in scene.batches if b.geo_type == GeoType.HFIELD]
+    assert batch.name.startswith("/shapes/heightfield_") and batch.flat_shading
+    np.testing.assert_allclose(batch.vertices, field.points(), atol=1e-6)
+    np.testing.assert_array_equal(batch.faces, field.triangles())
+    assert sorted(batch.world.tolist()) == [0, 1, 2]
+    positions, _ = scene.poses(model.body_q.numpy())[scene.batches.index(batch)]
+    np.testing.assert_allclose(positions, scene.world_offset[batch.world] + [0.5, 0.0, 0.1], atol=1e-6)

@@ -21,7 +21,8 @@ kind           keys
 scene          time_steps_per_second [1/s], max_solver_iterations [int], gravity_enabled [bool]
 body           gravity_enabled [bool], linear_damping [1/s], angular_damping [1/s]
 shape          margin [m], gap [m], max_hull_vertices [int], condim [int], priority [int], solref (2,), solimp (5,),
-               contype [int bitmask], conaffinity [int bitmask]
+               contype [int bitmask], conaffinity [int bitmask], heightfield_rows [int], heightfield_columns
+               [int], heightfield_base [m] (a mesh with heightfield_rows is a heightfield)
 material       mu_torsional, mu_rolling [-], ke [N/m], kd [N s/m]
 joint          armature [kg m^2 | kg], damping, friction_static, friction_dynamic, viscous_damping,
                velocity_limit [rad/s | m/s], limit_ke, limit_kd, spring_stiffness, spring_ref

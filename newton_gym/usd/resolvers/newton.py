@@ -51,6 +51,10 @@ class SchemaResolverNewton(SchemaResolver):
             "margin": AttrSpec("newton:contactMargin", default=0.0),
             "gap": AttrSpec("newton:contactGap"),
             "max_hull_vertices": AttrSpec("newton:maxHullVertices", expects="int"),
+            # a UsdGeom.Mesh in the heightfield form (newton_gym.usd.heightfield_shapes)
+            "heightfield_rows": AttrSpec("newton:heightfield:rows", expects="int"),
+            "heightfield_columns": AttrSpec("newton:heightfield:columns", expects="int"),
+            "heightfield_base": AttrSpec("newton:heightfield:base"),
         },
         "material": {
             "mu_torsional": AttrSpec("newton:torsionalFriction", default=0.25),
