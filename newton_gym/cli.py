@@ -21,6 +21,7 @@ _COMMANDS = {
     "play": ("newton_gym.cli_play", "run a checkpoint deterministically; record the rollout as USD and GIF"),
     "export": ("newton_gym.cli_export", "export a checkpoint (either backend) as TorchScript and ONNX policies"),
     "view": ("newton_gym.cli_view", "show N worlds of a task live in the browser (viser), with a checkpoint's policy"),
+    "terrain": ("newton_gym.cli_terrain", "generate a procedural rough terrain; print its summary, draw it as a PNG"),
 }
 
 
