@@ -2,16 +2,19 @@
 
 MuJoCo does the hard parts (default classes, includes, ``fromto``, mesh loading and inertia, URDF
 conventions); this module only finds the files an asset depends on (and points the parser at their
-private copies, see :class:`.snapshot.SourceSnapshot`), edits the parsed ``MjSpec`` where a converter
-option asks for it, and turns MuJoCo's error messages into :class:`AssetError`.
+private copies, see :class:`.snapshot.SourceSnapshot`), converts mesh files MuJoCo cannot read (COLLADA,
+PLY, glTF, ...) into OBJ files beside the copies (:func:`mujoco_mesh_file`), edits the parsed ``MjSpec``
+where a converter option asks for it, and turns MuJoCo's error messages into :class:`AssetError`.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import re
 import warnings
+import weakref
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -31,11 +34,22 @@ __all__ = [
     "stage_spec_assets",
     "apply_link_density",
     "float_root_bodies",
+    "mujoco_mesh_file",
+    "convert_staged_meshes",
     "MUJOCO_DEFAULT_DENSITY",
+    "MUJOCO_MESH_EXTENSIONS",
 ]
 
 #: MuJoCo's default geom density [kg/m^3].
 MUJOCO_DEFAULT_DENSITY = 1000.0
+
+#: Mesh file extensions MuJoCo's compiler reads; mesh files of other formats are converted to OBJ first.
+MUJOCO_MESH_EXTENSIONS = (".stl", ".obj", ".msh")
+_MUJOCO_MESH_TYPES = ("model/stl", "model/obj", "model/vnd.mujoco.msh")
+
+# Conversions to OBJ promised by mujoco_mesh_file and not yet written, per snapshot:
+# OBJ path -> (staged copy, model file, what refers to the mesh). compile_spec writes them.
+_PENDING_MESHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 _LINE_PATTERNS = (re.compile(r"[Ll]ine number\s*=\s*(\d+)"), re.compile(r"\bline (\d+)"))
 
@@ -105,9 +119,14 @@ def compile_spec(spec, path: str, snapshot: SourceSnapshot | None = None):
     inequality (A + B >= C, which MuJoCo's compiler refuses; common in URDFs) are balanced as MuJoCo's
     ``balanceinertia`` does (their moments set to the mean), with an AssetWarning naming each body.
 
+    Mesh files promised by :func:`mujoco_mesh_file` are converted first (see :func:`convert_staged_meshes`).
+
     Raises:
-        AssetError: MuJoCo's compiler rejects the model (the message names ``path``).
+        AssetError: MuJoCo's compiler rejects the model (the message names ``path``), or a mesh file
+            cannot be converted for it.
     """
+    if snapshot is not None:
+        convert_staged_meshes(spec, snapshot)
     try:
         return spec.compile()
     except ValueError as exc:
@@ -211,7 +230,8 @@ def stage_spec_assets(spec, path: str, snapshot: SourceSnapshot) -> list[str]:
         The referenced files' original absolute paths.
 
     Raises:
-        AssetError: A referenced file does not exist (the message names it and ``path``).
+        AssetError: A referenced file does not exist (the message names it and ``path``), or a mesh file
+            MuJoCo does not read cannot be converted (see :func:`mujoco_mesh_file`).
     """
     model_dir = os.path.dirname(os.path.abspath(path))
     mesh_dir = os.path.join(model_dir, spec.meshdir or "")
@@ -229,16 +249,110 @@ def stage_spec_assets(spec, path: str, snapshot: SourceSnapshot) -> list[str]:
 
     for mesh in spec.meshes:
         mesh.file = stage(mesh_dir, mesh.file, "mesh")
+        if mesh.file and mesh.content_type not in _MUJOCO_MESH_TYPES:
+            user = f"<mesh name='{mesh.name}'>" if mesh.name else "a <mesh> without a name"
+            converted = mujoco_mesh_file(mesh.file, snapshot, path, user)
+            if converted != mesh.file:
+                mesh.file, mesh.content_type = converted, ""
     for skin in spec.skins:
         skin.file = stage(mesh_dir, skin.file, "skin")
     for hfield in spec.hfields:
-        hfield.file = stage(model_dir, hfield.file, "height field")
+        hfield.file = stage(mesh_dir, hfield.file, "height field")  # MuJoCo looks in meshdir for both
     for texture in spec.textures:
         texture.file = stage(texture_dir, texture.file, "texture")
         cubefiles = list(texture.cubefiles)
         if any(cubefiles):
             texture.cubefiles = [stage(texture_dir, name, "texture") for name in cubefiles]
     return files
+
+
+def mujoco_mesh_file(copy: str, snapshot: SourceSnapshot, referrer: str, user: str) -> str:
+    """The mesh file MuJoCo's compiler is to read in place of the staged copy ``copy`` of a mesh file.
+
+    That is the copy itself when MuJoCo reads its format (STL, OBJ, MSH), else ``<copy>.obj``, an OBJ
+    converted from the copy with trimesh (COLLADA .dae through pycollada, PLY, glTF / GLB, OFF, ...) when
+    :func:`compile_spec` compiles a spec that uses it, so an up-to-date USD costs no conversion. The OBJ
+    holds the file's triangles with every node transform applied, in metres: a unit the file declares
+    (COLLADA ``<unit meter>``, as trimesh reports it) is converted. COLLADA's ``<up_axis>`` is not
+    applied: trimesh does not report it, and ROS's RViz ignores it too (it drops the root rotation assimp
+    adds for it), so URDF meshes are authored to be used as their vertices are written. Scales in the
+    model (URDF and MJCF ``<mesh scale>``) apply to the OBJ as to any mesh. The OBJ derives only from the
+    copy's bytes, which the conversion hash covers.
+
+    Args:
+        copy: The staged copy of the mesh file.
+        snapshot: The snapshot holding the copy.
+        referrer: The model file that refers to the mesh (the file errors name).
+        user: What refers to the mesh, for errors, e.g. "link 'base'" or "<mesh name='hand'>".
+    """
+    if os.path.splitext(copy)[1].lower() in MUJOCO_MESH_EXTENSIONS:
+        return copy
+    target = copy + ".obj"
+    _PENDING_MESHES.setdefault(snapshot, {}).setdefault(target, (copy, referrer, user))
+    return target
+
+
+def convert_staged_meshes(spec, snapshot: SourceSnapshot) -> None:
+    """Writes the OBJ files :func:`mujoco_mesh_file` promised for the meshes ``spec`` uses (once each).
+
+    Raises:
+        AssetError: trimesh (or pycollada, for COLLADA) is not installed, a file does not decode, or it
+            holds no triangles; the message names the mesh file and what refers to it.
+    """
+    pending = _PENDING_MESHES.get(snapshot, {})
+    for mesh in spec.meshes:
+        job = pending.pop(mesh.file, None)
+        if job is not None:
+            copy, referrer, user = job
+            _convert_to_obj(copy, mesh.file, snapshot.original_path(copy), referrer, user)
+
+
+def _convert_to_obj(copy: str, target: str, original: str, referrer: str, user: str) -> None:
+    """Writes ``target``, an OBJ of the mesh file ``copy`` in metres (see :func:`mujoco_mesh_file`)."""
+
+    def fail(why: str) -> AssetError:
+        return AssetError(f"mesh file '{original}' of {user} {why}", referrer)
+
+    extension = os.path.splitext(copy)[1].lower()
+    trimesh = _mesh_decoder(extension, fail)
+    try:
+        mesh = trimesh.load(copy, file_type=extension[1:], force="mesh", process=False)
+    except Exception as exc:  # noqa: BLE001  (decoders raise anything on a corrupt file)
+        raise fail(f"could not be decoded ({type(exc).__name__}: {' '.join(str(exc).split())})") from None
+    if not isinstance(mesh, trimesh.Trimesh) or len(mesh.faces) == 0:
+        raise fail("holds no triangles")
+    if mesh.units not in (None, "m", "meter", "meters"):
+        try:
+            mesh.convert_units("meters", guess=False)
+        except Exception as exc:  # noqa: BLE001  (trimesh raises bare errors on unit strings it cannot parse)
+            raise fail(f"declares a unit trimesh cannot convert to metres ('{mesh.units}': {exc})") from None
+    vertices = np.asarray(mesh.vertices, dtype=np.float64)
+    if not np.isfinite(vertices).all():
+        raise fail("holds NaN or infinite vertex coordinates")
+    with open(target, "w", encoding="ascii") as stream:
+        stream.write(f"# {os.path.basename(original)}, converted to metres for MuJoCo by newton_gym\n")
+        np.savetxt(stream, vertices, fmt="v %.9g %.9g %.9g")
+        np.savetxt(stream, np.asarray(mesh.faces, dtype=np.int64) + 1, fmt="f %d %d %d")
+
+
+def _mesh_decoder(extension: str, fail):
+    """trimesh, after checking that it (and pycollada for ``.dae``) imports; else ``fail(why)`` is raised."""
+    try:
+        trimesh = importlib.import_module("trimesh")
+    except ImportError:
+        raise fail(
+            f"cannot be read: MuJoCo does not read '{extension}' files, and converting them needs trimesh; "
+            "install the 'mesh' extra (pip install 'newton-gym[mesh]')"
+        ) from None
+    if extension == ".dae":
+        try:
+            importlib.import_module("collada")
+        except ImportError:
+            raise fail(
+                "is COLLADA, which MuJoCo does not read; converting it needs pycollada: pip install pycollada "
+                "(or the 'mesh' extra: pip install 'newton-gym[mesh]')"
+            ) from None
+    return trimesh
 
 
 def apply_link_density(spec, density: float) -> None:

@@ -40,6 +40,9 @@ class UrdfConverter(AssetConverterBase):
       when visuals exist.
     * ``<limit effort>`` is MuJoCo's ``actuatorfrcrange`` and the drives' ``maxForce``; ``<dynamics
       damping friction>`` are ``mjc:damping`` and ``mjc:frictionloss``.
+    * Mesh files MuJoCo does not read (COLLADA ``.dae``, which needs pycollada; PLY, glTF, ...) are
+      converted to OBJ with trimesh before compiling, their declared unit converted to metres (see
+      :func:`.mujoco_load.mujoco_mesh_file`); ``<mesh scale>`` applies as for any mesh.
 
     Lazy conversion also watches the mesh files.
     """
@@ -51,8 +54,8 @@ class UrdfConverter(AssetConverterBase):
         """Converts ``cfg.asset_path`` unless an up-to-date USD exists.
 
         Raises:
-            AssetError: Missing or malformed URDF, unresolvable package, missing mesh, or a model
-                MuJoCo cannot compile.
+            AssetError: Missing or malformed URDF, unresolvable package, missing mesh, a mesh that
+                cannot be converted for MuJoCo (named with its link), or a model MuJoCo cannot compile.
             ConfigError: An invalid configuration value (also a ValueError).
         """
         if cfg.collision_type not in COLLISION_TYPES:

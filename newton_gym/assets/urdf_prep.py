@@ -1,10 +1,12 @@
 """Preparing a URDF for MuJoCo's URDF compiler.
 
-MuJoCo reads URDF but knows nothing of ROS packages, strips mesh paths to bare file names and drops
-visual geometry by default. :func:`prepare_urdf` therefore rewrites a copy of the URDF (in memory):
-every mesh URI becomes the absolute path of a private copy of the mesh (so that MuJoCo reads the bytes
-the conversion hashed, see :class:`.snapshot.SourceSnapshot`), and a ``<mujoco><compiler .../></mujoco>``
-block keeps paths, visuals and (optionally) links joined by fixed joints.
+MuJoCo reads URDF but knows nothing of ROS packages, strips mesh paths to bare file names, drops
+visual geometry by default and reads only STL, OBJ and MSH meshes. :func:`prepare_urdf` therefore
+rewrites a copy of the URDF (in memory): every mesh URI becomes the absolute path of a private copy of
+the mesh (so that MuJoCo reads the bytes the conversion hashed, see :class:`.snapshot.SourceSnapshot`),
+or of an OBJ converted from that copy for other formats such as COLLADA ``.dae`` (see
+:func:`.mujoco_load.mujoco_mesh_file`), and a ``<mujoco><compiler .../></mujoco>`` block keeps paths,
+visuals and (optionally) links joined by fixed joints.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 import xml.etree.ElementTree as ET
 
 from .errors import AssetError
-from .mujoco_load import parse_xml
+from .mujoco_load import mujoco_mesh_file, parse_xml
 from .snapshot import SourceSnapshot
 
 __all__ = ["prepare_urdf", "resolve_uri"]
@@ -71,16 +73,19 @@ def prepare_urdf(
         snapshot: Where the private copies of the URDF and its meshes go.
 
     Returns:
-        The rewritten URDF text (mesh file names are absolute paths of the copies).
+        The rewritten URDF text (mesh file names are absolute paths of the copies, or of OBJ files
+        converted from them).
 
     Raises:
-        AssetError: The file is malformed, is not a URDF, or refers to a missing mesh or package.
+        AssetError: The file is malformed, is not a URDF, refers to a missing mesh or package, or to a
+            mesh file that cannot be converted for MuJoCo (the message names the file and the link).
     """
     tree = parse_xml(snapshot.stage(path), shown_as=path)
     robot = tree.getroot()
     if robot.tag != "robot":
         raise AssetError(f"not a URDF: the root element is <{robot.tag}>, expected <robot>", path)
     packages = _package_table(ros_package_paths, path)
+    link_of = {id(mesh): link.get("name", "") for link in robot.iter("link") for mesh in link.iter("mesh")}
     for mesh in robot.iter("mesh"):
         uri = mesh.get("filename")
         if not uri:
@@ -88,7 +93,8 @@ def prepare_urdf(
         full = resolve_uri(uri, path, packages)
         if not os.path.isfile(full):
             raise AssetError(f"mesh file '{uri}' does not exist ({full})", path)
-        mesh.set("filename", snapshot.stage(full, referrer=path))
+        user = f"link '{link_of[id(mesh)]}'" if id(mesh) in link_of else "a <mesh> outside any <link>"
+        mesh.set("filename", mujoco_mesh_file(snapshot.stage(full, referrer=path), snapshot, path, user))
     _set_compiler(robot, merge_fixed_joints)
     return ET.tostring(robot, encoding="unicode")
 

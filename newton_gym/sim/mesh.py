@@ -40,6 +40,8 @@ class Mesh:
         self.is_solid = bool(is_solid)
         self.maxhullvert = int(maxhullvert)
         self._unit_props = None
+        # Convex hulls by (maxhullvert, backend), filled by newton_gym.solvers.collision.hull.mesh_hull.
+        self._hulls: dict = {}
 
     def unit_mass_properties(self):
         """Volume [m^3], COM (3,) [m] and inertia about the COM (3, 3) [m^5] at unit density.

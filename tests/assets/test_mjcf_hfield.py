@@ -175,3 +175,18 @@ def test_a_bad_size_names_the_file(tmp_path, size):
     hfield = _INLINE.replace('size="1.3 0.5 0.25 0.07"', f'size="{size}"')
     with pytest.raises(AssetError, match=r"terrain\.xml.*hfield"):
         _convert(tmp_path, _MJCF.format(hfield=hfield))
+
+
+def test_a_png_field_is_found_in_meshdir_as_mujoco_finds_it(tmp_path):
+    (tmp_path / "assets").mkdir()
+    _write_png(tmp_path / "assets" / "bumps.png", 5, 7)
+    text = _MJCF.format(hfield='file="bumps.png" size="1.3 0.5 0.25 0.07"').replace(
+        "<asset>", '<compiler meshdir="assets"/>\n<asset>'
+    )
+    xml, usd = _convert(tmp_path, text)
+    mj = mujoco.MjModel.from_xml_path(xml)
+    builder = ModelBuilder()
+    builder.add_usd(usd)
+    field = builder.finalize("cpu").heightfields[0]
+    expected = mj.hfield_data.reshape(5, 7) * mj.hfield_size[0, 2]
+    np.testing.assert_allclose(field.heights, expected, atol=1e-6)

@@ -1,31 +1,63 @@
-"""Convex hulls of mesh colliders, on the host, once per solver.
+"""Convex hulls of mesh colliders, on the host, once per mesh.
 
-A mesh shape collides as the convex hull of its vertices (as in MuJoCo). :func:`convex_hull` builds the
-hull incrementally (quickhull: start from a tetrahedron of extreme points, then repeatedly add the point
-furthest outside the current hull) and stops once the hull has ``maxhullvert`` vertices, which is what
-MuJoCo asks of qhull with its ``TA`` option (stop after adding N - 4 points to the initial simplex).
-The vertices kept can differ from qhull's: qhull starts from other extreme points and takes the
-furthest point of the next facet in its queue, this module the furthest point over all facets (ties to
-the lowest vertex index), so a reduced hull has the same size bound but not always the same vertices.
-Without a limit (``maxhullvert`` < 0) the hull is exact up to a coplanarity tolerance of 1e-7 of the
-point cloud's extent (float32 round-off): points that close to a face count as inside it.
+A mesh shape collides as the convex hull of its vertices (as in MuJoCo). :func:`convex_hull` runs qhull
+(``scipy.spatial.ConvexHull``) with the options MuJoCo's compiler gives it (MuJoCo >= 3.10): ``Qt`` for
+the full hull, and with a vertex limit ``maxhullvert`` also ``Q9 TA<maxhullvert - 4>``: qhull then adds
+the furthest of all outside points at each step and stops after adding ``maxhullvert - 4`` points to its
+initial simplex. The points go to qhull as given, as MuJoCo's compiler passes a mesh's vertex list, so
+a mesh here and an MJCF ``<mesh vertex=...>`` of the same vertices get the same hull vertices, to the
+index, with and without a limit (tests/solvers/test_hull_qhull.py checks it against MuJoCo), except for
+points within the coplanarity tolerance below of a face or an edge, which qhull may keep and this module
+drops. A limited hull depends on the frame of the points (qhull's first simplex is made of extreme
+coordinates): MuJoCo computes it before moving a mesh to its centre of mass and principal axes, so the
+compiled vertices the MJCF converter writes can give another hull of the same size. A point set qhull
+finds flat, or of fewer than 4 points, has no faces; its hull vertices are all its distinct points.
+
+Without scipy a built-in quickhull runs instead (pure Python: seconds to a minute for meshes of
+thousands of vertices; a warning says so once). It starts from a tetrahedron of extreme points and
+repeatedly adds the point furthest outside the hull over all faces (ties to the lowest index), stopping
+at ``maxhullvert`` vertices. Its first tetrahedron can differ from qhull's, so a reduced hull has the same
+size bound but not always the same vertices. The environment variable ``NEWTON_GYM_HULL_BACKEND``
+(``qhull`` or ``builtin``) or the ``backend`` argument picks one (benchmarks compare them).
+
+Faces are the hull's triangles merged where coplanar: the triangles of one qhull facet (one plane), then
+facets grown from the largest down, each taking in the neighbouring facets whose corners all lie within
+1e-7 of the point cloud's extent of its plane (float32 round-off: corners of a face stored in float32
+stay one face). Each face is the 2D hull of its corners, so a point that close to a face or an edge is
+not a hull vertex.
 
 :func:`hull_tables` concatenates the hulls of all meshes into the flat arrays the narrow phase reads:
-hull vertices, and hull faces as polygons (coplanar hull triangles merged, vertices counter-clockwise
-seen from outside) with their outward unit normals, all in the mesh frame before the shape's scale.
+hull vertices, and hull faces as polygons (vertices counter-clockwise seen from outside) with their
+outward unit normals, all in the mesh frame before the shape's scale. Each :class:`newton_gym.Mesh`
+keeps its hulls (one per ``maxhullvert`` and backend), so replicated worlds and rebuilt solvers reuse
+them, and meshes with equal vertices in one call share one computation.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Hull", "HullTables", "convex_hull", "hull_tables"]
+from ...errors import ConfigError
+
+__all__ = ["HULL_BACKEND_ENV", "Hull", "HullTables", "convex_hull", "hull_tables", "mesh_hull"]
+
+#: Environment variable that picks the hull backend: "qhull" (scipy), "builtin", or "auto" (the default:
+#: qhull when scipy imports).
+HULL_BACKEND_ENV = "NEWTON_GYM_HULL_BACKEND"
+_BACKENDS = ("auto", "qhull", "builtin")
 
 # Coplanarity tolerance relative to the point cloud's extent: about float32 round-off, so that corners
 # of a face stored in float32 (as MuJoCo's compiled meshes are) stay one face.
 _REL_EPS = 1e-7
+
+# Point count above which the built-in hull is slow enough to warn about (seconds per mesh).
+_BIG_MESH = 2000
+_warned_slow = False
 
 
 @dataclass
@@ -42,6 +74,103 @@ class Hull:
     vertices: np.ndarray
     faces: list
     normals: np.ndarray
+
+
+def _resolve_backend(backend: str | None) -> str:
+    """The backend, "qhull" or "builtin", for a requested one (None: the environment variable, else "auto")."""
+    name = backend or os.environ.get(HULL_BACKEND_ENV) or "auto"
+    if name not in _BACKENDS:
+        where = "backend" if backend else HULL_BACKEND_ENV
+        raise ConfigError(f"convex hull {where} '{name}' is not one of {list(_BACKENDS)}")
+    if name == "builtin" or (name == "auto" and not _has_scipy()):
+        return "builtin"
+    if not _has_scipy():
+        raise ImportError(
+            "the qhull convex hull needs scipy; install the 'mesh' extra (pip install 'newton-gym[mesh]')"
+        )
+    return "qhull"
+
+
+def _has_scipy() -> bool:
+    try:
+        import scipy.spatial  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def convex_hull(points, maxhullvert: int = -1, backend: str | None = None) -> Hull:
+    """Convex hull of ``points`` ((n, 3) float [m]), with at most ``maxhullvert`` vertices when it is >= 4
+    (see the module docstring); a flat or degenerate point set returns all its distinct points and no
+    faces.
+
+    Args:
+        points: (n, 3) float point cloud.
+        maxhullvert: Vertex limit (MuJoCo's ``<mesh maxhullvert>``); below 4 (MuJoCo's -1) for none.
+        backend: "qhull", "builtin" or "auto"; None reads ``NEWTON_GYM_HULL_BACKEND`` (default "auto").
+
+    Raises:
+        ConfigError: An unknown backend.
+        ImportError: Backend "qhull" without scipy.
+    """
+    global _warned_slow
+    p = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    extent = float(np.ptp(p, axis=0).max()) if len(p) else 0.0
+    eps = _REL_EPS * max(extent, 1e-12)
+    kind = _resolve_backend(backend)
+    if kind == "builtin" and len(p) > _BIG_MESH and not _warned_slow and not _has_scipy():
+        _warned_slow = True
+        warnings.warn(
+            f"computing the convex hull of a {len(p)}-vertex mesh without scipy (pure Python, can take "
+            "a minute); install scipy (pip install 'newton-gym[mesh]') for qhull",
+            stacklevel=3,
+        )
+    if kind == "qhull":
+        triangles = _qhull_triangles(p, maxhullvert)
+        if triangles is not None:
+            return _polygons(p, *triangles, eps)
+    return _builtin_hull(p, maxhullvert, eps)
+
+
+def _qhull_triangles(p, maxhullvert):
+    """qhull's hull of ``p``: triangles (k, 3) of input indices, counter-clockwise seen from outside,
+    their outward unit normals (k, 3) and their qhull facet's plane id (k,); None for fewer than 4
+    points or a set qhull finds flat."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    if len(p) < 4:
+        return None
+    options = "Qt" if maxhullvert < 4 else f"Qt Q9 TA{maxhullvert - 4}"
+    try:
+        hull = ConvexHull(p, qhull_options=options)
+    except QhullError:
+        return None
+    tris = hull.simplices.astype(np.int64)
+    normals = hull.equations[:, :3]
+    a, b, c = (p[tris[:, k]] for k in range(3))
+    flip = np.einsum("ij,ij->i", np.cross(b - a, c - a), normals) < 0
+    tris[flip] = tris[flip][:, ::-1]
+    # Qt splits a merged facet into triangles sharing its plane: equal plane rows are one facet.
+    _, plane = np.unique(hull.equations, axis=0, return_inverse=True)
+    return tris, normals, plane.reshape(-1)
+
+
+def _builtin_hull(p, maxhullvert, eps):
+    """The built-in quickhull (see the module docstring)."""
+    simplex = _initial_simplex(p, eps) if len(p) >= 4 else None
+    if simplex is None:
+        return Hull(np.unique(np.unique(p, axis=0, return_index=True)[1]), [], np.zeros((0, 3)))
+    b = _Builder(p, eps)
+    a, c, d, e = simplex
+    first = b.add_triangles([(a, c, d), (a, e, c), (c, e, d), (d, e, a)])
+    b.assign(np.setdiff1d(np.arange(len(p)), simplex), first)
+    while maxhullvert < 4 or b.vertex_count() < maxhullvert:
+        q = b.furthest()
+        if q is None:
+            break
+        b.add_point(q)
+    live = b.live()
+    return _polygons(p, b.tris[live], b.normal[live], np.arange(len(live)), eps)
 
 
 def _initial_simplex(p, eps):
@@ -147,65 +276,26 @@ def _edges(tri):
     return ((i, j), (j, k), (k, i))
 
 
-def convex_hull(points, maxhullvert: int = -1) -> Hull:
-    """Convex hull of ``points`` ((n, 3) float), with at most ``maxhullvert`` vertices when it is >= 4
-    (see the module docstring); a flat or degenerate point set returns all its distinct points and no
-    faces."""
-    p = np.asarray(points, dtype=np.float64)
-    extent = float(np.ptp(p, axis=0).max()) if len(p) else 0.0
-    eps = _REL_EPS * max(extent, 1e-12)
-    simplex = _initial_simplex(p, eps) if len(p) >= 4 else None
-    if simplex is None:
-        return Hull(np.unique(np.unique(p, axis=0, return_index=True)[1]), [], np.zeros((0, 3)))
-    b = _Builder(p, eps)
-    a, c, d, e = simplex
-    first = b.add_triangles([(a, c, d), (a, e, c), (c, e, d), (d, e, a)])
-    b.assign(np.setdiff1d(np.arange(len(p)), simplex), first)
-    while maxhullvert < 4 or b.vertex_count() < maxhullvert:
-        q = b.furthest()
-        if q is None:
-            break
-        b.add_point(q)
-    live = b.live()
-    return _polygons(p, b.tris[live], b.normal[live], eps)
-
-
-def _polygons(p, tris, normals, eps):
-    """Merge coplanar hull triangles (neighbours across an edge) into faces, each
-    the 2D hull of its corners (counter-clockwise), which drops corners inside a face or on an edge
-    (points that were outside a smaller hull)."""
-    n_pts = len(p)
-    key = (tris * n_pts + np.roll(tris, -1, axis=1)).reshape(-1)  # directed edge (a, b) of each triangle
-    rev = (np.roll(tris, -1, axis=1) * n_pts + tris).reshape(-1)
-    order = np.argsort(key)
-    pos = np.clip(np.searchsorted(key[order], rev), 0, len(key) - 1)
-    found = key[order][pos] == rev
-    t1 = np.repeat(np.arange(len(tris)), 3)[found]
-    t2 = order[pos][found] // 3
-    # Neighbours are coplanar when the far corner of one is within eps of the other's plane.
-    shared = (tris[t2][:, :, None] == tris[t1][:, None, :]).any(axis=2)
-    apex = tris[t2][np.arange(len(t2)), np.argmin(shared, axis=1)]
-    same = np.abs(np.einsum("ij,ij->i", p[apex] - p[tris[t1, 0]], normals[t1])) <= eps
-    root = np.arange(len(tris))
-
-    def find(i):
-        while root[i] != i:
-            root[i] = root[root[i]]
-            i = root[i]
-        return i
-
-    for i, j in zip(t1[same], t2[same]):
-        root[find(i)] = find(j)
-    group = np.asarray([find(i) for i in range(len(tris))])
-    order = np.argsort(group, kind="stable")
-    cuts = np.nonzero(np.diff(group[order]))[0] + 1
+def _polygons(p, tris, normals, facet, eps):
+    """Faces of a triangulated hull: triangles ``tris`` (k, 3), counter-clockwise from outside, with
+    outward unit ``normals`` (k, 3), grouped into facets by the ids ``facet`` (k,) (qhull's; the
+    triangles of one plane) and merged into coplanar faces (see :func:`_coplanar_groups`). Each face is
+    the 2D hull of its corners (counter-clockwise), which drops corners inside a face or on an edge, and
+    its normal the area-weighted mean of its triangles'."""
+    area = np.linalg.norm(np.cross(p[tris[:, 1]] - p[tris[:, 0]], p[tris[:, 2]] - p[tris[:, 0]]), axis=1)
+    facet = np.unique(facet, return_inverse=True)[1].reshape(-1)
+    groups = _coplanar_groups(p, tris, normals, area, facet, eps)
+    order = np.argsort(groups, kind="stable")
+    cuts = np.nonzero(np.diff(groups[order]))[0] + 1
     loops, face_normals = [], []
     for members in np.split(order, cuts):
-        n = normals[members[0]]
-        face_normals.append(n)
         if len(members) == 1:  # a lone triangle is its own face, already counter-clockwise
             loops.append(tris[members[0]])
+            face_normals.append(normals[members[0]])
             continue
+        n = (area[members, None] * normals[members]).sum(axis=0)
+        n = n / np.linalg.norm(n) if np.linalg.norm(n) > 0 else normals[members[0]]
+        face_normals.append(n)
         corners = np.unique(tris[members])
         u = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
         u /= np.linalg.norm(u)
@@ -214,6 +304,51 @@ def _polygons(p, tris, normals, eps):
     where = np.searchsorted(verts, np.concatenate(loops))
     faces = np.split(where, np.cumsum([len(f) for f in loops])[:-1])
     return Hull(verts.astype(np.int64), faces, np.asarray(face_normals))
+
+
+def _coplanar_groups(p, tris, normals, area, facet, eps):
+    """Face id of each triangle: facets (ids 0..F-1) grown from the largest down, each absorbing the
+    neighbouring facets (across an edge) whose corners all lie within ``eps`` of its plane. The plane of
+    a large facet is well defined; a sliver's is not, so slivers join the faces of their neighbours."""
+    count = int(facet.max()) + 1
+    facet_area = np.bincount(facet, area, count)
+    facet_normal = np.zeros((count, 3))
+    np.add.at(facet_normal, facet, (area[:, None] + 1e-300) * normals)  # a sliver facet keeps its direction
+    facet_normal /= np.linalg.norm(facet_normal, axis=1, keepdims=True)
+    by_facet = np.argsort(facet, kind="stable")
+    cuts = np.nonzero(np.diff(facet[by_facet]))[0] + 1
+    corners = [p[np.unique(tris[m])] for m in np.split(by_facet, cuts)]
+    starts, neighbours = _facet_neighbours(tris, facet, count, len(p))
+    group = np.full(count, -1, np.int64)
+    for seed in np.argsort(-facet_area, kind="stable"):
+        if group[seed] >= 0:
+            continue
+        group[seed] = seed
+        n0 = facet_normal[seed]
+        d0 = float(corners[seed].mean(axis=0) @ n0)
+        stack = [seed]
+        while stack:
+            f = stack.pop()
+            for g in neighbours[starts[f] : starts[f + 1]]:
+                if group[g] < 0 and facet_normal[g] @ n0 > 0 and np.abs(corners[g] @ n0 - d0).max() <= eps:
+                    group[g] = seed
+                    stack.append(g)
+    return group[facet]
+
+
+def _facet_neighbours(tris, facet, count, point_count):
+    """Facets sharing an edge, as a CSR table: the neighbours of facet f are
+    ``neighbours[starts[f]:starts[f + 1]]`` (repeats allowed)."""
+    a, b = tris.reshape(-1), np.roll(tris, -1, axis=1).reshape(-1)
+    code = np.minimum(a, b) * point_count + np.maximum(a, b)  # undirected edge
+    owner = np.repeat(facet, 3)
+    order = np.argsort(code, kind="stable")
+    pair = np.nonzero(code[order][1:] == code[order][:-1])[0]
+    f1, f2 = owner[order][pair], owner[order][pair + 1]
+    cross = f1 != f2
+    f1, f2 = np.concatenate([f1[cross], f2[cross]]), np.concatenate([f2[cross], f1[cross]])
+    by_first = np.argsort(f1, kind="stable")
+    return np.searchsorted(f1[by_first], np.arange(count + 1)), f2[by_first]
 
 
 def _hull_2d(x, y, eps):
@@ -258,13 +393,41 @@ class HullTables:
     face_verts: np.ndarray
 
 
-def hull_tables(meshes) -> HullTables:
-    """Hull tables of a list of :class:`newton_gym.Mesh`, each hull limited by its ``maxhullvert``."""
+def mesh_hull(mesh, backend: str | None = None) -> Hull:
+    """The convex hull of a :class:`newton_gym.Mesh`'s vertices, limited by its ``maxhullvert``: computed
+    once per mesh, limit and backend and kept on the mesh (whose vertices are taken as fixed)."""
+    return _hull_of(mesh, _resolve_backend(backend), None)
+
+
+def _hull_of(mesh, kind: str, shared: dict | None) -> Hull:
+    """:func:`mesh_hull` with a resolved backend; ``shared`` maps (vertex digest, shape, limit) to hulls
+    already computed for other meshes."""
+    limit = int(getattr(mesh, "maxhullvert", -1))
+    cache = getattr(mesh, "_hulls", None)
+    hull = cache.get((limit, kind)) if cache is not None else None
+    if hull is None:
+        v = np.asarray(mesh.vertices, dtype=np.float64)
+        content = (hashlib.blake2b(np.ascontiguousarray(v).tobytes(), digest_size=16).digest(), v.shape, limit)
+        hull = shared.get(content) if shared is not None else None
+        if hull is None:
+            hull = convex_hull(v, limit, kind)
+        if shared is not None:
+            shared[content] = hull
+        if cache is not None:
+            cache[(limit, kind)] = hull
+    return hull
+
+
+def hull_tables(meshes, backend: str | None = None) -> HullTables:
+    """Hull tables of a list of :class:`newton_gym.Mesh`, each hull limited by its ``maxhullvert``
+    (see :func:`mesh_hull`; ``backend`` as for :func:`convex_hull`)."""
+    kind = _resolve_backend(backend)
+    shared: dict = {}
     vert_start, face_start, face_vert_start = [0], [0], [0]
     verts, normals, corners = [], [], []
     for mesh in meshes:
         v = np.asarray(mesh.vertices, dtype=np.float64)
-        hull = convex_hull(v, int(getattr(mesh, "maxhullvert", -1)))
+        hull = _hull_of(mesh, kind, shared)
         base = vert_start[-1]
         verts.append(v[hull.vertices])
         vert_start.append(base + len(hull.vertices))
