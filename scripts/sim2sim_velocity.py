@@ -3,6 +3,7 @@
     python scripts/sim2sim_velocity.py --checkpoint runs/<run>/model_<it>.pt        # rsl_rl checkpoint
     python scripts/sim2sim_velocity.py --checkpoint runs/<run>/checkpoints/final.pt  # skrl checkpoint
     python scripts/sim2sim_velocity.py --checkpoint newton_gym/assets/policies/go1_newton.pt
+    python scripts/sim2sim_velocity.py --checkpoint runs/<go1 rough run>/model_<it>.pt   # on the same terrain
 
 Prints, per command of ``newton_gym.train.velocity_eval.DEFAULT_COMMANDS``, the mean |cmd_xy - v_xy| [m/s]
 in both simulators, their means and the ratio MuJoCo / newton_gym.
@@ -38,8 +39,14 @@ def main(argv=None) -> int:
     if task not in ROBOT_OF_TASK:
         raise ConfigError(f"{args.checkpoint}: trained on {task}; the velocity check knows {sorted(ROBOT_OF_TASK)}")
     clip = float(np.max(np.abs(policy.meta["action_high"])))
-    ours = tracking_error_newton(policy, task, seconds=args.seconds)
-    ref = tracking_error_mujoco(policy, ROBOT_OF_TASK[task], seconds=args.seconds, action_clip=clip)
+    terrain, terrain_cfg = None, None
+    if task.endswith("Rough-v0"):  # the terrain the policy trained on
+        from newton_gym.terrain import generate_terrain
+
+        terrain_cfg = policy.meta.get("train_config", {}).get("env", {}).get("terrain")
+        terrain = generate_terrain(terrain_cfg)
+    ours = tracking_error_newton(policy, task, seconds=args.seconds, action_clip=clip, terrain=terrain_cfg)
+    ref = tracking_error_mujoco(policy, ROBOT_OF_TASK[task], seconds=args.seconds, action_clip=clip, terrain=terrain)
     print(f"{task}, {args.seconds:.0f} s per command, error after 1 s [m/s]")
     print("command (vx, vy, wz)    newton_gym   MuJoCo")
     for command, a, b in zip(DEFAULT_COMMANDS, ours, ref):

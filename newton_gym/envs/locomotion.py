@@ -276,6 +276,11 @@ class LeggedVelocityTask(Task):
             "termination": c.w_termination * self.terminated(sim).float(),
         }
 
+    def step_info(self, sim) -> dict:
+        """``lin_vel_error``: the mean over worlds of |cmd_xy - v_xy| [m/s] after this step."""
+        error = (self.command[:, :2] - self._base()["lin_vel"][:, :2]).norm(dim=1)
+        return {"lin_vel_error": error.mean()}
+
     def terminated(self, sim):
         return self.layout.memo("legged_terminated", lambda: self._terminated(sim))
 
@@ -295,10 +300,15 @@ class LeggedVelocityTask(Task):
         lo, hi = self.cfg.push_interval
         return lo + (hi - lo) * self._rand(_PUSH_STREAM + 100, 1)[:n, 0]
 
+    def spawn(self, qpos: torch.Tensor, mask: torch.Tensor, rng):
+        """Place the root of each reset world (qpos (N, nq) MuJoCo layout, written in place) before the state
+        is set. Default: where ``init_qpos`` has it (the flat ground's origin)."""
+
     def reset_state(self, sim, mask, rng):
         self.rng = rng
         c, j = self.cfg, len(self.servos)
         qpos = self.init_qpos.expand(sim.num_envs, -1).clone()
+        self.spawn(qpos, mask, rng)
         qpos[:, 7:] = self.home_joint * (0.5 + rng.uniform(_JOINT_STREAM, j))
         qvel = (2.0 * rng.uniform(_BASE_STREAM, self.layout.nv) - 1.0) * 0.5
         qvel[:, 6:] = 0.0

@@ -12,6 +12,7 @@ TASKS = {
     "Newton/Humanoid-v0": ("newton_gym.envs.humanoid", "HumanoidTask", 1000),
     "Newton/Cartpole-v0": ("newton_gym.envs.cartpole", "CartpoleTask", 1000),
     "Newton/Go1-Flat-v0": ("newton_gym.envs.go1", "Go1Task", 1000),
+    "Newton/Go1-Rough-v0": ("newton_gym.envs.go1_rough", "Go1RoughTask", 1000),
     "Newton/G1-Flat-v0": ("newton_gym.envs.g1", "G1Task", 1000),
 }
 

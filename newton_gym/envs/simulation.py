@@ -86,6 +86,8 @@ class Simulation:
             GPU but torch was built without CUDA.
         ground_friction: friction coefficient of an added global ground plane; None adds none (robots
             converted from MJCF bring their own floor, replicated with them).
+        static_scene: called with the scene builder before the robot is replicated, to add global static
+            shapes that every world shares (a terrain); None adds nothing.
 
     Attributes:
         model, solver, state, control.
@@ -104,12 +106,15 @@ class Simulation:
         cfg,
         device=None,
         ground_friction: float | None = None,
+        static_scene=None,
     ):
         self.cfg = cfg
         self.num_envs = int(num_envs)
         scene = ModelBuilder(up_axis=robot.up_axis, gravity=robot.gravity)
         if ground_friction is not None:
             scene.add_ground_plane(cfg=ModelBuilder.ShapeConfig(mu=ground_friction))
+        if static_scene is not None:
+            static_scene(scene)
         scene.replicate(robot, self.num_envs)
         self.model = scene.finalize(_torch_compatible_device(device))
         self.device = self.model.device

@@ -60,6 +60,15 @@ class Task:
     def actuators(self) -> list:
         return self.import_result["actuators"]
 
+    def add_static_scene(self, scene: ModelBuilder):
+        """Add global static shapes (terrain) to the scene before the robot is replicated into its worlds;
+        they are shared by every world. Default: nothing."""
+
+    def step_info(self, sim) -> dict:
+        """The task's own scalars of every step (0-d tensors), reported as ``info["task"]`` (absent when
+        empty) and logged by the trainers as ``Task/<name>``. Default: none."""
+        return {}
+
     def setup(self, robot: ModelBuilder, sim):
         """Called once the simulation exists."""
         self.layout = MujocoLayout(robot, sim)

@@ -97,7 +97,9 @@ class NewtonVectorEnv(VectorEnv):
         self.render_mode = render_mode
         self.task = task_class(cfg)
         robot = self.task.build_robot()
-        self.sim = Simulation(robot, self.task.actuators, num_envs, cfg.sim, device, self.task.ground_friction)
+        self.sim = Simulation(
+            robot, self.task.actuators, num_envs, cfg.sim, device, self.task.ground_friction, self.task.add_static_scene
+        )
         self.task.setup(robot, self.sim)
         self.num_envs = num_envs
         self.device = self.sim.torch_device
@@ -198,6 +200,9 @@ class NewtonVectorEnv(VectorEnv):
             obs = self._reset_ended(obs)
         # Counts stay 0-d tensors on the device; int() them when needed.
         info = {"reward_terms": terms, "nan_actions": nan_rows, "unhealthy_worlds": unhealthy.sum()}
+        task_info = self.task.step_info(self.sim)
+        if task_info:
+            info["task"] = task_info
         done = terminated | truncated
         same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
         # Unless sync_free, one host sync per step: the reset work and the end-of-episode info are skipped

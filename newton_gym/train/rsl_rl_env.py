@@ -91,6 +91,7 @@ class RslRlVecEnv(VecEnv):
         self._obs = self._group(obs)
         dones = (terminated | truncated).long()
         log = {f"Reward/{name}": term.mean() for name, term in info["reward_terms"].items()}
+        log.update({f"Task/{name}": value for name, value in info.get("task", {}).items()})
         extras = {"time_outs": truncated, "log": log}
         if "newton_episode" in info:
             extras["finished_episodes"] = info["newton_episode"]

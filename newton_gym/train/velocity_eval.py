@@ -12,6 +12,12 @@ position actuators, 4 ``mj_step`` per control step (50 Hz at the MJCF's 0.005 s)
 | ``tracking_error_newton(policy, task, commands, ...)`` | (C,) mean error per command in newton_gym |
 | ``tracking_error_mujoco(policy, robot, commands, ...)`` | (C,) mean error per command in MuJoCo |
 | ``DEFAULT_COMMANDS`` | the (C, 3) commands both use by default |
+
+On a rough task (``Newton/Go1-Rough-v0``) both start on the same patch of the task's terrain
+(``ROUGH_PATCH``: level, column), yaw 0, base 0.278 m above its platform, and the MuJoCo side runs the MJCF
+with the terrain added as an ``<hfield>`` (the same elevations, :meth:`Heightfield.to_mujoco`) and its own
+floor disabled; its height scan is the task's (:func:`newton_gym.sensors.height_scan.grid_pattern` around
+the base, yaw only, ``clip(base z - ground z - 0.5, -1, 1)``) read from the same field.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["DEFAULT_COMMANDS", "ROBOT_OF_TASK", "tracking_error_newton", "tracking_error_mujoco"]
+__all__ = ["DEFAULT_COMMANDS", "ROBOT_OF_TASK", "ROUGH_PATCH", "tracking_error_newton", "tracking_error_mujoco"]
 
 #: (vx [m/s], vy [m/s], wz [rad/s]) commands of the evaluation: forward, backward, sideways, turning.
 DEFAULT_COMMANDS = np.array(
@@ -37,7 +43,12 @@ DEFAULT_COMMANDS = np.array(
 )
 
 #: Legged task id -> the shipped robot whose MJCF the MuJoCo side runs.
-ROBOT_OF_TASK = {"Newton/Go1-Flat-v0": "go1", "Newton/G1-Flat-v0": "g1"}
+ROBOT_OF_TASK = {"Newton/Go1-Flat-v0": "go1", "Newton/G1-Flat-v0": "g1", "Newton/Go1-Rough-v0": "go1"}
+
+#: (level, column) of the rough terrain's patch where the evaluation starts: level 4 of the first
+#: random-rough column of the default mix (columns 12-15).
+ROUGH_PATCH = (4, 12)
+_SCAN_OFFSET = 0.5  # [m] the height scan's offset (newton_gym.envs.go1_rough)
 
 
 def tracking_error_newton(
@@ -48,6 +59,7 @@ def tracking_error_newton(
     settle: float = 1.0,
     seed: int = 0,
     action_clip: float | None = None,
+    terrain=None,
 ) -> np.ndarray:
     """(C,) mean |cmd_xy - v_xy| [m/s] per command, one world per command stepped together.
 
@@ -57,6 +69,7 @@ def tracking_error_newton(
         commands: (C, 3) commands.
         seconds: length of each run [s]; settle: seconds not counted at the start.
         action_clip: the task's action clip the policy was trained with (None: the task's default).
+        terrain: a rough task's terrain setting (None: the task's default terrain).
     """
     import gymnasium as gym
 
@@ -64,6 +77,10 @@ def tracking_error_newton(
 
     commands = torch.as_tensor(np.asarray(commands, dtype=np.float32))
     extra = {} if action_clip is None else {"action_clip": float(action_clip)}
+    if task.endswith("Rough-v0"):
+        extra["curriculum"] = False
+        if terrain is not None:
+            extra["terrain"] = terrain
     env = gym.make_vec(
         task,
         num_envs=len(commands),
@@ -76,6 +93,10 @@ def tracking_error_newton(
     task_obj = env.task
     env.reset(seed=seed)
     home = task_obj.init_qpos.expand(len(commands), -1).clone()
+    terrain = getattr(task_obj, "terrain", None)
+    if terrain is not None:
+        home[:, :3] = torch.as_tensor(_rough_start(terrain), dtype=home.dtype)
+        home[:, 3:7] = torch.tensor([1.0, 0.0, 0.0, 0.0])
     task_obj.layout.set_state(
         home, torch.zeros(len(commands), task_obj.layout.nv), torch.ones(len(commands), dtype=bool)
     )
@@ -105,6 +126,52 @@ def _base_rotation(d) -> np.ndarray:
     return rot.reshape(3, 3)
 
 
+def _rough_start(terrain) -> np.ndarray:
+    """(3,) base position of the rough evaluation: 0.278 m above the platform of ``ROUGH_PATCH``."""
+    from ..envs.go1 import GO1_HOME
+
+    origin = np.asarray(terrain.origins[ROUGH_PATCH], dtype=np.float64)
+    return origin + np.array([0.0, 0.0, GO1_HOME[0]])
+
+
+def _with_terrain(path: str, terrain):
+    """MjModel of the MJCF at ``path`` with ``terrain``'s heightfield added on the world body (the floor planes
+    stop colliding; the field takes their contype / conaffinity)."""
+    import mujoco
+
+    spec = mujoco.MjSpec.from_file(path)
+    contype, conaffinity = 1, 1
+    for geom in spec.worldbody.geoms:
+        if geom.type == mujoco.mjtGeom.mjGEOM_PLANE:
+            contype, conaffinity = geom.contype, geom.conaffinity
+            geom.contype, geom.conaffinity = 0, 0
+    data, size, z0 = terrain.heightfield.to_mujoco()
+    field = spec.add_hfield(name="terrain", nrow=data.shape[0], ncol=data.shape[1], size=size.tolist())
+    field.userdata = data.reshape(-1).astype(np.float32).tolist()
+    center = np.asarray(terrain.field_center, dtype=np.float64) + [0.0, 0.0, z0]
+    spec.worldbody.add_geom(
+        type=mujoco.mjtGeom.mjGEOM_HFIELD,
+        hfieldname="terrain",
+        pos=center.tolist(),
+        contype=contype,
+        conaffinity=conaffinity,
+    )
+    return spec.compile()
+
+
+def _scan(terrain, d, rays) -> np.ndarray:
+    """The rough task's height scan from MuJoCo's state: ``rays`` (R, 3) grid points around the base, turned
+    by its yaw, each clip(base z - ground z - 0.5, -1, 1)."""
+    rot = _base_rotation(d)
+    yaw = np.arctan2(rot[1, 0], rot[0, 0])
+    c, s = np.cos(yaw), np.sin(yaw)
+    x = d.qpos[0] + c * rays[:, 0] - s * rays[:, 1]
+    y = d.qpos[1] + s * rays[:, 0] + c * rays[:, 1]
+    cx, cy, cz = np.asarray(terrain.field_center, dtype=np.float64)
+    ground = cz + terrain.heightfield.height_at(x - cx, y - cy)
+    return np.clip(d.qpos[2] - ground - _SCAN_OFFSET, -1.0, 1.0).astype(np.float32)
+
+
 def _observation(m, d, command, home, last_action) -> np.ndarray:
     """The locomotion task's noise-free observation from MuJoCo's state (free root + hinge joints)."""
     rot = _base_rotation(d)
@@ -129,6 +196,7 @@ def tracking_error_mujoco(
     settle: float = 1.0,
     action_clip: float = 5.0,
     frame_skip: int = 4,
+    terrain=None,
 ) -> np.ndarray:
     """(C,) mean |cmd_xy - v_xy| [m/s] per command in MuJoCo C on the shipped MJCF of ``robot``.
 
@@ -136,12 +204,19 @@ def tracking_error_mujoco(
         policy: as for :func:`tracking_error_newton`.
         robot: "go1" or "g1" (the shipped MJCF, with its home keyframe and position actuators).
         action_clip: the action box the policy was trained with (actions are clipped to it).
+        terrain: a rough task's :class:`newton_gym.terrain.Terrain`: the MJCF gets its heightfield, the run
+            starts on ``ROUGH_PATCH`` and the observation ends with the height scan; None: flat ground.
     """
     import mujoco
 
     from ..assets.robots import robot_source_path
+    from ..sensors.height_scan import grid_pattern
 
-    m = mujoco.MjModel.from_xml_path(robot_source_path(robot))
+    if terrain is None:
+        m = mujoco.MjModel.from_xml_path(robot_source_path(robot))
+    else:
+        m = _with_terrain(robot_source_path(robot), terrain)
+        rays = grid_pattern()
     key = m.key("home").id
     home = m.key_qpos[key][7:].copy()
     scale = 0.25 * m.actuator_forcerange[:, 1] / m.actuator_gainprm[:, 0]
@@ -149,11 +224,17 @@ def tracking_error_mujoco(
     for command in np.asarray(commands, dtype=np.float32):
         d = mujoco.MjData(m)
         mujoco.mj_resetDataKeyframe(m, d, key)
+        if terrain is not None:
+            d.qpos[:3] = _rough_start(terrain)
+            d.qpos[3:7] = [1.0, 0.0, 0.0, 0.0]
+            mujoco.mj_forward(m, d)
         last = np.zeros(m.nu, dtype=np.float32)
         errors = []
         steps = int(round(seconds / (m.opt.timestep * frame_skip)))
         for i in range(steps):
             obs = _observation(m, d, command, home, last)
+            if terrain is not None:
+                obs = np.concatenate([obs, _scan(terrain, d, rays)])
             with torch.no_grad():
                 action = policy(torch.as_tensor(obs)[None])[0].numpy().astype(np.float32)
             action = np.clip(action, -action_clip, action_clip)

@@ -1,0 +1,125 @@
+"""Newton/Go1-Rough-v0 against Newton/Go1-Flat-v0 in one run, on the CPU: env-steps per second, bytes per
+world and of the terrain, and the construction time of many worlds on the full 10 x 20 terrain.
+
+Both envs are built once and timed in turn within each of ``--repeats`` repeats (zero actions plus
+uniform noise in [-1, 1], the task's randomization and pushes as shipped); the medians of the rates and
+of the per-repeat ratios rough / flat are printed. Bytes: every Warp array of the model, state, control,
+solver (one level into its member objects) and height scanner, over N; the terrain's share is the
+heightfield's points and elevations, stored once. Construction: ``gym.make_vec`` of ``--build-worlds``
+worlds, split into terrain generation, scene build + finalize, solver and scanner, timed from the
+task's own steps.
+
+    python benchmarks/bench_rough.py [--worlds 256] [--repeats 5] [--steps 50] [--build-worlds 4096]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import gymnasium as gym
+import numpy as np
+import torch
+import warp as wp
+
+import newton_gym  # noqa: F401
+
+
+def _warp_bytes(*objects) -> int:
+    seen, total = set(), 0
+
+    def add(value):
+        nonlocal total
+        if isinstance(value, wp.array) and id(value) not in seen:
+            seen.add(id(value))
+            total += value.capacity
+
+    for obj in objects:
+        for value in vars(obj).values():
+            add(value)
+            if hasattr(value, "__dict__") and not isinstance(value, wp.array):
+                for inner in vars(value).values():
+                    add(inner)
+    return total
+
+
+def _env(task, n, threads):
+    env = gym.make_vec(task, num_envs=n, device="cpu", sim={"threads": threads})
+    env.reset(seed=0)
+    gen = torch.Generator().manual_seed(0)
+
+    def step():
+        env.step(2.0 * torch.rand((n, 12), generator=gen) - 1.0)
+
+    return env, step
+
+
+def _rate(step, n, steps):
+    step()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        step()
+    return n * steps / (time.perf_counter() - t0)
+
+
+def _construction(n):
+    """Seconds of each stage of building ``n`` worlds of Go1-Rough on the default 10 x 20 terrain."""
+    from newton_gym.envs.go1_rough import Go1RoughCfg, Go1RoughTask
+    from newton_gym.envs.simulation import Simulation
+    from newton_gym.sensors import HeightScanner
+
+    cfg = Go1RoughCfg()
+    t0 = time.perf_counter()
+    task = Go1RoughTask(cfg)
+    t1 = time.perf_counter()
+    robot = task.build_robot()
+    t2 = time.perf_counter()
+    sim = Simulation(robot, task.actuators, n, cfg.sim, "cpu", None, task.add_static_scene)
+    t3 = time.perf_counter()
+    base = sim.model.body_world_start.numpy()[:n]
+    HeightScanner(sim.model, base)
+    t4 = time.perf_counter()
+    return {"terrain": t1 - t0, "robot import": t2 - t1, "scene + solver": t3 - t2, "scanner": t4 - t3}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worlds", type=int, default=256)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--build-worlds", type=int, default=4096)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    print(f"load average {os.getloadavg()[0]:.2f}, {args.worlds} worlds, {args.threads} solver thread(s), CPU")
+    envs = {name: _env(f"Newton/Go1-{name}-v0", args.worlds, args.threads) for name in ("Flat", "Rough")}
+    rates = {name: [] for name in envs}
+    for _ in range(args.repeats):
+        for name, (_, step) in envs.items():
+            rates[name].append(_rate(step, args.worlds, args.steps))
+    ratios = [r / f for r, f in zip(rates["Rough"], rates["Flat"])]
+    print("| env | env-steps/s (median) | bytes per world |")
+    print("|---|---|---|")
+    for name, (env, _) in envs.items():
+        objects = [env.sim.model, env.sim.state, env.sim.control, env.sim.solver]
+        if name == "Rough":
+            objects.append(env.task.scanner)
+        per_world = _warp_bytes(*objects) / args.worlds
+        print(f"| Go1-{name} | {statistics.median(rates[name]):,.0f} | {per_world:,.0f} |")
+    print(f"rough / flat: {statistics.median(ratios):.2f} (median of {args.repeats} paired repeats)")
+    field = envs["Rough"][0].sim.model.heightfields[0]
+    points = field.nrow * field.ncol
+    print(f"terrain: {field.nrow} x {field.ncol} points, {points * 12 / 1e6:.1f} MB of float32 points, stored once")
+    for env, _ in envs.values():
+        env.close()
+    stages = _construction(args.build_worlds)
+    total = sum(stages.values())
+    parts = ", ".join(f"{k} {v:.2f} s" for k, v in stages.items())
+    print(f"construction of {args.build_worlds} worlds on the 10 x 20 terrain: {total:.2f} s ({parts})")
+
+
+if __name__ == "__main__":
+    np.set_printoptions(precision=3)
+    main()

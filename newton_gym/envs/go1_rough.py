@@ -1,0 +1,185 @@
+"""Newton/Go1-Rough-v0: Unitree Go1 velocity tracking on rough terrain with a terrain-level curriculum (as
+Isaac-Velocity-Rough-Unitree-Go1 and mjlab's rough velocity task).
+
+The flat task's robot, servos, command, reward table and randomization (:mod:`.go1`, :mod:`.locomotion`),
+on a generated terrain (:mod:`newton_gym.terrain`: stairs up and down, block grids, random roughness,
+slopes up and down; ``configs/terrain_rough.toml``'s mix, 10 levels x 20 columns of 8 m patches) shared
+by every world, with a height scan of the ground around the base in the observations.
+
+- terrain: one global heightfield (one copy, whatever the world count); the robot USD's own floor is
+  disabled.
+- spawn: each world on the platform of its patch: column = world index spread over the columns (Isaac Lab's
+  terrain types), row = its terrain level; base 0.278 m above the platform, x, y U(-0.5, 0.5) m, yaw
+  U(-pi, pi).
+- curriculum (Isaac Lab's rule, at each reset): a world that walked farther than half a patch (4 m) from its
+  spawn moves one level up, one that walked less than half of what its command asked over an episode
+  (|cmd_xy| 20 s / 2) one level down; past the top level it goes to a random level. Levels start in
+  [0, ``max_init_level``].
+- height scan: 17 x 11 rays on a 1.6 x 1.0 m grid at 0.1 m around the base (yaw-aligned), each clip(base z -
+  ground z - 0.5, -1, 1) [m] (Isaac Lab's term); in the policy observation (``height_scan_policy``) and
+  always in the critic's.
+- observation (48 + 187): the flat task's 48 terms, then the height scan (noise U(-0.1, 0.1), Isaac Lab's).
+- critic observation (54 + 187): the flat critic's terms with the base height taken above the ground under
+  the base, then the clean height scan.
+- reward: the flat table; ``feet_air_time`` weight 0.01 (Isaac Lab's rough Go1).
+- info: ``info["task"]`` holds ``terrain_level``, the mean level of all worlds, and the flat task's
+  ``lin_vel_error`` (0-d tensors), every step.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..errors import ConfigError
+from ..sim import ModelBuilder
+from ..sim.types import GeoType
+from .go1 import Go1Cfg, Go1Task
+
+__all__ = ["Go1RoughCfg", "Go1RoughTask"]
+
+# WorldRng streams (locomotion uses 11-14, reset noise 1-2, the randomizer 3-5)
+_SPAWN_STREAM = 21
+_LEVEL_STREAM = 22
+_SCAN_NOISE = 0.1  # [m] half width of the policy's height-scan noise (Isaac Lab's)
+_SCAN_OFFSET = 0.5  # [m] subtracted from the base height above each ray's hit (Isaac Lab's)
+
+
+@dataclass
+class Go1RoughCfg(Go1Cfg):
+    """Go1-Rough settings: the flat ones, the terrain, the curriculum and the height scan."""
+
+    terrain: object = None  # None: TerrainCfg's defaults (configs/terrain_rough.toml); a TOML path, table, TerrainCfg
+    max_init_level: int = 5  # levels drawn in [0, max_init_level] at the start
+    curriculum: bool = True
+    height_scan_policy: bool = True  # the scan in the policy observation too (Isaac Lab's rough tasks)
+    scan_size: tuple = (1.6, 1.0)  # [m] x, y extent of the ray grid
+    scan_resolution: float = 0.1  # [m]
+    spawn_xy: float = 0.5  # [m] half width of the uniform spawn offset
+    w_feet_air_time: float = 0.01
+
+
+class Go1RoughTask(Go1Task):
+    cfg_class = Go1RoughCfg
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.terrain = _terrain(cfg.terrain)
+        if not 0 <= int(cfg.max_init_level) < self.terrain.cfg.num_rows:
+            raise ConfigError(
+                f"max_init_level must lie in [0, {self.terrain.cfg.num_rows - 1}] (the terrain's levels), "
+                f"got {cfg.max_init_level}"
+            )
+
+    # ------------------------------------------------------------------ setup
+    def build_robot(self):
+        builder = super().build_robot()
+        shapes = builder.tables["shape"]
+        floors = np.nonzero((shapes.get("type") == int(GeoType.PLANE)) & (shapes.get("body") == -1))[0]
+        for s in floors:  # the robot USD's floor: the terrain replaces it
+            shapes.set("collide", int(s), False)
+        return builder
+
+    def add_static_scene(self, scene: ModelBuilder):
+        self.terrain.add_to(scene, cfg=ModelBuilder.ShapeConfig(mu=1.0))
+
+    def setup(self, robot, sim):
+        from ..sensors import HeightScanner
+
+        super().setup(robot, sim)
+        dev, n = sim.torch_device, sim.num_envs
+        t = self.terrain
+        self.origins = torch.as_tensor(t.origins, dtype=torch.float32, device=dev)  # (rows, cols, 3)
+        self.num_levels, num_cols = t.origins.shape[:2]
+        self.terrain_type = torch.div(torch.arange(n, device=dev) * num_cols, n, rounding_mode="floor")
+        self.terrain_level = torch.zeros(n, dtype=torch.long, device=dev)
+        self.spawn_xy = torch.zeros(n, 2, device=dev)
+        self.root_xy = torch.zeros(n, 2, device=dev)  # the last step's root position, for the curriculum
+        self._started = False
+        base = sim.model.body_world_start.numpy()[:n] + self.base_index
+        c = self.cfg
+        self.scanner = HeightScanner(sim.model, base, size=tuple(c.scan_size), resolution=float(c.scan_resolution))
+        self.num_rays = self.scanner.num_rays
+
+    # ------------------------------------------------------------------ observations
+    def observation_size(self) -> int:
+        return super().observation_size() + (self.num_rays if self.cfg.height_scan_policy else 0)
+
+    def critic_observation_size(self) -> int:
+        return super().critic_observation_size() + self.num_rays
+
+    def _scan(self, sim) -> torch.Tensor:
+        def compute():
+            self.scanner.update(sim.state)
+            return self.scanner.heights(offset=_SCAN_OFFSET, clip=(-1.0, 1.0))
+
+        return self.layout.memo("height_scan", compute)
+
+    def observe(self, sim):
+        obs = super().observe(sim)
+        if not self.cfg.height_scan_policy:
+            return obs
+        scan = self._scan(sim)
+        if self.cfg.noise:
+            u = torch.rand(scan.shape, generator=self.noise_gen, device=scan.device)
+            scan = scan + (2.0 * u - 1.0) * _SCAN_NOISE
+        return torch.cat([obs, scan], dim=1)
+
+    def critic_observe(self, sim):
+        critic = super().critic_observe(sim)
+        scan = self._scan(sim)
+        # base height above the ground under the base: the centre ray's clip(z - ground - 0.5) + 0.5
+        centre = self.num_rays // 2
+        height_col = 12 + 3 * len(self.servos)
+        critic[:, height_col] = scan[:, centre] + _SCAN_OFFSET
+        return torch.cat([critic, scan], dim=1)
+
+    def step_info(self, sim) -> dict:
+        return {**super().step_info(sim), "terrain_level": self.terrain_level.float().mean()}
+
+    # ------------------------------------------------------------------ curriculum and spawn
+    def reward_terms(self, sim, action, pre):
+        self.root_xy.copy_(self.layout.qpos()[:, :2])
+        return super().reward_terms(sim, action, pre)
+
+    def _update_levels(self, mask):
+        """Isaac Lab's terrain_levels_vel rule for the worlds of ``mask`` (their episode just ended)."""
+        distance = (self.root_xy - self.spawn_xy).norm(dim=1)
+        half_patch = 0.5 * float(self.terrain.cfg.size[0])
+        episode_s = self.cfg.max_episode_steps * self.cfg.sim.sim_dt * self.cfg.sim.frame_skip
+        up = distance > half_patch
+        down = (distance < self.command[:, :2].norm(dim=1) * episode_s * 0.5) & ~up
+        level = self.terrain_level + up.long() - down.long()
+        past_top = level >= self.num_levels
+        random_level = (self._rand(_LEVEL_STREAM, 1)[:, 0] * self.num_levels).long()
+        level = torch.where(past_top, random_level, level.clamp(min=0))
+        self.terrain_level = torch.where(mask, level, self.terrain_level)
+
+    def spawn(self, qpos, mask, rng):
+        if not self._started:
+            first = (rng.uniform(_LEVEL_STREAM, 1)[:, 0] * (int(self.cfg.max_init_level) + 1)).long()
+            self.terrain_level = torch.where(mask, first, self.terrain_level)
+            self._started = True
+        elif self.cfg.curriculum:
+            self._update_levels(mask)
+        origin = self.origins[self.terrain_level, self.terrain_type]  # (N, 3)
+        u = rng.uniform(_SPAWN_STREAM, 3)
+        xy = origin[:, :2] + (2.0 * u[:, :2] - 1.0) * float(self.cfg.spawn_xy)
+        yaw = (2.0 * u[:, 2] - 1.0) * math.pi
+        qpos[:, 0:2] = xy
+        qpos[:, 2] = qpos[:, 2] + origin[:, 2]
+        qpos[:, 3] = torch.cos(0.5 * yaw)
+        qpos[:, 4:6] = 0.0
+        qpos[:, 6] = torch.sin(0.5 * yaw)
+        self.spawn_xy = torch.where(mask[:, None], xy, self.spawn_xy)
+        self.root_xy = torch.where(mask[:, None], xy, self.root_xy)
+
+
+def _terrain(source):
+    """The generated terrain of a TOML path, a table, a TerrainCfg, or None (the defaults)."""
+    from ..terrain import generate_terrain
+
+    return generate_terrain(source)

@@ -1,0 +1,125 @@
+"""Newton/Go1-Rough-v0: terrain shared by the worlds, spawn on each world's patch, Isaac Lab's curriculum rule,
+the height scan in the observations, the mean terrain level in ``info``, and the Gymnasium contract."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+import newton_gym  # noqa: F401
+from newton_gym.errors import ConfigError
+from newton_gym.sim.types import GeoType
+
+# 2 levels x 4 columns of 4 m patches (stairs up, stairs down, rough, slope up) inside a 2 m border
+TERRAIN = {
+    "num_rows": 3,
+    "num_cols": 4,
+    "size": [4.0, 4.0],
+    "border_width": 2.0,
+    "sub_terrains": {
+        "stairs": {"kind": "pyramid_stairs", "proportion": 1.0, "platform_width": 1.0},
+        "stairs_down": {"kind": "pyramid_stairs", "proportion": 1.0, "platform_width": 1.0, "inverted": True},
+        "rough": {"kind": "random_uniform", "proportion": 1.0, "platform_width": 1.0},
+        "slope": {"kind": "pyramid_slope", "proportion": 1.0, "platform_width": 1.0},
+    },
+}
+
+
+def make(num_envs=4, **kw):
+    kw.setdefault("terrain", TERRAIN)
+    kw.setdefault("max_init_level", 1)
+    return gym.make_vec("Newton/Go1-Rough-v0", num_envs=num_envs, device="cpu", **kw)
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = make()
+    yield e
+    e.close()
+
+
+def test_spaces_and_observations_hold_the_height_scan(env):
+    obs, _ = env.reset(seed=1)
+    rays = env.task.num_rays
+    assert rays == 17 * 11
+    assert obs.shape == (4, 48 + rays) and env.single_observation_space.shape == (48 + rays,)
+    critic = env.critic_observation()
+    assert critic.shape == (4, 54 + rays)
+    assert torch.isfinite(obs).all() and torch.isfinite(critic).all()
+    scan = critic[:, -rays:].numpy()
+    assert (scan >= -1.0).all() and (scan <= 1.0).all()
+    # each ray: clip(base z - ground z - 0.5) over the grid around the base, turned by its yaw
+    from newton_gym.sensors.height_scan import grid_pattern
+
+    task, terrain = env.task, env.task.terrain
+    root = task.layout.root_pose().numpy()
+    yaw = 2.0 * np.arctan2(root[:, 5], root[:, 6])  # (N,) about +z (xyzw): the spawn turns only about z
+    grid = grid_pattern()
+    for w in range(4):
+        c, s = np.cos(yaw[w]), np.sin(yaw[w])
+        x = root[w, 0] + c * grid[:, 0] - s * grid[:, 1] - terrain.field_center[0]
+        y = root[w, 1] + s * grid[:, 0] + c * grid[:, 1] - terrain.field_center[1]
+        ground = terrain.field_center[2] + terrain.heightfield.height_at(x, y)
+        np.testing.assert_allclose(scan[w], np.clip(root[w, 2] - ground - 0.5, -1, 1), atol=1e-4)
+
+
+def test_worlds_spawn_on_their_patch_and_share_one_terrain(env):
+    env.reset(seed=2)
+    task, model = env.task, env.sim.model
+    assert len(model.heightfields) == 1
+    assert int((model.shape_type.numpy() == int(GeoType.HFIELD)).sum()) == 1
+    root = task.layout.root_pose()[:, :3]
+    origin = task.origins[task.terrain_level, task.terrain_type]
+    assert ((root[:, :2] - origin[:, :2]).abs() <= 0.5 + 1e-5).all()
+    np.testing.assert_allclose(root[:, 2].numpy(), origin[:, 2].numpy() + 0.278, atol=1e-5)
+    assert task.terrain_type.tolist() == [0, 1, 2, 3]  # worlds spread over the columns
+    assert (task.terrain_level <= 1).all()
+    # the robot USD's own floor does not collide: the terrain carries the robot
+    floors = (model.shape_type.numpy() == int(GeoType.PLANE)) & (model.shape_body.numpy() == -1)
+    assert not model.shape_collide.numpy()[floors].any()
+
+
+def test_terrain_memory_does_not_grow_with_the_worlds():
+    small, large = make(num_envs=2), make(num_envs=8)
+    a, b = small.sim.solver.contacts, large.sim.solver.contacts
+    assert a.mesh_verts.shape == b.mesh_verts.shape  # the field's points, stored once
+    assert small.sim.model.heightfields[0].heights.shape == large.sim.model.heightfields[0].heights.shape
+    small.close(), large.close()
+
+
+def test_the_robot_stands_on_the_terrain_and_info_reports_the_level(env):
+    env.reset(seed=3)
+    for _ in range(25):
+        _, _, terminated, _, info = env.step(torch.zeros(4, 12))
+    assert "terrain_level" in info["task"] and "lin_vel_error" in info["task"]
+    assert float(info["task"]["terrain_level"]) == pytest.approx(env.task.terrain_level.float().mean().item())
+    feet = env.sim.contact_wrench[:, env.task.foot_index, 2]
+    assert (feet > 0).sum() >= 12, "the feet rest on the terrain"
+    height = env.critic_observation()[:, 12 + 3 * 12]
+    assert ((height > 0.15) & (height < 0.4)).all(), "base height above the ground under it"
+
+
+def test_curriculum_moves_levels_as_isaac_lab():
+    e = make(num_envs=4, max_init_level=1)
+    e.reset(seed=0)
+    task = e.task
+    task.terrain_level[:] = torch.tensor([0, 1, 2, 1])
+    task.command[:] = torch.tensor([[1.0, 0.0, 0.0]] * 4)
+    far = task.spawn_xy + torch.tensor([3.0, 0.0])  # > half a 4 m patch: up
+    near = task.spawn_xy  # < 1 m/s x 20 s / 2: down
+    task.root_xy[:] = torch.where(torch.tensor([True, False, True, False])[:, None], far, near)
+    mask = torch.tensor([True, True, True, False])
+    task._update_levels(mask)
+    level = task.terrain_level.tolist()
+    assert level[0] == 1 and level[1] == 0 and level[3] == 1  # up, down, untouched
+    assert 0 <= level[2] < 3  # past the top level (2): a random level
+    e.close()
+
+
+def test_bad_terrain_settings_raise_config_errors():
+    with pytest.raises(ConfigError, match="sub_terrains.x.kind"):
+        make(num_envs=1, terrain={"sub_terrains": {"x": {"kind": "lava"}}})
+    with pytest.raises(ConfigError, match="max_init_level"):
+        make(num_envs=1, max_init_level=7)
