@@ -53,7 +53,7 @@ class Go1RoughCfg(Go1Cfg):
     """Go1-Rough settings: the flat ones, the terrain, the curriculum and the height scan."""
 
     terrain: object = None  # None: TerrainCfg's defaults (configs/terrain_rough.toml); a TOML path, table, TerrainCfg
-    max_init_level: int = 5  # levels drawn in [0, max_init_level] at the start
+    max_init_level: int = 5  # levels drawn in [0, max_init_level] at the start (at most the top level)
     curriculum: bool = True
     height_scan_policy: bool = True  # the scan in the policy observation too (Isaac Lab's rough tasks)
     scan_size: tuple = (1.6, 1.0)  # [m] x, y extent of the ray grid
@@ -68,11 +68,12 @@ class Go1RoughTask(Go1Task):
     def __init__(self, cfg):
         super().__init__(cfg)
         self.terrain = _terrain(cfg.terrain)
-        if not 0 <= int(cfg.max_init_level) < self.terrain.cfg.num_rows:
-            raise ConfigError(
-                f"max_init_level must lie in [0, {self.terrain.cfg.num_rows - 1}] (the terrain's levels), "
-                f"got {cfg.max_init_level}"
-            )
+        if isinstance(cfg.max_init_level, bool) or int(cfg.max_init_level) != cfg.max_init_level:
+            raise ConfigError(f"max_init_level must be an integer level >= 0, got {cfg.max_init_level!r}")
+        if cfg.max_init_level < 0:
+            raise ConfigError(f"max_init_level must be an integer level >= 0, got {cfg.max_init_level}")
+        # Isaac Lab's: no higher than the terrain's top level
+        self.max_init_level = min(int(cfg.max_init_level), self.terrain.cfg.num_rows - 1)
 
     # ------------------------------------------------------------------ setup
     def build_robot(self):
@@ -160,7 +161,7 @@ class Go1RoughTask(Go1Task):
 
     def spawn(self, qpos, mask, rng):
         if not self._started:
-            first = (rng.uniform(_LEVEL_STREAM, 1)[:, 0] * (int(self.cfg.max_init_level) + 1)).long()
+            first = (rng.uniform(_LEVEL_STREAM, 1)[:, 0] * (self.max_init_level + 1)).long()
             self.terrain_level = torch.where(mask, first, self.terrain_level)
             self._started = True
         elif self.cfg.curriculum:

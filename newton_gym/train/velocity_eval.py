@@ -60,6 +60,7 @@ def tracking_error_newton(
     seed: int = 0,
     action_clip: float | None = None,
     terrain=None,
+    patch=ROUGH_PATCH,
 ) -> np.ndarray:
     """(C,) mean |cmd_xy - v_xy| [m/s] per command, one world per command stepped together.
 
@@ -70,6 +71,7 @@ def tracking_error_newton(
         seconds: length of each run [s]; settle: seconds not counted at the start.
         action_clip: the task's action clip the policy was trained with (None: the task's default).
         terrain: a rough task's terrain setting (None: the task's default terrain).
+        patch: (level, column) of the terrain patch where a rough run starts.
     """
     import gymnasium as gym
 
@@ -95,7 +97,7 @@ def tracking_error_newton(
     home = task_obj.init_qpos.expand(len(commands), -1).clone()
     terrain = getattr(task_obj, "terrain", None)
     if terrain is not None:
-        home[:, :3] = torch.as_tensor(_rough_start(terrain), dtype=home.dtype)
+        home[:, :3] = torch.as_tensor(_rough_start(terrain, patch), dtype=home.dtype)
         home[:, 3:7] = torch.tensor([1.0, 0.0, 0.0, 0.0])
     task_obj.layout.set_state(
         home, torch.zeros(len(commands), task_obj.layout.nv), torch.ones(len(commands), dtype=bool)
@@ -126,11 +128,11 @@ def _base_rotation(d) -> np.ndarray:
     return rot.reshape(3, 3)
 
 
-def _rough_start(terrain) -> np.ndarray:
-    """(3,) base position of the rough evaluation: 0.278 m above the platform of ``ROUGH_PATCH``."""
+def _rough_start(terrain, patch) -> np.ndarray:
+    """(3,) base position of the rough evaluation: 0.278 m above the platform of ``patch`` (level, column)."""
     from ..envs.go1 import GO1_HOME
 
-    origin = np.asarray(terrain.origins[ROUGH_PATCH], dtype=np.float64)
+    origin = np.asarray(terrain.origins[tuple(patch)], dtype=np.float64)
     return origin + np.array([0.0, 0.0, GO1_HOME[0]])
 
 
@@ -197,6 +199,7 @@ def tracking_error_mujoco(
     action_clip: float = 5.0,
     frame_skip: int = 4,
     terrain=None,
+    patch=ROUGH_PATCH,
 ) -> np.ndarray:
     """(C,) mean |cmd_xy - v_xy| [m/s] per command in MuJoCo C on the shipped MJCF of ``robot``.
 
@@ -205,7 +208,8 @@ def tracking_error_mujoco(
         robot: "go1" or "g1" (the shipped MJCF, with its home keyframe and position actuators).
         action_clip: the action box the policy was trained with (actions are clipped to it).
         terrain: a rough task's :class:`newton_gym.terrain.Terrain`: the MJCF gets its heightfield, the run
-            starts on ``ROUGH_PATCH`` and the observation ends with the height scan; None: flat ground.
+            starts on ``patch`` and the observation ends with the height scan; None: flat ground.
+        patch: (level, column) of the terrain patch where a rough run starts.
     """
     import mujoco
 
@@ -225,7 +229,7 @@ def tracking_error_mujoco(
         d = mujoco.MjData(m)
         mujoco.mj_resetDataKeyframe(m, d, key)
         if terrain is not None:
-            d.qpos[:3] = _rough_start(terrain)
+            d.qpos[:3] = _rough_start(terrain, patch)
             d.qpos[3:7] = [1.0, 0.0, 0.0, 0.0]
             mujoco.mj_forward(m, d)
         last = np.zeros(m.nu, dtype=np.float32)

@@ -122,4 +122,7 @@ def test_bad_terrain_settings_raise_config_errors():
     with pytest.raises(ConfigError, match="sub_terrains.x.kind"):
         make(num_envs=1, terrain={"sub_terrains": {"x": {"kind": "lava"}}})
     with pytest.raises(ConfigError, match="max_init_level"):
-        make(num_envs=1, max_init_level=7)
+        make(num_envs=1, max_init_level=-1)
+    with pytest.raises(ConfigError, match="max_init_level"):
+        make(num_envs=1, max_init_level=1.5)
+    assert make(num_envs=1, max_init_level=7).task.max_init_level == 2  # Isaac Lab's: at most the top level

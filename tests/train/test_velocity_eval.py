@@ -32,3 +32,49 @@ def test_reactive_policy_errors_agree():
     ours = tracking_error_newton(policy, commands=COMMANDS, seconds=1.0, settle=0.2)
     ref = tracking_error_mujoco(policy, commands=COMMANDS, seconds=1.0, settle=0.2)
     np.testing.assert_allclose(ours, ref, atol=5e-3)
+
+
+# Rough terrain: a small terrain (3 levels x 2 columns of 4 m patches) of random roughness, both simulators
+# starting on patch (1, 1); MuJoCo C runs the Go1 MJCF with the terrain added as an <hfield>.
+ROUGH = {
+    "num_rows": 3,
+    "num_cols": 2,
+    "size": [4.0, 4.0],
+    "border_width": 2.0,
+    "sub_terrains": {"rough": {"kind": "random_uniform", "proportion": 1.0, "platform_width": 0.6}},
+}
+
+
+def test_rough_terrain_in_mujoco_is_the_same_field():
+    from newton_gym.assets.robots import robot_source_path
+    from newton_gym.terrain import generate_terrain
+    from newton_gym.train.velocity_eval import _with_terrain
+
+    terrain = generate_terrain(ROUGH)
+    m = _with_terrain(robot_source_path("go1"), terrain)
+    field = terrain.heightfield
+    k = m.nhfield - 1
+    assert (m.hfield_nrow[k], m.hfield_ncol[k]) == field.heights.shape
+    heights = m.hfield_data.reshape(field.heights.shape) * m.hfield_size[k, 2]
+    geom = int(np.nonzero(m.geom_type == 1)[0][0])
+    np.testing.assert_allclose(heights + m.geom_pos[geom, 2], field.heights + terrain.field_center[2], atol=1e-5)
+    assert m.hfield_size[k, 0] == pytest.approx(field.hx) and m.hfield_size[k, 1] == pytest.approx(field.hy)
+
+
+@pytest.mark.parametrize("kind", ["hold", "reactive"])
+def test_rough_policy_errors_agree(kind):
+    """The observation includes the height scan: the reactive policy reads it too, so a scan that differs
+    between the simulators (rays, order, yaw, offset) changes the motion."""
+    from newton_gym.terrain import generate_terrain
+
+    gen = torch.Generator().manual_seed(1)
+    weights = 0.05 * torch.randn(48 + 187, 12, generator=gen)
+    if kind == "hold":
+        policy = lambda obs: torch.zeros(obs.shape[0], 12)  # noqa: E731
+    else:
+        policy = lambda obs: (obs @ weights).clamp(-1.0, 1.0)  # noqa: E731
+    task = "Newton/Go1-Rough-v0"
+    ours = tracking_error_newton(policy, task, COMMANDS, seconds=1.0, settle=0.2, terrain=ROUGH, patch=(1, 1))
+    terrain = generate_terrain(ROUGH)
+    ref = tracking_error_mujoco(policy, "go1", COMMANDS, seconds=1.0, settle=0.2, terrain=terrain, patch=(1, 1))
+    np.testing.assert_allclose(ours, ref, atol=5e-3)
