@@ -10,7 +10,9 @@ Layout of the stage::
                                  extents, meshes by the shape scale)
     /World/static/<shape>        static shapes (body -1); planes are one quad Mesh, ``plane_size`` across
                                  when infinite; heightfields a Mesh of their surface (grid points and
-                                 triangles, written once: static shapes have no time samples)
+                                 triangles, written once: static shapes have no time samples); into a
+                                 text (.usda) file a field of more than SIDECAR_POINTS points is a
+                                 reference to ``<stem>_<shape>.usdc`` written beside it
 
 Time codes are seconds * fps, with timeCodesPerSecond = fps; metersPerUnit is 1.
 """
@@ -123,6 +125,29 @@ def _define_geometry(stage, path, geo: int, size, mesh, plane_size: float):
     return g, px.Gf.Vec3d(*(_f(v) for v in size))
 
 
+#: A heightfield with more grid points than this goes to a binary sidecar layer next to a text (.usda) output.
+SIDECAR_POINTS = 65536
+
+
+def _field_sidecar(stage, path: str, field, out_path: str):
+    """Define the heightfield ``field`` at ``path`` as a reference to a Mesh in a binary layer written next to
+    ``out_path`` (``<stem>_<prim name>.usdc``): a 2001 x 1201 terrain takes ~60 MB in .usdc, 180 MB as text."""
+    px = _pxr()
+    stem = os.path.splitext(out_path)[0]
+    sidecar = f"{stem}_{path.rsplit('/', 1)[-1]}.usdc"
+    layer = px.Sdf.Layer.FindOrOpen(sidecar) or px.Sdf.Layer.CreateNew(sidecar)
+    layer.Clear()
+    side = px.Usd.Stage.Open(layer)
+    g = px.UsdGeom.Mesh.Define(side, "/field")
+    g.CreateSubdivisionSchemeAttr(px.UsdGeom.Tokens.none)
+    _mesh_data(g, field.points(), field.triangles())
+    side.SetDefaultPrim(g.GetPrim())
+    layer.Save()
+    prim = stage.DefinePrim(path, "Mesh")
+    prim.GetReferences().AddReference(os.path.basename(sidecar), "/field")
+    return px.UsdGeom.Mesh(prim)
+
+
 class UsdRecorder:
     """Writes one world of a model to a USD file, with time-sampled body poses.
 
@@ -206,7 +231,11 @@ class UsdRecorder:
                 mesh = m.meshes[int(mesh_of[s])]
             elif geo[s] == GeoType.HFIELD:
                 mesh = m.heightfields[int(field_of[s])]
-            gprim, scale = _define_geometry(self.stage, path, int(geo[s]), size[s], mesh, plane_size)
+            big_field = geo[s] == GeoType.HFIELD and mesh.nrow * mesh.ncol > SIDECAR_POINTS
+            if big_field and self.path.endswith(".usda"):
+                gprim, scale = _field_sidecar(self.stage, path, mesh, self.path), None
+            else:
+                gprim, scale = _define_geometry(self.stage, path, int(geo[s]), size[s], mesh, plane_size)
             ops = _pose_ops(gprim, scale)
             _set_pose(ops, xform[s])
             if scale is not None:

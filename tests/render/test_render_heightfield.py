@@ -93,3 +93,19 @@ def test_usd_recorder_writes_the_field_once(tmp_path):
     assert ball.GetAttribute("xformOp:translate").GetNumTimeSamples() == 4
     meshes = [p for p in stage.Traverse() if p.IsA(pxr.UsdGeom.Mesh)]
     assert meshes == [terrain]
+
+
+def test_a_large_field_goes_to_a_binary_sidecar_of_a_text_stage(tmp_path, monkeypatch):
+    pxr = pytest.importorskip("pxr")
+    from newton_gym.render import usd_recorder
+
+    monkeypatch.setattr(usd_recorder, "SIDECAR_POINTS", 100)  # the 21 x 21 field is "large" here
+    field = _bumps()
+    model = _scene(field)
+    with UsdRecorder(model, tmp_path / "roll.usda", fps=10.0) as rec:
+        rec.record(model.state())
+    sidecar = tmp_path / "roll_terrain.usdc"
+    assert sidecar.is_file() and "points" not in (tmp_path / "roll.usda").read_text()
+    stage = pxr.Usd.Stage.Open(str(tmp_path / "roll.usda"))
+    mesh = pxr.UsdGeom.Mesh(stage.GetPrimAtPath(rec.shape_paths[0]))
+    np.testing.assert_allclose(np.asarray(mesh.GetPointsAttr().Get()), field.points(), atol=1e-6)
