@@ -236,8 +236,8 @@ def _field_pair_slots(model, pa, pb, radius, slots):
         return slots
     fields = model.heightfields
     index = model.shape_heightfield.numpy()[pb[is_field]]
-    spacing = np.array([fields[i].spacing for i in index], dtype=np.float64).reshape(-1, 2)
-    cells = np.array([(fields[i].ncol - 1, fields[i].nrow - 1) for i in index], dtype=np.float64).reshape(-1, 2)
+    spacing = np.array([f.spacing for f in fields], dtype=np.float64).reshape(-1, 2)[index]
+    cells = np.array([(f.ncol - 1, f.nrow - 1) for f in fields], dtype=np.float64).reshape(-1, 2)[index]
     margin = model.shape_contact_margin.numpy() + model.shape_contact_gap.numpy()
     pair_margin = margin[pa[is_field]] + margin[pb[is_field]]
     out = slots.copy()
