@@ -21,6 +21,7 @@ __all__ = [
     "DriveDesc",
     "JointDesc",
     "ActuatorDesc",
+    "EqualityDesc",
     "SceneDesc",
     "RobotDesc",
 ]
@@ -250,6 +251,49 @@ class ActuatorDesc:
 
 
 @dataclass
+class EqualityDesc:
+    """A MuJoCo equality constraint the USD can hold (connect, weld or joint).
+
+    Connect and weld are described like a joint, by one frame on each side (body0 is MuJoCo's body2,
+    body1 MuJoCo's body1; site-based ones are already in their bodies' frames): a connect holds the two
+    frames' origins together, a weld the whole frames. A joint equality holds
+    ``q1 = polycoef[0] + polycoef[1] q2 + ... + polycoef[4] q2^4`` in the joints' own coordinates (MuJoCo's
+    qpos, not its offsets from qpos0).
+
+    Attributes:
+        name: Prim name under the robot's ``equalities`` scope.
+        kind: "connect", "weld" or "joint".
+        body0, body1: Indices into ``RobotDesc.bodies`` (None: the world); connect and weld.
+        pos0, quat0: (3,), (4,) frame in body0's frame (world frame when body0 is None) [m].
+        pos1, quat1: (3,), (4,) frame in body1's frame [m].
+        joint1, joint2: Indices into ``RobotDesc.joints`` of the constrained and the leading joint (joint2
+            None: q1 is held at ``polycoef[0]``); joint equalities.
+        polycoef: (5,) coefficients, constant first (coefficient k in q1's unit per q2's unit^k); joint
+            equalities.
+        torquescale: MuJoCo's weld torquescale [m]: weight of the rotation residual against the position one.
+        solref: (2,) MuJoCo solref (time constant [s], damping ratio [-]).
+        solimp: (5,) MuJoCo solimp.
+        active: MuJoCo's ``eq_active0``: whether the constraint starts switched on.
+    """
+
+    name: str
+    kind: str
+    body0: int | None = None
+    body1: int | None = None
+    pos0: np.ndarray = _zeros(3)
+    quat0: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0, 0.0]))
+    pos1: np.ndarray = _zeros(3)
+    quat1: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0, 0.0]))
+    joint1: int | None = None
+    joint2: int | None = None
+    polycoef: np.ndarray = field(default_factory=lambda: np.array([0.0, 1.0, 0.0, 0.0, 0.0]))
+    torquescale: float = 1.0
+    solref: np.ndarray = field(default_factory=lambda: np.array([0.02, 1.0]))
+    solimp: np.ndarray = field(default_factory=lambda: np.array([0.9, 0.95, 0.001, 0.5, 2.0]))
+    active: bool = True
+
+
+@dataclass
 class SceneDesc:
     """Global simulation settings.
 
@@ -285,6 +329,7 @@ class RobotDesc:
         world_sites: Named frames fixed in the world.
         meshes: Mesh data referenced by ``GeomDesc.mesh``.
         actuators: Actuators in MuJoCo order.
+        equalities: Equality constraints in MuJoCo order (those USD can hold).
         scene: Global settings.
         self_collision: Written as ``newton:selfCollisionEnabled`` unless None.
     """
@@ -296,5 +341,6 @@ class RobotDesc:
     world_sites: list[SiteDesc] = field(default_factory=list)
     meshes: list[MeshDesc] = field(default_factory=list)
     actuators: list[ActuatorDesc] = field(default_factory=list)
+    equalities: list[EqualityDesc] = field(default_factory=list)
     scene: SceneDesc = field(default_factory=lambda: SceneDesc(np.array([0.0, 0.0, -9.81])))
     self_collision: bool | None = None

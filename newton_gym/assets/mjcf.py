@@ -1,4 +1,10 @@
-"""MJCF -> USD through MuJoCo's own parser and compiler."""
+"""MJCF -> USD through MuJoCo's own parser and compiler.
+
+Equality constraints: connect and weld become loop-closing UsdPhysics joints, joint equalities a
+``newton:equality`` prim (:mod:`.usd_robot` gives the attributes, :mod:`.mujoco_equality` the mapping of
+MuJoCo's compiled ``eq_data``, site-based ones included); tendon and flex equalities are dropped with a
+warning naming each (tendons are not converted).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from newton_gym.errors import ConfigError
 
 from .base import AssetConverterBase
 from .cfg import COLLISION_TYPES, MjcfConverterCfg
+from .mujoco_equality import SUPPORTED_EQUALITY_TYPES
 from .mujoco_extract import ExtractOptions, describe_model
 from .mujoco_load import (
     apply_link_density,
@@ -22,9 +29,18 @@ from .value_checks import check_compiled_model, warn_non_finite_attributes
 _DROPPED = (
     ("keys", "key", "keyframes other than 'home' are not written (set the start state with joint_q)"),
     ("sensors", "sensor", "sensors are not written; envs compute their observations from the state"),
-    ("equalities", "equality", "equality constraints are not converted"),
+    ("equalities", "equality", "only connect, weld and joint equality constraints are converted (tendons are not)"),
     ("tendons", "tendon", "tendons are not converted"),
 )
+
+
+def _written(attribute: str, element) -> bool:
+    """Whether the converter writes this element of a ``_DROPPED`` list after all."""
+    if attribute == "keys":
+        return element.name == "home"  # written as the joints' start state
+    if attribute == "equalities":
+        return int(element.type) in SUPPORTED_EQUALITY_TYPES
+    return False
 
 
 def warn_dropped_elements(spec, path: str) -> int:
@@ -35,8 +51,8 @@ def warn_dropped_elements(spec, path: str) -> int:
     count = 0
     for attribute, tag, consequence in _DROPPED:
         for element in getattr(spec, attribute, []):
-            if attribute == "keys" and element.name == "home":
-                continue  # written as the joints' start state
+            if _written(attribute, element):
+                continue
             line = (getattr(element, "info", "") or "").replace("line ", "")
             where = f"{path}:{line}" if line.isdigit() else path
             label = f"<{tag} name='{element.name}'>" if element.name else f"<{tag}>"
@@ -85,7 +101,8 @@ class MjcfConverter(AssetConverterBase):
         '/.../out/ant.usda'
     """
 
-    FORMAT_VERSION = 3  # 2: sites written as Xforms tagged mjc:site; 3: hfield geoms written as heightfields
+    # 2: sites written as Xforms tagged mjc:site; 3: hfield geoms written as heightfields; 4: equalities
+    FORMAT_VERSION = 4
     cfg: MjcfConverterCfg
 
     def __init__(self, cfg: MjcfConverterCfg):

@@ -23,6 +23,9 @@ Mapping of the kinematic tree:
 * Joint frames put the joint axis on X. The parent-side frame is offset by ``-ref`` so the USD joint
   coordinate equals MuJoCo's ``qpos`` (ranges, springref and ref keep their MuJoCo values).
 
+Equality constraints (connect, weld, joint; site-based ones in their bodies' frames) are read by
+:mod:`.mujoco_equality`.
+
 Heightfields (``<geom type="hfield">``) are static terrain: a geom of the world body, or of a body welded
 to the world without joints (then posed in the world frame, among the world's geoms), becomes a
 "hfield" geom holding the compiled field (:meth:`~newton_gym.sim.heightfield.Heightfield.from_mujoco`
@@ -65,12 +68,13 @@ from .description import (
     SceneDesc,
     SiteDesc,
 )
+from .mujoco_equality import describe_equalities
 from .naming import NameScope
 
 __all__ = ["ExtractOptions", "describe_model", "ROOT_RESERVED_NAMES"]
 
 #: Child names of the robot root that bodies may not take.
-ROOT_RESERVED_NAMES = ("world", "joints", "actuators", "materials")
+ROOT_RESERVED_NAMES = ("world", "joints", "actuators", "equalities", "materials")
 
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
 _GEOM_HFIELD = 1
@@ -151,6 +155,7 @@ def describe_model(model, name: str, options: ExtractOptions | None = None) -> R
     robot.world_geoms += _welded_heightfields(model, data, options, tuple(g.name for g in robot.world_geoms))
     robot.world_sites = _describe_sites(model, 0, robot.world_geoms)
     robot.actuators = _describe_actuators(model, tree.joint_of, options)
+    robot.equalities = describe_equalities(model, tree.index_of, tree.joint_of)
     robot.scene = _describe_scene(model, options.import_scene)
     robot.self_collision = options.self_collision
     return robot

@@ -47,7 +47,7 @@ class UrdfConverter(AssetConverterBase):
     Lazy conversion also watches the mesh files.
     """
 
-    FORMAT_VERSION = 1
+    FORMAT_VERSION = 2
     cfg: UrdfConverterCfg
 
     def __init__(self, cfg: UrdfConverterCfg):

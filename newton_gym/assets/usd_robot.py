@@ -11,6 +11,8 @@ Layout (``<robot>`` is ``RobotDesc.name``)::
             <site>                     Xform, ``mjc:site = true`` (MJCF <site>: a named frame)
         joints/<joint>                 Revolute | Prismatic | Spherical | Fixed joint
         actuators/<actuator>           MjcActuator, rel mjc:target -> joint
+        equalities/<equality>          MJCF <equality> (and URDF <mimic>): a loop-closing SphericalJoint
+                                       (connect) or FixedJoint (weld), or a joint-equality prim
         materials/friction_<k>         UsdShade.Material + MaterialAPI, one per distinct friction
 
 Order: bodies, joints and actuators follow MuJoCo's order (so USD joint order = MuJoCo qpos order);
@@ -54,6 +56,18 @@ coneAngle1Limit`` [deg]. MuJoCo values in compiled SI units (radians; the scene 
 ``mjc:solimpfriction``, ``mjc:actuatorfrclimited`` (token), ``mjc:actuatorfrcrange:min/max``,
 ``mjc:group``. Optional ``DriveAPI`` (URDF ``joint_drive``), gains per degree for angular drives.
 
+Equalities (README, "Conventions"): connect and weld are UsdPhysics joints with
+``physics:excludeFromArticulation = true`` (loop closures), ``physics:body0`` = MuJoCo's body2 (unset for
+the world), ``physics:body1`` = MuJoCo's body1, ``physics:localPos0/localRot0/localPos1/localRot1`` from
+:mod:`.mujoco_equality` (the anchors, the weld's relpose, or the sites' poses in their bodies),
+``physics:jointEnabled`` = MuJoCo's ``active``, the applied schema ``MjcEqualityConnectAPI`` /
+``MjcEqualityWeldAPI`` (MuJoCo's mjcPhysics names) and ``mjc:solref``, ``mjc:solimp`` (double[]), weld
+``mjc:torqueScale`` (double). A joint equality is a typeless prim with ``newton:equality:type = "joint"``
+(token), ``rel newton:equality:joint1`` (the constrained joint) and ``rel newton:equality:joint2`` (the
+leading one; absent: q1 is held at the constant), ``newton:equality:polycoef`` (double[5], q1 = sum_k
+c_k q2^k in the joints' USD position units: degrees for revolute joints, as UsdPhysics' joint states,
+metres for prismatic ones), ``newton:equality:active`` (bool), ``mjc:solref`` and ``mjc:solimp``.
+
 Actuators (``MjcActuator``): ``mjc:target`` (rel to the joint prim), ``mjc:gear`` (double[6]),
 ``mjc:ctrlLimited`` / ``mjc:forceLimited`` / ``mjc:actLimited`` (tokens "true"/"false", as in
 MuJoCo's MjcPhysics schema), ``mjc:ctrlRange:min/max``, ``mjc:forceRange:min/max``,
@@ -68,7 +82,7 @@ import math
 import numpy as np
 
 from ._imports import require
-from .description import BodyDesc, GeomDesc, JointDesc, RobotDesc, SiteDesc
+from .description import BodyDesc, EqualityDesc, GeomDesc, JointDesc, RobotDesc, SiteDesc
 from .usd_common import (
     add_reference,
     degrees,
@@ -169,6 +183,10 @@ class _RobotWriter:
             UsdGeom.Scope.Define(self.stage, f"{self.root}/actuators")
         for actuator in self.robot.actuators:
             self._write_actuator(actuator)
+        if self.robot.equalities:
+            UsdGeom.Scope.Define(self.stage, f"{self.root}/equalities")
+        for equality in self.robot.equalities:
+            self._write_equality(equality)
 
     # ------------------------------------------------------------------------------------- bodies
     def _write_body(self, index: int, body: BodyDesc) -> None:
@@ -328,6 +346,47 @@ class _RobotWriter:
         set_attr(prim, "mjc:group", "Int", actuator.group)
         if actuator.joint_in_parent:
             set_attr(prim, "mjc:jointInParent", "Bool", True)
+
+    # --------------------------------------------------------------------------------- equalities
+    def _write_equality(self, eq: EqualityDesc) -> None:
+        path = f"{self.root}/equalities/{eq.name}"
+        if eq.kind == "joint":
+            prim = self.stage.DefinePrim(path)
+            set_attr(prim, "newton:equality:type", "Token", "joint")
+            prim.CreateRelationship("newton:equality:joint1", True).SetTargets([self.joint_path(eq.joint1)])
+            if eq.joint2 is not None:
+                prim.CreateRelationship("newton:equality:joint2", True).SetTargets([self.joint_path(eq.joint2)])
+            set_attr(prim, "newton:equality:polycoef", "DoubleArray", self._usd_polycoef(eq))
+            set_attr(prim, "newton:equality:active", "Bool", bool(eq.active))
+        else:
+            UsdPhysics = require("pxr.UsdPhysics")
+            schema = UsdPhysics.SphericalJoint if eq.kind == "connect" else UsdPhysics.FixedJoint
+            usd_joint = schema.Define(self.stage, path)
+            for k, body in ((0, eq.body0), (1, eq.body1)):
+                if body is not None:
+                    getattr(usd_joint, f"CreateBody{k}Rel")().SetTargets([self.body_path(body)])
+            usd_joint.CreateLocalPos0Attr(vec3f(tidy(eq.pos0)))
+            usd_joint.CreateLocalRot0Attr(quatf(tidy(eq.quat0)))
+            usd_joint.CreateLocalPos1Attr(vec3f(tidy(eq.pos1)))
+            usd_joint.CreateLocalRot1Attr(quatf(tidy(eq.quat1)))
+            usd_joint.CreateExcludeFromArticulationAttr(True)
+            usd_joint.CreateJointEnabledAttr(bool(eq.active))
+            prim = usd_joint.GetPrim()
+            prim.AddAppliedSchema("MjcEqualityConnectAPI" if eq.kind == "connect" else "MjcEqualityWeldAPI")
+            if eq.kind == "weld":
+                set_attr(prim, "mjc:torqueScale", "Double", eq.torquescale)
+        set_attr(prim, "mjc:solref", "DoubleArray", eq.solref)
+        set_attr(prim, "mjc:solimp", "DoubleArray", eq.solimp)
+
+    def _usd_polycoef(self, eq: EqualityDesc) -> np.ndarray:
+        """A joint equality's coefficients in the joints' USD position units (degrees for revolute
+        joints): q1 = sum c_k q2^k in radians is q1' = sum (c_k s1 / s2^k) q2'^k with q' = s q."""
+
+        def scale(joint: int | None) -> float:
+            kind = None if joint is None else self.robot.joints[joint].kind
+            return 180.0 / math.pi if kind == "revolute" else 1.0
+
+        return np.asarray(eq.polycoef, dtype=np.float64) * scale(eq.joint1) / scale(eq.joint2) ** np.arange(5)
 
 
 def _flag(value: bool) -> str:

@@ -1,6 +1,12 @@
 """Writing the plans into the ModelBuilder: bodies and their shapes, joints, articulations, static
 shapes and loop-closure equality constraints, component by component (parents first), then the
-initial joint state."""
+initial joint state.
+
+A loop-closing joint becomes an equality constraint: a FixedJoint a weld (body1 = the joint's body1,
+anchor = localPos1, relpose from both frames, ``mjc:torqueScale``), a SphericalJoint a connect (anchor =
+localPos1; the builder places the second anchor where the first is at the initial poses, so frames apart
+there warn), each with the resolvers' solref / solimp (:mod:`.stage_equalities`) and switched on as
+``physics:jointEnabled`` says."""
 
 from __future__ import annotations
 
@@ -8,8 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..sim.hostmath import transform_inverse, transform_mul
+from ..sim.hostmath import transform_inverse, transform_mul, transform_point
 from ..sim.types import JointType
+from .stage_equalities import equality_params
 
 __all__ = ["Emitted", "emit"]
 
@@ -111,24 +118,42 @@ def _emit_component(ctx, out, comp, bodies, state):
     out.component_prims.append(comp.articulation_prim)
 
 
+def _warn_apart(ctx, j, body1, body2):
+    """A connect keeps its anchors where the initial poses put them: warn when the two frames are apart."""
+    tb = ctx.builder.tables["body"]
+    p1 = transform_point(tb.value("q", body1), j.child_xform[:3])
+    p2 = j.parent_xform[:3] if body2 < 0 else transform_point(tb.value("q", body2), j.parent_xform[:3])
+    gap = float(np.linalg.norm(p1 - p2))
+    if gap > 1e-5 * max(1.0, float(np.linalg.norm(p1))):
+        ctx.warn(
+            j.path,
+            f"the spherical joint's frames are {gap:.3g} m apart at the initial poses; the connect constraint "
+            "holds its bodies at that offset",
+        )
+
+
 def _emit_loop(ctx, out, j):
     b = ctx.builder
     body1 = out.body[j.child]
     body2 = -1 if j.parent is None else out.body[j.parent]
+    if j.type not in (JointType.FIXED, JointType.BALL):
+        ctx.warn(
+            j.path,
+            f"loop-closing {j.type.name.lower()} joints (physics:excludeFromArticulation) are "
+            "not supported; only fixed and spherical ones become equality constraints",
+        )
+        return
+    params = dict(key=j.path, enabled=j.enabled, **equality_params(ctx, j.path))
     with ctx.at(j.path):
         if j.type == JointType.FIXED:
             relpose = transform_mul(j.child_xform, transform_inverse(j.parent_xform))
+            torquescale = ctx.resolve("equality", "torquescale", j.path, default=1.0)
             out.equality[j.path] = b.add_equality_constraint_weld(
-                body1, body2, relpose=relpose, anchor=j.child_xform[:3], key=j.path
+                body1, body2, relpose=relpose, anchor=j.child_xform[:3], torquescale=torquescale, **params
             )
-        elif j.type == JointType.BALL:
-            out.equality[j.path] = b.add_equality_constraint_connect(body1, body2, anchor=j.child_xform[:3], key=j.path)
         else:
-            ctx.warn(
-                j.path,
-                f"loop-closing {j.type.name.lower()} joints (physics:excludeFromArticulation) are "
-                "not supported; only fixed and spherical ones become equality constraints",
-            )
+            _warn_apart(ctx, j, body1, body2)
+            out.equality[j.path] = b.add_equality_constraint_connect(body1, body2, anchor=j.child_xform[:3], **params)
 
 
 def _apply_state(ctx, out, bodies, state):

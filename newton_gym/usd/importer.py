@@ -8,9 +8,9 @@ The import runs as small stages over one :class:`~newton_gym.usd.context.ImportC
    sites once the bodies are written (:mod:`.stage_sites`);
 4. joints and kinematic trees (:mod:`.stage_joints`, :mod:`.joint_dofs`, :mod:`.stacked_joints`,
    :mod:`.topology`, :mod:`.collapse`);
-5. writing into the builder (:mod:`.emit`), collision filters, custom attributes, actuators and the
-   solver-specific attributes (:mod:`.collision_filters`, :mod:`.custom_attrs`, :mod:`.actuators`,
-   :mod:`.schema_attrs`).
+5. writing into the builder (:mod:`.emit`), joint equalities (:mod:`.stage_equalities`), collision
+   filters, custom attributes, actuators and the solver-specific attributes (:mod:`.collision_filters`,
+   :mod:`.custom_attrs`, :mod:`.actuators`, :mod:`.schema_attrs`).
 
 A failure anywhere restores the builder to its state before the call.
 """
@@ -34,6 +34,7 @@ from .resolvers import SchemaResolver, default_resolvers
 from .schema_attrs import collect_schema_attrs
 from .stacked_joints import stack_joints
 from .stage_bodies import plan_bodies
+from .stage_equalities import add_joint_equalities
 from .stage_joints import is_joint_prim, plan_joints
 from .stage_mass import compute_mass
 from .stage_scene import make_frame, read_scene, read_units
@@ -76,14 +77,16 @@ def add_usd(
         ignore_paths: prim paths excluded with their descendants.
         collapse_fixed_joints: merge bodies welded by fixed joints into their parents.
         joint_ordering: "dfs", "bfs" or None (stage order, parents first).
-        only_load_enabled_joints: skip joints with ``physics:jointEnabled = false``.
+        only_load_enabled_joints: skip joints with ``physics:jointEnabled = false`` (a disabled loop-closing
+            joint becomes a switched-off equality constraint instead).
         apply_scene_gravity: set ``builder.gravity`` from the PhysicsScene (in the global scope; inside
             ``begin_world`` a differing stage gravity only warns, the world keeps its own).
         mesh_maxhullvert: default hull vertex limit of convex-hull mesh colliders (64).
 
     Returns:
         dict with ``path_body_map``, ``path_joint_map``, ``path_shape_map``, ``path_articulation_map``,
-        ``path_equality_map``, ``path_site_map`` (prim path -> builder index; sites are the Xforms
+        ``path_equality_map`` (loop-closing joints and ``newton:equality`` prims, see
+        :mod:`.stage_equalities`), ``path_site_map`` (prim path -> builder index; sites are the Xforms
         tagged ``mjc:site = true``, see :mod:`.stage_sites`), ``auto_joint_map`` (key -> index of the free or
         fixed joints added for root bodies), ``auto_body_map`` (key -> index of the massless links added
         between joints that join the same two bodies, see :mod:`.stacked_joints`), ``physics_dt`` [s],
@@ -206,6 +209,7 @@ def _import(ctx) -> dict:
     for merged, survivor in collapsed.items():
         out.body[merged] = out.body[survivor]
     auto_bodies = {key: out.body.pop(key) for key in links}  # not prims: kept out of the per-prim stages
+    add_joint_equalities(ctx, out)
     sites = add_sites(ctx, out)
     pair_count = apply_collision_filters(ctx, parsed, out, bodies)
     declared = declare_scene_attributes(ctx)

@@ -6,7 +6,9 @@ an axis without a LimitAPI instance is free, as UsdPhysics specifies). A spheric
 become +-limits on the two axes normal to its cone axis (a box approximation of the cone).
 
 A joint whose physics:body0/body1 targets a prim that does not exist is an error; one that connects
-no rigid body is skipped with a warning (its attributes are still resolved, for ``inspect``).
+no rigid body is skipped with a warning (its attributes are still resolved, for ``inspect``). A disabled
+loop-closing joint (``physics:excludeFromArticulation``) is kept: it becomes a switched-off equality
+constraint (MuJoCo's inactive equality), which can be switched on later.
 """
 
 from __future__ import annotations
@@ -152,7 +154,7 @@ def _plan_one(ctx, path, desc, type_name, bodies, disabled, order):
         return None
     if b0 == b1:
         ctx.fail(path, f"joint connects body {b0} to itself")
-    if not desc.jointEnabled and ctx.options.only_load_enabled_joints:
+    if not desc.jointEnabled and ctx.options.only_load_enabled_joints and not desc.excludeFromArticulation:
         ctx.warn(path, "joint is disabled (physics:jointEnabled = false); skipped")
         return None
     poses = []

@@ -237,18 +237,19 @@ def test_every_dropped_mjcf_element_warns_once_naming_file_line_and_element(tmp_
  <body name="a"><freejoint/><geom name="ga" type="sphere" size="0.1"/>
   <site name="imu" pos="0 0 0.1"/>
  </body>
- <body name="b" pos="1 0 0"><freejoint/><geom type="sphere" size="0.1"/></body>
+ <body name="b" pos="1 0 0"><freejoint/><geom type="sphere" size="0.1"/><site name="end"/></body>
 </worldbody>
-<equality><connect name="tie" body1="a" body2="b" anchor="0.5 0 0"/></equality>
+<tendon><spatial name="t"><site site="imu"/><site site="end"/></spatial></tendon>
+<equality><tendon name="tie" tendon1="t"/></equality>
 <sensor><gyro name="gyro" site="imu"/></sensor>
 <keyframe><key name="start" qpos="0 0 1 1 0 0 0 1 0 1 1 0 0 0"/></keyframe>
 </mujoco>""")
     with pytest.warns(AssetWarning) as record:
         convert_mjcf(path, tmp_path / "out")
     dropped = [str(w.message) for w in record if "dropped" in str(w.message)]
-    assert len(dropped) == 3, dropped
+    assert len(dropped) == 4, dropped
     assert not any("<site" in d for d in dropped), dropped  # sites are written (named frames)
-    for text, line in (("<equality name='tie'>", 8), ("<sensor name='gyro'>", 9)):
+    for text, line in (("<tendon name='t'>", 8), ("<equality name='tie'>", 9), ("<sensor name='gyro'>", 10)):
         assert any(text in d and f"{path}:{line}:" in d for d in dropped), (text, dropped)
     assert any(f"{path}: <key name='start'>" in d for d in dropped)  # MuJoCo keeps no line for keys
 

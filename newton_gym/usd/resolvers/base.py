@@ -30,6 +30,8 @@ joint          armature [kg m^2 | kg], damping, friction_static, friction_dynami
 articulation   self_collision_enabled [bool]
 actuator       gear (6,), ctrl_range_min/max, ctrl_limited, force_range_min/max, force_limited,
                gain_type, gain_prm, bias_type, bias_prm, dyn_type, dyn_prm, armature
+site           is_site [bool]
+equality       solref (2,), solimp (5,), torquescale [m] (loop-closing joints and joint-equality prims)
 =============  ==================================================================================
 
 Example, a resolver for a hypothetical engine "foo"::
@@ -65,7 +67,7 @@ __all__ = [
     "solref_damping",
 ]
 
-PRIM_KINDS = ("scene", "body", "shape", "material", "joint", "articulation", "actuator", "site")
+PRIM_KINDS = ("scene", "body", "shape", "material", "joint", "articulation", "actuator", "site", "equality")
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,8 @@ def _act(name, default, expects="float"):
 class SchemaResolverMjc(SchemaResolver):
     """Resolver for MuJoCo-authored attributes: joint armature/damping/frictionloss/stiffness/springref,
     limit softness from ``mjc:solreflimit`` (k = 1/(tc^2 dr^2), b = 2/tc), contact margin/gap,
-    solref/solimp/condim/contype/conaffinity, option timestep/iterations and MjcActuator parameters."""
+    solref/solimp/condim/contype/conaffinity, option timestep/iterations, MjcActuator parameters and the
+    equality constraints' solref/solimp/torqueScale."""
 
     name: ClassVar[str] = "mjc"
     namespaces: ClassVar[tuple] = ("mjc",)
@@ -94,6 +95,12 @@ class SchemaResolverMjc(SchemaResolver):
         },
         # MJCF <site>: an Xform the converter tags as a named frame (newton_gym.usd.stage_sites)
         "site": {"is_site": AttrSpec("mjc:site", expects="bool")},
+        # MjcEqualityAPI / MjcEqualityWeldAPI (newton_gym.usd.stage_equalities)
+        "equality": {
+            "solref": AttrSpec("mjc:solref", _as_tuple, expects="vec2", default=(0.02, 1.0)),
+            "solimp": AttrSpec("mjc:solimp", _solimp, expects="floats", default=(0.9, 0.95, 0.001, 0.5, 2.0)),
+            "torquescale": AttrSpec("mjc:torqueScale", default=1.0),
+        },
         "actuator": {
             "gear": _act("mjc:gear", (1.0, 0.0, 0.0, 0.0, 0.0, 0.0), "floats"),
             "ctrl_range_min": _act("mjc:ctrlRange:min", 0.0),
