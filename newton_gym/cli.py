@@ -16,6 +16,7 @@ __all__ = ["main"]
 _COMMANDS = {
     "demo": ("newton_gym.cli_demo", "build a replicated Ant-like scene and print its world layout"),
     "convert": ("newton_gym.cli_convert", "convert an MJCF, URDF or mesh file to USD"),
+    "check": ("newton_gym.cli_check", "check that a robot file converts, steps and matches MuJoCo C"),
     "inspect": ("newton_gym.usd.report", "show what add_usd makes of a USD stage"),
     "train": ("newton_gym.cli_train", "train PPO (skrl or rsl_rl) on a task: TensorBoard, checkpoints"),
     "play": ("newton_gym.cli_play", "run a checkpoint deterministically; record the rollout as USD and GIF"),
