@@ -117,7 +117,8 @@ def load_spec(path: str, text: str | None = None, shown_as: str | None = None, s
 def compile_spec(spec, path: str, snapshot: SourceSnapshot | None = None):
     """Compiles a spec into a ``mujoco.MjModel``. Bodies whose principal moments break the triangle
     inequality (A + B >= C, which MuJoCo's compiler refuses; common in URDFs) are balanced as MuJoCo's
-    ``balanceinertia`` does (their moments set to the mean), with an AssetWarning naming each body.
+    ``balanceinertia`` does (their moments set to the mean), and bodies with a principal moment <= 0 are
+    repaired first (:func:`_repair_degenerate_inertias`), each with an AssetWarning naming the bodies.
 
     Mesh files promised by :func:`mujoco_mesh_file` are converted first (see :func:`convert_staged_meshes`).
 
@@ -127,24 +128,69 @@ def compile_spec(spec, path: str, snapshot: SourceSnapshot | None = None):
     """
     if snapshot is not None:
         convert_staged_meshes(spec, snapshot)
-    try:
-        return spec.compile()
-    except ValueError as exc:
-        if "balanceinertia" not in str(exc) or spec.compiler.balanceinertia:
+    repaired = False
+    for _attempt in range(3):  # at most one repair of each kind, then the compile that must succeed
+        try:
+            return spec.compile()
+        except ValueError as exc:
+            message = str(exc)
+            if "positive eigenvalues" in message and not repaired:
+                repaired = _repair_degenerate_inertias(spec, path)
+                if repaired:
+                    continue
+            if "balanceinertia" in message and not spec.compiler.balanceinertia:
+                _balance_inertias(spec, path, message)
+                continue
             raise _wrap_mujoco_error(exc, path, "MuJoCo could not compile the model", snapshot) from None
-        named = re.search(r"Element name '([^']*)'", str(exc))
-        bodies = unbalanced_bodies(spec) or ([named.group(1)] if named else [])
-        warnings.warn(
-            f"{path}: inertia of {', '.join(repr(b) for b in bodies)} breaks A + B >= C (principal moments); "
-            "balanced as MuJoCo's compiler option balanceinertia does (each such body's moments set to their mean)",
-            AssetWarning,
-            stacklevel=2,
-        )
-        spec.compiler.balanceinertia = True
     try:
         return spec.compile()
     except ValueError as exc:
         raise _wrap_mujoco_error(exc, path, "MuJoCo could not compile the model", snapshot) from None
+
+
+def _balance_inertias(spec, path: str, message: str) -> None:
+    """Switch on MuJoCo's balanceinertia, with an AssetWarning naming the bodies it changes."""
+    named = re.search(r"Element name '([^']*)'", message)
+    bodies = unbalanced_bodies(spec) or ([named.group(1)] if named else [])
+    warnings.warn(
+        f"{path}: inertia of {', '.join(repr(b) for b in bodies)} breaks A + B >= C (principal moments); "
+        "balanced as MuJoCo's compiler option balanceinertia does (each such body's moments set to their mean)",
+        AssetWarning,
+        stacklevel=3,
+    )
+    spec.compiler.balanceinertia = True
+
+
+def _repair_degenerate_inertias(spec, path: str) -> bool:
+    """Bodies whose explicit full inertia has a principal moment <= 0 (round-off below zero, or a point mass
+    with a moment about one axis only, as some URDF links): the moments clamped at 0, then set to their mean
+    where they break A + B >= C, as MuJoCo's balanceinertia does; an AssetWarning names each body. Returns
+    whether any body was repaired."""
+    repaired = []
+    for body in spec.bodies:
+        if not body.explicitinertial:
+            continue
+        full = [float(x) for x in body.fullinertia]
+        if not math.isfinite(full[0]):
+            continue
+        matrix = np.array([[full[0], full[3], full[4]], [full[3], full[1], full[5]], [full[4], full[5], full[2]]])
+        moments, axes = np.linalg.eigh(matrix)
+        if moments.min() > 0.0 or moments.max() <= 0.0:
+            continue
+        moments = np.maximum(moments, 0.0)
+        if moments[0] + moments[1] < moments[2]:
+            moments = np.full(3, moments.mean())
+        fixed = axes @ np.diag(moments) @ axes.T
+        body.fullinertia = [fixed[0, 0], fixed[1, 1], fixed[2, 2], fixed[0, 1], fixed[0, 2], fixed[1, 2]]
+        repaired.append(body.name)
+    if repaired:
+        warnings.warn(
+            f"{path}: inertia of {', '.join(repr(b) for b in repaired)} has a principal moment <= 0, which MuJoCo's "
+            "compiler refuses; moments clamped at 0 and, where they break A + B >= C, set to their mean",
+            AssetWarning,
+            stacklevel=3,
+        )
+    return bool(repaired)
 
 
 def unbalanced_bodies(spec) -> list[str]:

@@ -245,3 +245,29 @@ def test_inertias_breaking_the_triangle_inequality_are_balanced_with_a_warning_n
     assert moments["palm"] == pytest.approx([0.4, 0.4, 0.4], rel=1e-6)
     assert moments["tip"] == pytest.approx([0.5 / 3.0] * 3, rel=1e-6)
     assert moments["finger"] == pytest.approx([0.01, 0.02, 0.02], rel=1e-6)  # balanced ones are left as they are
+
+
+def test_inertias_with_a_moment_at_or_below_zero_are_repaired_with_a_warning_naming_the_link(tmp_path):
+    """A link whose inertia has a principal moment <= 0 (example-robot-data's go1 base: moments ~-2e-22, ~1e-22,
+    3e-6; anymal's hatch: all six entries 1e-3), which MuJoCo's compiler refuses: the moments are clamped at 0
+    and set to their mean where they break A + B >= C, with a warning naming the link; the rest untouched."""
+    from newton_gym.errors import AssetWarning
+
+    urdf = tmp_path / "quad.urdf"
+    urdf.write_text(
+        """<robot name="quad"><link name="base"><inertial><mass value="1"/>
+      <inertia ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="1e-3" ixz="1e-3" iyz="1e-3"/></inertial></link>
+      <link name="leg"><inertial><mass value="0.5"/><inertia ixx="0.01" iyy="0.02" izz="0.02" ixy="0" ixz="0"
+      iyz="0"/></inertial></link><joint name="hip" type="revolute"><parent link="base"/><child link="leg"/>
+      <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>"""
+    )
+    with pytest.warns(AssetWarning, match=r"quad\.urdf: inertia of 'base' has a principal moment <= 0") as record:
+        conv = UrdfConverter(UrdfConverterCfg(asset_path=str(urdf), usd_dir=str(tmp_path / "o")))
+    assert not any("'leg'" in str(w.message) for w in record)
+    stage = open_stage(conv.usd_path)
+    moments = {
+        name: sorted(UsdPhysics.MassAPI(stage.GetPrimAtPath(f"/quad/{name}")).GetDiagonalInertiaAttr().Get())
+        for name in ("base", "leg")
+    }
+    assert moments["base"] == pytest.approx([1e-3] * 3, rel=1e-5)  # eigenvalues (0, 0, 3e-3): their mean
+    assert moments["leg"] == pytest.approx([0.01, 0.02, 0.02], rel=1e-6)
