@@ -219,7 +219,7 @@ def _stage_graphs(solver, state, dt: float) -> dict:
     midpoint = solver.integrator == "midpoint"
     launches = {
         "smooth": lambda: forward.launch_smooth(
-            dev, span.blocks, lanes, ranges, a.fk, a.sub, a.crb, a.rne, a.pas, a.act, a.fac
+            dev, span.blocks, lanes, ranges, a.fk, a.sub, a.ten, a.crb, a.rne, a.pas, a.act, a.fac
         ),
         "collide": lambda: collide(model, solver.contacts, data.body_q, span.worlds, lanes),
         "solve": lambda: ws.solve(data, q, qd, dt, solver.iterations, span.worlds, lanes),
@@ -228,12 +228,14 @@ def _stage_graphs(solver, state, dt: float) -> dict:
         ),
         "fk": lambda: eval_fk(model, q, qd, scratch, articulations=arts),
         "subspaces": lambda: dynamics.compute_subspaces(model, tree, data, data.body_q, data.body_qd, q, qd, arts),
-        "mass_matrix": lambda: dynamics.compute_mass_matrix(model, tree, data, arts),
+        "mass_matrix": lambda: dynamics.compute_mass_matrix(model, tree, solver.tendon_tables, data, arts),
         "bias": lambda: dynamics.compute_bias(model, tree, data, data.body_q, state.body_f, qd, dt, arts, midpoint),
-        "factor": lambda: dynamics.factor_and_solve(model, tree, data, arts),
-        "passive": lambda: passive.compute_passive(model, tree, data, q, qd, control, dt, span.dofs),
+        "factor": lambda: dynamics.factor_and_solve(model, tree, solver.tendon_tables, data, arts),
+        "passive": lambda: passive.compute_passive(
+            model, tree, solver.tendon_tables, data, q, qd, control, dt, span.dofs
+        ),
         "actuators": lambda: passive.apply_actuators(
-            model, tree, solver.actuator_table, solver.ctrl, q, qd, dt, data, span.actuators
+            model, tree, solver.tendon_tables, solver.actuator_table, solver.ctrl, q, qd, dt, data, span.actuators
         ),
         "rows": lambda: ws.solve(data, q, qd, dt, 0, span.worlds, lanes),
     }

@@ -8,7 +8,7 @@ from .mesh import Mesh
 from .model import Model
 from .sites import site_transforms
 from .state import Control, State
-from .types import Axis, EqType, GeoType, JointType
+from .types import Axis, EqType, GeoType, JointType, TendonType
 
 __all__ = [
     "conventions",
@@ -25,4 +25,5 @@ __all__ = [
     "JointType",
     "GeoType",
     "EqType",
+    "TendonType",
 ]

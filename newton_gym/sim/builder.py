@@ -1,8 +1,9 @@
 """ModelBuilder: the public front for assembling a world-partitioned model (seeds 002 and 004).
 
 The builder only routes calls: entity rows live in column tables (:mod:`.tables`), joints are written
-by :mod:`.joint_config`, copies by :mod:`.compose`, worlds by :mod:`.worlds`, custom attributes by
-:mod:`.custom_attributes`, and :mod:`.finalize` turns everything into a :class:`~.model.Model`.
+by :mod:`.joint_config`, tendons by :mod:`.builder_tendons`, copies by :mod:`.compose`, worlds by
+:mod:`.worlds`, custom attributes by :mod:`.custom_attributes`, and :mod:`.finalize` turns everything into
+a :class:`~.model.Model`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import numpy as np
 from ..errors import ModelBuildError
 from . import compose
 from .builder_joints import JointShortcuts
+from .builder_tendons import TendonCalls
 from .custom_attributes import CustomAttribute, CustomAttributeRegistry
 from .heightfield import Heightfield
 from .hostmath import normalize_transform, quat_between, transform_identity, transform_inverse, transform_mul
@@ -25,9 +27,10 @@ from .worlds import WorldScope
 __all__ = ["ModelBuilder"]
 
 
-class ModelBuilder(JointShortcuts):
-    """Assembles bodies, shapes, joints, articulations, particles and equality constraints, in the global
-    world (-1) or in worlds opened with :meth:`begin_world`, then :meth:`finalize` builds a Model.
+class ModelBuilder(JointShortcuts, TendonCalls):
+    """Assembles bodies, shapes, joints, articulations, particles, sites, equality constraints and tendons
+    (:class:`.builder_tendons.TendonCalls`), in the global world (-1) or in worlds opened with
+    :meth:`begin_world`, then :meth:`finalize` builds a Model.
 
     Args:
         up_axis: world up axis (Axis or "X"/"Y"/"Z").

@@ -23,6 +23,7 @@ FREQUENCY_KIND = {
     "articulation": "articulation",
     "particle": "particle",
     "equality_constraint": "equality",
+    "tendon": "tendon",
     "world": "world",
 }
 ASSIGNMENTS = ("model", "state", "control", "contact")

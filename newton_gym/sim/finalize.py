@@ -190,6 +190,7 @@ def build_model(builder, device=None, requires_grad=False) -> Model:
     _upload_joints(m, t, dev, requires_grad)
     _upload_misc(m, t, dev)
     _upload_sites(m, t["site"], dev)
+    _upload_tendons(m, t["tendon"], t["tendon_wrap"], dev)
     _world_starts(m, t, builder.world_count, dev)
     _upload_custom(m, builder, dev)
     return m
@@ -332,6 +333,38 @@ def _upload_sites(m, ts, dev):
     m.site_world = _arr(ts.get("world"), wp.int32, dev)
 
 
+def _upload_tendons(m, tt, tw, dev):
+    m.tendon_count = tt.count
+    m.tendon_key = list(tt.labels)
+    m.tendon_type = _arr(tt.get("type"), wp.int32, dev)
+    start, end = tt.get("wrap_start"), tt.get("wrap_end")
+    if tt.count and (start[0] != 0 or (start[1:] != end[:-1]).any() or end[-1] != tw.count):
+        raise ModelBuildError("tendon path elements are not stored tendon by tendon (internal table corruption)")
+    end = end[-1] if tt.count else 0
+    m.tendon_wrap_start = _arr(np.append(tt.get("wrap_start"), end), wp.int32, dev)
+    vec5 = wp.types.vector(5, wp.float32)
+    for col, dtype in (
+        ("stiffness", wp.float32),
+        ("springlength", wp.vec2),
+        ("damping", wp.float32),
+        ("frictionloss", wp.float32),
+        ("limited", wp.bool),
+        ("range", wp.vec2),
+        ("margin", wp.float32),
+        ("solref_limit", wp.vec2),
+        ("solimp_limit", vec5),
+        ("solref_friction", wp.vec2),
+        ("solimp_friction", vec5),
+        ("armature", wp.float32),
+        ("world", wp.int32),
+    ):
+        setattr(m, f"tendon_{col}", _arr(tt.get(col), dtype, dev))
+    m.tendon_wrap_count = tw.count
+    m.tendon_wrap_joint = _arr(tw.get("joint"), wp.int32, dev)
+    m.tendon_wrap_site = _arr(tw.get("site"), wp.int32, dev)
+    m.tendon_wrap_coef = _arr(tw.get("coef"), wp.float32, dev)
+
+
 def _world_starts(m, t, world_count, dev):
     for kind, name in (
         ("particle", "particle"),
@@ -341,6 +374,7 @@ def _world_starts(m, t, world_count, dev):
         ("articulation", "articulation"),
         ("equality", "equality_constraint"),
         ("site", "site"),
+        ("tendon", "tendon"),
     ):
         setattr(m, f"{name}_world_start", _arr(world_start(t[kind].get("world"), world_count), wp.int32, dev))
     jw = t["joint"].get("world")

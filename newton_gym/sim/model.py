@@ -167,6 +167,31 @@ class Model:
     equality_constraint_world: wp.array  # (equality_constraint_count,) int32
     equality_constraint_world_start: wp.array  # (world_count + 2,) int32
 
+    # ---- tendons (MuJoCo fixed and spatial tendons; ModelBuilder.add_tendon_fixed / add_tendon_spatial)
+    tendon_count: int
+    tendon_key: list  # (tendon_count,) labels
+    tendon_type: wp.array  # (tendon_count,) int32 TendonType: FIXED or SPATIAL
+    tendon_wrap_start: wp.array  # (tendon_count + 1,) int32 first path element of each tendon, then the end
+    tendon_stiffness: wp.array  # (tendon_count,) float32 spring stiffness along the tendon [N/m]
+    tendon_springlength: wp.array  # (tendon_count,) vec2 spring dead band [m]; (-1, -1): the initial length
+    tendon_damping: wp.array  # (tendon_count,) float32 damping along the tendon [N s/m]
+    tendon_frictionloss: wp.array  # (tendon_count,) float32 dry friction along the tendon [N]
+    tendon_limited: wp.array  # (tendon_count,) bool, whether tendon_range is enforced
+    tendon_range: wp.array  # (tendon_count,) vec2 (lower, upper) length limits [m]
+    tendon_margin: wp.array  # (tendon_count,) float32 distance from a limit at which its row turns on [m]
+    tendon_solref_limit: wp.array  # (tendon_count,) vec2 MuJoCo solref of the limit rows ([s], [-])
+    tendon_solimp_limit: wp.array  # (tendon_count,) vec5 MuJoCo solimp of the limit rows
+    tendon_solref_friction: wp.array  # (tendon_count,) vec2 MuJoCo solref of the friction row ([s], [-])
+    tendon_solimp_friction: wp.array  # (tendon_count,) vec5 MuJoCo solimp of the friction row
+    tendon_armature: wp.array  # (tendon_count,) float32 inertia along the tendon [kg]
+    tendon_world: wp.array  # (tendon_count,) int32
+    tendon_world_start: wp.array  # (world_count + 2,) int32
+    # Path elements (MuJoCo's wrap_*): a fixed tendon's joints and coefficients, a spatial tendon's sites.
+    tendon_wrap_count: int  # path elements over all tendons
+    tendon_wrap_joint: wp.array  # (tendon_wrap_count,) int32 joint of a fixed tendon's element, else -1
+    tendon_wrap_site: wp.array  # (tendon_wrap_count,) int32 site of a spatial tendon's element, else -1
+    tendon_wrap_coef: wp.array  # (tendon_wrap_count,) float32 coefficient of the joint's coordinate [m/rad or -]
+
     def __init__(self, device):
         self.device = wp.get_device(device)
         self.world_count = 0

@@ -144,6 +144,34 @@ SITE = (
     Column("world", _i, (), -1, remap="world"),
 )
 
+# Tendons (MuJoCo fixed and spatial tendons): each owns the path elements [wrap_start, wrap_end) of the
+# TENDON_WRAP table (a joint and its coefficient for a fixed tendon, a site for a spatial one). Lengths m
+# (a fixed tendon's length is sum coef q: m per unit of coef for slides, rad for hinges), forces N.
+TENDON = (
+    Column("type", _i, (), 0),
+    Column("wrap_start", _i, (), 0, remap="tendon_wrap"),
+    Column("wrap_end", _i, (), 0, remap="tendon_wrap"),
+    Column("stiffness", _f, (), 0.0),
+    Column("springlength", _f, (2,), (-1.0, -1.0)),
+    Column("damping", _f, (), 0.0),
+    Column("frictionloss", _f, (), 0.0),
+    Column("limited", _b, (), False),
+    Column("range", _f, (2,), (0.0, 0.0)),
+    Column("margin", _f, (), 0.0),
+    Column("solref_limit", _f, (2,), MUJOCO_SOLREF),
+    Column("solimp_limit", _f, (5,), MUJOCO_SOLIMP),
+    Column("solref_friction", _f, (2,), MUJOCO_SOLREF),
+    Column("solimp_friction", _f, (5,), MUJOCO_SOLIMP),
+    Column("armature", _f, (), 0.0),
+    Column("world", _i, (), -1, remap="world"),
+)
+
+TENDON_WRAP = (
+    Column("joint", _i, (), -1, remap="joint"),
+    Column("site", _i, (), -1, remap="site"),
+    Column("coef", _f, (), 0.0),
+)
+
 ENTITY_KINDS = {
     "particle": PARTICLE,
     "body": BODY,
@@ -154,10 +182,13 @@ ENTITY_KINDS = {
     "articulation": ARTICULATION,
     "equality": EQUALITY,
     "site": SITE,
+    "tendon": TENDON,
+    "tendon_wrap": TENDON_WRAP,
 }
 
-#: How messages name an entity of each kind that has rows of its own in a world (every kind but the DOFs
-#: and coordinates, which belong to their joint's world), in world-order check order.
+#: How messages name an entity of each kind that has rows of its own in a world (every kind but the DOFs,
+#: coordinates and tendon path elements, which belong to their joint's or tendon's world), in world-order
+#: check order.
 KIND_NAMES = {
     "particle": "particle",
     "body": "body",
@@ -166,6 +197,7 @@ KIND_NAMES = {
     "articulation": "articulation",
     "equality": "equality constraint",
     "site": "site",
+    "tendon": "tendon",
 }
 
 

@@ -11,6 +11,7 @@ __all__ = [
     "JointType",
     "GeoType",
     "EqType",
+    "TendonType",
     "joint_dof_count",
     "joint_coord_count",
     "joint_constraint_count",
@@ -76,6 +77,14 @@ class EqType(IntEnum):
     CONNECT = 0
     WELD = 1
     JOINT = 2
+
+
+class TendonType(IntEnum):
+    """Tendon kinds (MuJoCo's fixed and spatial tendons): FIXED, a linear combination of single-DOF joint
+    coordinates; SPATIAL, a path through sites on bodies (no wrapping geometry)."""
+
+    FIXED = 0
+    SPATIAL = 1
 
 
 _COORDS = {

@@ -1,9 +1,10 @@
 """newton_gym.solvers: time integrators for a Model.
 
 ``SolverGeneralized`` steps articulated rigid bodies in generalized coordinates with MuJoCo-style soft
-contacts, limits, joint friction and equality constraints, with the settings of an ``Option``;
+contacts, limits, joint friction, equality constraints and fixed / spatial tendons, with the settings of an
+``Option``;
 ``SolverBase`` is the interface every solver implements (``SolverNotifyFlags`` names what changed for
-``notify_model_changed``); ``Actuators`` describes MuJoCo motor actuators.
+``notify_model_changed``); ``Actuators`` describes MuJoCo actuators on joints and tendons.
 
 The package follows MuJoCo's computation chapter, one folder or module per stage:
 
@@ -11,7 +12,8 @@ The package follows MuJoCo's computation chapter, one folder or module per stage
 ``forward``         the stage list, written once: ``substep`` runs smooth -> collision -> constraint and
                     solve -> integrate for every model, as four launches of per-world blocks
 ``smooth/``         kinematics-dependent dynamics: motion subspaces, composite-rigid-body mass matrix,
-                    bias forces (RNE), factorization (``dynamics``); passive and actuator forces
+                    bias forces (RNE), factorization (``dynamics``); tendon lengths, sparse Jacobians and
+                    spring-dampers (``tendon``, MuJoCo's mj_tendon); passive and actuator forces
                     (``passive``)
 ``collision/``      candidate pairs (``pairs``), broad phase and contact slots (``driver``), primitive,
                     convex (GJK / EPA) and hull narrow phases, per-pair contact parameters (``params``)
@@ -37,7 +39,9 @@ Glossary (one name per concept):
   such as ``art_dof_start``). Its DOFs are contiguous and its mass matrix is one dense block.
 - **DOF**: one generalized velocity coordinate (``joint_dof_*``); a joint has 0 to 6.
 - **row**: one scalar constraint (a contact's normal or pyramid edge, a joint limit, joint friction, an
-  equality component); rows are numbered per world.
+  equality component, a tendon limit side or tendon friction); rows are numbered per world.
+- **tendon entry**: one non-zero of a tendon's sparse Jacobian (a DOF the tendon moves), its pattern fixed
+  when the solver is built (MuJoCo's ten_J_colind).
 - **slot**: room for one contact point of a candidate pair; a pair owns consecutive slots.
 - **pair**: two shapes that may touch, found once when the solver is built.
 - **template**: one distinct world layout; worlds replicated from one scene share its pair and tree-level

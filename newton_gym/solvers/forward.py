@@ -2,12 +2,12 @@
 one block of ``block_dim`` lanes per launch block (a world, or every world where worlds share entities).
 
 1. :func:`launch_smooth`: forward kinematics (lanes over the joints of one tree level at a time), motion
-   subspaces and body inertias (lanes over the block's joints), bias forces and composite inertias (one
-   tree level at a time, root to leaves, then leaves to root); mass-matrix rows and passive forces (lanes
-   over its DOFs); actuator forces (lanes over its actuators); factorization and the smooth acceleration
-   (lanes over trees, or, with fewer trees than lanes, every lane on each:
-   :func:`.smooth.dynamics.factor_articulation`). Barriers separate the passes that read another lane's
-   results.
+   subspaces and body inertias (lanes over the block's joints); tendon lengths, Jacobians and spring-damper
+   forces (lanes over its tendons); bias forces and composite inertias (one tree level at a time, root to
+   leaves, then leaves to root); mass-matrix rows and passive forces (lanes over its DOFs); actuator forces
+   (lanes over its actuators); factorization and the smooth acceleration (lanes over trees, or, with fewer
+   trees than lanes, every lane on each: :func:`.smooth.dynamics.factor_articulation`). Barriers separate the
+   passes that read another lane's results.
 2. Collision (:func:`.collision.driver.collide`, one block per world, lanes over its candidate pairs).
 3. Constraint rows and their solve (:mod:`.solve.world`, one block per world).
 4. :func:`launch_finish`: on the last substep the contact forces (lanes over the block's bodies, then its
@@ -58,6 +58,7 @@ from .smooth.passive import (
     passive_args,
     passive_dofs,
 )
+from .smooth.tendon import TendonArgs, tendon_args, tendon_kinematics
 from .solve.forces import ContactOutputArgs, contact_output_args, contact_output_slots
 
 __all__ = [
@@ -93,6 +94,7 @@ def _smooth_kernel(
     ranges: BlockRanges,
     fk: FkArgs,
     sub: SubspaceArgs,
+    ten: TendonArgs,
     crb: CrbArgs,
     rne: RneArgs,
     pas: PassiveArgs,
@@ -112,6 +114,11 @@ def _smooth_kernel(
             subspace_joint(j, a, sub)
             crb_body(j, a, crb)
     block_sync()  # the bias forces read every body's twist and inertia about r
+    t0 = ranges.tendon_start[b]
+    t1 = ranges.tendon_start[b + 1]
+    if t1 > t0:  # uniform over the block
+        tendon_kinematics(t0 + lane, t1, lanes, ten)
+        block_sync()  # the passive forces, actuators and factorization read every tendon's results
     # Bias forces root to leaves (accelerations), then leaves to root (forces) with the composite inertias.
     lt = ranges.level_template[b]
     j0 = ranges.joint_start[b]
@@ -142,12 +149,12 @@ def _smooth_kernel(
             factor_articulation(a, fac, lane, lanes)
 
 
-def launch_smooth(device, blocks, block_dim, ranges, fk, sub, crb, rne, pas, act, fac):
+def launch_smooth(device, blocks, block_dim, ranges, fk, sub, ten, crb, rne, pas, act, fac):
     """Launch pass 1 over ``blocks`` = (first, count)."""
     wp.launch_tiled(
         _smooth_kernel,
         dim=[blocks[1]],
-        inputs=[blocks[0], ranges, fk, sub, crb, rne, pas, act, fac],
+        inputs=[blocks[0], ranges, fk, sub, ten, crb, rne, pas, act, fac],
         block_dim=block_dim,
         device=device,
     )
@@ -206,6 +213,7 @@ class StepArgs:
 
     fk: FkArgs  # forward kinematics into the solver's scratch bodies
     sub: SubspaceArgs  # motion subspaces and body inertias
+    ten: TendonArgs  # tendon lengths, Jacobians, velocities and spring-damper forces
     crb: CrbArgs  # composite inertias and mass-matrix rows
     rne: RneArgs  # bias forces
     pas: PassiveArgs  # applied, spring, damper and drive forces
@@ -225,11 +233,12 @@ def bind(solver, state, body_f, control, ctrl, dt: float) -> StepArgs:
     return StepArgs(
         fk=fk_args(model, q, qd, data.body_q, data.body_qd),
         sub=subspace_args(model, tree, data, data.body_q, data.body_qd, q, qd),
-        crb=crb_args(model, tree, data),
+        ten=tendon_args(model, tree, solver.tendon_tables, data, q, qd, dt),
+        crb=crb_args(model, tree, solver.tendon_tables, data),
         rne=rne_args(model, tree, data, data.body_q, body_f, qd, dt, midpoint),
-        pas=passive_args(model, tree, data, q, qd, control, dt),
-        act=actuator_args(tree, solver.actuator_table, ctrl, q, qd, dt, data),
-        fac=factor_args(model, tree, data),
+        pas=passive_args(model, tree, solver.tendon_tables, data, q, qd, control, dt),
+        act=actuator_args(tree, solver.tendon_tables, solver.actuator_table, ctrl, q, qd, dt, data),
+        fac=factor_args(model, tree, solver.tendon_tables, data),
         out=contact_output_args(
             model,
             data,
@@ -257,7 +266,7 @@ def substep(solver, span, state, args: StepArgs, dt: float, last: bool):
     """
     dev, lanes, ranges = solver.device, solver.block_dim, solver.block_ranges
     a = args
-    launch_smooth(dev, span.blocks, lanes, ranges, a.fk, a.sub, a.crb, a.rne, a.pas, a.act, a.fac)
+    launch_smooth(dev, span.blocks, lanes, ranges, a.fk, a.sub, a.ten, a.crb, a.rne, a.pas, a.act, a.fac)
     collide(solver.model, solver.contacts, solver.data.body_q, span.worlds, lanes)
     solver.world_solver.solve(solver.data, state.joint_q, state.joint_qd, dt, solver.iterations, span.worlds, lanes)
     launch_finish(dev, span.blocks, lanes, ranges, last, a.out, a.integ, a.fk_state, a.health)

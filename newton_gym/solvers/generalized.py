@@ -21,6 +21,7 @@ from .collision import params as contact_params
 from .constraint import rows as constraint
 from .option import Option
 from .smooth import dynamics as smooth
+from .smooth import tendon as tendons
 from .smooth.passive import Actuators
 from .solve.world import TILE_MAX_DOFS, WorldSolver, world_dof_start
 from .tree import build_tree_layout
@@ -34,16 +35,17 @@ class SolverGeneralized(SolverBase):
 
     Per substep (:func:`.forward.substep`): forward kinematics, motion subspaces, composite-rigid-body mass
     matrix (with armature and implicit damping / stiffness / drive gains on its diagonal), bias forces by
-    recursive Newton-Euler (each world's own gravity), a tree-sparse L^T L factorization per tree, collision
-    detection on pairs precomputed per world, a constraint solve of contacts, joint limits, joint friction
-    and equality constraints per world (primal Newton or PGS), and semi-implicit Euler integration, in four
+    recursive Newton-Euler (each world's own gravity), tendon lengths and Jacobians with their spring-dampers
+    (damping implicit along J), a tree-sparse L^T L factorization per tree, collision detection on pairs
+    precomputed per world, a constraint solve of contacts, joint limits, joint friction, equality constraints,
+    tendon limits and tendon friction per world (primal Newton or PGS), and semi-implicit Euler integration, in four
     launches with one block of ``block_dim`` lanes per world. joint_q / joint_qd are the integrated state;
     body_q / body_qd are written by forward kinematics after every step.
 
     Args:
         model: the Model.
         option: the solver's settings (:class:`.option.Option`); None: ``Option()``.
-        actuators: optional :class:`Actuators` (MuJoCo motors); their controls are read from
+        actuators: optional :class:`Actuators` (MuJoCo actuators on joints or tendons); their controls are read from
             ``control.ctrl`` when the control has that attribute, else from :attr:`ctrl`.
         **overrides: Option fields to change (``SolverGeneralized(model, iterations=50)``); an unknown name
             raises SolverError.
@@ -74,16 +76,18 @@ class SolverGeneralized(SolverBase):
         layout = build_tree_layout(model)
         self.layout = layout
         self.tree = layout.upload(self.device)
-        self.data = make_data(model, layout, self.device)
+        self.tendon_layout = tendons.build_tendon_layout(model, layout)
+        self.tendon_tables = self.tendon_layout.upload(model, self.device)
+        self.data = make_data(model, layout, self.device, self.tendon_layout.entry_count)
         self._kin = _Kinematics(self.data)
         self.actuators = actuators if actuators is not None else Actuators(np.zeros(0, np.int32), np.zeros(0))
-        self.actuator_table = self.actuators.upload(self.device, model.joint_dof_count)
+        self.actuator_table = self.actuators.upload(self.device, model.joint_dof_count, model.tendon_count)
         self.ctrl = wp.zeros(max(self.actuators.count, 1), dtype=wp.float32, device=self.device)
         self._zero_control = model.control()
         self.world_count = max(model.world_count, 1)
         self.world_unhealthy = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)
         self.contacts = collision_driver.build_contacts(model, layout)
-        self.rows = constraint.build_rows(model, layout, self.contacts, option)
+        self.rows = constraint.build_rows(model, layout, self.contacts, option, self.tendon_layout)
         self.solver = self._constraint_solver(option.solver, layout)
         self.block_dim = forward.default_block_dim(self.device) if option.block_dim is None else option.block_dim
         tiles = option.tiles
@@ -98,6 +102,7 @@ class SolverGeneralized(SolverBase):
             self.tree,
             self.contacts,
             self.rows,
+            self.tendon_tables,
             tolerance=option.pgs_tolerance,
             subspace=option.pgs_subspace,
             newton=self.solver == "newton",
@@ -144,10 +149,24 @@ class SolverGeneralized(SolverBase):
             warnings.warn(f"SolverGeneralized: the tile Newton kernel did not load ({err}); using lanes", stacklevel=3)
             ws.drop_tiles()
 
+    def _actuator_dofs(self) -> np.ndarray:
+        """(actuator_count,) int64 a DOF each actuator drives (a tendon actuator's: its tendon's first
+        Jacobian DOF), which places it in its world; raises ModelBuildError for a tendon that moves no DOF."""
+        act_dof = np.asarray(self.actuators.dof, dtype=np.int64).reshape(-1).copy()
+        lay = self.tendon_layout
+        for i, t in enumerate(self.actuators.tendons()):
+            if t < 0:
+                continue
+            if lay.jac_start[t + 1] == lay.jac_start[t]:
+                name = self.model.tendon_key[t] or f"#{t}"
+                raise ModelBuildError(f"actuator {i}: its tendon {name} moves no joint (all its sites are static)")
+            act_dof[i] = lay.jac_dof[lay.jac_start[t]]
+        return act_dof
+
     def _block_ranges(self):
         """The entity ranges of each launch block of :mod:`.forward` (a world, or one block of every
         world where worlds share entities) and the number of blocks."""
-        act_dof = np.asarray(self.actuators.dof, dtype=np.int64).reshape(-1)
+        act_dof = self._actuator_dofs()
         starts = partition.block_starts(self.model, self.contacts, self.rows, act_dof)
         return partition.upload_ranges(self.model, starts, self.device), len(starts["world"]) - 1
 
@@ -166,7 +185,7 @@ class SolverGeneralized(SolverBase):
     def _split(self, threads, blocks) -> list:
         """One :class:`.partition.Span` per thread (a single span covering everything when not split)."""
         threads = int(threads)
-        act_dof = np.asarray(self.actuators.dof, dtype=np.int64).reshape(-1)
+        act_dof = self._actuator_dofs()
         whole = partition.whole_span(
             self.model, self.contacts, self.rows, self.actuators.count, self.world_count, blocks
         )
@@ -196,8 +215,12 @@ class SolverGeneralized(SolverBase):
         smooth.compute_subspaces(
             model, self.tree, self.data, self.data.body_q, self.data.body_qd, state.joint_q, state.joint_qd, everything
         )
-        smooth.compute_mass_matrix(model, self.tree, self.data, everything)
+        tendons.compute_tendons(
+            model, self.tree, self.tendon_tables, self.data, state.joint_q, state.joint_qd, 0.0, (0, model.tendon_count)
+        )
+        smooth.compute_mass_matrix(model, self.tree, self.tendon_tables, self.data, everything)
         constraint.set_invweights(model, self.layout, self.data, self.rows)
+        tendons.set_tendon_constants(model, self.layout, self.tendon_layout, self.tendon_tables, self.data)
 
     # ------------------------------------------------------------------ stepping
     def _check_timestep(self, dt: float):
@@ -221,6 +244,15 @@ class SolverGeneralized(SolverBase):
             ref = ref[ref > 0.0]
             if len(ref):
                 consts.append(("equality constraints", float(ref.min())))
+        for kind, name, solref in (
+            (constraint.ROW_TENDON_LIMIT, "tendon limits", "tendon_solref_limit"),
+            (constraint.ROW_TENDON_FRICTION, "tendon friction", "tendon_solref_friction"),
+        ):
+            owners = self.rows.owner_host[self.rows.kind_host == kind]
+            ref = getattr(self.model, solref).numpy()[owners, 0] if len(owners) else np.zeros(0)
+            ref = ref[ref > 0.0]
+            if len(ref):
+                consts.append((name, float(ref.min())))
         soft = [f"{name} {tc:g} s" for name, tc in consts if 0.0 < tc < 2.0 * h * (1.0 - 1.0e-5)]
         if soft:
             warnings.warn(

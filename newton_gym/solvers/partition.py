@@ -9,7 +9,7 @@ range's length; groups then run in separate threads (Warp releases the GIL insid
 CPU graph replay) with results bitwise equal to one launch over all worlds.
 
 A model splits only when nothing is shared between worlds: no global (world -1) bodies, joints,
-articulations or equality constraints (global static shapes such as a ground plane are fine: they
+articulations, equality constraints or tendons (global static shapes such as a ground plane are fine: they
 belong to no index space of the step), and actuators ordered by world. The same condition makes each
 world its own launch block; otherwise one block holds every world.
 """
@@ -91,7 +91,7 @@ def split_reason(model, contacts, actuator_dof: np.ndarray) -> str | None:
 
 def shared_reason(model, contacts, actuator_dof: np.ndarray) -> str | None:
     """Why the worlds of a model do not own contiguous, disjoint entity ranges (None when they do)."""
-    for kind in ("body", "joint", "articulation", "equality_constraint"):
+    for kind in ("body", "joint", "articulation", "equality_constraint", "tendon"):
         if _has_globals(getattr(model, f"{kind}_world_start").numpy()):
             return f"the model has global (world -1) {kind.replace('_', ' ')} entities"
     if np.any(np.diff(contacts.pair_world_host) < 0):
@@ -140,14 +140,14 @@ def split_spans(model, contacts, rows, actuator_dof: np.ndarray, parts: int) -> 
 
 def world_starts(model, contacts, rows, actuator_dof: np.ndarray) -> dict:
     """First entity of each world, (world_count + 1,) int64 per index space ("articulation", "joint", "joint_dof",
-    "joint_coord", "body", "pair", "slot", "row", "actuator"), for a model whose worlds own contiguous
+    "joint_coord", "body", "tendon", "pair", "slot", "row", "actuator"), for a model whose worlds own contiguous
     ranges (:func:`shared_reason` is None). A model without worlds is one world holding everything."""
     if model.world_count == 0:
         return _one_block(model, contacts, rows, actuator_dof)
     nw = model.world_count
     starts = {
         kind: getattr(model, f"{kind}_world_start").numpy()[: nw + 1].astype(np.int64)
-        for kind in ("articulation", "joint", "joint_dof", "joint_coord", "body")
+        for kind in ("articulation", "joint", "joint_dof", "joint_coord", "body", "tendon")
     }
     starts["pair"] = np.searchsorted(contacts.pair_world_host, np.arange(nw + 1), side="left").astype(np.int64)
     starts["slot"] = np.asarray(contacts.pair_slot_start_host, dtype=np.int64)[starts["pair"]]
@@ -181,6 +181,7 @@ def _one_block(model, contacts, rows, actuator_dof: np.ndarray) -> dict:
         "joint_dof": model.joint_dof_count,
         "joint_coord": model.joint_coord_count,
         "body": model.body_count,
+        "tendon": model.tendon_count,
         "pair": contacts.pair_count,
         "slot": contacts.slot_count,
         "row": rows.count,
@@ -203,6 +204,7 @@ class BlockRanges:
     dof_start: wp.array(dtype=int)
     body_start: wp.array(dtype=int)
     joint_start: wp.array(dtype=int)
+    tendon_start: wp.array(dtype=int)
     actuator_start: wp.array(dtype=int)
     slot_start: wp.array(dtype=int)
     level_template: wp.array(dtype=int)  # (blocks,) level template of each block
@@ -273,6 +275,7 @@ def upload_ranges(model, starts: dict, device) -> BlockRanges:
         "dof_start": starts["joint_dof"],
         "body_start": starts["body"],
         "joint_start": starts["joint"],
+        "tendon_start": starts["tendon"],
         "actuator_start": starts["actuator"],
         "slot_start": starts["slot"],
         "level_template": t.block_template,

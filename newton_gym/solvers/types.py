@@ -83,12 +83,19 @@ class Data(DeclaredFields):
     art_implicit: wp.array  # (articulation_count,) int32: 1 where chol_implicit is current
     qacc: wp.array  # (joint_dof_count,) [m/s^2, rad/s^2]: integrated acceleration
     dof_scratch: wp.array  # (joint_dof_count,) float64: right-hand sides of the M solves
+    # Tendons (:mod:`.smooth.tendon`); entries: the non-zeros of the tendons' sparse Jacobians.
+    ten_length: wp.array  # (tendon_count,) [m]: tendon lengths
+    ten_J: wp.array  # (entries,) [m/rad or -]: tendon Jacobians, d length / d qd
+    ten_velocity: wp.array  # (tendon_count,) [m/s]: J qd
+    ten_force: wp.array  # (tendon_count,) [N]: passive spring-damper force along each tendon
+    ten_implicit: wp.array  # (tendon_count,) [kg]: dt (damping - actuator velocity feedback), J^T J weight in M_hat
 
 
-def make_data(model, layout, device) -> Data:
-    """A zeroed :class:`Data` for ``model`` (``layout``: its :class:`.tree.TreeLayout`). float64 from the
-    composite inertias to the factors: see :func:`.spatial.ltl_factor` (long chains)."""
-    nb, nd, na = model.body_count, model.joint_dof_count, model.articulation_count
+def make_data(model, layout, device, tendon_entries: int = 0) -> Data:
+    """A zeroed :class:`Data` for ``model`` (``layout``: its :class:`.tree.TreeLayout`; ``tendon_entries``:
+    the non-zeros of its tendon Jacobians). float64 from the composite inertias to the factors: see
+    :func:`.spatial.ltl_factor` (long chains)."""
+    nb, nd, na, nt = model.body_count, model.joint_dof_count, model.articulation_count, model.tendon_count
     nmat = int(layout.art_mat_start[-1])
 
     def zeros(n, dtype):
@@ -119,4 +126,9 @@ def make_data(model, layout, device) -> Data:
         art_implicit=zeros(na, int),
         qacc=zeros(nd, float),
         dof_scratch=zeros(nd, wp.float64),
+        ten_length=zeros(nt, float),
+        ten_J=zeros(tendon_entries, float),
+        ten_velocity=zeros(nt, float),
+        ten_force=zeros(nt, float),
+        ten_implicit=zeros(nt, float),
     )

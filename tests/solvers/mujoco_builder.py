@@ -1,12 +1,13 @@
 """Test utility: build a ModelBuilder from a compiled ``mujoco.MjModel``.
 
 Reads MuJoCo's compiled values (body_pos / quat, body_mass / inertia / ipos / iquat, jnt_axis / range,
-geom type / size / pos / quat, actuator gear / ctrlrange), so the solver can be compared with MuJoCo on
-exactly the same model. It is not the package's MJCF importer: it supports the subset the solver tests
-use (hinge, slide, ball and free joints; plane, heightfield, sphere, capsule, ellipsoid, box, cylinder and mesh
-geoms (a mesh keeps MuJoCo's compiled vertices and faces, so its convex hull is MuJoCo's unless maxhullvert reduced
-it); motor actuators on joints) and reproduces MuJoCo's collision filter (contype / conaffinity, same weld group,
-parent-child weld groups, <exclude>) with explicit filter pairs.
+geom type / size / pos / quat, site pos / quat, tendon_* / wrap_*, actuator gear / ctrlrange), so the solver
+can be compared with MuJoCo on exactly the same model. It is not the package's MJCF importer: it supports the
+subset the solver tests use (hinge, slide, ball and free joints; plane, heightfield, sphere, capsule, ellipsoid,
+box, cylinder and mesh geoms (a mesh keeps MuJoCo's compiled vertices and faces, so its convex hull is MuJoCo's
+unless maxhullvert reduced it); sites; fixed tendons and spatial tendons through sites only (a wrapping geom or
+a pulley raises ImportFailedError); actuators on joints and tendons) and reproduces MuJoCo's collision filter
+(contype / conaffinity, same weld group, parent-child weld groups, <exclude>) with explicit filter pairs.
 
 A body with joints j1 .. jn (n > 1, e.g. gymnasium's humanoid hips and shoulders) hangs from its
 parent through n - 1 massless links posed like the body (as newton_gym's own MJCF importer does,
@@ -205,7 +206,7 @@ def builder_from_mujoco(m, builder: ModelBuilder | None = None):
     b = builder if builder is not None else ModelBuilder(gravity=float(m.opt.gravity[2]))
     data = mujoco.MjData(m)
     mujoco.mj_kinematics(m, data)
-    dof_base = b.joint_dof_count
+    dof_base, tendon_base = b.joint_dof_count, b.tendon_count
     links, joints, geom_shape = {-1: -1, 0: -1}, {}, {}
     meshes = {}
     geom_shape.update(_add_geoms(b, m, 0, -1, meshes))
@@ -215,7 +216,62 @@ def builder_from_mujoco(m, builder: ModelBuilder | None = None):
         geom_shape.update(_add_geoms(b, m, body, links[body], meshes))
     _add_articulations(b, m, joints)
     _filter_like_mujoco(b, m, geom_shape)
-    return b, _actuators(m, dof_base), mujoco_qpos_to_joint_q(m, m.qpos0)
+    sites = [
+        b.add_site(links[int(m.site_bodyid[i])], np.concatenate([m.site_pos[i], _wxyz_to_xyzw(m.site_quat[i])]))
+        for i in range(m.nsite)
+    ]
+    _add_tendons(b, m, _joint_map(m, joints), sites)
+    return b, _actuators(m, dof_base, tendon_base), mujoco_qpos_to_joint_q(m, m.qpos0)
+
+
+def _joint_map(m, joints) -> dict:
+    """MuJoCo joint id -> our joint index (``joints``: MuJoCo body -> our joints, MuJoCo's order)."""
+    out = {}
+    for body, ours in joints.items():
+        if int(m.body_jntnum[body]):
+            ja = int(m.body_jntadr[body])
+            out.update({ja + k: j for k, j in enumerate(ours)})
+    return out
+
+
+def _add_tendons(b, m, jmap, sites):
+    """MuJoCo's fixed tendons and site-only spatial tendons, with their compiled attributes (the spring
+    length as compiled: tendon_lengthspring)."""
+    import mujoco
+
+    wt = mujoco.mjtWrap
+    for i in range(m.ntendon):
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_TENDON, i) or f"#{i}"
+        if np.any(m.tendon_stiffnesspoly[i]) or np.any(m.tendon_dampingpoly[i]):
+            raise ImportFailedError(f"MjModel tendon {name}: polynomial stiffness / damping is not supported")
+        adr, num = int(m.tendon_adr[i]), int(m.tendon_num[i])
+        types = [int(t) for t in m.wrap_type[adr : adr + num]]
+        objs = [int(o) for o in m.wrap_objid[adr : adr + num]]
+        params = dict(
+            key=name,
+            stiffness=float(m.tendon_stiffness[i]),
+            springlength=tuple(m.tendon_lengthspring[i]),
+            damping=float(m.tendon_damping[i]),
+            frictionloss=float(m.tendon_frictionloss[i]),
+            limited=bool(m.tendon_limited[i]),
+            range=tuple(m.tendon_range[i]),
+            margin=float(m.tendon_margin[i]),
+            solref_limit=tuple(m.tendon_solref_lim[i]),
+            solimp_limit=tuple(m.tendon_solimp_lim[i]),
+            solref_friction=tuple(m.tendon_solref_fri[i]),
+            solimp_friction=tuple(m.tendon_solimp_fri[i]),
+            armature=float(m.tendon_armature[i]),
+        )
+        if all(t == wt.mjWRAP_JOINT for t in types):
+            b.add_tendon_fixed([jmap[o] for o in objs], m.wrap_prm[adr : adr + num], **params)
+        elif all(t == wt.mjWRAP_SITE for t in types):
+            b.add_tendon_spatial([sites[o] for o in objs], **params)
+        else:
+            kinds = sorted({wt(t).name for t in types if t != wt.mjWRAP_SITE})
+            raise ImportFailedError(
+                f"MjModel tendon {name}: wrapping objects {kinds} are not supported (spatial tendons through "
+                "sites only: no sphere / cylinder wrapping, no pulleys)"
+            )
 
 
 def _add_articulations(b, m, joints):
@@ -252,15 +308,15 @@ def _filter_like_mujoco(b, m, geom_shape):
                 b.add_shape_collision_filter_pair(geom_shape[g1], geom_shape[g2])
 
 
-def _actuators(m, dof_base):
+def _actuators(m, dof_base, tendon_base):
     import mujoco
 
-    dofs, gear, ctrl, force, gain, bias = [], [], [], [], [], []
+    dofs, gear, ctrl, force, gain, bias, tendon = [], [], [], [], [], [], []
     for a in range(m.nu):
-        if int(m.actuator_trntype[a]) != mujoco.mjtTrn.mjTRN_JOINT:
+        trn = int(m.actuator_trntype[a])
+        if trn not in (mujoco.mjtTrn.mjTRN_JOINT, mujoco.mjtTrn.mjTRN_TENDON):
             raise ImportFailedError(
-                f"MjModel actuator {a}: only joint transmissions are supported, got "
-                f"trntype {int(m.actuator_trntype[a])}"
+                f"MjModel actuator {a}: only joint and tendon transmissions are supported, got trntype {trn}"
             )
         if (
             int(m.actuator_gaintype[a]) != mujoco.mjtGain.mjGAIN_FIXED
@@ -271,7 +327,12 @@ def _actuators(m, dof_base):
         gain.append(float(m.actuator_gainprm[a, 0]))
         affine = int(m.actuator_biastype[a]) == mujoco.mjtBias.mjBIAS_AFFINE
         bias.append(m.actuator_biasprm[a, :3] if affine else np.zeros(3))
-        dofs.append(dof_base + int(m.jnt_dofadr[m.actuator_trnid[a, 0]]))
+        if trn == mujoco.mjtTrn.mjTRN_TENDON:
+            dofs.append(-1)
+            tendon.append(tendon_base + int(m.actuator_trnid[a, 0]))
+        else:
+            dofs.append(dof_base + int(m.jnt_dofadr[m.actuator_trnid[a, 0]]))
+            tendon.append(-1)
         gear.append(float(m.actuator_gear[a, 0]))
         ctrl.append(m.actuator_ctrlrange[a] if m.actuator_ctrllimited[a] else (0.0, 0.0))
         force.append(m.actuator_forcerange[a] if m.actuator_forcelimited[a] else (0.0, 0.0))
@@ -282,6 +343,7 @@ def _actuators(m, dof_base):
         np.asarray(force).reshape(-1, 2),
         np.asarray(gain),
         np.asarray(bias).reshape(-1, 3),
+        np.asarray(tendon, np.int32) if any(t >= 0 for t in tendon) else None,
     )
 
 

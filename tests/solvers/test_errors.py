@@ -9,7 +9,7 @@ import pytest
 from mujoco_builder import builder_from_mujoco
 from solver_helpers import model_from_xml, pendulum_xml
 
-from newton_gym.errors import ImportFailedError, ModelBuildError, NewtonGymError, SolverError, SolverStateError
+from newton_gym.errors import ModelBuildError, NewtonGymError, SolverError, SolverStateError
 from newton_gym.solvers import Actuators, SolverGeneralized
 
 
@@ -48,10 +48,10 @@ def test_actuator_on_a_missing_dof(pendulum):
         SolverGeneralized(pendulum, actuators=Actuators(np.array([5], np.int32), np.ones(1)))
 
 
-def test_mjcf_utility_names_an_unsupported_geom():
+def test_mjcf_utility_refuses_a_heightfield_on_a_moving_body():
     m = mujoco.MjModel.from_xml_string(
         '<mujoco><asset><hfield name="h" nrow="2" ncol="2" size="1 1 .1 .1"/></asset>'
         '<worldbody><body><joint type="hinge"/><geom type="hfield" hfield="h"/></body></worldbody></mujoco>'
     )
-    with pytest.raises(ImportFailedError, match="geom 0: geom type 1"):
+    with pytest.raises(ModelBuildError, match="heightfield is static terrain"):
         builder_from_mujoco(m)

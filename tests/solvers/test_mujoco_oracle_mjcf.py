@@ -64,7 +64,7 @@ from newton_gym.sim.kinematics import eval_fk
 from newton_gym.solvers import SolverGeneralized
 from newton_gym.solvers.collision import driver as collision_driver
 from newton_gym.solvers.smooth import dynamics as smooth
-from newton_gym.solvers.smooth import passive
+from newton_gym.solvers.smooth import passive, tendon
 
 RTOL = 1e-5
 # Forward error of qacc_smooth: float32 cannot reach 1e-5 on the Humanoid (cond(M) ~ 2e3-4e3, and the
@@ -90,7 +90,7 @@ def _robot(robot):
     m = mujoco.MjModel.from_xml_path(_path(robot))
     model, act, _ = model_from_xml(m)
     solver = SolverGeneralized(model, actuators=act)
-    return m, model, solver, act.upload(model.device, model.joint_dof_count)
+    return m, model, solver, act.upload(model.device, model.joint_dof_count, model.tendon_count)
 
 
 def _skew(v):
@@ -191,18 +191,22 @@ class _Case:
         data.mass_matrix.fill_(float("nan"))
         eval_fk(model, state.joint_q, state.joint_qd, kin, articulations=arts)
         smooth.compute_subspaces(model, tree, data, data.body_q, data.body_qd, state.joint_q, state.joint_qd, arts)
-        smooth.compute_mass_matrix(model, tree, data, arts)
+        smooth.compute_mass_matrix(model, tree, solver.tendon_tables, data, arts)
         grab("mass_matrix", data.mass_matrix)
         data.qfrc_bias.fill_(float("nan"))
         smooth.compute_bias(model, tree, data, data.body_q, state.body_f, state.joint_qd, dt, arts, gyro_midpoint=False)
         grab("qfrc_bias", data.qfrc_bias)
         data.qfrc.fill_(float("nan"))
-        passive.compute_passive(model, tree, data, state.joint_q, state.joint_qd, model.control(), dt, span.dofs)
+        ten = solver.tendon_tables
+        tendon.compute_tendons(model, tree, ten, data, state.joint_q, state.joint_qd, dt, (0, model.tendon_count))
+        passive.compute_passive(model, tree, ten, data, state.joint_q, state.joint_qd, model.control(), dt, span.dofs)
         grab("qfrc_passive", data.qfrc)
-        passive.apply_actuators(model, tree, act, solver.ctrl, state.joint_q, state.joint_qd, dt, data, span.actuators)
+        passive.apply_actuators(
+            model, tree, ten, act, solver.ctrl, state.joint_q, state.joint_qd, dt, data, span.actuators
+        )
         grab("qfrc", data.qfrc)
         data.qacc_smooth.fill_(float("nan"))
-        smooth.factor_and_solve(model, tree, data, arts)
+        smooth.factor_and_solve(model, tree, ten, data, arts)
         grab("qacc_smooth", data.qacc_smooth)
         c = solver.contacts
         c.active.fill_(-1)

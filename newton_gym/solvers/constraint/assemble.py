@@ -1,8 +1,9 @@
-"""Per-row assembly of the world solve (:mod:`..solve.world`, steps 1 to 3): switch a joint-limit, joint-friction
-or equality row on or off, and fill an active row at its compact index ci: its Jacobian J (written into
-``minv_jac`` block ``blk``: the row's own under PGS, its lane's scratch under Newton), Y = L^-T J^T in place,
-and its soft-constraint terms (MuJoCo computation: "Soft constraints"). A listed row's warm-start row is
-``rd.act_list[ci]`` and its owner (contact slot or non-contact row) ``rd.owner[ci]``."""
+"""Per-row assembly of the world solve (:mod:`..solve.world`, steps 1 to 3): switch a joint-limit,
+joint-friction, equality, tendon-limit or tendon-friction row on or off, and fill an active row at its compact
+index ci: its Jacobian J (written into ``minv_jac`` block ``blk``: the row's own under PGS, its lane's scratch
+under Newton), Y = L^-T J^T in place, and its soft-constraint terms (MuJoCo computation: "Soft constraints").
+A listed row's warm-start row is ``rd.act_list[ci]`` and its owner (contact slot or non-contact row)
+``rd.owner[ci]``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ...sim.types import EqType
 from ..collision.pairs import pair_arts, pair_bodies, slot_pair, template_slot
 from ..spatial import ltl_solve_t, point_jacobian
 from ..types import vec5
-from .tables import LIMIT, ContactTables, RowData, RowModel, TreeTables, WorldInputs
+from .tables import LIMIT, TENDON_LIMIT, ContactTables, RowData, RowModel, TreeTables, WorldInputs
 
 __all__ = [
     "impedance",
@@ -23,6 +24,8 @@ __all__ = [
     "dof_row_fill",
     "equality_row_switch",
     "equality_row",
+    "tendon_row_switch",
+    "tendon_row",
     "finish_row",
     "contact_pyramid",
 ]
@@ -373,6 +376,63 @@ def equality_row(ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs)
         err = _body_equality(e, rm.x_sub[x], a, blk, rm, rd, inp)
     _set_row(ci, a, err[1], err[0], eq.solref[e], eq.solimp[e], -1.0e30, 1.0e30, rd)
     rd.cone[ci] = 0
+    finish_row(ci, blk, 1.0, rm, rd, inp)
+
+
+@wp.func(inline=True)
+def tendon_row_switch(x: int, row: int, ci: int, kind: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """Switch tendon-limit or tendon-friction row x (warm-started from ``row``) on or off: a limit side once
+    the tendon's length comes within its margin of that end (MuJoCo's mj_instantiateLimit: dist = L - lower
+    or upper - L, on while dist < margin, position error dist - margin), the friction row while the tendon
+    has friction loss. When on, store its terms at compact index ci (:func:`tendon_row` fills the rest) and
+    return 1, else clear its warm start and return 0."""
+    tt = rm.ten
+    t = rm.x_owner[x]
+    on = int(1)
+    pos = float(0.0)
+    sr = tt.tendon_solref_friction[t]
+    si = tt.tendon_solimp_friction[t]
+    lo = float(0.0)
+    hi = float(1.0e30)
+    if kind == TENDON_LIMIT:
+        rng = tt.tendon_range[t]
+        length = inp.ten_length[t]
+        dist = length - rng[0]
+        if rm.x_sub[x] == 1:
+            dist = rng[1] - length
+        margin = tt.tendon_margin[t]
+        if dist >= margin:
+            on = 0
+        pos = dist - margin
+        sr = tt.tendon_solref_limit[t]
+        si = tt.tendon_solimp_limit[t]
+    else:
+        bound = tt.tendon_frictionloss[t]
+        if bound <= 0.0:
+            on = 0
+        lo = -bound
+        hi = bound
+    if on == 0:
+        rd.force[row] = 0.0
+        return 0
+    _set_row(ci, rm.x_art[x], tt.ten_invweight[t], pos, sr, si, lo, hi, rd)
+    rd.cone[ci] = 0
+    return 1
+
+
+@wp.func(inline=True)
+def tendon_row(ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """Fill and finish the active tendon row listed at compact index ci: J = the tendon's Jacobian (its friction
+    row, its lower limit) or its negative (the upper limit), into Jacobian block ``blk``."""
+    x = rd.owner[ci]
+    t = rm.x_owner[x]
+    a = rd.art[ci]
+    _clear(rd, blk, rm.width)
+    sign = 1.0
+    if rd.kind[ci] == TENDON_LIMIT and rm.x_sub[x] == 1:
+        sign = -1.0
+    for e in range(rm.ten.ten_jac_start[t], rm.ten.ten_jac_start[t + 1]):
+        rd.minv_jac[_jac_entry(rm.ten.ten_jac_dof[e], a, blk, rm)] = sign * inp.ten_J[e]
     finish_row(ci, blk, 1.0, rm, rd, inp)
 
 

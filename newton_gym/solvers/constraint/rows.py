@@ -1,15 +1,17 @@
-"""Constraint rows: contacts, joint limits, joint friction and equality constraints as MuJoCo soft
-constraints (MuJoCo computation: "Soft constraints").
+"""Constraint rows: contacts, joint limits, joint friction, equality constraints, tendon limits and tendon
+friction as MuJoCo soft constraints (MuJoCo computation: "Soft constraints").
 
-Rows are laid out once per world: [contact rows][limit rows][friction rows][equality rows]. Each row has a
-static owner (a contact slot's sub-row, a DOF or an equality component) and keeps its last force there (the
-warm start); nothing else is stored per row. The rows active in a substep are filled, world by world, into
-that world's compact range of at most ``row_budget`` rows (MuJoCo's njmax, per world): the joint-limit,
-joint-friction and equality rows ("xrows", few: at most two per DOF and six per equality) always have room,
-the contacts share the rest in slot order. A world whose active rows do not fit drops the contacts that do
-not fit for that substep (their warm starts cleared) and raises its ``row_overflow`` flag, on the device.
-A row's Jacobian is stored densely per side: side 0 and side 1 each hold one articulation's DOF block
-(max_art_dofs wide), so rows coupling two articulations of a world need no global matrix.
+Rows are laid out once per world: [contact rows][limit rows][friction rows][equality rows][tendon limit
+rows][tendon friction rows]. Each row has a static owner (a contact slot's sub-row, a DOF, an equality
+component, or a tendon: two limit rows, lower then upper, and one friction row) and keeps its last force there
+(the warm start); nothing else is stored per row. The rows active in a substep are filled, world by world,
+into that world's compact range of at most ``row_budget`` rows (MuJoCo's njmax, per world): the joint-limit,
+joint-friction, equality and tendon rows ("xrows", few: at most two per DOF, six per equality, three per
+tendon) always have room, the contacts share the rest in slot order. A world whose active rows do not fit
+drops the contacts that do not fit for that substep (their warm starts cleared) and raises its
+``row_overflow`` flag, on the device. A row's Jacobian is stored densely per side: side 0 and side 1 each hold
+one articulation's DOF block (max_art_dofs wide), so rows coupling two articulations of a world need no global
+matrix.
 
 Per row and substep the world solve (:mod:`..solve.world`, rows filled by :mod:`.assemble`) computes J,
 Y = L^-T J^T (M = L^T L), A_ii = Y^T Y, the unconstrained acceleration a0 = J qacc_smooth, the velocity
@@ -42,12 +44,16 @@ __all__ = [
     "ROW_LIMIT",
     "ROW_FRICTION",
     "ROW_EQUALITY",
+    "ROW_TENDON_LIMIT",
+    "ROW_TENDON_FRICTION",
 ]
 
 ROW_CONTACT = 0
 ROW_LIMIT = 1
 ROW_FRICTION = 2
 ROW_EQUALITY = 3
+ROW_TENDON_LIMIT = 4
+ROW_TENDON_FRICTION = 5
 # Kernels index a compact row's Jacobian as row * 2 * width + k in int32 (and Warp arrays hold at most this many).
 MAX_ROW_FLOATS = 2**31 - 1
 
@@ -69,6 +75,7 @@ class Rows(DeclaredFields):
     cone: str = "pyramidal"  # "pyramidal" (4 edge rows per contact) or "elliptic" (normal + 2 tangents)
     world_count: int = 1  # worlds of the solve (max(1, model.world_count))
     kind_host: np.ndarray = None  # (xrow_count,) int32 kinds of the non-contact rows (contact rows: the slots')
+    owner_host: np.ndarray = None  # (xrow_count,) int32 DOF, equality constraint or tendon of each non-contact row
     budget_host: np.ndarray = None  # (world_count,) int64 compact rows of each world (its row budget)
     # Static row tables (Warp int32 unless noted).
     world_row_start: wp.array = None  # (world_count + 1,) first row of each world
@@ -78,9 +85,9 @@ class Rows(DeclaredFields):
     # Per template slot (:mod:`..collision.pairs`): shared by every world of a template.
     slot_row: wp.array = None  # (template slots,) first row of each contact slot within its world's rows
     slot_nrows: wp.array = None  # (template slots,) rows of each contact slot (1, 3 or 4)
-    x_kind: wp.array = None  # (xrow_count,) ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY
-    x_owner: wp.array = None  # (xrow_count,) DOF or equality constraint of the row
-    x_sub: wp.array = None  # (xrow_count,) equality component (0 for limit and friction rows)
+    x_kind: wp.array = None  # (xrow_count,) ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY / ROW_TENDON_*
+    x_owner: wp.array = None  # (xrow_count,) DOF, equality constraint or tendon of the row
+    x_sub: wp.array = None  # (xrow_count,) equality component, tendon limit side (0 lower, 1 upper), else 0
     x_art: wp.array = None  # (xrow_count,) vec2i articulation of side 0 / side 1 (-1: none)
     # Per row, persistent.
     force: wp.array = None  # (count,) last solved force [N or N m], the next substep's warm start
@@ -107,9 +114,10 @@ def _row_counts(condim: np.ndarray, cone: str) -> np.ndarray:
     return np.where(np.asarray(condim) == 1, 1, 4 if cone == "pyramidal" else 3).astype(np.int64)
 
 
-def _xrow_table(model, layout):
-    """(table (X, 5) int64 of (kind, owner, sub, art0, art1), world (X,)): the joint-limit, joint-friction and
-    equality rows, world by world; within a world limits and frictions (DOF order), then equalities."""
+def _xrow_table(model, layout, tendons=None):
+    """(table (X, 5) int64 of (kind, owner, sub, art0, art1), world (X,)): the joint-limit, joint-friction,
+    equality and tendon rows, world by world; within a world limits and frictions (DOF order), equalities,
+    tendon limits (lower and upper, tendon order), tendon frictions."""
     dof_art = np.asarray(layout.dof_art, dtype=np.int64)
     dof_world = np.asarray(layout.art_world, dtype=np.int64)[dof_art] if model.joint_dof_count else np.zeros(0, int)
     lower, upper = model.joint_limit_lower.numpy(), model.joint_limit_upper.numpy()
@@ -126,10 +134,33 @@ def _xrow_table(model, layout):
     parts.append(eq)
     worlds.append(eq_world)
     rank.append(np.full(len(eq), 2, np.int64))
+    for order, (tab, tw) in enumerate(_tendon_rows(model, tendons)):
+        parts.append(tab)
+        worlds.append(tw)
+        rank.append(np.full(len(tab), 3 + order, np.int64))
     table = np.concatenate(parts).astype(np.int64)
     world = np.concatenate(worlds).astype(np.int64)
-    order = np.argsort(world * 3 + np.concatenate(rank), kind="stable")
+    order = np.argsort(world * 5 + np.concatenate(rank), kind="stable")
     return table[order], world[order]
+
+
+def _tendon_rows(model, tendons):
+    """((limit table (L, 5), world (L,)), (friction table (F, 5), world (F,))): two limit rows (lower, upper)
+    per limited tendon and one friction row per tendon with friction loss, in tendon order, with the
+    tendon's articulations (:class:`..smooth.tendon.TendonLayout`)."""
+    empty = (np.zeros((0, 5), np.int64), np.zeros(0, np.int64))
+    if tendons is None or tendons.count == 0:
+        return empty, empty
+    world = np.maximum(model.tendon_world.numpy().astype(np.int64), 0)
+    limited = np.nonzero(model.tendon_limited.numpy())[0]
+    rubbing = np.nonzero(model.tendon_frictionloss.numpy() > 0.0)[0]
+    lim = np.repeat(limited, 2)
+    side = np.tile([0, 1], len(limited))
+    out = []
+    for kind, t, sub in ((ROW_TENDON_LIMIT, lim, side), (ROW_TENDON_FRICTION, rubbing, np.zeros(len(rubbing)))):
+        art = tendons.tendon_art[t]
+        out.append((np.column_stack([np.full(len(t), kind), t, sub, art[:, 0], art[:, 1]]).astype(np.int64), world[t]))
+    return out[0], out[1]
 
 
 def default_row_budget(contacts, layout, cone: str) -> np.ndarray:
@@ -163,13 +194,14 @@ def padded_array(x, dtype, device) -> wp.array:
     return wp.array(x, dtype=dtype, device=device)
 
 
-def build_rows(model, layout, contacts, option) -> Rows:
+def build_rows(model, layout, contacts, option, tendons=None) -> Rows:
     """Lay out every row once (host, vectorised over worlds), with the cone, the limit / friction solref and
     solimp, ``friction_rest_speed`` and ``row_budget`` of ``option`` (an :class:`..option.Option`): the most
-    rows one world solves in a substep (MuJoCo's njmax, per world); None takes :func:`default_row_budget`."""
+    rows one world solves in a substep (MuJoCo's njmax, per world); None takes :func:`default_row_budget`.
+    ``tendons``: the model's :class:`..smooth.tendon.TendonLayout` (None: no tendon rows)."""
     worlds = layout.world_count
     dev = model.device
-    xtable, xworld = _xrow_table(model, layout)
+    xtable, xworld = _xrow_table(model, layout, tendons)
     xrows = np.bincount(xworld, minlength=worlds)[:worlds].astype(np.int64)
     contact_rows, row_start, slot_start, slot_row, slot_nrows = _slot_layout(contacts, option.cone, worlds, xrows)
     rows = Rows()
@@ -181,6 +213,7 @@ def build_rows(model, layout, contacts, option) -> Rows:
     _check_row_floats(budget, rows, contacts.pair_count)
     rows.budget_host = budget
     rows.kind_host = xtable[:, 0].astype(np.int32)
+    rows.owner_host = xtable[:, 1].astype(np.int32)
     rows.world_row_start = padded_array(row_start.astype(np.int32), wp.int32, dev)
     rows.world_slot_start = padded_array(slot_start.astype(np.int32), wp.int32, dev)
     rows.world_xrow_start = padded_array(np.concatenate([[0], np.cumsum(xrows)]).astype(np.int32), wp.int32, dev)
@@ -269,7 +302,7 @@ def _budgets(contacts, layout, cone, row_budget, world_rows, xrows) -> np.ndarra
             w = int(np.argmax(xrows))
             raise ModelBuildError(
                 f"SolverGeneralized: row_budget={int(row_budget)} is below the {int(xrows[w])} joint-limit, "
-                f"joint-friction and equality rows of world {w}, which always have room; use at least "
+                f"joint-friction, equality and tendon rows of world {w}, which always have room; use at least "
                 f"{int(xrows[w])}"
             )
         budget = np.full(len(xrows), int(row_budget), np.int64)

@@ -9,7 +9,7 @@ import warp as wp
 
 from ..collision.pairs import PairTopology
 from ..types import vec5, vec8
-from .rows import ROW_CONTACT, ROW_EQUALITY, ROW_FRICTION, ROW_LIMIT
+from .rows import ROW_CONTACT, ROW_EQUALITY, ROW_FRICTION, ROW_LIMIT, ROW_TENDON_FRICTION, ROW_TENDON_LIMIT
 
 __all__ = [
     "vec8",
@@ -17,9 +17,12 @@ __all__ = [
     "LIMIT",
     "FRICTION",
     "EQUALITY",
+    "TENDON_LIMIT",
+    "TENDON_FRICTION",
     "TreeTables",
     "ContactTables",
     "EqualityTables",
+    "TendonTables",
     "RowModel",
     "RowData",
     "WorldInputs",
@@ -32,6 +35,8 @@ CONTACT = wp.constant(ROW_CONTACT)
 LIMIT = wp.constant(ROW_LIMIT)
 FRICTION = wp.constant(ROW_FRICTION)
 EQUALITY = wp.constant(ROW_EQUALITY)
+TENDON_LIMIT = wp.constant(ROW_TENDON_LIMIT)
+TENDON_FRICTION = wp.constant(ROW_TENDON_FRICTION)
 
 
 @wp.struct
@@ -92,11 +97,29 @@ class EqualityTables:
 
 
 @wp.struct
+class TendonTables:
+    """The tendons' sparse Jacobian pattern (:class:`..smooth.tendon.TendonLayout`) and the model's tendon limit
+    and friction data (under the model's names); one element each where the model has none."""
+
+    ten_jac_start: wp.array(dtype=int)  # (tendon_count + 1,) first Jacobian entry of each tendon
+    ten_jac_dof: wp.array(dtype=int)  # (entries,) DOF of each entry
+    ten_invweight: wp.array(dtype=float)  # (tendon_count,) MuJoCo's tendon_invweight0, J M^-1 J^T [1/kg]
+    tendon_range: wp.array(dtype=wp.vec2)  # (tendon_count,) (lower, upper) length limits [m]
+    tendon_margin: wp.array(dtype=float)  # (tendon_count,) distance from a limit at which its row turns on [m]
+    tendon_frictionloss: wp.array(dtype=float)  # (tendon_count,) dry friction along the tendon [N]
+    tendon_solref_limit: wp.array(dtype=wp.vec2)  # (tendon_count,) limit solref ([s], [-])
+    tendon_solimp_limit: wp.array(dtype=vec5)  # (tendon_count,) limit solimp
+    tendon_solref_friction: wp.array(dtype=wp.vec2)  # (tendon_count,) friction solref ([s], [-])
+    tendon_solimp_friction: wp.array(dtype=vec5)  # (tendon_count,) friction solimp
+
+
+@wp.struct
 class RowModel:
     """Static row tables (see :class:`.rows.Rows`), per-world ranges and solver settings, and the tree,
-    contact and equality tables the rows read. Three index spaces: rows (each with its warm-start force),
-    contact slots (each owning its consecutive rows) and the non-contact rows (joint limits, joint friction,
-    equalities: "xrows", the last rows of their world). Offsets are in floats of the buffer named."""
+    contact, equality and tendon tables the rows read. Three index spaces: rows (each with its warm-start
+    force), contact slots (each owning its consecutive rows) and the non-contact rows (joint limits, joint
+    friction, equalities, tendon limits and friction: "xrows", the last rows of their world). Offsets are in
+    floats of the buffer named."""
 
     world_row_start: wp.array(dtype=int)  # (worlds + 1,) first row of each world (Rows.world_row_start)
     world_slot_start: wp.array(dtype=int)  # (worlds + 1,) first contact slot of each world
@@ -108,9 +131,9 @@ class RowModel:
     dense_cap: wp.array(dtype=int)  # (worlds,) most active rows its dense block holds (0 under Newton)
     slot_row: wp.array(dtype=int)  # (template slots,) first row of each contact slot in its world (Rows.slot_row)
     slot_nrows: wp.array(dtype=int)  # (template slots,) rows of each slot (1, 3 or 4)
-    x_kind: wp.array(dtype=int)  # (xrows,) ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY
-    x_owner: wp.array(dtype=int)  # (xrows,) DOF or equality constraint
-    x_sub: wp.array(dtype=int)  # (xrows,) equality component
+    x_kind: wp.array(dtype=int)  # (xrows,) ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY / ROW_TENDON_*
+    x_owner: wp.array(dtype=int)  # (xrows,) DOF, equality constraint or tendon
+    x_sub: wp.array(dtype=int)  # (xrows,) equality component, tendon limit side (0 lower, 1 upper)
     x_art: wp.array(dtype=wp.vec2i)  # (xrows,) articulations of side 0 / side 1 (-1: none)
     width: int  # floats per Jacobian side (Rows.width)
     cone_rows: int  # rows of a condim-3 contact: 4 pyramidal, 3 elliptic
@@ -132,6 +155,7 @@ class RowModel:
     tree: TreeTables  # the DOF tree and per-DOF limit / friction data
     contacts: ContactTables  # contact pairs and this substep's slots
     eq: EqualityTables  # equality constraints
+    ten: TendonTables  # tendon limits and friction
 
 
 @wp.struct
@@ -141,7 +165,7 @@ class RowData:
     unless noted."""
 
     act_list: wp.array(dtype=int)  # compact: row of each active row (where its force persists)
-    kind: wp.array(dtype=int)  # compact: CONTACT / LIMIT / FRICTION / EQUALITY
+    kind: wp.array(dtype=int)  # compact: CONTACT / LIMIT / FRICTION / EQUALITY / TENDON_LIMIT / TENDON_FRICTION
     owner: wp.array(dtype=int)  # compact: contact slot, or non-contact row (xrow) of the row
     art: wp.array(dtype=wp.vec2i)  # compact: articulations of side 0 / side 1 (-1: none)
     # PGS, compact, (budget * 2 * width,): J per side while a row is filled, then Y = L^-T J^T (A = Y^T Y); a
@@ -199,6 +223,8 @@ class WorldInputs:
     qacc_smooth: wp.array(dtype=float)  # (joint_dof_count,) unconstrained acceleration [m/s^2 or rad/s^2]
     joint_q: wp.array(dtype=float)  # (joint_coord_count,) joint coordinates [m or rad]
     joint_qd: wp.array(dtype=float)  # (joint_dof_count,) joint velocities [m/s or rad/s]
+    ten_length: wp.array(dtype=float)  # (tendon_count,) tendon lengths [m]
+    ten_J: wp.array(dtype=float)  # (entries,) tendon Jacobian entries [m/rad or -]
 
 
 @wp.struct

@@ -25,6 +25,7 @@ from ...sim.wpmath import (
 from ..lanes import sync_lanes
 from ..spatial import cross_force, cross_motion, inertia_about, inertia_mul, ltl_factor, ltl_solve, ltl_solve_t
 from ..types import TreeModel, tree_model
+from .tendon import tendon_armature_pair, tendon_arts_implicit, tendon_implicit_rows
 
 __all__ = ["compute_subspaces", "compute_mass_matrix", "compute_bias", "factor_and_solve"]
 
@@ -237,6 +238,13 @@ class CrbArgs:
 
     # Model:
     m: TreeModel
+    dof_ten_start: wp.array(dtype=int)  # (joint_dof_count + 1,) first tendon entry of each DOF
+    dof_ten_entry: wp.array(dtype=int)  # tendon Jacobian entries by DOF
+    ten_jac_tendon: wp.array(dtype=int)  # tendon of each Jacobian entry
+    ten_jac_start: wp.array(dtype=int)  # (tendon_count + 1,) first Jacobian entry of each tendon
+    ten_jac_dof: wp.array(dtype=int)  # DOF of each Jacobian entry
+    ten_fixed_jac: wp.array(dtype=float)  # constant Jacobian entries of fixed tendons [m/rad or -]
+    tendon_armature: wp.array(dtype=float)  # (tendon_count,) inertia along each tendon [kg]
     # Data in:
     body_q: wp.array(dtype=wp.transform)
     art_ref: wp.array(dtype=wp.vec3)
@@ -293,7 +301,8 @@ def crb_composite(a: int, args: CrbArgs):
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def mass_matrix_rows(first: int, end: int, step: int, args: CrbArgs):
-    """Mass-matrix rows (see the loop body) of DOFs first, first + step, ... below end."""
+    """Mass-matrix rows (see the loop body) of DOFs first, first + step, ... below end, with the armature of the
+    fixed tendons on each DOF (MuJoCo's mj_tendonArmature: armature J^T J on M's ancestor entries)."""
     for i in range(first, end, step):
         a = args.m.dof_art[i]
         c = args.m.dof_body[i]
@@ -301,9 +310,22 @@ def mass_matrix_rows(first: int, end: int, step: int, args: CrbArgs):
         n = args.m.art_dof_start[a + 1] - d0
         off = args.m.art_mat_start[a]
         f = inertia_mul(args.crb_m_out[c], args.crb_h_out[c], args.crb_i_out[c], wp.spatial_vectord(args.cdof[i]))
+        tendons = args.dof_ten_start[i + 1] > args.dof_ten_start[i]
         k = i
         while k >= 0:
             val = wp.dot(wp.spatial_vectord(args.cdof[k]), f)
+            if tendons:
+                val += tendon_armature_pair(
+                    i,
+                    k,
+                    args.dof_ten_start,
+                    args.dof_ten_entry,
+                    args.ten_jac_tendon,
+                    args.ten_jac_start,
+                    args.ten_jac_dof,
+                    args.ten_fixed_jac,
+                    args.tendon_armature,
+                )
             args.mass_matrix_out[off + (i - d0) * n + (k - d0)] = val
             args.mass_matrix_out[off + (k - d0) * n + (i - d0)] = val
             k = args.m.dof_parent[k]
@@ -321,14 +343,17 @@ def _crb_kernel(first: int, args: CrbArgs):
     crb_articulation(wp.tid() + first, args)
 
 
-def crb_args(model, tree, data) -> CrbArgs:
-    """The CrbArgs of :func:`compute_mass_matrix`."""
-    return fill(CrbArgs, data, m=tree_model(model, tree))
+def crb_args(model, tree, tendons, data) -> CrbArgs:
+    """The CrbArgs of :func:`compute_mass_matrix` (``tendons``: :meth:`.tendon.TendonLayout.upload`)."""
+    armature = model.tendon_armature if model.tendon_count else wp.zeros(1, dtype=float, device=model.device)
+    return fill(CrbArgs, data, tendons, m=tree_model(model, tree), tendon_armature=armature)
 
 
-def compute_mass_matrix(model, tree, data, span):
-    """Composite rigid-body inertias and each articulation's dense joint-space mass matrix."""
-    wp.launch(_crb_kernel, dim=span[1], device=model.device, inputs=[span[0], crb_args(model, tree, data)])
+def compute_mass_matrix(model, tree, tendons, data, span):
+    """Composite rigid-body inertias and each articulation's dense joint-space mass matrix (with the fixed
+    tendons' armature)."""
+    args = crb_args(model, tree, tendons, data)
+    wp.launch(_crb_kernel, dim=span[1], device=model.device, inputs=[span[0], args])
 
 
 @wp.func
@@ -496,11 +521,18 @@ class FactorArgs:
 
     # Model:
     m: TreeModel
+    dof_ten_start: wp.array(dtype=int)  # (joint_dof_count + 1,) first tendon entry of each DOF
+    dof_ten_entry: wp.array(dtype=int)  # tendon Jacobian entries by DOF
+    ten_jac_tendon: wp.array(dtype=int)  # tendon of each Jacobian entry
+    ten_jac_start: wp.array(dtype=int)  # (tendon_count + 1,) first Jacobian entry of each tendon
+    ten_jac_dof: wp.array(dtype=int)  # DOF of each Jacobian entry
     # Data in:
     mass_matrix: wp.array(dtype=wp.float64)
     dof_diag: wp.array(dtype=float)
     qfrc: wp.array(dtype=float)
     qfrc_bias: wp.array(dtype=float)
+    ten_J: wp.array(dtype=float)  # tendon Jacobian entries [m/rad or -]
+    ten_implicit: wp.array(dtype=float)  # (tendon_count,) J^T J weight of each tendon in M_hat [kg]
     # Data out:
     chol_out: wp.array(dtype=wp.float64)
     chol_implicit_out: wp.array(dtype=wp.float64)
@@ -523,9 +555,31 @@ def factor_articulation(a: int, args: FactorArgs, lane: int, lanes: int):
     for k in range(n):
         if args.dof_diag[d0 + k] != args.m.joint_armature[d0 + k]:
             implicit = 1
+    tendons = tendon_arts_implicit(
+        d0, d0 + n, args.dof_ten_start, args.dof_ten_entry, args.ten_jac_tendon, args.ten_implicit
+    )
+    if tendons != 0:
+        implicit = 1
     if implicit != 0:
         _copy_ancestors(
             args.mass_matrix, args.chol_implicit_out, off, n, d0, args.m.dof_parent, args.dof_diag, lane, lanes
+        )
+    if tendons != 0:  # each lane adds to the rows it copied
+        tendon_implicit_rows(
+            args.chol_implicit_out,
+            off,
+            n,
+            d0,
+            args.m.dof_parent,
+            args.dof_ten_start,
+            args.dof_ten_entry,
+            args.ten_jac_tendon,
+            args.ten_jac_start,
+            args.ten_jac_dof,
+            args.ten_J,
+            args.ten_implicit,
+            lane,
+            lanes,
         )
     sync_lanes(lanes)  # the copies are whole before their factorizations
     ltl_factor(args.chol_out, off, n, d0, args.m.dof_parent, lane, lanes)
@@ -546,14 +600,16 @@ def _factor_kernel(first: int, args: FactorArgs):
     factor_articulation(wp.tid() + first, args, 0, 1)
 
 
-def factor_args(model, tree, data) -> FactorArgs:
-    """The FactorArgs of :func:`factor_and_solve`."""
-    return fill(FactorArgs, data, m=tree_model(model, tree), scratch=data.dof_scratch)
+def factor_args(model, tree, tendons, data) -> FactorArgs:
+    """The FactorArgs of :func:`factor_and_solve` (``tendons``: :meth:`.tendon.TendonLayout.upload`)."""
+    return fill(FactorArgs, data, tendons, m=tree_model(model, tree), scratch=data.dof_scratch)
 
 
-def factor_and_solve(model, tree, data, span):
+def factor_and_solve(model, tree, tendons, data, span):
     """Factor M = L^T L (mass matrix with armature) per articulation (tree-sparse,
     :func:`.spatial.ltl_factor`) and solve for the unconstrained acceleration M^-1 (qfrc - bias), as
     MuJoCo's qacc_smooth; where a DOF has implicit terms (damping, drive gains: ``dof_diag`` beyond the
-    armature) also factor M_hat = M + dt D for the velocity-implicit correction of :mod:`..integrate`."""
-    wp.launch(_factor_kernel, dim=span[1], device=model.device, inputs=[span[0], factor_args(model, tree, data)])
+    armature; tendon damping: ``ten_implicit`` J^T J) also factor M_hat = M + dt D for the velocity-implicit
+    correction of :mod:`..integrate`."""
+    args = factor_args(model, tree, tendons, data)
+    wp.launch(_factor_kernel, dim=span[1], device=model.device, inputs=[span[0], args])

@@ -1,6 +1,7 @@
 """Joint-space applied forces: user joint_f, springs, damping, PD drives and MuJoCo actuators.
 
-Velocity terms are integrated implicitly by adding their derivative to the mass-matrix diagonal, as
+Tendon spring-dampers (:mod:`.tendon`) add J^T f to their DOFs. Velocity terms are integrated implicitly by
+adding their derivative to the mass-matrix diagonal (a tendon's: its J^T J, :mod:`.tendon`), as
 MuJoCo's implicitfast integrator does (MuJoCo computation: "implicit" integrators): damping -kd qd
 contributes dt*kd to M_hat's diagonal. Joint springs (MJCF stiffness) are explicit, as in MuJoCo. PD drives
 (USD / PhysX drive semantics) are evaluated at the end of the step, ke (target - q - dt qd) + kd (target_vel -
@@ -8,7 +9,8 @@ qd), so even very stiff drives are stable: dt*kd + dt^2*ke on the diagonal. MuJo
 (motor, position, velocity, general with fixed gain and affine bias) follow MuJoCo: force = gain ctrl +
 b0 + b1 length + b2 velocity, clamped to the force range, with the velocity feedback b2 (a position
 actuator's -kv) implicit as in implicitfast (not while the force is clamped) and the position feedback
-explicit.
+explicit. An actuator on a tendon (MuJoCo's tendon transmission) has length = gear ten_length and
+velocity = gear ten_velocity and acts as gear force J^T; its velocity feedback is implicit along J.
 """
 
 from __future__ import annotations
@@ -20,25 +22,27 @@ import warp as wp
 
 from ...errors import ModelBuildError
 from ...sim.stage_args import fill
+from .tendon import tendon_dof_force
 
 __all__ = ["Actuators", "compute_passive", "apply_actuators"]
 
 
 @dataclass
 class Actuators:
-    """MuJoCo actuators acting on single joint DOFs (joint transmission, gain type "fixed", bias type
-    "none" or "affine", no activation dynamics), MuJoCo's force law:
+    """MuJoCo actuators acting on single joint DOFs or on tendons (joint or tendon transmission, gain type
+    "fixed", bias type "none" or "affine", no activation dynamics), MuJoCo's force law:
 
-        length = gear q,  velocity = gear qd,  ctrl clamped to ctrl_range
-        force  = gain ctrl + bias[0] + bias[1] length + bias[2] velocity,  clamped to force_range
-        qfrc  += gear force
+        length = gear q,  velocity = gear qd,  ctrl clamped to ctrl_range    (a tendon's: gear ten_length,
+        force  = gain ctrl + bias[0] + bias[1] length + bias[2] velocity,     gear ten_velocity)
+                 clamped to force_range
+        qfrc  += gear force                                                   (a tendon's: gear force J^T)
 
     A motor is gain 1, bias 0; MJCF ``<position kp kv>`` is gain kp, bias (0, -kp, -kv); ``<velocity kv>``
     is gain kv, bias (0, 0, -kv). The velocity feedback bias[2] is integrated implicitly (-dt gear^2 bias[2]
     on the mass-matrix diagonal) unless the force range clamps the force, as in MuJoCo's implicitfast.
 
     Attributes:
-        dof: (actuator_count,) int global joint DOF index of each actuator.
+        dof: (actuator_count,) int global joint DOF index of each actuator (-1 for a tendon actuator).
         gear: (actuator_count,) float gear ratio [-] (length = gear q; force acts as gear force).
         ctrl_range: (actuator_count, 2) float [lo, hi] control bounds; lo >= hi disables the clamp.
         force_range: (actuator_count, 2) float [lo, hi] actuator force bounds [N m or N]; lo >= hi
@@ -46,6 +50,8 @@ class Actuators:
         gain: (actuator_count,) float gain on ctrl (MuJoCo gainprm[0]); None: 1 (motors).
         bias: (actuator_count, 3) float affine bias (MuJoCo biasprm[0:3]: constant [N m], per unit length
             [N m/rad], per unit velocity [N m s/rad]); None: 0.
+        tendon: (actuator_count,) int global tendon index of a tendon actuator, -1 for a joint actuator;
+            None: every actuator is on a joint.
     """
 
     dof: np.ndarray
@@ -54,17 +60,32 @@ class Actuators:
     force_range: np.ndarray | None = None
     gain: np.ndarray | None = None
     bias: np.ndarray | None = None
+    tendon: np.ndarray | None = None
 
     @property
     def count(self) -> int:
         return int(np.asarray(self.dof).reshape(-1).shape[0])
 
-    def upload(self, device, dof_count: int) -> dict:
+    def tendons(self) -> np.ndarray:
+        """(actuator_count,) int32 tendon of each actuator, -1 for joint actuators."""
+        n = self.count
+        if self.tendon is None:
+            return np.full(n, -1, np.int32)
+        return np.broadcast_to(np.asarray(self.tendon, dtype=np.int32), (n,)).copy()
+
+    def upload(self, device, dof_count: int, tendon_count: int = 0) -> dict:
         n = self.count
         dof = np.asarray(self.dof, dtype=np.int32).reshape(n)
-        if n and (dof.min() < 0 or dof.max() >= dof_count):
+        tendon = self.tendons()
+        on_joint = tendon < 0
+        if n and (dof[on_joint].min(initial=0) < 0 or dof[on_joint].max(initial=0) >= dof_count):
             raise ModelBuildError(
                 f"Actuators.dof must lie in [0, {dof_count - 1}] (the model's DOFs), got {dof.tolist()}"
+            )
+        if n and (tendon.max(initial=-1) >= tendon_count or (~on_joint & (dof != -1)).any()):
+            raise ModelBuildError(
+                f"Actuators.tendon must be -1 (a joint actuator) or lie in [0, {tendon_count - 1}] (the model's "
+                f"tendons), with dof -1 on tendon actuators; got tendon {tendon.tolist()}, dof {dof.tolist()}"
             )
         gear = np.broadcast_to(np.asarray(self.gear, dtype=np.float32), (n,))
         ctrl = np.zeros((n, 2), np.float32) if self.ctrl_range is None else np.asarray(self.ctrl_range, np.float32)
@@ -82,6 +103,7 @@ class Actuators:
                 raise ModelBuildError(f"Actuators.{name} must be finite, got {np.asarray(values).tolist()}")
         return {
             "dof": wp.array(dof, dtype=wp.int32, device=device),
+            "tendon": wp.array(tendon, dtype=wp.int32, device=device),
             "gear": wp.array(np.ascontiguousarray(gear), dtype=wp.float32, device=device),
             "ctrl_range": wp.array(ctrl.reshape(n, 2), dtype=wp.vec2, device=device),
             "force_range": wp.array(force.reshape(n, 2), dtype=wp.vec2, device=device),
@@ -104,6 +126,9 @@ class PassiveArgs:
     joint_target_ke: wp.array(dtype=float)
     joint_target_kd: wp.array(dtype=float)
     joint_effort_limit: wp.array(dtype=float)
+    dof_ten_start: wp.array(dtype=int)  # (joint_dof_count + 1,) first tendon entry of each DOF
+    dof_ten_entry: wp.array(dtype=int)  # tendon Jacobian entries by DOF
+    ten_jac_tendon: wp.array(dtype=int)  # tendon of each Jacobian entry
     dt: float
     # Data in:
     joint_q: wp.array(dtype=float)
@@ -111,6 +136,8 @@ class PassiveArgs:
     joint_f: wp.array(dtype=float)
     target_pos: wp.array(dtype=float)
     target_vel: wp.array(dtype=float)
+    ten_J: wp.array(dtype=float)  # tendon Jacobian entries [m/rad or -]
+    ten_force: wp.array(dtype=float)  # (tendon_count,) passive force along each tendon [N]
     # Data out:
     qfrc_out: wp.array(dtype=float)
     dof_diag_out: wp.array(dtype=float)
@@ -151,6 +178,9 @@ def passive_dofs(first: int, end: int, step: int, args: PassiveArgs):
                 else:
                     drive = wp.clamp(drive, -lim, lim)
                 f += drive
+        f = tendon_dof_force(
+            d, args.dof_ten_start, args.dof_ten_entry, args.ten_jac_tendon, args.ten_J, args.ten_force, f
+        )
         args.qfrc_out[d] = f
         args.dof_diag_out[d] = diag
 
@@ -160,13 +190,14 @@ def _passive_kernel(first: int, args: PassiveArgs):
     passive_dofs(wp.tid() + first, wp.tid() + first + 1, 1, args)
 
 
-def passive_args(model, tree, data, joint_q, joint_qd, control, dt) -> PassiveArgs:
-    """The PassiveArgs of :func:`compute_passive`."""
+def passive_args(model, tree, tendons, data, joint_q, joint_qd, control, dt) -> PassiveArgs:
+    """The PassiveArgs of :func:`compute_passive` (``tendons``: :meth:`.tendon.TendonLayout.upload`)."""
     return fill(
         PassiveArgs,
         model,
         tree,
         control,
+        tendons,
         joint_viscous=model.joint_viscous_damping,
         joint_spring_ke=model.joint_spring_stiffness,
         dt=float(dt),
@@ -174,17 +205,19 @@ def passive_args(model, tree, data, joint_q, joint_qd, control, dt) -> PassiveAr
         joint_qd=joint_qd,
         target_pos=control.joint_target_pos,
         target_vel=control.joint_target_vel,
+        ten_J=data.ten_J,
+        ten_force=data.ten_force,
         qfrc_out=data.qfrc,
         dof_diag_out=data.dof_diag,
     )
 
 
-def compute_passive(model, tree, data, joint_q, joint_qd, control, dt, span):
-    """Applied joint forces (joint_f, springs, damping, drives) and the implicit diagonal, per DOF in
-    ``span`` = (first, count)."""
+def compute_passive(model, tree, tendons, data, joint_q, joint_qd, control, dt, span):
+    """Applied joint forces (joint_f, springs, damping, drives, tendon spring-dampers: run
+    :func:`.tendon.compute_tendons` first) and the implicit diagonal, per DOF in ``span`` = (first, count)."""
     if span[1] == 0:
         return
-    args = passive_args(model, tree, data, joint_q, joint_qd, control, dt)
+    args = passive_args(model, tree, tendons, data, joint_q, joint_qd, control, dt)
     wp.launch(_passive_kernel, dim=span[1], device=model.device, inputs=[span[0], args])
 
 
@@ -207,20 +240,50 @@ class ActuatorArgs:
     act_force_range: wp.array(dtype=wp.vec2)
     act_gain: wp.array(dtype=float)
     act_bias: wp.array(dtype=wp.vec3)
+    act_tendon: wp.array(dtype=int)  # (actuator_count,) tendon of a tendon actuator, -1: a joint actuator
+    ten_jac_start: wp.array(dtype=int)  # (tendon_count + 1,) first Jacobian entry of each tendon
+    ten_jac_dof: wp.array(dtype=int)  # DOF of each tendon Jacobian entry
     dt: float
     # Data in:
     ctrl: wp.array(dtype=float)
     joint_q: wp.array(dtype=float)
     joint_qd: wp.array(dtype=float)
+    ten_length: wp.array(dtype=float)  # (tendon_count,) [m]
+    ten_velocity: wp.array(dtype=float)  # (tendon_count,) [m/s]
+    ten_J: wp.array(dtype=float)  # tendon Jacobian entries [m/rad or -]
     # Data out:
     qfrc_out: wp.array(dtype=float)
     dof_diag_out: wp.array(dtype=float)
+    ten_implicit_out: wp.array(dtype=float)  # (tendon_count,) gets the tendon actuators' velocity feedback
+
+
+@wp.func
+def _tendon_actuator(i: int, t: int, args: ActuatorArgs):
+    """Force of actuator i on tendon t (MuJoCo's tendon transmission): the joint law with the tendon's
+    length and velocity, gear force J^T on its DOFs."""
+    gear = args.act_gear[i]
+    bias = args.act_bias[i]
+    force = args.act_gain[i] * _clamp_range(args.ctrl[i], args.act_ctrl_range[i]) + bias[0]
+    if bias[1] != 0.0:
+        force += bias[1] * gear * args.ten_length[t]
+    if bias[2] != 0.0:
+        force += bias[2] * gear * args.ten_velocity[t]
+    clamped = _clamp_range(force, args.act_force_range[i])
+    if bias[2] != 0.0 and clamped == force:
+        # d(qfrc)/d(qd) = gear^2 bias[2] J^T J, implicit along the tendon (.tendon.tendon_implicit_rows)
+        wp.atomic_add(args.ten_implicit_out, t, -args.dt * bias[2] * gear * gear)
+    for e in range(args.ten_jac_start[t], args.ten_jac_start[t + 1]):
+        wp.atomic_add(args.qfrc_out, args.ten_jac_dof[e], gear * clamped * args.ten_J[e])
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def actuator_forces(first: int, end: int, step: int, args: ActuatorArgs):
     """Forces of actuators first, first + step, ... below end."""
     for i in range(first, end, step):
+        t = args.act_tendon[i]
+        if t >= 0:
+            _tendon_actuator(i, t, args)
+            continue
         d = args.act_dof[i]
         gear = args.act_gear[i]
         bias = args.act_bias[i]
@@ -243,31 +306,37 @@ def _actuator_kernel(first: int, args: ActuatorArgs):
     actuator_forces(wp.tid() + first, wp.tid() + first + 1, 1, args)
 
 
-def actuator_args(tree, actuators: dict, ctrl, joint_q, joint_qd, dt, data) -> ActuatorArgs:
-    """The ActuatorArgs of :func:`apply_actuators`."""
+def actuator_args(tree, tendons, actuators: dict, ctrl, joint_q, joint_qd, dt, data) -> ActuatorArgs:
+    """The ActuatorArgs of :func:`apply_actuators` (``tendons``: :meth:`.tendon.TendonLayout.upload`)."""
     return fill(
         ActuatorArgs,
         tree,
+        tendons,
         act_dof=actuators["dof"],
         act_gear=actuators["gear"],
         act_ctrl_range=actuators["ctrl_range"],
         act_force_range=actuators["force_range"],
         act_gain=actuators["gain"],
         act_bias=actuators["bias"],
+        act_tendon=actuators["tendon"],
         dt=float(dt),
         ctrl=ctrl,
         joint_q=joint_q,
         joint_qd=joint_qd,
+        ten_length=data.ten_length,
+        ten_velocity=data.ten_velocity,
+        ten_J=data.ten_J,
         qfrc_out=data.qfrc,
         dof_diag_out=data.dof_diag,
+        ten_implicit_out=data.ten_implicit,
     )
 
 
-def apply_actuators(model, tree, actuators: dict, ctrl, joint_q, joint_qd, dt, data, span):
+def apply_actuators(model, tree, tendons, actuators: dict, ctrl, joint_q, joint_qd, dt, data, span):
     """Add MuJoCo actuator forces (see :class:`Actuators`) to the applied joint forces and their implicit
     velocity feedback to the diagonal, for the actuators in ``span`` = (first, count) (the worlds of a span
     own their actuators' DOFs: :mod:`.partition`)."""
     if span[1] == 0:
         return
-    args = actuator_args(tree, actuators, ctrl, joint_q, joint_qd, dt, data)
+    args = actuator_args(tree, tendons, actuators, ctrl, joint_q, joint_qd, dt, data)
     wp.launch(_actuator_kernel, dim=span[1], device=model.device, inputs=[span[0], args])

@@ -41,15 +41,19 @@ from ..constraint.assemble import (
     dof_row_switch,
     equality_row,
     equality_row_switch,
+    tendon_row,
+    tendon_row_switch,
 )
 from ..constraint.rows import MAX_ROW_FLOATS, padded_array
 from ..constraint.tables import (
     CONTACT,
     EQUALITY,
+    TENDON_LIMIT,
     ContactTables,
     EqualityTables,
     RowData,
     RowModel,
+    TendonTables,
     TreeTables,
     WorldBlock,
     WorldInputs,
@@ -209,6 +213,8 @@ def _list_xrows(w: int, k: int, contact_need: int, rm: RowModel, rd: RowData, in
         on = int(0)
         if kind == EQUALITY:
             on = equality_row_switch(x, row, rm, rd)
+        elif kind >= TENDON_LIMIT:
+            on = tendon_row_switch(x, row, r0 + k, kind, rm, rd, inp)
         else:
             on = dof_row_switch(x, row, r0 + k, kind, rm, rd, inp)
         if on != 0:
@@ -266,6 +272,8 @@ def _fill_row(c: int, b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs
             contact_row(b.w, sub, ci, blk, rm, rd, inp)
     elif kind == EQUALITY:
         equality_row(ci, blk, rm, rd, inp)
+    elif kind >= TENDON_LIMIT:
+        tendon_row(ci, blk, rm, rd, inp)
     else:
         dof_row_fill(ci, blk, rm, rd, inp)
     if rm.newton != 0:
@@ -306,6 +314,7 @@ class WorldSolver:
         tree,
         contacts,
         rows,
+        tendons: dict,
         tolerance: float,
         subspace: bool,
         newton: bool = False,
@@ -328,6 +337,7 @@ class WorldSolver:
             tree,
             contacts,
             rows,
+            tendons,
             offsets,
             subspace=int(bool(subspace)),
             newton=int(self.newton),
@@ -363,6 +373,7 @@ class WorldSolver:
         """The kernel's WorldInputs for these arrays and settings (kept while they stay the same:
         :class:`BoundStruct`)."""
         arrays = (data.body_q, data.art_ref, data.cdof, data.chol, data.qacc_smooth, joint_q, joint_qd)
+        arrays += (data.ten_length, data.ten_J)
         fields = dict(dt=dt, iterations=iterations, tolerance=self.tolerance, joint_q=joint_q, joint_qd=joint_qd)
         return self._bound.get(arrays, (dt, iterations), lambda: fill(WorldInputs, data, **fields))
 
@@ -405,10 +416,11 @@ def _world_offsets(layout, rows, newton: bool) -> dict:
     return out
 
 
-def _row_model(model, tree, contacts, rows, offsets: dict, **settings) -> RowModel:
+def _row_model(model, tree, contacts, rows, tendons, offsets: dict, **settings) -> RowModel:
     """The kernel's RowModel: the rows' tables (:class:`..constraint.rows.Rows`, by field name), the worlds'
     ``offsets`` (:func:`_world_offsets`; without the total where RowModel holds one entry per world), the
-    solver ``settings`` (RowModel fields by name) and the tree, contact and equality tables."""
+    solver ``settings`` (RowModel fields by name) and the tree, contact, equality and tendon tables
+    (``tendons``: :meth:`..smooth.tendon.TendonLayout.upload`)."""
     dev = model.device
 
     def i32(name, total=True):
@@ -430,6 +442,7 @@ def _row_model(model, tree, contacts, rows, offsets: dict, **settings) -> RowMod
         tree=fill(TreeTables, tree, model),
         contacts=fill(ContactTables, contacts, topo=contacts.topology),
         eq=_equality_tables(model, rows),
+        ten=_tendon_tables(model, tendons),
         **settings,
     )
 
@@ -539,6 +552,19 @@ def _equality_tables(model, rows) -> EqualityTables:
         joint_q_start=model.joint_q_start,
         joint_qd_start=model.joint_qd_start,
     )
+
+
+def _tendon_tables(model, tendons: dict) -> TendonTables:
+    """The model's tendon limit and friction arrays and the tendons' Jacobian pattern and inverse weights as
+    the kernel's struct; one-element placeholders for a model without tendons, whose rows never read them."""
+    fields = {}
+    for name in TendonTables.vars:
+        if name.startswith("ten_"):
+            fields[name] = tendons[name]
+            continue
+        a = getattr(model, name)
+        fields[name] = a if a.shape[0] else wp.zeros(1, dtype=TendonTables.vars[name].type.dtype, device=model.device)
+    return fill(TendonTables, **fields)
 
 
 world_kernel(0)  # the default kernel belongs to this module (compiled with it, and found by module walks)
