@@ -33,6 +33,7 @@ __all__ = [
 wp.set_module_options({"enable_backward": False})
 
 _JOINT = wp.constant(int(EqType.JOINT))
+_WELD = wp.constant(int(EqType.WELD))
 
 
 @wp.func
@@ -149,6 +150,7 @@ def _set_row(ci: int, a: wp.vec2i, approx: float, pos: float, sr: wp.vec2, si: v
     rd.art[ci] = a
     rd.diag_approx[ci] = approx
     rd.pos[ci] = pos
+    rd.imp_pos[ci] = pos
     rd.solref[ci] = sr
     rd.solimp[ci] = si
     rd.lo[ci] = lo
@@ -318,11 +320,34 @@ def _joint_equality(e: int, a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, in
     return wp.vec2(q1 - target, approx)
 
 
+@wp.func
+def _weld_rotation(q1: wp.quat, q2: wp.quat, rel: wp.quat):
+    """MuJoCo's weld orientation error: the quaternion conj(q2) q1 relpose (relpose = conj(rel): body2 in body1),
+    whose vector part is the error of the rotation rows."""
+    return wp.quat_inverse(q2) * (q1 * wp.quat_inverse(rel))
+
+
+@wp.func
+def _weld_axis(q2: wp.quat, target: wp.quat, k: int):
+    """World vector a with a . w = component k of vec(conj(q2) (w, 0) target) for any angular velocity w: the
+    derivative of the error's vector part (times 2) along the bodies' relative angular velocity."""
+    inv = wp.quat_inverse(q2)
+    a = wp.vec3(0.0)
+    for i in range(3):
+        e = wp.quat(0.0, 0.0, 0.0, 0.0)
+        e[i] = 1.0
+        c = inv * e * target
+        a[i] = c[k]
+    return a
+
+
 @wp.func(inline=True)
 def _body_equality(e: int, s: int, a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
     """J of component s of connect or weld constraint e into Jacobian block ``blk``: s < 3 the anchors'
-    separation along axis s, else the rotation error about axis s - 3. Returns (its violation, diagApprox:
-    the bodies' translation or rotation inverse weights)."""
+    separation along axis s, else (weld) component s - 3 of MuJoCo's orientation error, the vector part of
+    conj(q2) q1 relpose times torquescale, whose Jacobian is half its derivative (MuJoCo's). Returns (its
+    violation, diagApprox: the bodies' translation or rotation inverse weights, the norm of all the
+    constraint's components, at which MuJoCo evaluates the impedance)."""
     eq = rm.eq
     b1 = eq.body1[e]
     b2 = eq.body2[e]
@@ -332,8 +357,6 @@ def _body_equality(e: int, s: int, a: wp.vec2i, blk: int, rm: RowModel, rd: RowD
     x2 = wp.transform_identity()
     if b2 >= 0:
         x2 = inp.body_q[b2]
-    axis = wp.vec3(0.0)
-    axis[s % 3] = 1.0
     comp = s / 3
     approx = float(0.0)
     if b1 >= 0:
@@ -342,22 +365,30 @@ def _body_equality(e: int, s: int, a: wp.vec2i, blk: int, rm: RowModel, rd: RowD
         approx += rm.body_invweight[b2][comp]
     p1 = wp.transform_point(x1, eq.anchor[e])
     p2 = wp.transform_point(x2, eq.anchor2[e])
+    sep = p1 - p2
+    norm2 = wp.dot(sep, sep)
+    axis = wp.vec3(0.0)
     pos = float(0.0)
+    if eq.eq_type[e] == _WELD:
+        q1 = wp.transform_get_rotation(x1)
+        q2 = wp.transform_get_rotation(x2)
+        rel = wp.transform_get_rotation(eq.rel[e])
+        ts = eq.torquescale[e]
+        err = _weld_rotation(q1, q2, rel)
+        rot = ts * wp.vec3(err[0], err[1], err[2])
+        norm2 += wp.dot(rot, rot)
+        if s >= 3:
+            pos = rot[s - 3]
+            axis = (0.5 * ts) * _weld_axis(q2, q1 * wp.quat_inverse(rel), s - 3)
     if s < 3:
-        pos = p1[s] - p2[s]
-    else:
-        target = wp.transform_get_rotation(x2 * eq.rel[e])
-        err = wp.transform_get_rotation(x1) * wp.quat_inverse(target)
-        v = 2.0 * wp.vec3(err[0], err[1], err[2])
-        if err[3] < 0.0:
-            v = -v
-        pos = v[s - 3]
+        pos = sep[s]
+        axis[s] = 1.0
     # comp: 0 for a position component (translation), 1 for a rotation component (angular)
     if b1 >= 0:
         _body_row(b1, 1.0, p1, axis, comp, a, blk, rm, rd, inp)
     if b2 >= 0:
         _body_row(b2, -1.0, p2, axis, comp, a, blk, rm, rd, inp)
-    return wp.vec2(pos, approx)
+    return wp.vec3(pos, approx, wp.sqrt(norm2))
 
 
 @wp.func(inline=True)
@@ -369,12 +400,14 @@ def equality_row(ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs)
     e = rm.x_owner[x]
     _clear(rd, blk, rm.width)
     a = rm.x_art[x]
-    err = wp.vec2(0.0)  # (violation, diagApprox)
+    err = wp.vec3(0.0)  # (violation, diagApprox, position of the impedance)
     if eq.eq_type[e] == _JOINT:
-        err = _joint_equality(e, a, blk, rm, rd, inp)
+        j = _joint_equality(e, a, blk, rm, rd, inp)
+        err = wp.vec3(j[0], j[1], j[0])
     else:
         err = _body_equality(e, rm.x_sub[x], a, blk, rm, rd, inp)
     _set_row(ci, a, err[1], err[0], eq.solref[e], eq.solimp[e], -1.0e30, 1.0e30, rd)
+    rd.imp_pos[ci] = err[2]
     rd.cone[ci] = 0
     finish_row(ci, blk, 1.0, rm, rd, inp)
 
@@ -496,7 +529,7 @@ def _finish_soft(ci: int, diag: float, a0: float, vel: float, dt: float, stiff: 
     """Soft-constraint terms of compact row ci from A_ii, a0 = J qacc_smooth and v = J qd, and its warm-start
     force."""
     pos = rd.pos[ci]
-    soft = _soft(rd.solref[ci], rd.solimp[ci], pos, dt)
+    soft = _soft(rd.solref[ci], rd.solimp[ci], rd.imp_pos[ci], dt)
     reg = _regularizer(soft[0], rd.diag_approx[ci], diag)
     rd.bias[ci] = a0 + soft[1] * vel + stiff * soft[2] * pos
     rd.reg[ci] = reg

@@ -496,10 +496,11 @@ def _equality_anchors(model, rows, dev):
         for e in range(ne):
             x1 = bq[b1[e]] if b1[e] >= 0 else ident
             x2 = bq[b2[e]] if b2[e] >= 0 else ident
-            # body1 pose relative to body2: given relpose, or the initial one when relpose is identity.
+            # body1 pose relative to body2: the inverse of the given relpose (body2 in body1, MuJoCo's), or the
+            # initial one when relpose is identity.
             r12 = transform_mul(transform_inverse(x2), x1)
             if not np.allclose(relpose[e], ident):
-                r12 = relpose[e]
+                r12 = transform_inverse(relpose[e])
             rel[e] = r12
             anchor2[e] = transform_point(r12, anchor[e])
     rows.eq_anchor2 = wp.array(anchor2.astype(np.float32), dtype=wp.vec3, device=dev)

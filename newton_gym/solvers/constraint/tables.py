@@ -86,6 +86,7 @@ class EqualityTables:
     anchor: wp.array(dtype=wp.vec3)  # (equality_count,) anchor in body1's frame [m]
     anchor2: wp.array(dtype=wp.vec3)  # (equality_count,) the same point in body2's frame [m]
     rel: wp.array(dtype=wp.transform)  # (equality_count,) body1 relative to body2 (weld target) [m]
+    torquescale: wp.array(dtype=float)  # (equality_count,) weld: scale of the rotation rows [-]
     joint1: wp.array(dtype=int)  # (equality_count,) joint whose coordinate is constrained (joint equality)
     joint2: wp.array(dtype=int)  # (equality_count,) joint it follows (-1: none, a fixed value)
     polycoef: wp.array(dtype=vec5)  # (equality_count,) q1 = poly(q2) coefficients, constant term first
@@ -175,6 +176,9 @@ class RowData:
     minv_jac: wp.array(dtype=float)
     minv8: wp.array(dtype=vec8)  # minv_jac seen as whole chunks of 8 (rows.width is a multiple of 8)
     pos: wp.array(dtype=float)  # compact: position error r [m or rad] (negative: violated)
+    # compact: the position at which the impedance is evaluated [m or rad]: pos, or for a connect or weld row
+    # the norm of all its constraint's components (MuJoCo's getposdim)
+    imp_pos: wp.array(dtype=float)
     solref: wp.array(dtype=wp.vec2)  # compact: MuJoCo solref ([s], [-])
     solimp: wp.array(dtype=vec5)  # compact: MuJoCo solimp
     diag_approx: wp.array(dtype=float)  # compact: MuJoCo's diagApprox of A_ii [1/kg or 1/(kg m^2)]
