@@ -1,15 +1,16 @@
-"""Newton/Go1-Rough-v0 against Newton/Go1-Flat-v0 in one run, on the CPU: env-steps per second, bytes per
-world and of the terrain, and the construction time of many worlds on the full 10 x 20 terrain.
+"""Newton/Go1-Rough-v0 against Newton/Go1-Flat-v0 in one run, on the CPU: env-steps per second, bytes per world
+and shared by all of them (the terrain), and the construction time of many worlds on the full 10 x 20 terrain.
 
-Both envs are built once and timed in turn within each of ``--repeats`` repeats (zero actions plus
-uniform noise in [-1, 1], the task's randomization and pushes as shipped); the medians of the rates and
-of the per-repeat ratios rough / flat are printed. Bytes: every Warp array of the model, state, control,
-solver (one level into its member objects) and height scanner, over N; the terrain's share is the
-heightfield's points and elevations, stored once. Construction: ``gym.make_vec`` of ``--build-worlds``
-worlds, split into terrain generation, scene build + finalize, solver and scanner, timed from the
-task's own steps.
+Both envs are built once and timed in turn within each of ``--repeats`` repeats (zero actions plus uniform
+noise in [-1, 1], the task's randomization and pushes as shipped); the medians of the rates and of the per-
+repeat ratios rough / flat are printed. Bytes: every Warp array of the model, state, control, solver (one
+level into its member objects) and height scanner, built at N / 4 and N worlds: the slope is the bytes per
+world, the intercept what every world shares (the terrain's points, stored once). Construction:
+``gym.make_vec`` of ``--build-worlds`` worlds, split into terrain generation, scene build + finalize, solver
+and scanner, timed from the task's own steps.
 
     python benchmarks/bench_rough.py [--worlds 256] [--repeats 5] [--steps 50] [--build-worlds 4096]
+
 """
 
 from __future__ import annotations
@@ -64,6 +65,26 @@ def _rate(step, n, steps):
     return n * steps / (time.perf_counter() - t0)
 
 
+def _bytes(env) -> int:
+    objects = [env.sim.model, env.sim.state, env.sim.control, env.sim.solver]
+    if hasattr(env.task, "scanner"):
+        objects.append(env.task.scanner)
+    return _warp_bytes(*objects)
+
+
+def _memory(task, n):
+    """(bytes per world, bytes shared by every world): the slope and intercept of the Warp bytes of ``task``
+    built with n / 4 and n worlds (the terrain is stored once: it lands in the shared part)."""
+    sizes = (max(n // 4, 1), n)
+    totals = []
+    for k in sizes:
+        env = gym.make_vec(task, num_envs=k, device="cpu")
+        totals.append(_bytes(env))
+        env.close()
+    per_world = (totals[1] - totals[0]) / (sizes[1] - sizes[0])
+    return per_world, totals[1] - per_world * sizes[1]
+
+
 def _construction(n):
     """Seconds of each stage of building ``n`` worlds of Go1-Rough on the default 10 x 20 terrain."""
     from newton_gym.envs.go1_rough import Go1RoughCfg, Go1RoughTask
@@ -100,14 +121,11 @@ def main():
         for name, (_, step) in envs.items():
             rates[name].append(_rate(step, args.worlds, args.steps))
     ratios = [r / f for r, f in zip(rates["Rough"], rates["Flat"])]
-    print("| env | env-steps/s (median) | bytes per world |")
-    print("|---|---|---|")
-    for name, (env, _) in envs.items():
-        objects = [env.sim.model, env.sim.state, env.sim.control, env.sim.solver]
-        if name == "Rough":
-            objects.append(env.task.scanner)
-        per_world = _warp_bytes(*objects) / args.worlds
-        print(f"| Go1-{name} | {statistics.median(rates[name]):,.0f} | {per_world:,.0f} |")
+    print("| env | env-steps/s (median) | bytes per world | shared bytes |")
+    print("|---|---|---|---|")
+    for name in envs:
+        per_world, shared = _memory(f"Newton/Go1-{name}-v0", args.worlds)
+        print(f"| Go1-{name} | {statistics.median(rates[name]):,.0f} | {per_world:,.0f} | {shared / 1e6:,.1f} MB |")
     print(f"rough / flat: {statistics.median(ratios):.2f} (median of {args.repeats} paired repeats)")
     field = envs["Rough"][0].sim.model.heightfields[0]
     points = field.nrow * field.ncol
