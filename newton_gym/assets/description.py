@@ -21,6 +21,7 @@ __all__ = [
     "DriveDesc",
     "JointDesc",
     "ActuatorDesc",
+    "TendonDesc",
     "EqualityDesc",
     "SceneDesc",
     "RobotDesc",
@@ -105,11 +106,13 @@ class SiteDesc:
         name: Prim name, unique within its body (geoms included).
         pos: (3,) position in the body frame [m] (world frame for world sites).
         quat: (4,) orientation in the body frame.
+        mujoco_id: Index of the MuJoCo site (what tendon paths refer to), None for other sources.
     """
 
     name: str
     pos: np.ndarray
     quat: np.ndarray
+    mujoco_id: int | None = None
 
 
 @dataclass
@@ -216,11 +219,11 @@ class JointDesc:
 
 @dataclass
 class ActuatorDesc:
-    """A MuJoCo actuator acting on one joint.
+    """A MuJoCo actuator acting on one joint or on one tendon.
 
     Attributes:
         name: Prim name under the robot's ``actuators`` scope.
-        joint: Index into ``RobotDesc.joints`` of the driven joint.
+        joint: Index into ``RobotDesc.joints`` of the driven joint; None for a tendon actuator.
         gear: (6,) transmission gear.
         ctrllimited, ctrlrange: Control clamping and its (2,) range.
         forcelimited, forcerange: Force clamping and its (2,) range [N m] or [N].
@@ -229,10 +232,12 @@ class ActuatorDesc:
         gainprm, biasprm, dynprm: (10,) MuJoCo parameters.
         group: MuJoCo actuator group.
         joint_in_parent: MuJoCo ``jointinparent`` transmission.
+        tendon: Index into ``RobotDesc.tendons`` of the driven tendon (MuJoCo's tendon transmission), else
+            None.
     """
 
     name: str
-    joint: int
+    joint: int | None
     gear: np.ndarray
     ctrllimited: bool
     ctrlrange: np.ndarray
@@ -248,6 +253,47 @@ class ActuatorDesc:
     dynprm: np.ndarray
     group: int = 0
     joint_in_parent: bool = False
+    tendon: int | None = None
+
+
+@dataclass
+class TendonDesc:
+    """A MuJoCo tendon the USD can hold: fixed (a linear combination of joint coordinates) or spatial
+    through sites only (straight segments between them).
+
+    Attributes:
+        name: Prim name under the robot's ``tendons`` scope.
+        kind: "fixed" or "spatial".
+        joints: Indices into ``RobotDesc.joints`` of a fixed tendon's joints (single-DOF ones).
+        coefs: (len(joints),) length = sum coefs[i] q_i [m/rad for revolute joints, - for prismatic ones].
+        sites: A spatial tendon's sites in path order, each as (index into ``RobotDesc.bodies``, or None for
+            the world; the site's name in that body's ``sites`` or in ``RobotDesc.world_sites``).
+        stiffness: Spring stiffness [N/m].
+        springlength: (2,) lower and upper spring rest length [m] (MuJoCo's compiled ``tendon_lengthspring``).
+        damping: [N s/m]; frictionloss: dry friction [N]; armature: inertia along the tendon [kg].
+        limited: Whether ``range`` applies; range: (2,) length limits [m]; margin: limit margin [m].
+        solreflimit, solimplimit, solreffriction, solimpfriction: MuJoCo solver parameters.
+        group: MuJoCo tendon group.
+    """
+
+    name: str
+    kind: str
+    joints: list[int] = field(default_factory=list)
+    coefs: np.ndarray = _zeros(0)
+    sites: list[tuple[int | None, str]] = field(default_factory=list)
+    stiffness: float = 0.0
+    springlength: np.ndarray = _zeros(2)
+    damping: float = 0.0
+    frictionloss: float = 0.0
+    armature: float = 0.0
+    limited: bool = False
+    range: np.ndarray = _zeros(2)
+    margin: float = 0.0
+    solreflimit: np.ndarray = field(default_factory=lambda: np.array([0.02, 1.0]))
+    solimplimit: np.ndarray = field(default_factory=lambda: np.array([0.9, 0.95, 0.001, 0.5, 2.0]))
+    solreffriction: np.ndarray = field(default_factory=lambda: np.array([0.02, 1.0]))
+    solimpfriction: np.ndarray = field(default_factory=lambda: np.array([0.9, 0.95, 0.001, 0.5, 2.0]))
+    group: int = 0
 
 
 @dataclass
@@ -329,6 +375,7 @@ class RobotDesc:
         world_sites: Named frames fixed in the world.
         meshes: Mesh data referenced by ``GeomDesc.mesh``.
         actuators: Actuators in MuJoCo order.
+        tendons: Tendons in MuJoCo order (those USD can hold).
         equalities: Equality constraints in MuJoCo order (those USD can hold).
         scene: Global settings.
         self_collision: Written as ``newton:selfCollisionEnabled`` unless None.
@@ -341,6 +388,7 @@ class RobotDesc:
     world_sites: list[SiteDesc] = field(default_factory=list)
     meshes: list[MeshDesc] = field(default_factory=list)
     actuators: list[ActuatorDesc] = field(default_factory=list)
+    tendons: list[TendonDesc] = field(default_factory=list)
     equalities: list[EqualityDesc] = field(default_factory=list)
     scene: SceneDesc = field(default_factory=lambda: SceneDesc(np.array([0.0, 0.0, -9.81])))
     self_collision: bool | None = None

@@ -3,7 +3,14 @@
 Equality constraints: connect and weld become loop-closing UsdPhysics joints, joint equalities a
 ``newton:equality`` prim (:mod:`.usd_robot` gives the attributes, :mod:`.mujoco_equality` the mapping of
 MuJoCo's compiled ``eq_data``, site-based ones included); tendon and flex equalities are dropped with a
-warning naming each (tendons are not converted).
+warning naming each.
+
+Tendons: fixed tendons and spatial tendons through sites become ``MjcTendon`` prims (MuJoCo's own USD
+schema: ``mjc:type``, ``rel mjc:path`` to the joints or the sites in path order, ``mjc:path:coef``, the
+spring, damper, friction, limit and armature attributes; :mod:`.usd_robot` gives the layout,
+:mod:`.mujoco_tendons` the mapping), and actuators on them ``MjcActuator`` prims whose ``mjc:target`` is the
+tendon prim. A spatial tendon that wraps around a geom or branches at a pulley is skipped with a warning
+naming it and what is not simulated.
 """
 
 from __future__ import annotations
@@ -29,8 +36,11 @@ from .value_checks import check_compiled_model, warn_non_finite_attributes
 _DROPPED = (
     ("keys", "key", "keyframes other than 'home' are not written (set the start state with joint_q)"),
     ("sensors", "sensor", "sensors are not written; envs compute their observations from the state"),
-    ("equalities", "equality", "only connect, weld and joint equality constraints are converted (tendons are not)"),
-    ("tendons", "tendon", "tendons are not converted"),
+    (
+        "equalities",
+        "equality",
+        "only connect, weld and joint equality constraints are converted (tendon equalities are not)",
+    ),
 )
 
 
@@ -101,8 +111,9 @@ class MjcfConverter(AssetConverterBase):
         '/.../out/ant.usda'
     """
 
-    # 2: sites written as Xforms tagged mjc:site; 3: hfield geoms written as heightfields; 4: equalities
-    FORMAT_VERSION = 4
+    # 2: sites written as Xforms tagged mjc:site; 3: hfield geoms written as heightfields; 4: equalities;
+    # 5: tendons and tendon actuators
+    FORMAT_VERSION = 5
     cfg: MjcfConverterCfg
 
     def __init__(self, cfg: MjcfConverterCfg):

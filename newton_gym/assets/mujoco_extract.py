@@ -24,7 +24,8 @@ Mapping of the kinematic tree:
   coordinate equals MuJoCo's ``qpos`` (ranges, springref and ref keep their MuJoCo values).
 
 Equality constraints (connect, weld, joint; site-based ones in their bodies' frames) are read by
-:mod:`.mujoco_equality`.
+:mod:`.mujoco_equality`, tendons (fixed, and spatial through sites) by :mod:`.mujoco_tendons`; actuators
+drive a joint or one of those tendons.
 
 Heightfields (``<geom type="hfield">``) are static terrain: a geom of the world body, or of a body welded
 to the world without joints (then posed in the world frame, among the world's geoms), becomes a
@@ -69,12 +70,13 @@ from .description import (
     SiteDesc,
 )
 from .mujoco_equality import describe_equalities
+from .mujoco_tendons import describe_tendons
 from .naming import NameScope
 
 __all__ = ["ExtractOptions", "describe_model", "ROOT_RESERVED_NAMES"]
 
 #: Child names of the robot root that bodies may not take.
-ROOT_RESERVED_NAMES = ("world", "joints", "actuators", "equalities", "materials")
+ROOT_RESERVED_NAMES = ("world", "joints", "actuators", "tendons", "equalities", "materials")
 
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
 _GEOM_HFIELD = 1
@@ -154,7 +156,8 @@ def describe_model(model, name: str, options: ExtractOptions | None = None) -> R
     robot.world_geoms = _describe_geoms(model, 0, options)
     robot.world_geoms += _welded_heightfields(model, data, options, tuple(g.name for g in robot.world_geoms))
     robot.world_sites = _describe_sites(model, 0, robot.world_geoms)
-    robot.actuators = _describe_actuators(model, tree.joint_of, options)
+    robot.tendons, tendon_of = describe_tendons(model, tree.joint_of, _site_locations(robot))
+    robot.actuators = _describe_actuators(model, tree.joint_of, tendon_of, options)
     robot.equalities = describe_equalities(model, tree.index_of, tree.joint_of)
     robot.scene = _describe_scene(model, options.import_scene)
     robot.self_collision = options.self_collision
@@ -442,9 +445,18 @@ def _describe_sites(m, b: int, geoms: list[GeomDesc]) -> list[SiteDesc]:
             name=names.claim(m.site(s).name, f"site_{s}"),
             pos=m.site_pos[s].copy(),
             quat=quat_xyzw_to_wxyz(_mj_quat(m.site_quat[s])),
+            mujoco_id=int(s),
         )
         for s in np.nonzero(m.site_bodyid == b)[0]
     ]
+
+
+def _site_locations(robot: RobotDesc) -> dict[int, tuple]:
+    """MuJoCo site id -> (index into ``robot.bodies``, None for the world; the site's prim name)."""
+    found = {site.mujoco_id: (None, site.name) for site in robot.world_sites}
+    for index, body in enumerate(robot.bodies):
+        found.update({site.mujoco_id: (index, site.name) for site in body.sites})
+    return found
 
 
 def _classify(geom: GeomDesc, visual_set: bool, swap: bool) -> None:
@@ -461,16 +473,22 @@ def _classify(geom: GeomDesc, visual_set: bool, swap: bool) -> None:
     geom.guide = visual_set and not visual_only
 
 
-def _describe_actuators(m, joint_of: dict[int, int], options: ExtractOptions) -> list[ActuatorDesc]:
+def _describe_actuators(
+    m, joint_of: dict[int, int], tendon_of: dict[int, int], options: ExtractOptions
+) -> list[ActuatorDesc]:
+    """The actuators on written joints (joint, jointinparent transmissions) and written tendons."""
     mujoco = require("mujoco")
     names = NameScope()
     actuators = []
     for a in range(m.nu):
         trn = _token(mujoco.mjtTrn, m.actuator_trntype[a])
-        joint = joint_of.get(int(m.actuator_trnid[a, 0]))
-        if trn not in ("joint", "jointinparent") or joint is None:
+        target = int(m.actuator_trnid[a, 0])
+        joint = joint_of.get(target) if trn in ("joint", "jointinparent") else None
+        tendon = tendon_of.get(target) if trn == "tendon" else None
+        if joint is None and tendon is None:
             warnings.warn(
-                f"actuator {a} ('{m.actuator(a).name}') does not drive a written joint (transmission '{trn}'); skipped",
+                f"actuator {a} ('{m.actuator(a).name}') does not drive a written joint or tendon (transmission "
+                f"'{trn}'); skipped",
                 stacklevel=3,
             )
             continue
@@ -478,6 +496,7 @@ def _describe_actuators(m, joint_of: dict[int, int], options: ExtractOptions) ->
             ActuatorDesc(
                 name=names.claim(m.actuator(a).name, f"actuator_{a}"),
                 joint=joint,
+                tendon=tendon,
                 gear=m.actuator_gear[a].copy(),
                 ctrllimited=bool(m.actuator_ctrllimited[a]),
                 ctrlrange=m.actuator_ctrlrange[a].copy(),

@@ -10,12 +10,13 @@ Layout (``<robot>`` is ``RobotDesc.name``)::
             <geom>                     Sphere | Capsule | Cylinder | Cube | Plane | Mesh
             <site>                     Xform, ``mjc:site = true`` (MJCF <site>: a named frame)
         joints/<joint>                 Revolute | Prismatic | Spherical | Fixed joint
-        actuators/<actuator>           MjcActuator, rel mjc:target -> joint
+        tendons/<tendon>               MjcTendon (MJCF <tendon>: fixed, or spatial through sites)
+        actuators/<actuator>           MjcActuator, rel mjc:target -> joint or tendon
         equalities/<equality>          MJCF <equality> (and URDF <mimic>): a loop-closing SphericalJoint
                                        (connect) or FixedJoint (weld), or a joint-equality prim
         materials/friction_<k>         UsdShade.Material + MaterialAPI, one per distinct friction
 
-Order: bodies, joints and actuators follow MuJoCo's order (so USD joint order = MuJoCo qpos order);
+Order: bodies, joints, tendons and actuators follow MuJoCo's order (so USD joint order = MuJoCo qpos order);
 massless links come just before their body; property order in the file is USD's (alphabetical).
 
 Bodies: ``xformOp:translate`` (double3) + ``xformOp:orient`` (quatd), world frame at qpos0 (the root
@@ -68,7 +69,18 @@ leading one; absent: q1 is held at the constant), ``newton:equality:polycoef`` (
 c_k q2^k in the joints' USD position units: degrees for revolute joints, as UsdPhysics' joint states,
 metres for prismatic ones), ``newton:equality:active`` (bool), ``mjc:solref`` and ``mjc:solimp``.
 
-Actuators (``MjcActuator``): ``mjc:target`` (rel to the joint prim), ``mjc:gear`` (double[6]),
+Tendons (README, "Conventions"; MuJoCo's own ``MjcTendon`` schema): ``mjc:type`` (token "fixed" or
+"spatial"), ``rel mjc:path`` to the joint prims (fixed) or to the site prims in path order (spatial; a
+relationship holds a target once, so a path that repeats one adds ``mjc:path:indices``, int[], the path
+as indices into the targets), ``mjc:path:coef`` (double[], fixed: one per path element; length = sum
+coef q with revolute coordinates in radians, whatever ``mjc:compiler:angle`` says, as MJCF's ``coef``),
+and the compiled values in SI units (lengths in metres, a fixed tendon's in its coefficients' units):
+``mjc:stiffness``, ``mjc:springlength`` (double[2], the spring's rest lengths, MuJoCo's
+``tendon_lengthspring``), ``mjc:damping``, ``mjc:frictionloss``, ``mjc:armature``, ``mjc:limited``
+(token), ``mjc:range:min/max``, ``mjc:margin``, ``mjc:solreflimit``, ``mjc:solimplimit``,
+``mjc:solreffriction``, ``mjc:solimpfriction`` (double[]), ``mjc:group``.
+
+Actuators (``MjcActuator``): ``mjc:target`` (rel to the joint or tendon prim), ``mjc:gear`` (double[6]),
 ``mjc:ctrlLimited`` / ``mjc:forceLimited`` / ``mjc:actLimited`` (tokens "true"/"false", as in
 MuJoCo's MjcPhysics schema), ``mjc:ctrlRange:min/max``, ``mjc:forceRange:min/max``,
 ``mjc:actRange:min/max``, ``mjc:gainType`` / ``mjc:biasType`` / ``mjc:dynType`` (tokens),
@@ -82,7 +94,7 @@ import math
 import numpy as np
 
 from ._imports import require
-from .description import BodyDesc, EqualityDesc, GeomDesc, JointDesc, RobotDesc, SiteDesc
+from .description import BodyDesc, EqualityDesc, GeomDesc, JointDesc, RobotDesc, SiteDesc, TendonDesc
 from .usd_common import (
     add_reference,
     degrees,
@@ -159,6 +171,12 @@ class _RobotWriter:
     def joint_path(self, index: int) -> str:
         return f"{self.root}/joints/{self.robot.joints[index].name}"
 
+    def tendon_path(self, index: int) -> str:
+        return f"{self.root}/tendons/{self.robot.tendons[index].name}"
+
+    def site_path(self, body: int | None, name: str) -> str:
+        return f"{self.root}/world/{name}" if body is None else f"{self.body_path(body)}/{name}"
+
     def write(self) -> None:
         UsdGeom, UsdPhysics = require("pxr.UsdGeom"), require("pxr.UsdPhysics")
         root = UsdGeom.Xform.Define(self.stage, self.root)
@@ -179,6 +197,10 @@ class _RobotWriter:
             UsdGeom.Scope.Define(self.stage, f"{self.root}/joints")
         for index, joint in enumerate(self.robot.joints):
             self._write_joint(index, joint)
+        if self.robot.tendons:
+            UsdGeom.Scope.Define(self.stage, f"{self.root}/tendons")
+        for index, tendon in enumerate(self.robot.tendons):
+            self._write_tendon(index, tendon)
         if self.robot.actuators:
             UsdGeom.Scope.Define(self.stage, f"{self.root}/actuators")
         for actuator in self.robot.actuators:
@@ -323,10 +345,39 @@ class _RobotWriter:
         if joint.drive is not None and joint.kind != "spherical":
             _write_drive(usd_joint.GetPrim(), joint, "angular" if angular else "linear")
 
+    # ------------------------------------------------------------------------------------ tendons
+    def _write_tendon(self, index: int, tendon: TendonDesc) -> None:
+        prim = self.stage.DefinePrim(self.tendon_path(index), "MjcTendon")
+        set_attr(prim, "mjc:type", "Token", tendon.kind)
+        if tendon.kind == "fixed":
+            path = [self.joint_path(j) for j in tendon.joints]
+            set_attr(prim, "mjc:path:coef", "DoubleArray", tendon.coefs)
+        else:
+            path = [self.site_path(body, name) for body, name in tendon.sites]
+        targets = list(dict.fromkeys(path))
+        prim.CreateRelationship("mjc:path", True).SetTargets(targets)
+        if len(targets) != len(path):
+            set_attr(prim, "mjc:path:indices", "IntArray", [targets.index(p) for p in path])
+        set_attr(prim, "mjc:stiffness", "Double", tendon.stiffness)
+        set_attr(prim, "mjc:springlength", "DoubleArray", tendon.springlength)
+        set_attr(prim, "mjc:damping", "Double", tendon.damping)
+        set_attr(prim, "mjc:frictionloss", "Double", tendon.frictionloss)
+        set_attr(prim, "mjc:armature", "Double", tendon.armature)
+        set_attr(prim, "mjc:limited", "Token", _flag(tendon.limited))
+        set_attr(prim, "mjc:range:min", "Double", tendon.range[0])
+        set_attr(prim, "mjc:range:max", "Double", tendon.range[1])
+        set_attr(prim, "mjc:margin", "Double", tendon.margin)
+        set_attr(prim, "mjc:solreflimit", "DoubleArray", tendon.solreflimit)
+        set_attr(prim, "mjc:solimplimit", "DoubleArray", tendon.solimplimit)
+        set_attr(prim, "mjc:solreffriction", "DoubleArray", tendon.solreffriction)
+        set_attr(prim, "mjc:solimpfriction", "DoubleArray", tendon.solimpfriction)
+        set_attr(prim, "mjc:group", "Int", tendon.group)
+
     # ---------------------------------------------------------------------------------- actuators
     def _write_actuator(self, actuator) -> None:
         prim = self.stage.DefinePrim(f"{self.root}/actuators/{actuator.name}", "MjcActuator")
-        prim.CreateRelationship("mjc:target", True).SetTargets([self.joint_path(actuator.joint)])
+        target = self.joint_path(actuator.joint) if actuator.tendon is None else self.tendon_path(actuator.tendon)
+        prim.CreateRelationship("mjc:target", True).SetTargets([target])
         set_attr(prim, "mjc:gear", "DoubleArray", actuator.gear)
         set_attr(prim, "mjc:ctrlLimited", "Token", _flag(actuator.ctrllimited))
         set_attr(prim, "mjc:ctrlRange:min", "Double", actuator.ctrlrange[0])

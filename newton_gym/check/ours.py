@@ -135,7 +135,9 @@ def solver_option(result: dict):
         return scene.get(f"mjc:option:{name}", default)
 
     solver = str(get("solver", "newton")).lower()
-    joints = {p: v for p, v in result.get("schema_attrs", {}).get("mjc", {}).items() if "mjc:solreflimit" in v}
+    tendons = result.get("path_tendon_map", {})  # MjcTendon prims: their solref / solimp are per tendon
+    mjc = result.get("schema_attrs", {}).get("mjc", {})
+    joints = {p: v for p, v in mjc.items() if "mjc:solreflimit" in v and p not in tendons}
     fields = {}
     for field, attribute in _JOINT_SOLVER_PARAMETERS:
         value = _shared_value(joints, attribute)
@@ -183,15 +185,21 @@ def _shared_value(joints: dict, attribute: str):
     return shared
 
 
-def _actuators(records: list, world_count: int, dofs_per_world: int):
-    """The importer's actuator records (local DOFs) for ``world_count`` replicated worlds."""
+def _actuators(records: list, world_count: int, dofs_per_world: int, tendons_per_world: int = 0):
+    """The importer's actuator records (local DOFs and tendons; a tendon actuator has dof -1) for
+    ``world_count`` replicated worlds."""
     from newton_gym.solvers import Actuators  # noqa: PLC0415
 
     n = world_count
     if not records:
         return Actuators(np.zeros(0, np.int32), np.zeros(0))
-    local = np.array([r["dof"] for r in records], dtype=np.int64)
-    dof = (np.arange(n)[:, None] * dofs_per_world + local[None, :]).reshape(-1)
+
+    def per_world(local, count):  # world w's copy of local index i is w * count + i; -1 stays -1
+        local = np.asarray(local, dtype=np.int64)
+        return np.where(local[None, :] >= 0, np.arange(n)[:, None] * count + local[None, :], -1).reshape(-1)
+
+    dof = per_world([r["dof"] for r in records], dofs_per_world)
+    tendon = per_world([r.get("tendon", -1) for r in records], tendons_per_world)
 
     def ranged(key, flag, default):
         return [r[key] if r.get(flag, default) else (0.0, 0.0) for r in records]
@@ -207,6 +215,7 @@ def _actuators(records: list, world_count: int, dofs_per_world: int):
         np.tile(ranged("force_range", "force_limited", False), (n, 1)).reshape(-1, 2),
         np.tile([(r.get("gain_prm") or [1.0])[0] for r in records], n),
         np.tile(bias, (n, 1)).reshape(-1, 3),
+        tendon=tendon.astype(np.int32) if (tendon >= 0).any() else None,
     )
 
 
@@ -220,7 +229,7 @@ def build(robot, result: dict, world_count: int, device=None):
         scene = ModelBuilder(up_axis=robot.up_axis, gravity=robot.gravity)
         scene.replicate(robot, world_count)
         option = solver_option(result)
-        actuators = _actuators(result.get("actuators", []), world_count, robot.joint_dof_count)
+        actuators = _actuators(result.get("actuators", []), world_count, robot.joint_dof_count, robot.tendon_count)
         start = time.perf_counter()
         model = scene.finalize(device)
         solver = SolverGeneralized(model, option, actuators=actuators)

@@ -116,6 +116,12 @@ class LeggedVelocityTask(Task):
                 f"{self.cfg.robot_usd or self.robot}: the robot has neither MjcActuator prims nor "
                 "joint drives with a stiffness, so no action can reach its joints"
             )
+        on_tendons = [a["target"] for a in self.servos if a.get("dof", -1) < 0]
+        if on_tendons:
+            raise ConfigError(
+                f"{self.cfg.robot_usd or self.robot}: the velocity tasks drive joint servos; actuators "
+                f"{on_tendons[:4]} act on tendons"
+            )
         return builder
 
     def setup(self, robot, sim):

@@ -151,16 +151,28 @@ class Simulation:
             self._captured = True
 
     def _actuators(self, records) -> Actuators:
+        """The solver's Actuators for every world: each record's DOF (or, for a tendon actuator, its tendon,
+        dof -1) offset into each world."""
         n, dpw = self.num_envs, self.dofs_per_world
+        world = np.arange(n)[:, None]
         local = np.array([r["dof"] for r in records], dtype=np.int64)
-        world_dof = (np.arange(n)[:, None] * dpw + local[None, :]).reshape(-1)
+        world_dof = np.where(local[None, :] >= 0, world * dpw + local[None, :], -1).reshape(-1)
+        tendon = np.array([r.get("tendon", -1) for r in records], dtype=np.int64)
+        tendons_per_world = self.model.tendon_count // max(n, 1)
+        world_tendon = np.where(tendon[None, :] >= 0, world * tendons_per_world + tendon[None, :], -1).reshape(-1)
         gear = np.tile([r["gear"][0] for r in records], n)
         ctrl = np.tile([r["ctrl_range"] if r.get("ctrl_limited", True) else (0.0, 0.0) for r in records], (n, 1))
         force = np.tile([r["force_range"] if r.get("force_limited", False) else (0.0, 0.0) for r in records], (n, 1))
         gain = np.tile([(r.get("gain_prm") or [1.0])[0] for r in records], n)
         bias = np.tile([_affine_bias(r) for r in records], (n, 1))
         return Actuators(
-            world_dof.astype(np.int32), gear, ctrl.reshape(-1, 2), force.reshape(-1, 2), gain, bias.reshape(-1, 3)
+            world_dof.astype(np.int32),
+            gear,
+            ctrl.reshape(-1, 2),
+            force.reshape(-1, 2),
+            gain,
+            bias.reshape(-1, 3),
+            tendon=world_tendon.astype(np.int32) if (tendon >= 0).any() else None,
         )
 
     def _step_solver(self):

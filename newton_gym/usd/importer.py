@@ -5,7 +5,8 @@ The import runs as small stages over one :class:`~newton_gym.usd.context.ImportC
 1. open the source and run the native UsdPhysics parser (:mod:`.parse`);
 2. units, up axis and the physics scene (:mod:`.stage_scene`);
 3. bodies, colliders and mass properties (:mod:`.stage_bodies`, :mod:`.stage_shapes`, :mod:`.stage_mass`);
-   sites once the bodies are written (:mod:`.stage_sites`);
+   sites once the bodies are written (:mod:`.stage_sites`), tendons once the joints and sites are
+   (:mod:`.stage_tendons`);
 4. joints and kinematic trees (:mod:`.stage_joints`, :mod:`.joint_dofs`, :mod:`.stacked_joints`,
    :mod:`.topology`, :mod:`.collapse`);
 5. writing into the builder (:mod:`.emit`), joint equalities (:mod:`.stage_equalities`), collision
@@ -40,6 +41,7 @@ from .stage_mass import compute_mass
 from .stage_scene import make_frame, read_scene, read_units
 from .stage_shapes import plan_shapes
 from .stage_sites import add_sites
+from .stage_tendons import add_tendons
 from .topology import build_components
 
 __all__ = ["add_usd", "import_stage"]
@@ -87,12 +89,14 @@ def add_usd(
         dict with ``path_body_map``, ``path_joint_map``, ``path_shape_map``, ``path_articulation_map``,
         ``path_equality_map`` (loop-closing joints and ``newton:equality`` prims, see
         :mod:`.stage_equalities`), ``path_site_map`` (prim path -> builder index; sites are the Xforms
-        tagged ``mjc:site = true``, see :mod:`.stage_sites`), ``auto_joint_map`` (key -> index of the free or
+        tagged ``mjc:site = true``, see :mod:`.stage_sites`), ``path_tendon_map`` (``MjcTendon`` prim path ->
+        tendon index, see :mod:`.stage_tendons`), ``auto_joint_map`` (key -> index of the free or
         fixed joints added for root bodies), ``auto_body_map`` (key -> index of the massless links added
         between joints that join the same two bodies, see :mod:`.stacked_joints`), ``physics_dt`` [s],
         ``time_steps_per_second``, ``max_solver_iterations``, ``up_axis`` (the stage's Axis), ``gravity`` (3,) [m/s^2],
         ``meters_per_unit``, ``kilograms_per_unit``, ``scene_attributes``, ``schema_attrs``,
-        ``actuators``, ``custom_attributes`` (keys declared by the stage), ``collapsed_bodies``,
+        ``actuators`` (records of the joint and tendon actuators, see :mod:`.actuators`),
+        ``custom_attributes`` (keys declared by the stage), ``collapsed_bodies``,
         ``resolved`` ({prim: {key: (value, source)}}), ``collision_filter_pair_count``, ``warnings``.
 
     Raises:
@@ -211,13 +215,14 @@ def _import(ctx) -> dict:
     auto_bodies = {key: out.body.pop(key) for key in links}  # not prims: kept out of the per-prim stages
     add_joint_equalities(ctx, out)
     sites = add_sites(ctx, out)
+    tendons = add_tendons(ctx, out, sites)
     pair_count = apply_collision_filters(ctx, parsed, out, bodies)
     declared = declare_scene_attributes(ctx)
     apply_custom_values(ctx, out)
     declared += apply_body_extras(ctx, out, bodies)
-    actuators = import_actuators(ctx, out.joint)
+    actuators = import_actuators(ctx, out.joint, tendons)
     _apply_gravity(ctx)
-    return _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies, sites)
+    return _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies, sites, tendons)
 
 
 def _apply_gravity(ctx):
@@ -243,7 +248,7 @@ def _apply_gravity(ctx):
         )
 
 
-def _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies, sites) -> dict:
+def _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies, sites, tendons) -> dict:
     scene = ctx.scene
     return {
         "path_body_map": dict(out.body),
@@ -252,6 +257,7 @@ def _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies, s
         "path_articulation_map": dict(out.articulation),
         "path_equality_map": dict(out.equality),
         "path_site_map": sites,
+        "path_tendon_map": tendons,
         "auto_joint_map": dict(out.auto_joints),
         "auto_body_map": auto_bodies,
         "physics_dt": scene.physics_dt,

@@ -132,8 +132,9 @@ def inspect_usd(source, schema_resolvers=None, show_defaults: bool = False, solv
 def _actuator_line(a: dict) -> str:
     """One actuator: transmission, control range, force law; a servo's kp / kv and effort limit as the
     solver uses them (their source attributes are listed under the resolved values)."""
+    on = f"tendon {a['tendon']}" if a.get("tendon", -1) >= 0 else f"dof {a['dof']}"
     text = (
-        f"  {a['path']} -> {a['target']} (dof {a['dof']}) gear {_fmt(a['gear'][0])} ctrl_range "
+        f"  {a['path']} -> {a['target']} ({on}) gear {_fmt(a['gear'][0])} ctrl_range "
         f"{_fmt(a['ctrl_range']) if a['ctrl_limited'] else 'unlimited'} {a['gain_type']}/{a['bias_type']}"
     )
     if a["bias_type"] == "affine":

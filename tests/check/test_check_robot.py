@@ -1,7 +1,8 @@
 """``newton_gym.check`` and ``newton-gym check`` on small MJCF files written here: a pendulum that must
-match MuJoCo C, a tendon the converter drops (named in the report; the model then differs from MuJoCo),
-a malformed and a missing file (a clear verdict or usage error, no traceback), and the verdict rule and
-warning grouping on hand-made results."""
+match MuJoCo C, the pendulum held up by a fixed tendon (converted: it matches too), by a tendon wrapping a
+cylinder that the converter skips (named in the report; the model then differs from MuJoCo), a malformed
+and a missing file (a clear verdict or usage error, no traceback), and the verdict rule and warning
+grouping on hand-made results."""
 
 from __future__ import annotations
 
@@ -27,11 +28,19 @@ PENDULUM = """<mujoco model="pendulum">
   </worldbody>
 </mujoco>"""
 
-# The same pendulum held up by a stiff fixed tendon on its hinge, which the converter drops: MuJoCo holds
-# it near horizontal, ours swings.
-TENDON = PENDULUM.replace(
+# The same pendulum held up by a stiff fixed tendon on its hinge, which the converter writes: both hold it
+# near horizontal.
+FIXED_TENDON = PENDULUM.replace(
     "</worldbody>",
     '</worldbody>\n  <tendon><fixed name="holder" stiffness="2000"><joint joint="hinge" coef="1"/></fixed></tendon>',
+)
+# Held up instead by a stiff spatial tendon from a site above to the pole, wrapping a cylinder, which the
+# converter skips (wrapping is not simulated): MuJoCo holds it near horizontal, ours swings.
+TENDON = PENDULUM.replace('<body name="bob"', '<site name="tip"/>\n      <body name="bob"').replace(
+    "</worldbody>",
+    '  <site name="top" pos="0.3 0 1.6"/>\n    <geom name="drum" type="cylinder" pos="0.15 0 1.3" size="0.03 0.05" '
+    'zaxis="0 1 0" contype="0" conaffinity="0"/>\n  </worldbody>\n  <tendon><spatial name="holder" '
+    'stiffness="2000"><site site="top"/><geom geom="drum"/><site site="tip"/></spatial></tendon>',
 )
 
 
@@ -39,7 +48,12 @@ TENDON = PENDULUM.replace(
 def files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("check")
     paths = {}
-    for name, text in (("pendulum", PENDULUM), ("tendon", TENDON), ("malformed", PENDULUM[:-40])):
+    for name, text in (
+        ("pendulum", PENDULUM),
+        ("fixed_tendon", FIXED_TENDON),
+        ("tendon", TENDON),
+        ("malformed", PENDULUM[:-40]),
+    ):
         paths[name] = folder / f"{name}.xml"
         paths[name].write_text(text)
     return paths
@@ -86,11 +100,19 @@ def test_report_lists_bodies_and_verdict(pendulum):
     assert "construction (finalize + SolverGeneralized)" in report
 
 
-def test_dropped_tendon_is_named_and_differs(files):
+def test_fixed_tendon_is_converted_and_matches(files):
+    result = check_robot(str(files["fixed_tendon"]))
+    report = format_report(result)
+    assert not any("holder" in w for w in result.warnings), result.warnings
+    assert result.verdict == "works", report
+
+
+def test_skipped_wrapping_tendon_is_named_and_differs(files):
     result = check_robot(str(files["tendon"]))
     report = format_report(result)
-    assert any("<tendon name='holder'> dropped" in w for w in result.warnings), result.warnings
-    assert "<tendon name='holder'> dropped: tendons are not converted" in report
+    skipped = "spatial tendon 'holder' holds wrapping cylinder geom 'drum'"
+    assert any(skipped in w for w in result.warnings), result.warnings
+    assert skipped in report and "not simulated" in report
     assert result.verdict == "differs", report
     assert result.sensitivity_mm < 1.0  # MuJoCo is not chaotic here: the difference is the tendon
 
@@ -162,3 +184,22 @@ def test_warnings_naming_one_element_each_are_grouped():
         "AssetWarning: <sensor name=*> dropped: sensors are not written (x2: 'gyro', 'accel')",
         "AssetWarning: <option density=5 viscosity=0> not simulated: no fluid forces",
     ]
+
+
+def test_solver_option_takes_the_joints_limit_parameters_not_the_tendons():
+    """Tendon prims carry mjc:solreflimit too, but the solver keeps theirs per tendon: two tendons must not
+    outvote the one joint, nor be named as joints left out."""
+    import warnings
+
+    from newton_gym.check.ours import solver_option
+
+    limits = {"mjc:solreflimit": [0.03, 0.9], "mjc:solimplimit": [0.8, 0.9, 0.002, 0.4, 3.0]}
+    defaults = {"mjc:solreflimit": [0.02, 1.0], "mjc:solimplimit": [0.9, 0.95, 0.001, 0.5, 2.0]}
+    result = {
+        "schema_attrs": {"mjc": {"/r/joints/hinge": limits, "/r/tendons/a": defaults, "/r/tendons/b": defaults}},
+        "path_tendon_map": {"/r/tendons/a": 0, "/r/tendons/b": 1},
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        option = solver_option(result)
+    assert option.limit_solref == (0.03, 0.9) and option.limit_solimp == (0.8, 0.9, 0.002, 0.4, 3.0)

@@ -80,3 +80,36 @@ def test_inspect_reports_servo_gains_and_their_attributes(tmp_path):
     text = inspect_usd(usd)
     assert "kp 120 (mjc:gainPrm[0]), kv 6 (-mjc:biasPrm[2]), force_range (-20, 20) (mjc:forceRange)" in text
     assert "ctrl_range unlimited" in text  # the position servo has no control range
+
+
+TENDON_ARM = ARM.replace(
+    "<actuator>",
+    '<tendon><fixed name="t"><joint joint="j1" coef="1"/><joint joint="j2" coef="0.5"/></fixed></tendon>\n<actuator>',
+).replace('<velocity joint="j2" kv="2" ctrlrange="-3 3"/>', '<motor tendon="t" gear="2" ctrlrange="-5 5"/>')
+
+
+def test_a_tendon_motor_from_mjcf_acts_in_every_world_like_mujoco(tmp_path):
+    """The env's Simulation offsets a tendon actuator's tendon into each world (its DOF is -1): two worlds
+    under the same controls step equal and follow MuJoCo C."""
+    xml = tmp_path / "tendon_arm.xml"
+    xml.write_text(TENDON_ARM)
+    usd = MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "out"))).usd_path
+    robot = ModelBuilder()
+    actuators = robot.add_usd(usd)["actuators"]
+    assert [a["dof"] for a in actuators][1] == -1 and actuators[1]["tendon"] == 0
+    sim = Simulation(robot, actuators, num_envs=2, cfg=SimCfg(sim_dt=0.005, frame_skip=1, capture=False))
+    m = mujoco.MjModel.from_xml_string(TENDON_ARM)
+    d = mujoco.MjData(m)
+    ref, ours = [], []
+    for i in range(300):
+        ctrl = [0.9 * np.sin(0.02 * i), 4.0 * np.cos(0.03 * i)]
+        d.ctrl[:] = ctrl
+        mujoco.mj_step(m, d)
+        ref.append(d.qpos.copy())
+        sim.ctrl.copy_(torch.tensor([ctrl, ctrl], dtype=torch.float32))
+        sim.step()
+        ours.append(sim.views.joint_q.numpy().copy())
+    ref, ours = np.array(ref), np.array(ours)
+    assert np.ptp(ref[:, 1]) > 0.3
+    np.testing.assert_allclose(ours[:, 0], ref, atol=2e-3)
+    np.testing.assert_array_equal(ours[:, 0], ours[:, 1])

@@ -32,6 +32,9 @@ actuator       gear (6,), ctrl_range_min/max, ctrl_limited, force_range_min/max,
                gain_type, gain_prm, bias_type, bias_prm, dyn_type, dyn_prm, armature
 site           is_site [bool]
 equality       solref (2,), solimp (5,), torquescale [m] (loop-closing joints and joint-equality prims)
+tendon         stiffness [N/m], springlength (1 or 2,) [m], damping [N s/m], frictionloss [N], armature
+               [kg], limited [bool or "true" / "false" / "auto"], range_min, range_max, margin [m],
+               solref_limit (2,), solimp_limit (5,), solref_friction (2,), solimp_friction (5,)
 =============  ==================================================================================
 
 Example, a resolver for a hypothetical engine "foo"::
@@ -67,7 +70,18 @@ __all__ = [
     "solref_damping",
 ]
 
-PRIM_KINDS = ("scene", "body", "shape", "material", "joint", "articulation", "actuator", "site", "equality")
+PRIM_KINDS = (
+    "scene",
+    "body",
+    "shape",
+    "material",
+    "joint",
+    "articulation",
+    "actuator",
+    "site",
+    "equality",
+    "tendon",
+)
 
 
 @dataclass(frozen=True)

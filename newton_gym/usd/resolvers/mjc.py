@@ -12,6 +12,7 @@ from .base import AttrSpec, SchemaResolver, solref_damping, solref_stiffness
 __all__ = ["SchemaResolverMjc"]
 
 _MJ_SOLIMP_TAIL = (0.5, 2.0)  # MuJoCo's defaults for solimp's optional width midpoint and power
+_MJ_SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
 
 
 def _timestep_rate(value, ctx=None):
@@ -37,8 +38,19 @@ def _solimp(value, ctx=None):
     return tuple(value) + (_MJ_SOLIMP_TAIL if len(value) == 3 else ())
 
 
+def _solimp_checked(value, ctx=None):
+    """MuJoCo's 3-value solimp completed with its defaults; any other length is passed on for the builder
+    to reject (naming the prim), not dropped for the default."""
+    return tuple(value) + (_MJ_SOLIMP_TAIL if len(value) == 3 else ())
+
+
 def _as_tuple(value, ctx=None):
     return tuple(value)
+
+
+def _numbers(value, ctx=None):
+    """One number or an array of them, as a tuple."""
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,)
 
 
 def _hull_limit(value, ctx=None):
@@ -57,8 +69,8 @@ def _act(name, default, expects="float"):
 class SchemaResolverMjc(SchemaResolver):
     """Resolver for MuJoCo-authored attributes: joint armature/damping/frictionloss/stiffness/springref,
     limit softness from ``mjc:solreflimit`` (k = 1/(tc^2 dr^2), b = 2/tc), contact margin/gap,
-    solref/solimp/condim/contype/conaffinity, option timestep/iterations, MjcActuator parameters and the
-    equality constraints' solref/solimp/torqueScale."""
+    solref/solimp/condim/contype/conaffinity, option timestep/iterations, MjcActuator parameters, the
+    equality constraints' solref/solimp/torqueScale and the MjcTendon attributes."""
 
     name: ClassVar[str] = "mjc"
     namespaces: ClassVar[tuple] = ("mjc",)
@@ -100,6 +112,22 @@ class SchemaResolverMjc(SchemaResolver):
             "solref": AttrSpec("mjc:solref", _as_tuple, expects="vec2", default=(0.02, 1.0)),
             "solimp": AttrSpec("mjc:solimp", _solimp, expects="floats", default=(0.9, 0.95, 0.001, 0.5, 2.0)),
             "torquescale": AttrSpec("mjc:torqueScale", default=1.0),
+        },
+        # MjcTendon (newton_gym.usd.stage_tendons): MuJoCo's names; lengths in stage units
+        "tendon": {
+            "stiffness": AttrSpec("mjc:stiffness", default=0.0),
+            "springlength": AttrSpec("mjc:springlength", _numbers, expects="float_or_floats", default=(-1.0, -1.0)),
+            "damping": AttrSpec("mjc:damping", default=0.0),
+            "frictionloss": AttrSpec("mjc:frictionloss", default=0.0),
+            "armature": AttrSpec("mjc:armature", default=0.0),
+            "limited": AttrSpec("mjc:limited", expects="any", default="auto"),
+            "range_min": AttrSpec("mjc:range:min", default=0.0),
+            "range_max": AttrSpec("mjc:range:max", default=0.0),
+            "margin": AttrSpec("mjc:margin", default=0.0),
+            "solref_limit": AttrSpec("mjc:solreflimit", _as_tuple, expects="vec2", default=(0.02, 1.0)),
+            "solimp_limit": AttrSpec("mjc:solimplimit", _solimp_checked, expects="floats", default=_MJ_SOLIMP),
+            "solref_friction": AttrSpec("mjc:solreffriction", _as_tuple, expects="vec2", default=(0.02, 1.0)),
+            "solimp_friction": AttrSpec("mjc:solimpfriction", _solimp_checked, expects="floats", default=_MJ_SOLIMP),
         },
         "actuator": {
             "gear": _act("mjc:gear", (1.0, 0.0, 0.0, 0.0, 0.0, 0.0), "floats"),
