@@ -104,7 +104,8 @@ def test_adapter_reports_time_outs_and_critic_group():
             "joint_limits",
             "termination",
         )
-    }
+    } | {"Task/lin_vel_error"}  # the task's own scalars (info["task"])
+    assert extras["log"]["Task/lin_vel_error"].shape == ()
 
 
 def test_training_writes_checkpoints_and_reward_terms(trained):
