@@ -33,26 +33,34 @@ ARM = """<mujoco model="arm"><option timestep="0.005" integrator="implicitfast"/
 </mujoco>"""
 
 
-def test_position_and_velocity_servos_from_mjcf_follow_mujoco(tmp_path):
-    xml = tmp_path / "arm.xml"
-    xml.write_text(ARM)
+def _follow_mujoco(tmp_path, text: str, name: str, ctrl_of_step):
+    """(MuJoCo's qpos (300, nq), ours (300, 2 worlds, nq), the actuator records) for the MJCF ``text`` converted,
+    imported and stepped in the env's Simulation (2 worlds, the same controls) beside MuJoCo C."""
+    xml = tmp_path / f"{name}.xml"
+    xml.write_text(text)
     usd = MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "out"))).usd_path
     robot = ModelBuilder()
     actuators = robot.add_usd(usd)["actuators"]
-    assert [a["bias_type"] for a in actuators] == ["affine", "affine"]
     sim = Simulation(robot, actuators, num_envs=2, cfg=SimCfg(sim_dt=0.005, frame_skip=1, capture=False))
-    m = mujoco.MjModel.from_xml_string(ARM)
+    m = mujoco.MjModel.from_xml_string(text)
     d = mujoco.MjData(m)
     ref, ours = [], []
     for i in range(300):
-        ctrl = [0.9 * np.sin(0.02 * i), 2.0 * np.cos(0.03 * i)]
+        ctrl = ctrl_of_step(i)
         d.ctrl[:] = ctrl
         mujoco.mj_step(m, d)
         ref.append(d.qpos.copy())
         sim.ctrl.copy_(torch.tensor([ctrl, ctrl], dtype=torch.float32))
         sim.step()
         ours.append(sim.views.joint_q.numpy().copy())
-    ref, ours = np.array(ref), np.array(ours)
+    return np.array(ref), np.array(ours), actuators
+
+
+def test_position_and_velocity_servos_from_mjcf_follow_mujoco(tmp_path):
+    ref, ours, actuators = _follow_mujoco(
+        tmp_path, ARM, "arm", lambda i: [0.9 * np.sin(0.02 * i), 2.0 * np.cos(0.03 * i)]
+    )
+    assert [a["bias_type"] for a in actuators] == ["affine", "affine"]
     assert np.ptp(ref[:, 0]) > 0.5
     np.testing.assert_allclose(ours[:, 0], ref, atol=2e-3)
     np.testing.assert_array_equal(ours[:, 0], ours[:, 1])
@@ -91,25 +99,10 @@ TENDON_ARM = ARM.replace(
 def test_a_tendon_motor_from_mjcf_acts_in_every_world_like_mujoco(tmp_path):
     """The env's Simulation offsets a tendon actuator's tendon into each world (its DOF is -1): two worlds
     under the same controls step equal and follow MuJoCo C."""
-    xml = tmp_path / "tendon_arm.xml"
-    xml.write_text(TENDON_ARM)
-    usd = MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "out"))).usd_path
-    robot = ModelBuilder()
-    actuators = robot.add_usd(usd)["actuators"]
-    assert [a["dof"] for a in actuators][1] == -1 and actuators[1]["tendon"] == 0
-    sim = Simulation(robot, actuators, num_envs=2, cfg=SimCfg(sim_dt=0.005, frame_skip=1, capture=False))
-    m = mujoco.MjModel.from_xml_string(TENDON_ARM)
-    d = mujoco.MjData(m)
-    ref, ours = [], []
-    for i in range(300):
-        ctrl = [0.9 * np.sin(0.02 * i), 4.0 * np.cos(0.03 * i)]
-        d.ctrl[:] = ctrl
-        mujoco.mj_step(m, d)
-        ref.append(d.qpos.copy())
-        sim.ctrl.copy_(torch.tensor([ctrl, ctrl], dtype=torch.float32))
-        sim.step()
-        ours.append(sim.views.joint_q.numpy().copy())
-    ref, ours = np.array(ref), np.array(ours)
+    ref, ours, actuators = _follow_mujoco(
+        tmp_path, TENDON_ARM, "tendon_arm", lambda i: [0.9 * np.sin(0.02 * i), 4.0 * np.cos(0.03 * i)]
+    )
+    assert actuators[1]["dof"] == -1 and actuators[1]["tendon"] == 0
     assert np.ptp(ref[:, 1]) > 0.3
     np.testing.assert_allclose(ours[:, 0], ref, atol=2e-3)
     np.testing.assert_array_equal(ours[:, 0], ours[:, 1])

@@ -158,6 +158,30 @@ def _set_row(ci: int, a: wp.vec2i, approx: float, pos: float, sr: wp.vec2, si: v
 
 
 @wp.func(inline=True)
+def _switch_row(
+    on: int,
+    row: int,
+    ci: int,
+    a: wp.vec2i,
+    approx: float,
+    pos: float,
+    sr: wp.vec2,
+    si: vec5,
+    lo: float,
+    hi: float,
+    rd: RowData,
+):
+    """A joint or tendon limit / friction row: when on, store its terms at compact ci (returns 1); when off,
+    forget its warm-start force at row ``row`` (returns 0)."""
+    if on == 0:
+        rd.force[row] = 0.0
+        return 0
+    _set_row(ci, a, approx, pos, sr, si, lo, hi, rd)
+    rd.cone[ci] = 0
+    return 1
+
+
+@wp.func(inline=True)
 def _contact_pos(slot: int, p: int, cm: ContactTables):
     """Position error of contact slot ``slot`` of pair p: its distance less the pair's margin net of its gap."""
     return cm.dist[slot] - (cm.pair_margin[p] - cm.pair_gap[p])
@@ -243,12 +267,7 @@ def dof_row_switch(x: int, row: int, ci: int, kind: int, rm: RowModel, rd: RowDa
             on = 0
         lo = -bound
         hi = bound
-    if on == 0:
-        rd.force[row] = 0.0
-        return 0
-    _set_row(ci, rm.x_art[x], rm.dof_invweight[d], pos, sr, si, lo, hi, rd)
-    rd.cone[ci] = 0
-    return 1
+    return _switch_row(on, row, ci, rm.x_art[x], rm.dof_invweight[d], pos, sr, si, lo, hi, rd)
 
 
 @wp.func(inline=True)
@@ -445,12 +464,7 @@ def tendon_row_switch(x: int, row: int, ci: int, kind: int, rm: RowModel, rd: Ro
             on = 0
         lo = -bound
         hi = bound
-    if on == 0:
-        rd.force[row] = 0.0
-        return 0
-    _set_row(ci, rm.x_art[x], tt.ten_invweight[t], pos, sr, si, lo, hi, rd)
-    rd.cone[ci] = 0
-    return 1
+    return _switch_row(on, row, ci, rm.x_art[x], tt.ten_invweight[t], pos, sr, si, lo, hi, rd)
 
 
 @wp.func(inline=True)
