@@ -73,7 +73,7 @@ def warn_dropped_elements(spec, path: str) -> int:
 
 def warn_unsimulated_options(model, path: str) -> int:
     """One :class:`~newton_gym.errors.AssetWarning` per MuJoCo ``<option>`` the solver does not simulate,
-    naming the file and the option (noslip, fluid forces, wind, impratio with elliptic cones). Returns the
+    naming the file and the option (noslip, fluid forces, wind, impratio). Returns the
     number of warnings."""
     from newton_gym.errors import AssetWarning
 
@@ -85,8 +85,8 @@ def warn_unsimulated_options(model, path: str) -> int:
         found.append((f"density={opt.density:g} viscosity={opt.viscosity:g}", "no fluid forces"))
     if any(float(w) != 0.0 for w in opt.wind):
         found.append((f"wind={tuple(float(w) for w in opt.wind)}", "no fluid forces"))
-    if opt.impratio != 1.0 and int(opt.cone) == 1:
-        found.append((f"impratio={opt.impratio:g}", "elliptic friction rows use impratio 1"))
+    if opt.impratio != 1.0:  # MuJoCo scales the friction rows' R by 1 / impratio in both cones
+        found.append((f"impratio={opt.impratio:g}", "friction rows use impratio 1"))
     for option, instead in found:
         warnings.warn(f"{path}: <option {option}> not simulated: {instead}", AssetWarning, stacklevel=2)
     return len(found)
