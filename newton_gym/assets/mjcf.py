@@ -86,7 +86,13 @@ def warn_unsimulated_options(model, path: str) -> int:
     if any(float(w) != 0.0 for w in opt.wind):
         found.append((f"wind={tuple(float(w) for w in opt.wind)}", "no fluid forces"))
     if opt.impratio != 1.0:  # MuJoCo scales the friction rows' R by 1 / impratio in both cones
-        found.append((f"impratio={opt.impratio:g}", "friction rows use impratio 1"))
+        found.append(
+            (
+                f"impratio={opt.impratio:g}",
+                "friction rows use impratio 1 unless the solver is given it: SolverGeneralized(model, "
+                "impratio=...) applies it to pyramidal cones; elliptic cones do not simulate it",
+            )
+        )
     for option, instead in found:
         warnings.warn(f"{path}: <option {option}> not simulated: {instead}", AssetWarning, stacklevel=2)
     return len(found)

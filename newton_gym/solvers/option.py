@@ -38,6 +38,8 @@ class Option:
             most this fraction of the sum of its forces (0: always run ``iterations`` sweeps); >= 0.
         pgs_subspace: PGS ends each sweep with a subspace step on the rows it holds strictly inside their
             bounds (a dense Cholesky solve of their block).
+        impratio: MuJoCo's frictional-to-normal impedance ratio, > 0: the pyramid rows' regularizer R is
+            divided by it (MuJoCo's Rpy = 2 mu^2 R / impratio). Pyramidal cones only; elliptic cones need 1.
         threads: CPU threads stepping groups of worlds at once (Warp runs a CPU launch on one core), >= 1;
             results are bitwise those of one thread. Ignored on CUDA; one thread, with a warning, for models
             whose worlds share entities.
@@ -61,6 +63,7 @@ class Option:
     integrator: str = "implicitfast"
     max_speed: float = 1.0e3
     friction_rest_speed: float = 1.0e-2
+    impratio: float = 1.0
     limit_solref: tuple = (0.02, 1.0)
     limit_solimp: tuple = (0.9, 0.95, 0.001, 0.5, 2.0)
     friction_solref: tuple = (0.02, 1.0)
@@ -93,6 +96,11 @@ class Option:
             object.__setattr__(self, name, float(value))
         if self.max_speed <= 0.0:
             _refuse("max_speed", "a finite number > 0", self.max_speed)
+        if not _finite(self.impratio) or self.impratio <= 0.0:
+            _refuse("impratio", "a finite number > 0", self.impratio)
+        object.__setattr__(self, "impratio", float(self.impratio))
+        if self.impratio != 1.0 and self.cone == "elliptic":
+            _refuse("impratio", "1 with elliptic cones (only pyramidal cones apply it here)", self.impratio)
         for name, size in (("limit_solref", 2), ("friction_solref", 2), ("limit_solimp", 5), ("friction_solimp", 5)):
             value = getattr(self, name)
             if len(tuple(value)) != size or not all(_finite(v) for v in value):

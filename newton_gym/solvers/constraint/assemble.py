@@ -695,8 +695,8 @@ def contact_pyramid(w: int, ci: int, blk: int, rm: RowModel, rd: RowData, inp: W
     a0, vel = _basis_solve(a, blk, rm, rd, inp)
     pos = _contact_pos(slot, p, cm)
     soft = _soft(cm.pair_solref[p], cm.pair_solimp[p], pos, inp.dt)
-    # MuJoCo's pyramid R: 2 mu^2 times the R of a row with diagApprox (1 + mu^2) tran.
-    approx = tran * 2.0 * mu * mu * (1.0 + mu * mu)
+    # MuJoCo's pyramid R: 2 mu^2 / impratio times the R of a row with diagApprox (1 + mu^2) tran.
+    approx = tran * 2.0 * mu * mu / rm.impratio * (1.0 + mu * mu)
     for half in range(2):  # edges 2 half and 2 half + 1: n + mu t and n - mu t, t = t1 then t2
         t = 1 + half
         diag = _pyramid_edges(half, mu, a, blk, rm, rd)

@@ -100,6 +100,7 @@ class Rows(DeclaredFields):
     friction_solref: wp.vec2 = None  # joint-friction solref ([s], [-])
     friction_solimp: vec5 = None  # joint-friction solimp
     friction_rest_speed: float = 0.0  # [m/s or rad/s] below it a DOF's static friction applies
+    impratio: float = 1.0  # MuJoCo's frictional-to-normal impedance ratio (pyramid rows' R / impratio)
     # Equality constraints.
     eq_anchor2: wp.array = None  # (equality_count,) vec3 anchor in body2's frame [m]
     eq_rel: wp.array = None  # (equality_count,) transform of body1 relative to body2 (weld target)
@@ -234,6 +235,7 @@ def build_rows(model, layout, contacts, option, tendons=None) -> Rows:
     rows.friction_solref = wp.vec2(*option.friction_solref)
     rows.friction_solimp = vec5(*option.friction_solimp)
     rows.friction_rest_speed = float(option.friction_rest_speed)
+    rows.impratio = float(option.impratio)
     _equality_anchors(model, rows, dev)
     rows.body_invweight = wp.zeros(max(model.body_count, 1), dtype=wp.vec2, device=dev)
     rows.dof_invweight = wp.zeros(max(model.joint_dof_count, 1), dtype=wp.float32, device=dev)

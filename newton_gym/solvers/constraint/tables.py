@@ -143,6 +143,7 @@ class RowModel:
     friction_solref: wp.vec2  # joint-friction solref ([s], [-])
     friction_solimp: vec5  # joint-friction solimp
     rest_speed: float  # [m/s or rad/s] below it a DOF's static friction applies (Rows.friction_rest_speed)
+    impratio: float  # MuJoCo's frictional-to-normal impedance ratio: the pyramid rows' R is divided by it
     subspace: int  # 1: PGS with subspace minimization on dense blocks
     body_invweight: wp.array(dtype=wp.vec2)  # (body_count,) [1/kg], [1/(kg m^2)]
     dof_invweight: wp.array(dtype=float)  # (joint_dof_count,) [1/kg or 1/(kg m^2)]

@@ -436,6 +436,7 @@ def _row_model(model, tree, contacts, rows, tendons, offsets: dict, **settings) 
         dense_cap=i32("dense_cap"),
         cone_rows=4 if rows.cone == "pyramidal" else 3,
         rest_speed=rows.friction_rest_speed,
+        impratio=rows.impratio,
         world_dof_start=i32("world_dof_start"),
         ydense_start=i32("ydense_start", total=False),
         hess_start=i32("hess_start", total=False),
