@@ -16,7 +16,8 @@ The package follows MuJoCo's computation chapter, one folder or module per stage
                     spring-dampers (``tendon``, MuJoCo's mj_tendon); passive and actuator forces
                     (``passive``)
 ``collision/``      candidate pairs (``pairs``), broad phase and contact slots (``driver``), primitive,
-                    convex (GJK / EPA) and hull narrow phases, per-pair contact parameters (``params``)
+                    convex (GJK / EPA), heightfield (MuJoCo's prisms) and hull narrow phases, per-pair
+                    contact parameters (``params``)
 ``constraint/``     constraint rows: host layout and soft-constraint math (``rows``), per-row assembly
                     on the device (``assemble``), the row tables the solve reads (``tables``)
 ``solve/``          the per-world solve (``world``): primal Newton (``newton``), PGS (``pgs``), and the
