@@ -107,6 +107,7 @@ class Go1RoughTask(Go1Task):
         c = self.cfg
         self.scanner = HeightScanner(sim.model, base, size=tuple(c.scan_size), resolution=float(c.scan_resolution))
         self.num_rays = self.scanner.num_rays
+        self.scan = None  # (N, rays) the height scan of the last observe() [m]
 
     # ------------------------------------------------------------------ observations
     def observation_size(self) -> int:
@@ -115,18 +116,15 @@ class Go1RoughTask(Go1Task):
     def critic_observation_size(self) -> int:
         return super().critic_observation_size() + self.num_rays
 
-    def _scan(self, sim) -> torch.Tensor:
-        def compute():
-            self.scanner.update(sim.state)
-            return self.scanner.heights(offset=_SCAN_OFFSET, clip=(-1.0, 1.0))
-
-        return self.layout.memo("height_scan", compute)
-
     def observe(self, sim):
+        # The scan of this state, once: the critic's observation of the same state (which the env asks for
+        # after the observation, outside the step's cached block) reads it back.
+        self.scanner.update(sim.state)
+        self.scan = self.scanner.heights(offset=_SCAN_OFFSET, clip=(-1.0, 1.0))
         obs = super().observe(sim)
         if not self.cfg.height_scan_policy:
             return obs
-        scan = self._scan(sim)
+        scan = self.scan
         if self.cfg.noise:
             u = torch.rand(scan.shape, generator=self.noise_gen, device=scan.device)
             scan = scan + (2.0 * u - 1.0) * _SCAN_NOISE
@@ -134,7 +132,7 @@ class Go1RoughTask(Go1Task):
 
     def critic_observe(self, sim):
         critic = super().critic_observe(sim)
-        scan = self._scan(sim)
+        scan = self.scan  # the last observe()'s
         # base height above the ground under the base: the centre ray's clip(z - ground - 0.5) + 0.5
         centre = self.num_rays // 2
         height_col = 12 + 3 * len(self.servos)

@@ -181,6 +181,7 @@ class NewtonVectorEnv(VectorEnv):
             obs = self.task.observe(self.sim).float()
             terms = self.task.reward_terms(self.sim, action, pre)
             terminated = self.task.terminated(self.sim)
+            task_info = self.task.step_info(self.sim)
         terms = {name: term.float() for name, term in terms.items()}
         reward = torch.stack(list(terms.values())).sum(dim=0)
         # A world whose state, observation or reward went non-finite ends its episode here; its non-finite
@@ -200,7 +201,6 @@ class NewtonVectorEnv(VectorEnv):
             obs = self._reset_ended(obs)
         # Counts stay 0-d tensors on the device; int() them when needed.
         info = {"reward_terms": terms, "nan_actions": nan_rows, "unhealthy_worlds": unhealthy.sum()}
-        task_info = self.task.step_info(self.sim)
         if task_info:
             info["task"] = task_info
         done = terminated | truncated
