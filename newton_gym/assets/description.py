@@ -234,6 +234,7 @@ class ActuatorDesc:
         joint_in_parent: MuJoCo ``jointinparent`` transmission.
         tendon: Index into ``RobotDesc.tendons`` of the driven tendon (MuJoCo's tendon transmission), else
             None.
+        actearly: MuJoCo ``actearly``: the force uses the next activation.
     """
 
     name: str
@@ -254,6 +255,7 @@ class ActuatorDesc:
     group: int = 0
     joint_in_parent: bool = False
     tendon: int | None = None
+    actearly: bool = False
 
 
 @dataclass

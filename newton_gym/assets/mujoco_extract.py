@@ -512,6 +512,7 @@ def _describe_actuators(
                 dynprm=m.actuator_dynprm[a].copy(),
                 group=int(m.actuator_group[a]),
                 joint_in_parent=trn == "jointinparent",
+                actearly=bool(m.actuator_actearly[a]),
             )
         )
     return actuators

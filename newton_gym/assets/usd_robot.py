@@ -397,6 +397,8 @@ class _RobotWriter:
         set_attr(prim, "mjc:group", "Int", actuator.group)
         if actuator.joint_in_parent:
             set_attr(prim, "mjc:jointInParent", "Bool", True)
+        if actuator.actearly:
+            set_attr(prim, "mjc:actEarly", "Bool", True)
 
     # --------------------------------------------------------------------------------- equalities
     def _write_equality(self, eq: EqualityDesc) -> None:

@@ -187,37 +187,10 @@ def _shared_value(joints: dict, attribute: str):
 
 
 def _actuators(records: list, world_count: int, dofs_per_world: int, tendons_per_world: int = 0):
-    """The importer's actuator records (local DOFs and tendons; a tendon actuator has dof -1) for
-    ``world_count`` replicated worlds."""
+    """The importer's actuator records for ``world_count`` replicated worlds (:meth:`Actuators.from_records`)."""
     from newton_gym.solvers import Actuators  # noqa: PLC0415
 
-    n = world_count
-    if not records:
-        return Actuators(np.zeros(0, np.int32), np.zeros(0))
-
-    def per_world(local, count):  # world w's copy of local index i is w * count + i; -1 stays -1
-        local = np.asarray(local, dtype=np.int64)
-        return np.where(local[None, :] >= 0, np.arange(n)[:, None] * count + local[None, :], -1).reshape(-1)
-
-    dof = per_world([r["dof"] for r in records], dofs_per_world)
-    tendon = per_world([r.get("tendon", -1) for r in records], tendons_per_world)
-
-    def ranged(key, flag, default):
-        return [r[key] if r.get(flag, default) else (0.0, 0.0) for r in records]
-
-    bias = [
-        ((list(r.get("bias_prm") or []) + [0.0] * 3)[:3] if r.get("bias_type") == "affine" else [0.0] * 3)
-        for r in records
-    ]
-    return Actuators(
-        dof.astype(np.int32),
-        np.tile([r["gear"][0] for r in records], n),
-        np.tile(ranged("ctrl_range", "ctrl_limited", True), (n, 1)).reshape(-1, 2),
-        np.tile(ranged("force_range", "force_limited", False), (n, 1)).reshape(-1, 2),
-        np.tile([(r.get("gain_prm") or [1.0])[0] for r in records], n),
-        np.tile(bias, (n, 1)).reshape(-1, 3),
-        tendon=tendon.astype(np.int32) if (tendon >= 0).any() else None,
-    )
+    return Actuators.from_records(records, world_count, dofs_per_world, tendons_per_world)
 
 
 def build(robot, result: dict, world_count: int, device=None):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import warnings
 
-import numpy as np
 import torch
 import warp as wp
 
@@ -61,14 +60,6 @@ def _torch_compatible_device(device):
         f"device {device!r}: this torch build ({torch.__version__}) has no CUDA support; install a "
         "CUDA build of torch or pass device='cpu'"
     )
-
-
-def _affine_bias(record) -> list[float]:
-    """MuJoCo biasprm[0:3] of an importer actuator record (zeros unless its bias type is affine)."""
-    if record.get("bias_type", "none") != "affine":
-        return [0.0, 0.0, 0.0]
-    prm = list(record.get("bias_prm") or [])
-    return (prm + [0.0, 0.0, 0.0])[:3]
 
 
 class Simulation:
@@ -151,29 +142,9 @@ class Simulation:
             self._captured = True
 
     def _actuators(self, records) -> Actuators:
-        """The solver's Actuators for every world: each record's DOF (or, for a tendon actuator, its tendon,
-        dof -1) offset into each world."""
-        n, dpw = self.num_envs, self.dofs_per_world
-        world = np.arange(n)[:, None]
-        local = np.array([r["dof"] for r in records], dtype=np.int64)
-        world_dof = np.where(local[None, :] >= 0, world * dpw + local[None, :], -1).reshape(-1)
-        tendon = np.array([r.get("tendon", -1) for r in records], dtype=np.int64)
-        tendons_per_world = self.model.tendon_count // max(n, 1)
-        world_tendon = np.where(tendon[None, :] >= 0, world * tendons_per_world + tendon[None, :], -1).reshape(-1)
-        gear = np.tile([r["gear"][0] for r in records], n)
-        ctrl = np.tile([r["ctrl_range"] if r.get("ctrl_limited", True) else (0.0, 0.0) for r in records], (n, 1))
-        force = np.tile([r["force_range"] if r.get("force_limited", False) else (0.0, 0.0) for r in records], (n, 1))
-        gain = np.tile([(r.get("gain_prm") or [1.0])[0] for r in records], n)
-        bias = np.tile([_affine_bias(r) for r in records], (n, 1))
-        return Actuators(
-            world_dof.astype(np.int32),
-            gear,
-            ctrl.reshape(-1, 2),
-            force.reshape(-1, 2),
-            gain,
-            bias.reshape(-1, 3),
-            tendon=world_tendon.astype(np.int32) if (tendon >= 0).any() else None,
-        )
+        """The solver's Actuators for every world (:meth:`Actuators.from_records`)."""
+        n = self.num_envs
+        return Actuators.from_records(records, n, self.dofs_per_world, self.model.tendon_count // max(n, 1))
 
     def _step_solver(self):
         for _ in range(self.cfg.frame_skip):

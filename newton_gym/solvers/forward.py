@@ -237,7 +237,7 @@ def bind(solver, state, body_f, control, ctrl, dt: float) -> StepArgs:
         crb=crb_args(model, tree, solver.tendon_tables, data),
         rne=rne_args(model, tree, data, data.body_q, body_f, qd, dt, midpoint),
         pas=passive_args(model, tree, solver.tendon_tables, data, q, qd, control, dt),
-        act=actuator_args(tree, solver.tendon_tables, solver.actuator_table, ctrl, q, qd, dt, data),
+        act=actuator_args(tree, solver.tendon_tables, solver.actuator_table, ctrl, solver.act, q, qd, dt, data),
         fac=factor_args(model, tree, solver.tendon_tables, data),
         out=contact_output_args(
             model,

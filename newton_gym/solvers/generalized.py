@@ -53,6 +53,9 @@ class SolverGeneralized(SolverBase):
     Attributes:
         option: the :class:`.option.Option` in use (``newton-gym inspect --solver`` prints one).
         ctrl: (actuator_count,) float32 actuator controls.
+        act: (actuator_count,) float32 activations of the actuators with activation dynamics (MuJoCo's
+            ``d.act``; :class:`Actuators`): zero at construction, cleared by :meth:`reset_worlds` in the
+            masked worlds, advanced by every step; writable to set a start activation.
         world_unhealthy: (max(world_count, 1),) int32, 1 where a world holds NaN/inf or runaway speeds, or
             needed more constraint rows than ``row_budget``.
         body_contact_wrench: (body_count,) spatial vectors: total contact wrench on each body at its COM,
@@ -83,6 +86,7 @@ class SolverGeneralized(SolverBase):
         self.actuators = actuators if actuators is not None else Actuators(np.zeros(0, np.int32), np.zeros(0))
         self.actuator_table = self.actuators.upload(self.device, model.joint_dof_count, model.tendon_count)
         self.ctrl = wp.zeros(max(self.actuators.count, 1), dtype=wp.float32, device=self.device)
+        self.act = wp.zeros(max(self.actuators.count, 1), dtype=wp.float32, device=self.device)
         self._zero_control = model.control()
         self.world_count = max(model.world_count, 1)
         self.world_unhealthy = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)
@@ -167,6 +171,13 @@ class SolverGeneralized(SolverBase):
         """The entity ranges of each launch block of :mod:`.forward` (a world, or one block of every
         world where worlds share entities) and the number of blocks."""
         act_dof = self._actuator_dofs()
+        dof_world_start = self.model.joint_dof_world_start.numpy()[: self.world_count + 1]
+        world = np.searchsorted(dof_world_start, act_dof, side="right") - 1
+        if self.model.world_count == 0:  # one implicit world holds everything
+            world[:] = 0
+        else:
+            world[act_dof >= dof_world_start[-1]] = -1  # a global DOF: no world's reset clears it
+        self._actuator_world = wp.array(world.astype(np.int32), dtype=wp.int32, device=self.device)
         starts = partition.block_starts(self.model, self.contacts, self.rows, act_dof)
         return partition.upload_ranges(self.model, starts, self.device), len(starts["world"]) - 1
 
@@ -379,6 +390,14 @@ class SolverGeneralized(SolverBase):
         if not isinstance(world_mask, wp.array):
             world_mask = wp.array(np.asarray(world_mask, dtype=bool), dtype=wp.bool, device=self.device)
         integrate.reset_joint_state(self.model, world_mask, state.joint_q, state.joint_qd)
+        if self.actuators.count:
+            wp.launch(
+                _clear_masked_kernel,
+                dim=self.actuators.count,
+                device=self.device,
+                inputs=[world_mask, self._actuator_world],
+                outputs=[self.act],
+            )
         constraint.reset_warmstart(self.model, self.rows, world_mask)
         wp.launch(
             _clear_flags_kernel,
@@ -397,6 +416,13 @@ class _Kinematics:
     def __init__(self, data):
         self.body_q = data.body_q
         self.body_qd = data.body_qd
+
+
+@wp.kernel
+def _clear_masked_kernel(world_mask: wp.array(dtype=bool), world: wp.array(dtype=int), values: wp.array(dtype=float)):
+    i = wp.tid()
+    if world[i] >= 0 and world_mask[world[i]]:
+        values[i] = 0.0
 
 
 @wp.kernel

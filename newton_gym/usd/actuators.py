@@ -7,7 +7,9 @@ has ``joint``, ``dof`` (its first DOF) and ``tendon`` -1; a tendon actuator's (`
 ``MjcTendon`` prim, :mod:`.stage_tendons`) has ``joint`` None, ``dof`` -1, ``dof_count`` 0 and ``tendon``
 (the builder's tendon index), the form :class:`~newton_gym.solvers.Actuators` takes (``dof`` -1 with
 ``tendon``). Actuators the solver's force law cannot express (other gain / bias types, activation
-dynamics, multi-DOF joints) are skipped with a warning. An armature authored on a joint actuator
+dynamics other than integrator / filter / filterexact (MuJoCo's muscle and user dynamics), multi-DOF joints)
+are skipped with a warning. ``act_range`` / ``act_limited`` / ``act_early`` carry MuJoCo's actrange, actlimited
+and actearly. An armature authored on a joint actuator
 (``newton:armature``) is added to its joint's DOFs (seed 001); on a tendon actuator it is warned and left
 out. Other transmissions (sites, bodies) are skipped with a warning.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..solvers.smooth.passive import DYN_TYPES
 from .stage_tendons import limited_flag
 
 __all__ = ["import_actuators", "ACTUATOR_KEYS"]
@@ -34,6 +37,10 @@ ACTUATOR_KEYS = (
     "bias_prm",
     "dyn_type",
     "dyn_prm",
+    "act_limited",
+    "act_range_min",
+    "act_range_max",
+    "act_early",
 )
 
 
@@ -44,6 +51,7 @@ def _record(ctx, path, target, joint=None, tendon=None):
     gear = [float(x) for x in v["gear"]] + [0.0] * max(0, 6 - len(v["gear"]))
     ctrl = (float(v["ctrl_range_min"]), float(v["ctrl_range_max"]))
     force = (float(v["force_range_min"]), float(v["force_range_max"]))
+    act_range = (float(v["act_range_min"]), float(v["act_range_max"]))
     on_joint = joint is not None
     return {
         "path": path,
@@ -63,6 +71,9 @@ def _record(ctx, path, target, joint=None, tendon=None):
         "bias_prm": [float(x) for x in v["bias_prm"]],
         "dyn_type": v["dyn_type"],
         "dyn_prm": [float(x) for x in v["dyn_prm"]],
+        "act_range": act_range,
+        "act_limited": limited_flag(v["act_limited"], *act_range),
+        "act_early": str(v["act_early"]).lower() in ("true", "1"),
     }
 
 
@@ -72,7 +83,7 @@ def _unsupported(record) -> str:
         return f"gainType '{record['gain_type']}'"
     if record["bias_type"] not in ("none", "affine"):
         return f"biasType '{record['bias_type']}'"
-    if record["dyn_type"] != "none":
+    if record["dyn_type"] not in DYN_TYPES:
         return f"dynType '{record['dyn_type']}'"
     if record["joint"] is not None and record["dof_count"] != 1:
         return f"on a joint with {record['dof_count']} DOFs"
@@ -139,7 +150,8 @@ def import_actuators(ctx, joint_map: dict, tendon_map: dict | None = None) -> li
             ctx.warn(
                 path,
                 f"MjcActuator {unsupported} is not supported (joint and tendon actuators with a fixed gain, no "
-                "or affine bias and no activation dynamics, on a one-DOF joint or a tendon, are); skipped",
+                "or affine bias and no, integrator or filter activation dynamics, on a one-DOF joint or a tendon, "
+                "are); skipped",
             )
             continue
         _add_armature(ctx, path, record)

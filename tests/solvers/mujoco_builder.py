@@ -27,7 +27,7 @@ from newton_gym.sim.heightfield import Heightfield
 from newton_gym.sim.mesh import Mesh
 from newton_gym.sim.shape_config import ShapeConfig
 from newton_gym.sim.types import GeoType
-from newton_gym.solvers.smooth.passive import Actuators
+from newton_gym.solvers.smooth.passive import DYN_TYPES, Actuators
 
 __all__ = ["builder_from_mujoco", "mujoco_qpos_to_joint_q"]
 
@@ -312,6 +312,8 @@ def _actuators(m, dof_base, tendon_base):
     import mujoco
 
     dofs, gear, ctrl, force, gain, bias, tendon = [], [], [], [], [], [], []
+    dyn, tau, act_range, early = [], [], [], []
+    dyn_names = {int(getattr(mujoco.mjtDyn, f"mjDYN_{t.upper()}")): t for t in DYN_TYPES}
     for a in range(m.nu):
         trn = int(m.actuator_trntype[a])
         if trn not in (mujoco.mjtTrn.mjTRN_JOINT, mujoco.mjtTrn.mjTRN_TENDON):
@@ -321,9 +323,13 @@ def _actuators(m, dof_base, tendon_base):
         if (
             int(m.actuator_gaintype[a]) != mujoco.mjtGain.mjGAIN_FIXED
             or int(m.actuator_biastype[a]) not in (mujoco.mjtBias.mjBIAS_NONE, mujoco.mjtBias.mjBIAS_AFFINE)
-            or int(m.actuator_dyntype[a]) != mujoco.mjtDyn.mjDYN_NONE
+            or int(m.actuator_dyntype[a]) not in dyn_names
         ):
-            raise ImportFailedError(f"MjModel actuator {a}: only fixed gain, affine bias, no dynamics")
+            raise ImportFailedError(f"MjModel actuator {a}: only fixed gain, affine bias, {DYN_TYPES} dynamics")
+        dyn.append(dyn_names[int(m.actuator_dyntype[a])])
+        tau.append(float(m.actuator_dynprm[a, 0]))
+        act_range.append(m.actuator_actrange[a] if m.actuator_actlimited[a] else (0.0, 0.0))
+        early.append(bool(m.actuator_actearly[a]))
         gain.append(float(m.actuator_gainprm[a, 0]))
         affine = int(m.actuator_biastype[a]) == mujoco.mjtBias.mjBIAS_AFFINE
         bias.append(m.actuator_biasprm[a, :3] if affine else np.zeros(3))
@@ -344,6 +350,10 @@ def _actuators(m, dof_base, tendon_base):
         np.asarray(gain),
         np.asarray(bias).reshape(-1, 3),
         np.asarray(tendon, np.int32) if any(t >= 0 for t in tendon) else None,
+        dyn_type=np.asarray(dyn, dtype=object),
+        dyn_tau=np.asarray(tau),
+        act_range=np.asarray(act_range).reshape(-1, 2),
+        act_early=np.asarray(early),
     )
 
 

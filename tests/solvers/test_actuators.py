@@ -6,8 +6,10 @@ from __future__ import annotations
 import mujoco
 import numpy as np
 import pytest
+from mujoco_builder import builder_from_mujoco
 from solver_helpers import model_from_xml, run
 
+import newton_gym as ng
 from newton_gym.errors import ModelBuildError
 from newton_gym.solvers import Actuators, SolverGeneralized
 
@@ -43,6 +45,14 @@ CASES = {
     "general": '<general joint="j1" gainprm="3" biastype="affine" biasprm="0.5 -20 -2"/>'
     '<general joint="j2" gainprm="2" biastype="affine" biasprm="-0.2 5 0"/>'
     '<general joint="j3" gainprm="1" biastype="affine" biasprm="0 -50 0.5" ctrlrange="-2 2"/>',
+    # Activation dynamics (dm_control's quadruped and dog): a filtered servo, an exact filter with actearly
+    # and an activation clamp, an integrator (a velocity command integrated into a position servo).
+    "filter": '<general joint="j1" dyntype="filter" dynprm="0.1" gainprm="200" biastype="affine" '
+    'biasprm="0 -200 -10"/>'
+    '<general joint="j2" dyntype="filterexact" dynprm="0.05" actearly="true" actlimited="true" '
+    'actrange="-0.3 0.4" gainprm="30"/>'
+    '<general joint="j3" dyntype="integrator" gainprm="100" biastype="affine" biasprm="0 -100 -8" '
+    'actlimited="true" actrange="-0.2 0.2"/>',
 }
 
 
@@ -66,6 +76,34 @@ def test_actuators_follow_mujoco_implicitfast(case, dt, device):
     assert np.ptp(ref[:, 0]) > 0.2  # the actuators really move the links
     err = np.abs(ours - ref).max()
     assert err < 2e-3, (case, dt, err)
+    if m.na:  # the activations too (MuJoCo's d.act, one per actuator with dynamics here)
+        np.testing.assert_allclose(solver.act.numpy()[: m.nu], d.act, atol=1e-4)
+        assert np.abs(d.act).max() > 0.05
+
+
+def test_activation_is_cleared_by_a_world_reset(device):
+    """reset_worlds zeroes the activations of the masked worlds only."""
+    m = mujoco.MjModel.from_xml_string(TWO_LINKS.format(dt=0.01, actuators=CASES["filter"]))
+    robot, act1, _ = builder_from_mujoco(m)
+    scene = ng.ModelBuilder(gravity=-9.81)
+    scene.replicate(robot, 2)
+    model = scene.finalize(device)
+    acts = Actuators.from_records(
+        [
+            {"dof": int(act1.dof[i]), "gear": [1.0], "dyn_type": str(act1.dyn_type[i]), "dyn_prm": [0.1]}
+            for i in range(3)
+        ],
+        2,
+        robot.joint_dof_count,
+    )
+    solver = SolverGeneralized(model, actuators=acts)
+    run(model, solver, 5, 0.01, ctrl=np.full((5, 6), 0.5))
+    before = solver.act.numpy().copy()
+    assert (before != 0).all()
+    solver.reset_worlds(model.state(), np.array([False, True]))
+    after = solver.act.numpy()
+    np.testing.assert_array_equal(after[:3], before[:3])
+    np.testing.assert_array_equal(after[3:], 0.0)
 
 
 def test_motor_actuators_are_unchanged_by_the_affine_law(device):

@@ -202,7 +202,7 @@ class _Case:
         passive.compute_passive(model, tree, ten, data, state.joint_q, state.joint_qd, model.control(), dt, span.dofs)
         grab("qfrc_passive", data.qfrc)
         passive.apply_actuators(
-            model, tree, ten, act, solver.ctrl, state.joint_q, state.joint_qd, dt, data, span.actuators
+            model, tree, ten, act, solver.ctrl, solver.act, state.joint_q, state.joint_qd, dt, data, span.actuators
         )
         grab("qfrc", data.qfrc)
         data.qacc_smooth.fill_(float("nan"))

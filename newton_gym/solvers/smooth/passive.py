@@ -24,7 +24,12 @@ from ...errors import ModelBuildError
 from ...sim.stage_args import fill
 from .tendon import tendon_dof_force
 
-__all__ = ["Actuators", "compute_passive", "apply_actuators"]
+__all__ = ["Actuators", "DYN_TYPES", "compute_passive", "apply_actuators"]
+
+DYN_TYPES = ("none", "integrator", "filter", "filterexact")  # MuJoCo's dyntypes the solver simulates
+_DYN_INTEGRATOR = wp.constant(1)
+_DYN_FILTEREXACT = wp.constant(3)
+_MINVAL = wp.constant(1.0e-15)  # MuJoCo's mjMINVAL: the smallest filter time constant
 
 
 @dataclass
@@ -41,6 +46,17 @@ class Actuators:
     is gain kv, bias (0, 0, -kv). The velocity feedback bias[2] is integrated implicitly (-dt gear^2 bias[2]
     on the mass-matrix diagonal) unless the force range clamps the force, as in MuJoCo's implicitfast.
 
+    Activation dynamics (MuJoCo's dyntype): an actuator with dynamics has an activation ``act`` (the solver's
+    :attr:`~newton_gym.solvers.SolverGeneralized.act`, MuJoCo's ``d.act``, zero at the start and on a world's
+    reset), and the gain multiplies act instead of ctrl. Each (sub)step of length dt, with the clamped ctrl
+    and tau = dynprm[0]:
+
+        "integrator":  act_dot = ctrl,                 act' = act + dt act_dot
+        "filter":      act_dot = (ctrl - act) / tau,   act' = act + dt act_dot
+        "filterexact": act_dot = (ctrl - act) / tau,   act' = act + tau act_dot (1 - exp(-dt / tau))
+
+    act' clamped to act_range; the force uses act (act' with ``act_early``, MuJoCo's actearly).
+
     Attributes:
         dof: (actuator_count,) int global joint DOF index of each actuator (-1 for a tendon actuator).
         gear: (actuator_count,) float gear ratio [-] (length = gear q; force acts as gear force).
@@ -52,6 +68,11 @@ class Actuators:
             [N m/rad], per unit velocity [N m s/rad]); None: 0.
         tendon: (actuator_count,) int global tendon index of a tendon actuator, -1 for a joint actuator;
             None: every actuator is on a joint.
+        dyn_type: (actuator_count,) str MuJoCo dyntype, one of :data:`DYN_TYPES`; None: "none" for all.
+        dyn_tau: (actuator_count,) float time constant [s] of "filter" and "filterexact" (MuJoCo
+            dynprm[0]); None: 1.
+        act_range: (actuator_count, 2) float [lo, hi] activation bounds; lo >= hi disables the clamp.
+        act_early: (actuator_count,) bool: the force uses the next activation (MuJoCo's actearly).
     """
 
     dof: np.ndarray
@@ -61,6 +82,49 @@ class Actuators:
     gain: np.ndarray | None = None
     bias: np.ndarray | None = None
     tendon: np.ndarray | None = None
+    dyn_type: np.ndarray | None = None
+    dyn_tau: np.ndarray | None = None
+    act_range: np.ndarray | None = None
+    act_early: np.ndarray | None = None
+
+    @classmethod
+    def from_records(cls, records: list, world_count: int, dofs_per_world: int, tendons_per_world: int = 0):
+        """The actuators of ``world_count`` replicated worlds from the USD importer's actuator records
+        (``result["actuators"]``: local DOF, or dof -1 and local tendon; MuJoCo's parameters): world w's
+        copy of local DOF (tendon) i is w * dofs_per_world + i (w * tendons_per_world + i)."""
+        n = world_count
+        if not records:
+            return cls(np.zeros(0, np.int32), np.zeros(0))
+
+        def per_world(local, count):
+            local = np.asarray(local, dtype=np.int64)
+            return np.where(local[None, :] >= 0, np.arange(n)[:, None] * count + local[None, :], -1).reshape(-1)
+
+        def ranged(key, flag, default):  # (lo, hi), or (0, 0) (no clamp) when the flag is off
+            lohi = [r.get(key, (0.0, 0.0)) if r.get(flag, default) else (0.0, 0.0) for r in records]
+            return np.tile(lohi, (n, 1)).reshape(-1, 2)
+
+        def tiled(values):
+            return np.tile(np.asarray(values), n)
+
+        bias = [
+            ((list(r.get("bias_prm") or []) + [0.0] * 3)[:3] if r.get("bias_type", "none") == "affine" else [0.0] * 3)
+            for r in records
+        ]
+        tendon = per_world([r.get("tendon", -1) for r in records], tendons_per_world)
+        return cls(
+            per_world([r["dof"] for r in records], dofs_per_world).astype(np.int32),
+            tiled([r["gear"][0] for r in records]),
+            ranged("ctrl_range", "ctrl_limited", True),
+            ranged("force_range", "force_limited", False),
+            tiled([(r.get("gain_prm") or [1.0])[0] for r in records]),
+            np.tile(bias, (n, 1)).reshape(-1, 3),
+            tendon=tendon.astype(np.int32) if (tendon >= 0).any() else None,
+            dyn_type=tiled([r.get("dyn_type", "none") for r in records]),
+            dyn_tau=tiled([(r.get("dyn_prm") or [1.0])[0] for r in records]),
+            act_range=ranged("act_range", "act_limited", False),
+            act_early=tiled([bool(r.get("act_early", False)) for r in records]),
+        )
 
     @property
     def count(self) -> int:
@@ -92,12 +156,22 @@ class Actuators:
         force = np.zeros((n, 2), np.float32) if self.force_range is None else np.asarray(self.force_range, np.float32)
         gain = np.ones(n, np.float32) if self.gain is None else np.broadcast_to(np.asarray(self.gain, np.float32), (n,))
         bias = np.zeros((n, 3), np.float32) if self.bias is None else np.asarray(self.bias, np.float32).reshape(n, 3)
+        dyn = self.dyn_codes()
+        tau = (
+            np.ones(n, np.float32)
+            if self.dyn_tau is None
+            else np.broadcast_to(np.asarray(self.dyn_tau, np.float32), (n,))
+        )
+        act_range = np.zeros((n, 2), np.float32) if self.act_range is None else np.asarray(self.act_range, np.float32)
+        early = np.zeros(n, np.int32) if self.act_early is None else np.broadcast_to(np.asarray(self.act_early), (n,))
         for name, values in (
             ("gear", gear),
             ("ctrl_range", ctrl),
             ("force_range", force),
             ("gain", gain),
             ("bias", bias),
+            ("dyn_tau", tau),
+            ("act_range", act_range),
         ):
             if not np.isfinite(values).all():
                 raise ModelBuildError(f"Actuators.{name} must be finite, got {np.asarray(values).tolist()}")
@@ -109,7 +183,23 @@ class Actuators:
             "force_range": wp.array(force.reshape(n, 2), dtype=wp.vec2, device=device),
             "gain": wp.array(np.ascontiguousarray(gain), dtype=wp.float32, device=device),
             "bias": wp.array(np.ascontiguousarray(bias), dtype=wp.vec3, device=device),
+            "dyn": wp.array(dyn, dtype=wp.int32, device=device),
+            "dyn_tau": wp.array(np.ascontiguousarray(tau), dtype=wp.float32, device=device),
+            "act_range": wp.array(act_range.reshape(n, 2), dtype=wp.vec2, device=device),
+            "act_early": wp.array(np.asarray(early, dtype=np.int32), dtype=wp.int32, device=device),
         }
+
+    def dyn_codes(self) -> np.ndarray:
+        """(actuator_count,) int32 index of each actuator's dyn_type in :data:`DYN_TYPES` (0: no dynamics);
+        raises ModelBuildError naming an unknown type."""
+        n = self.count
+        if self.dyn_type is None:
+            return np.zeros(n, np.int32)
+        names = np.broadcast_to(np.asarray(self.dyn_type, dtype=object), (n,))
+        unknown = sorted({str(t) for t in names if t not in DYN_TYPES})
+        if unknown:
+            raise ModelBuildError(f"Actuators.dyn_type must be one of {list(DYN_TYPES)}, got {unknown}")
+        return np.array([DYN_TYPES.index(t) for t in names], np.int32)
 
 
 @wp.struct
@@ -241,6 +331,10 @@ class ActuatorArgs:
     act_gain: wp.array(dtype=float)
     act_bias: wp.array(dtype=wp.vec3)
     act_tendon: wp.array(dtype=int)  # (actuator_count,) tendon of a tendon actuator, -1: a joint actuator
+    act_dyn: wp.array(dtype=int)  # (actuator_count,) index into DYN_TYPES (0: no activation dynamics)
+    act_dyn_tau: wp.array(dtype=float)  # (actuator_count,) filter time constant [s]
+    act_act_range: wp.array(dtype=wp.vec2)  # (actuator_count,) activation bounds (lo >= hi: none)
+    act_early: wp.array(dtype=int)  # (actuator_count,) 1: the force uses the next activation
     ten_jac_start: wp.array(dtype=int)  # (tendon_count + 1,) first Jacobian entry of each tendon
     ten_jac_dof: wp.array(dtype=int)  # DOF of each tendon Jacobian entry
     dt: float
@@ -248,6 +342,7 @@ class ActuatorArgs:
     ctrl: wp.array(dtype=float)
     joint_q: wp.array(dtype=float)
     joint_qd: wp.array(dtype=float)
+    act: wp.array(dtype=float)  # (actuator_count,) activations, advanced by dt in place (in and out)
     ten_length: wp.array(dtype=float)  # (tendon_count,) [m]
     ten_velocity: wp.array(dtype=float)  # (tendon_count,) [m/s]
     ten_J: wp.array(dtype=float)  # tendon Jacobian entries [m/rad or -]
@@ -258,12 +353,35 @@ class ActuatorArgs:
 
 
 @wp.func
+def _gain_input(i: int, args: ActuatorArgs):
+    """What actuator i's gain multiplies: its clamped ctrl, or with activation dynamics its activation,
+    which this advances by dt (see :class:`Actuators`)."""
+    ctrl = _clamp_range(args.ctrl[i], args.act_ctrl_range[i])
+    dyn = args.act_dyn[i]
+    if dyn == 0:
+        return ctrl
+    act = args.act[i]
+    tau = wp.max(args.act_dyn_tau[i], _MINVAL)
+    act_dot = (ctrl - act) / tau
+    if dyn == _DYN_INTEGRATOR:
+        act_dot = ctrl
+    step = args.dt
+    if dyn == _DYN_FILTEREXACT:
+        step = tau * (1.0 - wp.exp(-args.dt / tau))
+    nxt = _clamp_range(act + act_dot * step, args.act_act_range[i])
+    args.act[i] = nxt
+    if args.act_early[i] != 0:
+        return nxt
+    return act
+
+
+@wp.func
 def _tendon_actuator(i: int, t: int, args: ActuatorArgs):
     """Force of actuator i on tendon t (MuJoCo's tendon transmission): the joint law with the tendon's
     length and velocity, gear force J^T on its DOFs."""
     gear = args.act_gear[i]
     bias = args.act_bias[i]
-    force = args.act_gain[i] * _clamp_range(args.ctrl[i], args.act_ctrl_range[i]) + bias[0]
+    force = args.act_gain[i] * _gain_input(i, args) + bias[0]
     if bias[1] != 0.0:
         force += bias[1] * gear * args.ten_length[t]
     if bias[2] != 0.0:
@@ -287,7 +405,7 @@ def actuator_forces(first: int, end: int, step: int, args: ActuatorArgs):
         d = args.act_dof[i]
         gear = args.act_gear[i]
         bias = args.act_bias[i]
-        force = args.act_gain[i] * _clamp_range(args.ctrl[i], args.act_ctrl_range[i]) + bias[0]
+        force = args.act_gain[i] * _gain_input(i, args) + bias[0]
         if bias[1] != 0.0:
             ci = args.dof_coord[d]
             if ci >= 0:
@@ -306,7 +424,7 @@ def _actuator_kernel(first: int, args: ActuatorArgs):
     actuator_forces(wp.tid() + first, wp.tid() + first + 1, 1, args)
 
 
-def actuator_args(tree, tendons, actuators: dict, ctrl, joint_q, joint_qd, dt, data) -> ActuatorArgs:
+def actuator_args(tree, tendons, actuators: dict, ctrl, act, joint_q, joint_qd, dt, data) -> ActuatorArgs:
     """The ActuatorArgs of :func:`apply_actuators` (``tendons``: :meth:`.tendon.TendonLayout.upload`)."""
     return fill(
         ActuatorArgs,
@@ -319,8 +437,13 @@ def actuator_args(tree, tendons, actuators: dict, ctrl, joint_q, joint_qd, dt, d
         act_gain=actuators["gain"],
         act_bias=actuators["bias"],
         act_tendon=actuators["tendon"],
+        act_dyn=actuators["dyn"],
+        act_dyn_tau=actuators["dyn_tau"],
+        act_act_range=actuators["act_range"],
+        act_early=actuators["act_early"],
         dt=float(dt),
         ctrl=ctrl,
+        act=act,
         joint_q=joint_q,
         joint_qd=joint_qd,
         ten_length=data.ten_length,
@@ -332,11 +455,11 @@ def actuator_args(tree, tendons, actuators: dict, ctrl, joint_q, joint_qd, dt, d
     )
 
 
-def apply_actuators(model, tree, tendons, actuators: dict, ctrl, joint_q, joint_qd, dt, data, span):
+def apply_actuators(model, tree, tendons, actuators: dict, ctrl, act, joint_q, joint_qd, dt, data, span):
     """Add MuJoCo actuator forces (see :class:`Actuators`) to the applied joint forces and their implicit
     velocity feedback to the diagonal, for the actuators in ``span`` = (first, count) (the worlds of a span
     own their actuators' DOFs: :mod:`.partition`)."""
     if span[1] == 0:
         return
-    args = actuator_args(tree, tendons, actuators, ctrl, joint_q, joint_qd, dt, data)
+    args = actuator_args(tree, tendons, actuators, ctrl, act, joint_q, joint_qd, dt, data)
     wp.launch(_actuator_kernel, dim=span[1], device=model.device, inputs=[span[0], args])

@@ -143,5 +143,9 @@ class SchemaResolverMjc(SchemaResolver):
             "bias_prm": _act("mjc:biasPrm", (0.0,) * 10, "floats"),
             "dyn_type": _act("mjc:dynType", "none", "token"),
             "dyn_prm": _act("mjc:dynPrm", (1.0,) + (0.0,) * 9, "floats"),
+            "act_limited": _act("mjc:actLimited", "auto", "any"),
+            "act_range_min": _act("mjc:actRange:min", 0.0),
+            "act_range_max": _act("mjc:actRange:max", 0.0),
+            "act_early": _act("mjc:actEarly", False, "any"),
         },
     }
