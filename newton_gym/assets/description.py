@@ -300,7 +300,7 @@ class TendonDesc:
 
 @dataclass
 class EqualityDesc:
-    """A MuJoCo equality constraint the USD can hold (connect, weld or joint).
+    """A MuJoCo equality constraint the USD can hold (connect, weld, joint or tendon).
 
     Connect and weld are described like a joint, by one frame on each side (body0 is MuJoCo's body2,
     body1 MuJoCo's body1; site-based ones are already in their bodies' frames): a connect holds the two
@@ -310,14 +310,18 @@ class EqualityDesc:
 
     Attributes:
         name: Prim name under the robot's ``equalities`` scope.
-        kind: "connect", "weld" or "joint".
+        kind: "connect", "weld", "joint" or "tendon".
         body0, body1: Indices into ``RobotDesc.bodies`` (None: the world); connect and weld.
         pos0, quat0: (3,), (4,) frame in body0's frame (world frame when body0 is None) [m].
         pos1, quat1: (3,), (4,) frame in body1's frame [m].
         joint1, joint2: Indices into ``RobotDesc.joints`` of the constrained and the leading joint (joint2
             None: q1 is held at ``polycoef[0]``); joint equalities.
+        tendon1, tendon2: Indices into ``RobotDesc.tendons`` of the constrained and the leading tendon
+            (tendon2 None: L1 is held at ``polycoef[0]``); tendon equalities, which hold
+            ``L1 = polycoef(L2)`` in the tendons' lengths (MuJoCo's polynomial in the offsets from the
+            lengths at qpos0, re-expanded).
         polycoef: (5,) coefficients, constant first (coefficient k in q1's unit per q2's unit^k); joint
-            equalities.
+            and tendon equalities.
         torquescale: MuJoCo's weld torquescale [m]: weight of the rotation residual against the position one.
         solref: (2,) MuJoCo solref (time constant [s], damping ratio [-]).
         solimp: (5,) MuJoCo solimp.
@@ -334,6 +338,8 @@ class EqualityDesc:
     quat1: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0, 0.0]))
     joint1: int | None = None
     joint2: int | None = None
+    tendon1: int | None = None
+    tendon2: int | None = None
     polycoef: np.ndarray = field(default_factory=lambda: np.array([0.0, 1.0, 0.0, 0.0, 0.0]))
     torquescale: float = 1.0
     solref: np.ndarray = field(default_factory=lambda: np.array([0.02, 1.0]))

@@ -39,7 +39,7 @@ _DROPPED = (
     (
         "equalities",
         "equality",
-        "only connect, weld and joint equality constraints are converted (tendon equalities are not)",
+        "only connect, weld, joint and tendon equality constraints are converted (flex equalities are not)",
     ),
 )
 

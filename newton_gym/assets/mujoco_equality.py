@@ -13,8 +13,10 @@ UsdPhysics joint (body0 = MuJoCo's body2, body1 = MuJoCo's body1):
   coincide -> each frame is its site's pose in the site's body (``site_pos``, ``site_quat``);
 * joint: MuJoCo holds ``q1 - ref1 = c0 + c1 (q2 - ref2) + ... + c4 (q2 - ref2)^4`` (refs: ``qpos0``); the
   description re-expands it about q2 = 0 with ref1 folded in, so that it reads in the joints' coordinates;
-* tendon and flex equalities are left out (tendons and flexes are not converted; the MJCF converter warns
-  about each, naming the file and line).
+* tendon: MuJoCo holds ``L1 - L1_0 = c0 + c1 (L2 - L2_0) + ... + c4 (L2 - L2_0)^4`` (L_0:
+  ``tendon_length0``, the lengths at qpos0); re-expanded about L2 = 0 with L1_0 folded in, like a joint's;
+* flex equalities are left out (flexes are not converted; the MJCF converter warns about each, naming the
+  file and line).
 
 A world body becomes None. Quaternions: MuJoCo's (w, x, y, z) are the description's order already; they
 are made unit with w >= 0.
@@ -35,11 +37,11 @@ from .naming import NameScope
 
 __all__ = ["describe_equalities", "shift_polycoef", "SUPPORTED_EQUALITY_TYPES"]
 
-_CONNECT, _WELD, _JOINT = 0, 1, 2
-_KIND = {_CONNECT: "connect", _WELD: "weld", _JOINT: "joint"}
+_CONNECT, _WELD, _JOINT, _TENDON = 0, 1, 2, 3
+_KIND = {_CONNECT: "connect", _WELD: "weld", _JOINT: "joint", _TENDON: "tendon"}
 _OBJ_SITE = 6  # mjtObj.mjOBJ_SITE
 
-#: MuJoCo ``mjtEq`` values the converter writes (connect, weld, joint).
+#: MuJoCo ``mjtEq`` values the converter writes (connect, weld, joint, tendon).
 SUPPORTED_EQUALITY_TYPES = tuple(_KIND)
 
 
@@ -67,13 +69,16 @@ def shift_polycoef(coef, ref1: float, ref2: float) -> np.ndarray:
     return out
 
 
-def describe_equalities(model, body_index: dict[int, int], joint_index: dict[int, int]) -> list[EqualityDesc]:
-    """The connect, weld and joint equalities of a compiled model, in MuJoCo order.
+def describe_equalities(
+    model, body_index: dict[int, int], joint_index: dict[int, int], tendon_index: dict[int, int] | None = None
+) -> list[EqualityDesc]:
+    """The connect, weld, joint and tendon equalities of a compiled model, in MuJoCo order.
 
     Args:
         model: The compiled ``mujoco.MjModel``.
         body_index: MuJoCo body id -> index into ``RobotDesc.bodies`` (the world, id 0, is absent).
         joint_index: MuJoCo joint id -> index into ``RobotDesc.joints``.
+        tendon_index: MuJoCo tendon id -> index into ``RobotDesc.tendons``.
 
     Returns:
         The descriptions; an equality whose joints or bodies were not written is skipped with a warning.
@@ -88,6 +93,8 @@ def describe_equalities(model, body_index: dict[int, int], joint_index: dict[int
         label = model.eq(e).name or f"#{e}"
         if eq_type == _JOINT:
             desc = _joint_equality(model, e, joint_index, label)
+        elif eq_type == _TENDON:
+            desc = _tendon_equality(model, e, tendon_index or {}, label)
         else:
             desc = _body_equality(model, e, eq_type, body_index, label)
         if desc is None:
@@ -154,5 +161,31 @@ def _joint_equality(model, e: int, joint_index: dict, label: str) -> EqualityDes
         kind="joint",
         joint1=joint_index[j1],
         joint2=joint_index[j2] if j2 >= 0 else None,
+        polycoef=polycoef,
+    )
+
+
+def _tendon_equality(model, e: int, tendon_index: dict, label: str) -> EqualityDesc | None:
+    t1, t2 = int(model.eq_obj1id[e]), int(model.eq_obj2id[e])
+    missing = [t for t in (t1, t2) if t >= 0 and t not in tendon_index]
+    if missing:
+        warnings.warn(
+            f"tendon equality '{label}' couples tendon '{model.tendon(missing[0]).name or missing[0]}', which is "
+            "not written; skipped",
+            AssetWarning,
+            stacklevel=4,
+        )
+        return None
+    coef = model.eq_data[e][:5].astype(np.float64)
+    len1 = float(model.tendon_length0[t1])
+    if t2 >= 0:
+        polycoef = shift_polycoef(coef, len1, float(model.tendon_length0[t2]))
+    else:
+        polycoef = np.array([len1 + coef[0], 0.0, 0.0, 0.0, 0.0])  # L1 alone: held at its qpos0 length + c0
+    return EqualityDesc(
+        name="",
+        kind="tendon",
+        tendon1=tendon_index[t1],
+        tendon2=tendon_index[t2] if t2 >= 0 else None,
         polycoef=polycoef,
     )

@@ -158,7 +158,7 @@ def describe_model(model, name: str, options: ExtractOptions | None = None) -> R
     robot.world_sites = _describe_sites(model, 0, robot.world_geoms)
     robot.tendons, tendon_of = describe_tendons(model, tree.joint_of, _site_locations(robot))
     robot.actuators = _describe_actuators(model, tree.joint_of, tendon_of, options)
-    robot.equalities = describe_equalities(model, tree.index_of, tree.joint_of)
+    robot.equalities = describe_equalities(model, tree.index_of, tree.joint_of, tendon_of)
     robot.scene = _describe_scene(model, options.import_scene)
     robot.self_collision = options.self_collision
     return robot

@@ -67,7 +67,9 @@ the world), ``physics:body1`` = MuJoCo's body1, ``physics:localPos0/localRot0/lo
 (token), ``rel newton:equality:joint1`` (the constrained joint) and ``rel newton:equality:joint2`` (the
 leading one; absent: q1 is held at the constant), ``newton:equality:polycoef`` (double[5], q1 = sum_k
 c_k q2^k in the joints' USD position units: degrees for revolute joints, as UsdPhysics' joint states,
-metres for prismatic ones), ``newton:equality:active`` (bool), ``mjc:solref`` and ``mjc:solimp``.
+metres for prismatic ones), ``newton:equality:active`` (bool), ``mjc:solref`` and ``mjc:solimp``. A
+tendon equality is the same with ``newton:equality:type = "tendon"``, ``rel newton:equality:tendon1`` /
+``tendon2`` (MjcTendon prims) and the polynomial L1 = sum_k c_k L2^k in the tendons' length units.
 
 Tendons (README, "Conventions"; MuJoCo's own ``MjcTendon`` schema): ``mjc:type`` (token "fixed" or
 "spatial"), ``rel mjc:path`` to the joint prims (fixed) or to the site prims in path order (spatial; a
@@ -410,6 +412,14 @@ class _RobotWriter:
             if eq.joint2 is not None:
                 prim.CreateRelationship("newton:equality:joint2", True).SetTargets([self.joint_path(eq.joint2)])
             set_attr(prim, "newton:equality:polycoef", "DoubleArray", self._usd_polycoef(eq))
+            set_attr(prim, "newton:equality:active", "Bool", bool(eq.active))
+        elif eq.kind == "tendon":
+            prim = self.stage.DefinePrim(path)
+            set_attr(prim, "newton:equality:type", "Token", "tendon")
+            prim.CreateRelationship("newton:equality:tendon1", True).SetTargets([self.tendon_path(eq.tendon1)])
+            if eq.tendon2 is not None:
+                prim.CreateRelationship("newton:equality:tendon2", True).SetTargets([self.tendon_path(eq.tendon2)])
+            set_attr(prim, "newton:equality:polycoef", "DoubleArray", np.asarray(eq.polycoef, dtype=np.float64))
             set_attr(prim, "newton:equality:active", "Bool", bool(eq.active))
         else:
             UsdPhysics = require("pxr.UsdPhysics")

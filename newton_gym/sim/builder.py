@@ -428,6 +428,15 @@ class ModelBuilder(JointShortcuts, TendonCalls):
             j = row.get(k, -1)
             if not -1 <= j < self.joint_count:
                 raise ModelBuildError(f"equality constraint {name}: {k} {j} does not exist")
+        for k in ("tendon1", "tendon2"):
+            t = row.get(k, -1)
+            if not -1 <= t < self.tendon_count:
+                raise ModelBuildError(f"equality constraint {name}: {k} {t} does not exist")
+            if t >= 0 and int(self.tables["tendon"].value("world", t)) != self.current_world:
+                raise ModelBuildError(f"equality constraint {name}: {k} {t} is in another world")
+        coef = row.get("polycoef")
+        if coef is not None and (np.shape(coef) != (5,) or not np.isfinite(coef).all()):
+            raise ModelBuildError(f"equality constraint {name}: polycoef must be 5 finite numbers, got {coef}")
         return self.tables["equality"].add_row(
             key, type=int(eq_type), world=self.current_world, **{k: v for k, v in row.items() if v is not None}
         )
@@ -477,6 +486,29 @@ class ModelBuilder(JointShortcuts, TendonCalls):
         polycoef = np.asarray(polycoef, float)
         return self._add_equality(
             EqType.JOINT, key, enabled, solref, solimp, joint1=joint1, joint2=joint2, polycoef=polycoef
+        )
+
+    def add_equality_constraint_tendon(
+        self,
+        tendon1: int,
+        tendon2: int = -1,
+        polycoef=(0.0, 1.0, 0.0, 0.0, 0.0),
+        key=None,
+        enabled=True,
+        solref=None,
+        solimp=None,
+    ) -> int:
+        """L1 = polycoef(L2) for the lengths of two tendons (MuJoCo tendon equality, with its polynomial
+        re-expanded in the lengths themselves rather than their offsets from the lengths at qpos0); tendon2
+        -1: L1 is held at polycoef[0]."""
+        polycoef = np.asarray(polycoef, float)
+        if tendon1 == tendon2:
+            raise ModelBuildError(
+                f"equality constraint {key or '#' + str(self.equality_constraint_count)}: "
+                f"tendon1 and tendon2 are the same tendon ({tendon1})"
+            )
+        return self._add_equality(
+            EqType.TENDON, key, enabled, solref, solimp, tendon1=tendon1, tendon2=tendon2, polycoef=polycoef
         )
 
     # ---------------------------------------------------------------- custom attributes

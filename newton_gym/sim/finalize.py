@@ -315,6 +315,8 @@ def _upload_misc(m, t, dev):
         ("relpose", wp.transform),
         ("joint1", wp.int32),
         ("joint2", wp.int32),
+        ("tendon1", wp.int32),
+        ("tendon2", wp.int32),
         ("polycoef", wp.types.vector(5, wp.float32)),
         ("torquescale", wp.float32),
         ("solref", wp.vec2),

@@ -159,7 +159,9 @@ class Model:
     equality_constraint_relpose: wp.array  # (equality_constraint_count,) transform, body2 in body1 (weld) [m]
     equality_constraint_joint1: wp.array  # (equality_constraint_count,) int32
     equality_constraint_joint2: wp.array  # (equality_constraint_count,) int32
-    equality_constraint_polycoef: wp.array  # (equality_constraint_count,) vec5 joint coupling polynomial
+    equality_constraint_tendon1: wp.array  # (equality_constraint_count,) int32 (tendon equality), else -1
+    equality_constraint_tendon2: wp.array  # (equality_constraint_count,) int32
+    equality_constraint_polycoef: wp.array  # (equality_constraint_count,) vec5 joint / tendon coupling polynomial
     equality_constraint_torquescale: wp.array  # (equality_constraint_count,) float32 [-]
     equality_constraint_solref: wp.array  # (equality_constraint_count,) vec2 MuJoCo solref
     equality_constraint_solimp: wp.array  # (equality_constraint_count,) vec5 MuJoCo solimp

@@ -129,6 +129,8 @@ EQUALITY = (
     Column("relpose", _f, (7,), _IDENT7),
     Column("joint1", _i, (), -1, remap="joint"),
     Column("joint2", _i, (), -1, remap="joint"),
+    Column("tendon1", _i, (), -1, remap="tendon"),
+    Column("tendon2", _i, (), -1, remap="tendon"),
     Column("polycoef", _f, (5,), (0.0, 1.0, 0.0, 0.0, 0.0)),
     Column("torquescale", _f, (), 1.0),
     Column("solref", _f, (2,), MUJOCO_SOLREF),

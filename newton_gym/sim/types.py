@@ -72,11 +72,12 @@ class GeoType(IntEnum):
 
 
 class EqType(IntEnum):
-    """Equality constraint types (MuJoCo's connect, weld and joint)."""
+    """Equality constraint types (MuJoCo's connect, weld, joint and tendon)."""
 
     CONNECT = 0
     WELD = 1
     JOINT = 2
+    TENDON = 3
 
 
 class TendonType(IntEnum):

@@ -35,7 +35,7 @@ from .resolvers import SchemaResolver, default_resolvers
 from .schema_attrs import collect_schema_attrs
 from .stacked_joints import stack_joints
 from .stage_bodies import plan_bodies
-from .stage_equalities import add_joint_equalities
+from .stage_equalities import add_joint_equalities, add_tendon_equalities
 from .stage_joints import is_joint_prim, plan_joints
 from .stage_mass import compute_mass
 from .stage_scene import make_frame, read_scene, read_units
@@ -216,6 +216,7 @@ def _import(ctx) -> dict:
     add_joint_equalities(ctx, out)
     sites = add_sites(ctx, out)
     tendons = add_tendons(ctx, out, sites)
+    add_tendon_equalities(ctx, out, tendons)
     pair_count = apply_collision_filters(ctx, parsed, out, bodies)
     declared = declare_scene_attributes(ctx)
     apply_custom_values(ctx, out)

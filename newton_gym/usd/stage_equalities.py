@@ -1,4 +1,4 @@
-"""Equality constraints: the solver parameters of loop-closing joints, and joint-equality prims.
+"""Equality constraints: the solver parameters of loop-closing joints, and joint- and tendon-equality prims.
 
 Connect and weld constraints are loop-closing UsdPhysics joints (``physics:excludeFromArticulation``),
 written by :mod:`.emit`; this module gives them their MuJoCo parameters through the resolvers
@@ -10,7 +10,11 @@ newton:equality:joint1`` (the constrained joint), optional ``rel newton:equality
 joint; without it q1 is held at the constant term), ``newton:equality:polycoef`` (5 numbers, q1 = c0 + c1
 q2 + ... + c4 q2^4 in the joints' USD position units: degrees for angular joints, stage lengths for linear
 ones; default 0 1 0 0 0), ``newton:equality:active`` (bool, default true) and the resolvers' solref /
-solimp. It becomes :meth:`~newton_gym.sim.ModelBuilder.add_equality_constraint_joint`.
+solimp. It becomes :meth:`~newton_gym.sim.ModelBuilder.add_equality_constraint_joint`. A tendon
+equality (MuJoCo's ``<equality><tendon>``) is the same with ``newton:equality:type = "tendon"``, ``rel
+newton:equality:tendon1`` / ``tendon2`` to ``MjcTendon`` prims and the polynomial L1 = sum c_k L2^k in stage
+lengths; it becomes :meth:`~newton_gym.sim.ModelBuilder.add_equality_constraint_tendon` once the tendons are
+imported.
 
 Errors (ImportFailedError naming the prim): another ``newton:equality:type``, a missing joint1, a
 relationship to a prim that does not exist or is not a joint, more than one target, a polycoef that is
@@ -27,7 +31,7 @@ import numpy as np
 
 from .stage_joints import is_joint_prim
 
-__all__ = ["equality_params", "add_joint_equalities"]
+__all__ = ["equality_params", "add_joint_equalities", "add_tendon_equalities"]
 
 _TYPE = "newton:equality:type"
 _POLYCOEF = "newton:equality:polycoef"
@@ -115,11 +119,13 @@ def add_joint_equalities(ctx, out) -> None:
             continue
         path = attrs.path
         kind = attrs.get(_TYPE, "token")
+        if kind == "tendon":  # after the tendons: add_tendon_equalities
+            continue
         if kind != "joint":
             attrs.fail(
                 _TYPE,
-                f"unknown equality type {kind!r}; valid: 'joint' (connect and weld constraints are loop-closing "
-                "SphericalJoint / FixedJoint prims with physics:excludeFromArticulation = true)",
+                f"unknown equality type {kind!r}; valid: 'joint', 'tendon' (connect and weld constraints are "
+                "loop-closing SphericalJoint / FixedJoint prims with physics:excludeFromArticulation = true)",
             )
         joint1 = _joint_target(ctx, out, prim, "joint1", required=True)
         joint2 = _joint_target(ctx, out, prim, "joint2", required=False)
@@ -136,6 +142,69 @@ def add_joint_equalities(ctx, out) -> None:
             out.equality[path] = ctx.builder.add_equality_constraint_joint(
                 joint1,
                 -1 if joint2 is None else joint2,
+                polycoef=polycoef,
+                key=path,
+                enabled=True if active is None else active,
+                **equality_params(ctx, path),
+            )
+
+
+def _tendon_target(ctx, prim, name: str, tendons: dict, required: bool):
+    """Builder index of the tendon that ``rel newton:equality:<name>`` targets; None when not authored (and
+    not required); _SKIP, with a warning, when the tendon was not imported."""
+    path = str(prim.GetPath())
+    rel = prim.GetRelationship(f"newton:equality:{name}")
+    targets = [str(t) for t in rel.GetTargets()] if rel else []
+    if not targets:
+        if required:
+            ctx.fail(path, f"tendon equality has no newton:equality:{name} (the tendon it constrains)")
+        return None
+    if len(targets) > 1:
+        listed = ", ".join(targets)
+        ctx.fail(path, f"newton:equality:{name} targets {len(targets)} prims ({listed}); one tendon expected")
+    target = ctx.stage.GetPrimAtPath(targets[0])
+    if not target:
+        ctx.fail(path, f"newton:equality:{name} targets {targets[0]}, which does not exist")
+    if target.GetTypeName() != "MjcTendon":
+        ctx.fail(path, f"newton:equality:{name} targets {targets[0]}, which is not an MjcTendon")
+    if targets[0] not in tendons:
+        ctx.warn(path, f"newton:equality:{name} targets {targets[0]}, which is not imported; constraint skipped")
+        return _SKIP
+    return tendons[targets[0]]
+
+
+def add_tendon_equalities(ctx, out, tendons: dict) -> None:
+    """Add a tendon equality for every ``newton:equality:type = "tendon"`` prim of the imported range: ``rel
+    newton:equality:tendon1`` (required) and ``tendon2`` to MjcTendon prims, ``newton:equality:polycoef`` (L1 =
+    sum c_k L2^k in stage lengths), ``newton:equality:active``, solref / solimp. The same errors as a joint
+    equality's, with tendons for joints.
+
+    Args:
+        ctx: the ImportContext.
+        out: the :class:`~.emit.Emitted` indices; ``out.equality`` gains the constraints by prim path.
+        tendons: ``{MjcTendon prim path: builder tendon index}`` (:func:`.stage_tendons.add_tendons`).
+    """
+    for prim in ctx.prims.range_prims():
+        attrs = ctx.prims[prim.GetPath()]
+        if not attrs.has(_TYPE) or attrs.get(_TYPE, "token") != "tendon":
+            continue
+        path = attrs.path
+        tendon1 = _tendon_target(ctx, prim, "tendon1", tendons, required=True)
+        tendon2 = _tendon_target(ctx, prim, "tendon2", tendons, required=False)
+        coef = _polycoef(attrs)
+        active = attrs.get(_ACTIVE, "bool")
+        if tendon1 is _SKIP or tendon2 is _SKIP:
+            continue
+        if tendon1 == tendon2:
+            ctx.fail(path, "newton:equality:tendon1 and newton:equality:tendon2 are the same tendon")
+        m = ctx.units.m
+        polycoef = coef * m / (m if tendon2 is not None else 1.0) ** np.arange(5)  # stage lengths -> m
+        if not np.all(np.isfinite(polycoef)):
+            attrs.fail(_POLYCOEF, f"{coef.tolist()} overflows in SI units")
+        with ctx.at(path):
+            out.equality[path] = ctx.builder.add_equality_constraint_tendon(
+                tendon1,
+                -1 if tendon2 is None else tendon2,
                 polycoef=polycoef,
                 key=path,
                 enabled=True if active is None else active,

@@ -247,10 +247,10 @@ def test_every_dropped_mjcf_element_warns_once_naming_file_line_and_element(tmp_
     with pytest.warns(AssetWarning) as record:
         convert_mjcf(path, tmp_path / "out")
     dropped = [str(w.message) for w in record if "dropped" in str(w.message)]
-    assert len(dropped) == 3, dropped
-    # sites (named frames) and site-only spatial tendons are written
-    assert not any("<site" in d or "<tendon" in d for d in dropped), dropped
-    for text, line in (("<equality name='tie'>", 9), ("<sensor name='gyro'>", 10)):
+    assert len(dropped) == 2, dropped
+    # sites (named frames), site-only spatial tendons and tendon equalities are written
+    assert not any("<site" in d or "<tendon" in d or "<equality" in d for d in dropped), dropped
+    for text, line in (("<sensor name='gyro'>", 10),):
         assert any(text in d and f"{path}:{line}:" in d for d in dropped), (text, dropped)
     assert any(f"{path}: <key name='start'>" in d for d in dropped)  # MuJoCo keeps no line for keys
 

@@ -21,6 +21,8 @@ the marker, once the solver matches. The worst differences are printed by ``pyte
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -112,6 +114,43 @@ COUPLINGS = f"""<mujoco model="couplings">
 </equality>
 </mujoco>"""
 
+# Tendon equalities (dm_control's quadruped couples its legs' tendons so): a quadratic coupling of two fixed
+# tendons over hinges with refs, a spatial tendon (a string through sites) held at its qpos0 length plus 2 cm,
+# and a switched-off one.
+TENDON_COUPLINGS = f"""<mujoco model="tendon_couplings">
+<option timestep="{DT}" integrator="implicitfast"/>{_DEFAULTS}
+<worldbody>
+ <site name="top" pos="0 1 1.6"/>
+ <body name="a" pos="0 0 1">
+  <joint name="ha" type="hinge" axis="0 1 0" ref="5" damping="0.01"/>
+  <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02"/>
+  <body name="a2" pos="0.3 0 0">
+   <joint name="ha2" type="hinge" axis="0 1 0"/>
+   <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02"/>
+  </body>
+ </body>
+ <body name="b" pos="0 0.5 1">
+  <joint name="hb" type="hinge" axis="0 1 0" ref="-10"/>
+  <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.02"/>
+ </body>
+ <body name="c" pos="0 1 1">
+  <joint name="hc" type="hinge" axis="1 0 0"/>
+  <geom type="capsule" fromto="0 0 0 0 0.3 0" size="0.02"/>
+  <site name="tip" pos="0 0.3 0"/>
+ </body>
+</worldbody>
+<tendon>
+ <fixed name="lead"><joint joint="ha" coef="0.5"/><joint joint="ha2" coef="-0.3"/></fixed>
+ <fixed name="follow"><joint joint="hb" coef="1"/></fixed>
+ <spatial name="string"><site site="top"/><site site="tip"/></spatial>
+</tendon>
+<equality>
+ <tendon name="quad" tendon1="follow" tendon2="lead" polycoef="0.02 1.5 0.6 0 0"/>
+ <tendon name="held" tendon1="string" polycoef="0.02 0 0 0 0" solref="0.05 1"/>
+ <tendon name="off" tendon1="lead" tendon2="string" polycoef="0 3 0 0 0" active="false"/>
+</equality>
+</mujoco>"""
+
 GRIPPER = """<?xml version="1.0"?>
 <robot name="gripper">
   <link name="palm">
@@ -158,7 +197,7 @@ def _root(m) -> str:
 
 def _eq_path(m, k: int) -> str:
     """Prim path of MuJoCo equality k: its name, or "<kind>_<index>" for an unnamed one (URDF mimic)."""
-    kind = {0: "connect", 1: "weld", 2: "joint"}[int(m.eq_type[k])]
+    kind = {0: "connect", 1: "weld", 2: "joint", 3: "tendon"}[int(m.eq_type[k])]
     return f"{_root(m)}/equalities/{m.eq(k).name or f'{kind}_{k}'}"
 
 
@@ -190,12 +229,17 @@ def _rotate(q, v):
 
 
 # ------------------------------------------------------------------- kinematic oracle (no solver)
-def _model_residual(builder, e, poses, joint_q):
+def _model_residual(builder, e, poses, joint_q, ten_len):
     """MuJoCo's efc_pos of builder equality ``e`` as the model documents it, at body poses ``poses``
-    (builder body index -> (position, quaternion w, x, y, z); -1 the world) and joint values ``joint_q``
-    (builder joint index -> coordinate)."""
+    (builder body index -> (position, quaternion w, x, y, z); -1 the world), joint values ``joint_q``
+    (builder joint index -> coordinate) and tendon lengths ``ten_len`` (builder tendon index -> length)."""
     te, tb = builder.tables["equality"], builder.tables["body"]
     kind = int(te.value("type", e))
+    if kind == 3:  # tendon: L1 - poly(L2)
+        c = np.asarray(te.value("polycoef", e))
+        t2 = int(te.value("tendon2", e))
+        length2 = ten_len[t2] if t2 >= 0 else 0.0
+        return np.array([ten_len[int(te.value("tendon1", e))] - np.polyval(c[::-1], length2)])
     if kind == 2:  # joint: q1 - poly(q2)
         c = np.asarray(te.value("polycoef", e))
         j2 = int(te.value("joint2", e))
@@ -227,6 +271,7 @@ def _kinematic_errors(m, builder, result, seed=0, states=5):
     joint_of = {
         i: m.joint(p.rsplit("/", 1)[1]).id for p, i in result["path_joint_map"].items() if p.rsplit("/", 1)[1] in names
     }
+    tendon_of = {i: m.tendon(p.rsplit("/", 1)[1]).id for p, i in result.get("path_tendon_map", {}).items()}
     rng = np.random.default_rng(seed)
     worst = {}
     for _ in range(states):
@@ -237,12 +282,13 @@ def _kinematic_errors(m, builder, result, seed=0, states=5):
         poses = {i: (d.xpos[b].copy(), d.xquat[b].copy()) for i, b in body_of.items()}
         poses[-1] = (np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0]))
         joint_q = {i: float(d.qpos[m.jnt_qposadr[j]]) for i, j in joint_of.items()}
+        ten_len = {i: float(d.ten_length[t]) for i, t in tendon_of.items()}
         for k in range(m.neq):
             rows = np.nonzero((d.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY) & (d.efc_id == k))[0]
             if len(rows) == 0:  # inactive
                 continue
             e = result["path_equality_map"][_eq_path(m, k)]
-            ours, theirs = _model_residual(builder, e, poses, joint_q), d.efc_pos[rows]
+            ours, theirs = _model_residual(builder, e, poses, joint_q, ten_len), d.efc_pos[rows]
             if len(rows) == 6 and int(m.eq_objtype[k]) == mujoco.mjtObj.mjOBJ_SITE:
                 # MuJoCo expresses a site weld's rotation error in site2's frame, the model in body2's:
                 # the same rotation, so compare its size
@@ -255,12 +301,13 @@ def _kinematic_errors(m, builder, result, seed=0, states=5):
     return worst
 
 
-@pytest.mark.parametrize("case", ["fourbar", "welds", "couplings", "gripper"])
+@pytest.mark.parametrize("case", ["fourbar", "welds", "couplings", "tendon_couplings", "gripper"])
 def test_converted_constraints_have_mujocos_residual_at_random_poses(tmp_path, case):
     if case == "gripper":
         m, usd = _convert_urdf(tmp_path, GRIPPER)
     else:
-        text = {"fourbar": fourbar(0.0), "welds": WELDS, "couplings": COUPLINGS}[case]
+        text = {"fourbar": fourbar(0.0), "welds": WELDS, "couplings": COUPLINGS, "tendon_couplings": TENDON_COUPLINGS}
+        text = text[case]
         m, usd = _convert_mjcf(tmp_path, text, case)
     builder, result = _import(usd)
     assert len(result["path_equality_map"]) == m.neq
@@ -294,16 +341,21 @@ def _run(m, usd, residual):
         starts = model.joint_q_start.numpy()
         our_q = s0.joint_q.numpy().astype(np.float64)
         joints = {p.rsplit("/", 1)[1]: our_q[starts[i]] for p, i in result["path_joint_map"].items()}
-        ours.append(residual(m, poses, joints))
+        # tendon lengths: both sides' are those at the last step's start
+        our_len = solver.data.ten_length.numpy().astype(np.float64)
+        tendons = {p.rsplit("/", 1)[1]: our_len[i] for p, i in result.get("path_tendon_map", {}).items()}
+        ours.append(residual(m, poses, joints, tendons))
         mj_poses = {m.body(b).name: (d.xpos[b], d.xquat[b]) for b in range(1, m.nbody)}
-        theirs.append(residual(m, mj_poses, {m.joint(j).name: d.qpos[m.jnt_qposadr[j]] for j in range(m.njnt)}))
+        mj_joints = {m.joint(j).name: d.qpos[m.jnt_qposadr[j]] for j in range(m.njnt)}
+        theirs.append(residual(m, mj_poses, mj_joints, {m.tendon(t).name: d.ten_length[t] for t in range(m.ntendon)}))
     return worst, np.array(ours), np.array(theirs), d
 
 
-def _mujoco_residuals(m, poses, joints):
+def _mujoco_residuals(m, poses, joints, tendons):
     """|MuJoCo's constraint residual| per active equality component group, from body poses (name ->
-    (position, quaternion w, x, y, z)) and joint values (name -> qpos): connect distance; weld position
-    distance and rotation angle [rad]; joint |q1 - ref1 - poly(q2 - ref2)|."""
+    (position, quaternion w, x, y, z)), joint values (name -> qpos) and tendon lengths (name -> length):
+    connect distance; weld position distance and rotation angle [rad]; joint |q1 - ref1 - poly(q2 - ref2)|;
+    tendon |L1 - L1_0 - poly(L2 - L2_0)|."""
     world = (np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0]))
     out = []
     for e in range(m.neq):
@@ -316,6 +368,12 @@ def _mujoco_residuals(m, poses, joints):
             r1, r2 = m.qpos0[m.jnt_qposadr[j1]], m.qpos0[m.jnt_qposadr[j2]]
             x = joints[m.joint(j2).name] - r2
             out.append(abs(joints[m.joint(j1).name] - r1 - np.polyval(data[:5][::-1], x)))
+            continue
+        if kind == mujoco.mjtEq.mjEQ_TENDON:
+            t1, t2 = int(m.eq_obj1id[e]), int(m.eq_obj2id[e])
+            x = tendons[m.tendon(t2).name] - m.tendon_length0[t2] if t2 >= 0 else 0.0
+            poly = np.polyval(data[:5][::-1], x) if t2 >= 0 else data[0]
+            out.append(abs(tendons[m.tendon(t1).name] - m.tendon_length0[t1] - poly))
             continue
         if int(m.eq_objtype[e]) == mujoco.mjtObj.mjOBJ_SITE:
             s1, s2 = int(m.eq_obj1id[e]), int(m.eq_obj2id[e])
@@ -415,6 +473,15 @@ def test_joint_couplings_with_quadratic_polynomials_like_mujoco(tmp_path):
     _check("joint coupling", worst, ours, theirs, _moved(m, d, "h2") and _moved(m, d, "s", 0.02))
 
 
+def test_tendon_couplings_like_mujoco(tmp_path):
+    """Tendon equalities: the follower's fixed tendon tracks a quadratic of the leader's, and the spatial string
+    is pulled from its qpos0 length to 2 cm longer and held there as the arm swings."""
+    m, usd = _convert_mjcf(tmp_path, TENDON_COUPLINGS, "tendon_couplings")
+    worst, ours, theirs, d = _run(m, usd, _mujoco_residuals)
+    assert theirs[0][1] > 0.01  # the string starts 2 cm from its target length
+    _check("tendon coupling", worst, ours, theirs, _moved(m, d, "ha") and _moved(m, d, "hb"))
+
+
 def test_urdf_mimic_fingers_follow_like_mujoco(tmp_path):
     m, usd = _convert_urdf(tmp_path, GRIPPER)
     assert m.neq == 1 and m.eq_type[0] == mujoco.mjtEq.mjEQ_JOINT  # MuJoCo's URDF compiler turns <mimic> into it
@@ -449,13 +516,14 @@ ROUND_TRIP = f"""<mujoco model="params">
 def test_solref_solimp_active_and_torquescale_round_trip_through_the_usd(tmp_path):
     path = tmp_path / "params.xml"
     path.write_text(ROUND_TRIP)
-    with pytest.warns(AssetWarning) as record:
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
         usd = MjcfConverter(MjcfConverterCfg(asset_path=str(path), usd_dir=str(tmp_path / "out"))).usd_path
     m = mujoco.MjModel.from_xml_string(ROUND_TRIP)
     stage = Usd.Stage.Open(usd)
     builder, result = _import(usd)
     te = builder.tables["equality"]
-    written = [k for k in range(m.neq) if m.eq_type[k] != mujoco.mjtEq.mjEQ_TENDON]
+    written = list(range(m.neq))
     assert set(result["path_equality_map"]) == {f"/params/equalities/{m.eq(k).name}" for k in written}
     for k in written:
         path_k = f"/params/equalities/{m.eq(k).name}"
@@ -465,7 +533,7 @@ def test_solref_solimp_active_and_torquescale_round_trip_through_the_usd(tmp_pat
         np.testing.assert_allclose(te.value("solref", e), m.eq_solref[k], rtol=1e-6)
         np.testing.assert_allclose(te.value("solimp", e), m.eq_solimp[k], rtol=1e-6)
         assert bool(te.value("enabled", e)) == bool(m.eq_active0[k]), m.eq(k).name
-        if m.eq_type[k] == mujoco.mjtEq.mjEQ_JOINT:
+        if int(m.eq_type[k]) in (int(mujoco.mjtEq.mjEQ_JOINT), int(mujoco.mjtEq.mjEQ_TENDON)):
             assert prim.GetAttribute("newton:equality:active").Get() == bool(m.eq_active0[k])
         else:
             assert prim.GetAttribute("physics:jointEnabled").Get() == bool(m.eq_active0[k])
@@ -485,9 +553,13 @@ def test_solref_solimp_active_and_torquescale_round_trip_through_the_usd(tmp_pat
     )
     j2 = result["path_equality_map"]["/params/equalities/j2"]
     assert te.value("joint2", j2) == -1 and te.value("polycoef", j2)[0] == pytest.approx(0.4)
-    dropped = [str(w.message) for w in record if "dropped" in str(w.message)]
-    assert any("<equality name='tie'>" in text and f"{path}:" in text and "tendon" in text for text in dropped)
-    assert not any("name='c1'" in text or "name='j1'" in text for text in dropped)
+    # the tendon tie: L_t held at its qpos0 length (MuJoCo's default polycoef, c0 = 0)
+    tie = result["path_equality_map"]["/params/equalities/tie"]
+    assert te.value("tendon1", tie) == result["path_tendon_map"]["/params/tendons/t"]
+    assert te.value("tendon2", tie) == -1
+    assert te.value("polycoef", tie)[0] == pytest.approx(m.tendon_length0[0])
+    dropped = [str(w.message) for w in record if issubclass(w.category, AssetWarning) and "dropped" in str(w.message)]
+    assert not any("<equality" in text for text in dropped), dropped
 
 
 def test_a_coupling_beyond_float32_in_usd_units_is_an_asset_error_naming_the_file(tmp_path):
@@ -499,7 +571,7 @@ def test_a_coupling_beyond_float32_in_usd_units_is_an_asset_error_naming_the_fil
     )
     path = tmp_path / "params.xml"
     path.write_text(text)
-    with pytest.warns(AssetWarning), pytest.raises(AssetError, match="/params/equalities/j1") as info:
+    with pytest.raises(AssetError, match="/params/equalities/j1") as info:
         MjcfConverter(MjcfConverterCfg(asset_path=str(path), usd_dir=str(tmp_path / "out")))
     assert info.value.path == str(path)
     assert not (tmp_path / "out").exists()

@@ -206,3 +206,70 @@ def test_bad_joint_equality_fails_naming_the_prim_and_leaves_the_builder_unchang
     assert match in str(info.value), str(info.value)
     assert "stage.usda" in str(info.value) and "/couple" in str(info.value)
     assert fingerprint(builder) == before, "a failed add_usd changed the builder"
+
+
+# Two fixed tendons over the hinge and the slide (a tendon's length is in stage lengths)
+TENDONS = """
+def MjcTendon "lead" {
+    uniform token mjc:type = "fixed"
+    rel mjc:path = </slide>
+    uniform double[] mjc:path:coef = [1]
+}
+def MjcTendon "follow" {
+    uniform token mjc:type = "fixed"
+    rel mjc:path = </hinge>
+    uniform double[] mjc:path:coef = [0.5]
+}
+"""
+
+
+def _tendon_coupling(name="tc", tendon1="</follow>", tendon2="</lead>", extra=""):
+    rel1 = f"rel newton:equality:tendon1 = {tendon1}" if tendon1 else ""
+    rel2 = f"rel newton:equality:tendon2 = {tendon2}" if tendon2 else ""
+    return f'''
+def "{name}" {{
+    uniform token newton:equality:type = "tendon"
+    {rel1}
+    {rel2}
+    {extra}
+}}'''
+
+
+def test_tendon_equality_prim_becomes_a_tendon_coupling_in_si_units(write_usda):
+    # L_follow = 0.1 + 2 L_lead + 3 L_lead^2 in centimetres (metersPerUnit 0.01): in metres c_k 0.01^(1 - k)
+    header = HEADER.replace("metersPerUnit = 1", "metersPerUnit = 0.01")
+    extra = "uniform double[] newton:equality:polycoef = [0.1, 2, 3, 0, 0]\n    uniform bool newton:equality:active = 0"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UsdImportWarning)
+        builder = ng.ModelBuilder()
+        result = builder.add_usd(write_usda(header + TREE + TENDONS + _tendon_coupling(extra=extra)))
+    te = builder.tables["equality"]
+    e = result["path_equality_map"]["/tc"]
+    assert te.value("type", e) == ng.EqType.TENDON
+    assert te.value("tendon1", e) == result["path_tendon_map"]["/follow"]
+    assert te.value("tendon2", e) == result["path_tendon_map"]["/lead"]
+    np.testing.assert_allclose(te.value("polycoef", e), [0.001, 2, 300, 0, 0])
+    assert not te.value("enabled", e)
+
+
+@pytest.mark.parametrize(
+    "coupling, match",
+    [
+        (_tendon_coupling(tendon1=None), "tendon equality has no newton:equality:tendon1"),
+        (_tendon_coupling(tendon2="</hinge>"), "newton:equality:tendon2 targets /hinge, which is not an MjcTendon"),
+        (_tendon_coupling(tendon2="</nowhere>"), "targets /nowhere, which does not exist"),
+        (_tendon_coupling(tendon2="</follow>"), "tendon1 and newton:equality:tendon2 are the same tendon"),
+        (_tendon_coupling(extra="uniform double[] newton:equality:polycoef = [0, 1, nan, 0, 0]"), "5 finite numbers"),
+    ],
+)
+def test_bad_tendon_equality_fails_naming_the_prim_and_leaves_the_builder_unchanged(write_usda, coupling, match):
+    builder = ng.ModelBuilder()
+    builder.add_ground_plane()
+    before = fingerprint(builder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UsdImportWarning)
+        with pytest.raises(ImportFailedError) as info:
+            builder.add_usd(write_usda(HEADER + TREE + TENDONS + coupling))
+    assert match in str(info.value), str(info.value)
+    assert "/tc" in str(info.value)
+    assert fingerprint(builder) == before, "a failed add_usd changed the builder"

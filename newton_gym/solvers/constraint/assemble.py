@@ -33,6 +33,7 @@ __all__ = [
 wp.set_module_options({"enable_backward": False})
 
 _JOINT = wp.constant(int(EqType.JOINT))
+_TENDON_EQ = wp.constant(int(EqType.TENDON))
 _WELD = wp.constant(int(EqType.WELD))
 
 
@@ -339,6 +340,32 @@ def _joint_equality(e: int, a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, in
     return wp.vec2(q1 - target, approx)
 
 
+@wp.func(inline=True)
+def _tendon_equality(e: int, a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """J of tendon equality e, L1 - poly(L2) (MuJoCo tendon equality): J1 - poly'(L2) J2, into Jacobian block
+    ``blk``; returns (its violation, diagApprox: the two tendons' inverse weights)."""
+    eq = rm.eq
+    ten = rm.ten
+    t1 = eq.tendon1[e]
+    t2 = eq.tendon2[e]
+    c = eq.polycoef[e]
+    approx = ten.ten_invweight[t1]
+    target = c[0]
+    slope = float(0.0)
+    if t2 >= 0:
+        approx += ten.ten_invweight[t2]
+        l2 = inp.ten_length[t2]
+        target = c[0] + l2 * (c[1] + l2 * (c[2] + l2 * (c[3] + l2 * c[4])))
+        slope = c[1] + l2 * (2.0 * c[2] + l2 * (3.0 * c[3] + l2 * 4.0 * c[4]))
+        for k in range(ten.ten_jac_start[t2], ten.ten_jac_start[t2 + 1]):
+            idx = _jac_entry(ten.ten_jac_dof[k], a, blk, rm)
+            rd.minv_jac[idx] = rd.minv_jac[idx] - slope * inp.ten_J[k]
+    for k in range(ten.ten_jac_start[t1], ten.ten_jac_start[t1 + 1]):
+        idx = _jac_entry(ten.ten_jac_dof[k], a, blk, rm)
+        rd.minv_jac[idx] = rd.minv_jac[idx] + inp.ten_J[k]
+    return wp.vec2(inp.ten_length[t1] - target, approx)
+
+
 @wp.func
 def _weld_rotation(q1: wp.quat, q2: wp.quat, rel: wp.quat):
     """MuJoCo's weld orientation error: the quaternion conj(q2) q1 relpose (relpose = conj(rel): body2 in body1),
@@ -413,7 +440,7 @@ def _body_equality(e: int, s: int, a: wp.vec2i, blk: int, rm: RowModel, rd: RowD
 @wp.func(inline=True)
 def equality_row(ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
     """Fill and finish the active equality row listed at compact index ci: component ``x_sub`` of a joint,
-    connect or weld constraint."""
+    tendon, connect or weld constraint."""
     eq = rm.eq
     x = rd.owner[ci]
     e = rm.x_owner[x]
@@ -422,6 +449,9 @@ def equality_row(ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs)
     err = wp.vec3(0.0)  # (violation, diagApprox, position of the impedance)
     if eq.eq_type[e] == _JOINT:
         j = _joint_equality(e, a, blk, rm, rd, inp)
+        err = wp.vec3(j[0], j[1], j[0])
+    elif eq.eq_type[e] == _TENDON_EQ:
+        j = _tendon_equality(e, a, blk, rm, rd, inp)
         err = wp.vec3(j[0], j[1], j[0])
     else:
         err = _body_equality(e, rm.x_sub[x], a, blk, rm, rd, inp)

@@ -131,7 +131,7 @@ def _xrow_table(model, layout, tendons=None):
         parts.append(np.column_stack([zero + kind, dofs, zero, dof_art[dofs], zero - 1]))
         worlds.append(dof_world[dofs])
         rank.append(zero + order)
-    eq, eq_world = _equality_rows(model, layout)
+    eq, eq_world = _equality_rows(model, layout, tendons)
     parts.append(eq)
     worlds.append(eq_world)
     rank.append(np.full(len(eq), 2, np.int64))
@@ -458,9 +458,10 @@ def _joint_block_invweights(model, layout, groups, body_q, com_local, dof_w):
         dof_w[d[free][:, None] + three] = lin[:, None]
 
 
-def _equality_rows(model, layout):
+def _equality_rows(model, layout, tendons=None):
     """(table (E, 5) int64 of (ROW_EQUALITY, constraint, component, art0, art1), world (E,)): one row per
-    component of each equality (joint 1, connect 3, weld 6), in constraint order."""
+    component of each equality (joint 1, tendon 1, connect 3, weld 6), in constraint order. A tendon
+    equality's two tendons may move at most two articulations between them (ModelBuildError otherwise)."""
     ne = model.equality_constraint_count
     if ne == 0:
         return np.zeros((0, 5), np.int64), np.zeros(0, np.int64)
@@ -474,11 +475,31 @@ def _equality_rows(model, layout):
     a0 = np.where(joint, dof_art[qd_start[j1]], body_art[model.equality_constraint_body1.numpy()])
     a1 = np.where(joint, dof_art[qd_start[j2]], body_art[model.equality_constraint_body2.numpy()])
     a1 = np.where(a1 == a0, -1, a1)
-    n = np.where(joint, 1, np.where(etype == EqType.CONNECT, 3, 6))
+    for e in np.nonzero(etype == EqType.TENDON)[0]:
+        a0[e], a1[e] = _tendon_equality_arts(model, tendons, e)
+    n = np.where(joint | (etype == EqType.TENDON), 1, np.where(etype == EqType.CONNECT, 3, 6))
     e = np.repeat(np.arange(ne), n)
     sub = np.arange(len(e)) - np.repeat(np.cumsum(n) - n, n)
     table = np.column_stack([np.full(len(e), ROW_EQUALITY), e, sub, a0[e], a1[e]]).astype(np.int64)
     return table, np.maximum(model.equality_constraint_world.numpy().astype(np.int64), 0)[e]
+
+
+def _tendon_equality_arts(model, tendons, e: int) -> tuple:
+    """(art0, art1) the two tendons of tendon equality e move (art1 -1: one articulation)."""
+    t1 = int(model.equality_constraint_tendon1.numpy()[e])
+    t2 = int(model.equality_constraint_tendon2.numpy()[e])
+    arts = []
+    for t in (t1, t2):
+        if t >= 0 and tendons is not None:
+            arts += [int(a) for a in tendons.tendon_art[t] if a >= 0 and int(a) not in arts]
+    name = model.equality_constraint_key[e] or f"#{e}"
+    if not arts:
+        raise ModelBuildError(f"tendon equality {name}: its tendons move no joint")
+    if len(arts) > 2:
+        raise ModelBuildError(
+            f"tendon equality {name}: its tendons move {len(arts)} articulations; the solver couples at most two"
+        )
+    return arts[0], arts[1] if len(arts) == 2 else -1
 
 
 def _equality_anchors(model, rows, dev):

@@ -80,7 +80,7 @@ class EqualityTables:
     """The model's equality constraints and their anchors (:class:`.rows.Rows` eq_anchor2 / eq_rel); one
     element each where the model has none."""
 
-    eq_type: wp.array(dtype=int)  # (equality_count,) EqType: connect, weld or joint
+    eq_type: wp.array(dtype=int)  # (equality_count,) EqType: connect, weld, joint or tendon
     body1: wp.array(dtype=int)  # (equality_count,) first body (-1: the world)
     body2: wp.array(dtype=int)  # (equality_count,) second body (-1: the world)
     anchor: wp.array(dtype=wp.vec3)  # (equality_count,) anchor in body1's frame [m]
@@ -89,7 +89,9 @@ class EqualityTables:
     torquescale: wp.array(dtype=float)  # (equality_count,) weld: scale of the rotation rows [-]
     joint1: wp.array(dtype=int)  # (equality_count,) joint whose coordinate is constrained (joint equality)
     joint2: wp.array(dtype=int)  # (equality_count,) joint it follows (-1: none, a fixed value)
-    polycoef: wp.array(dtype=vec5)  # (equality_count,) q1 = poly(q2) coefficients, constant term first
+    tendon1: wp.array(dtype=int)  # (equality_count,) tendon whose length is constrained (tendon equality)
+    tendon2: wp.array(dtype=int)  # (equality_count,) tendon it follows (-1: none, a fixed length)
+    polycoef: wp.array(dtype=vec5)  # (equality_count,) q1 = poly(q2) (L1 = poly(L2)) coefficients, constant first
     solref: wp.array(dtype=wp.vec2)  # (equality_count,) solref ([s], [-])
     solimp: wp.array(dtype=vec5)  # (equality_count,) solimp
     enabled: wp.array(dtype=bool)  # (equality_count,) whether the constraint's rows are switched on

@@ -548,6 +548,8 @@ def _equality_tables(model, rows) -> EqualityTables:
         torquescale=column("torquescale", wp.float32),
         joint1=column("joint1", wp.int32),
         joint2=column("joint2", wp.int32),
+        tendon1=column("tendon1", wp.int32),
+        tendon2=column("tendon2", wp.int32),
         polycoef=column("polycoef", vec5),
         solref=column("solref", wp.vec2),
         solimp=column("solimp", vec5),
