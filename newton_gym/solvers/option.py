@@ -39,7 +39,8 @@ class Option:
         pgs_subspace: PGS ends each sweep with a subspace step on the rows it holds strictly inside their
             bounds (a dense Cholesky solve of their block).
         impratio: MuJoCo's frictional-to-normal impedance ratio, > 0: the pyramid rows' regularizer R is
-            divided by it (MuJoCo's Rpy = 2 mu^2 R / impratio). Pyramidal cones only; elliptic cones need 1.
+            divided by it (MuJoCo's Rpy = 2 mu^2 R / impratio); an elliptic contact's tangent rows get R_n /
+            impratio and its cone the regularized mu / sqrt(impratio) (MuJoCo's contact.mu).
         threads: CPU threads stepping groups of worlds at once (Warp runs a CPU launch on one core), >= 1;
             results are bitwise those of one thread. Ignored on CUDA; one thread, with a warning, for models
             whose worlds share entities.
@@ -99,8 +100,6 @@ class Option:
         if not _finite(self.impratio) or self.impratio <= 0.0:
             _refuse("impratio", "a finite number > 0", self.impratio)
         object.__setattr__(self, "impratio", float(self.impratio))
-        if self.impratio != 1.0 and self.cone == "elliptic":
-            _refuse("impratio", "1 with elliptic cones (only pyramidal cones apply it here)", self.impratio)
         for name, size in (("limit_solref", 2), ("friction_solref", 2), ("limit_solimp", 5), ("friction_solimp", 5)):
             value = getattr(self, name)
             if len(tuple(value)) != size or not all(_finite(v) for v in value):

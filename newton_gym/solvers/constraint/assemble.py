@@ -219,6 +219,7 @@ def contact_row(w: int, s: int, ci: int, blk: int, rm: RowModel, rd: RowData, in
         if s > 0:
             lo = -1.0e30  # an elliptic tangent: the normal's impedance, no position term
             stiff = 0.0
+            tran = tran / rm.impratio  # MuJoCo: R_t = R_n / impratio
         else:
             cone = 1
     _set_row(ci, a, tran, _contact_pos(slot, p, cm), cm.pair_solref[p], cm.pair_solimp[p], lo, 1.0e30, rd)

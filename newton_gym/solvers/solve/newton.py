@@ -60,11 +60,12 @@ def _row_zone(x: float, r: float, lo: float, hi: float):
 
 
 @wp.func(inline=True)
-def _cone(x: wp.vec3, mu: float, d: wp.vec3):
-    """(cost, force, local Hessian d^2 s / d jar^2) of an elliptic contact (condim 3, friction mu on both
-    tangents) at jar = x, with its rows' D = 1 / R in ``d`` (MuJoCo computation: "elliptic cones")."""
+def _cone(x: wp.vec3, mu: float, fr: float, d: wp.vec3):
+    """(cost, force, local Hessian d^2 s / d jar^2) of an elliptic contact (condim 3, friction ``fr`` on both
+    tangents) at jar = x, with its rows' D = 1 / R in ``d`` and the regularized cone's mu = fr sqrt(R_t / R_n)
+    (fr / sqrt(impratio)) (MuJoCo computation: "elliptic cones"; U = (mu jar_n, fr jar_t1, fr jar_t2))."""
     n = mu * x[0]
-    u = wp.vec2(mu * x[1], mu * x[2])
+    u = wp.vec2(fr * x[1], fr * x[2])
     t = wp.length(u)
     if n >= mu * t or (t <= 0.0 and n >= 0.0):
         return 0.0, wp.vec3(0.0), wp.mat33(0.0)
@@ -74,8 +75,8 @@ def _cone(x: wp.vec3, mu: float, d: wp.vec3):
     dm = d[0] / (mu * mu * (1.0 + mu * mu))
     nmt = n - mu * t
     f0 = -dm * nmt * mu
-    force = wp.vec3(f0, -f0 / t * u[0] * mu, -f0 / t * u[1] * mu)
-    # d^2 / dU^2 of (N - mu T)^2 / 2, then scaled by dU / djar = mu on every axis and by Dm.
+    force = wp.vec3(f0, -f0 / t * u[0] * fr, -f0 / t * u[1] * fr)
+    # d^2 / dU^2 of (N - mu T)^2 / 2, then scaled by dU / djar = (mu, fr, fr) on both sides and by Dm.
     a = mu * n / (t * t * t)
     b = mu * mu - mu * n / t
     h = wp.mat33(
@@ -89,7 +90,11 @@ def _cone(x: wp.vec3, mu: float, d: wp.vec3):
         a * u[0] * u[1],
         a * u[1] * u[1] + b,
     )
-    return 0.5 * dm * nmt * nmt, force, h * (dm * mu * mu)
+    s = wp.vec3(dm * mu, dm * fr, dm * fr)
+    scale = wp.mat33(
+        s[0] * mu, s[0] * fr, s[0] * fr, s[1] * mu, s[1] * fr, s[1] * fr, s[2] * mu, s[2] * fr, s[2] * fr
+    )
+    return 0.5 * dm * nmt * nmt, force, wp.cw_mul(h, scale)
 
 
 @wp.func(inline=True)
@@ -138,7 +143,9 @@ def _dvec(rd: RowData, r: int):
 @wp.func(inline=True)
 def _cone_at(c: int, b: WorldBlock, rd: RowData, jar: wp.vec3):
     """(cost, force, local Hessian) of the elliptic contact whose normal is compact row c at ``jar``."""
-    return _cone(jar, rd.cone_mu[b.r0 + c], _dvec(rd, b.r0 + c))
+    r = b.r0 + c
+    fr = rd.cone_mu[r]
+    return _cone(jar, fr * wp.sqrt(rd.reg[r + 1] / rd.reg[r]), fr, _dvec(rd, r))
 
 
 @wp.func(inline=True)
