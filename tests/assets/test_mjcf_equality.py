@@ -14,9 +14,8 @@ Two oracles:
   hinge-slide, and an inactive one that must stay off); (d) a two-finger gripper from a URDF whose right
   finger follows the left through ``<mimic>`` (MuJoCo's URDF compiler makes it a joint equality).
 
-The undamped four-bar and the welds are strict xfails: they show where SolverGeneralized's connect / weld
-rows differ from MuJoCo 4 (the reasons are spelled out at each), and start failing, as a reminder to drop
-the marker, once the solver matches. The worst differences are printed by ``pytest -s``.
+The undamped four-bar (10 rad/s) and the swinging welds need MuJoCo 4's velocity-product term: the rows'
+reference acceleration less Jdot qd (mj_Jdotv). The worst differences are printed by ``pytest -s``.
 """
 
 from __future__ import annotations
@@ -415,25 +414,12 @@ def test_connect_closes_a_damped_four_bar_like_mujoco(tmp_path):
     _check("connect four-bar (damped)", worst, ours, theirs, _moved(m, d, "a", 1.0))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="MuJoCo 4 subtracts the velocity product Jdot qdot of the connect points from the reference "
-    "acceleration; SolverGeneralized's connect rows do not (solvers/constraint/assemble.py), so at 10 rad/s the "
-    "undamped four-bar drifts 2-3 mm from MuJoCo within 0.5 s",
-)
 def test_connect_closes_a_fast_four_bar_like_mujoco(tmp_path):
     m, usd = _convert_mjcf(tmp_path, fourbar(0.0), "fourbar")
     worst, ours, theirs, d = _run(m, usd, _mujoco_residuals)
     _check("connect four-bar (undamped)", worst, ours, theirs, _moved(m, d, "a", 1.0))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="MuJoCo 4 subtracts the velocity product Jdot qdot of the weld's points and rotation from the "
-    "reference acceleration; SolverGeneralized's weld rows do not (the relpose direction, MuJoCo's rotation "
-    "error, its half Jacobian, torquescale and the impedance at the norm of all six components are MuJoCo's), "
-    "so the swinging and pulled-in welds drift 12.8 mm from MuJoCo within 0.5 s (it was 3.7 m before those)",
-)
 def test_welds_to_the_world_between_free_bodies_and_between_sites_like_mujoco(tmp_path):
     m, usd = _convert_mjcf(tmp_path, WELDS, "welds")
     worst, ours, theirs, d = _run(m, usd, _mujoco_residuals)
@@ -458,9 +444,9 @@ SLOW_WELDS = f"""<mujoco model="slow_welds">
 def test_slow_welds_pull_in_and_sag_like_mujoco(tmp_path):
     """Overdamped welds (time constant 0.3 s, damping ratio 3) with their anchors at the bodies: one holds a body
     to the world (torquescale 0.6) as gravity pulls it, one pulls a pair 4 cm and 15 degrees off its relpose
-    back. Slow, with short levers, so MuJoCo's Jdot qdot term (which the solver leaves out) is negligible: this
-    checks the weld rows themselves (relpose direction, MuJoCo's rotation error and half Jacobian,
-    torquescale, impedance at the norm of the six components): 1.4e-6 m from MuJoCo C over 0.5 s."""
+    back. Slow, with short levers, so MuJoCo's Jdot qdot term is small: this checks the weld rows themselves
+    (relpose direction, MuJoCo's rotation error and half Jacobian, torquescale, impedance at the norm of the six
+    components): 4.9e-7 m from MuJoCo C over 0.5 s."""
     m, usd = _convert_mjcf(tmp_path, SLOW_WELDS, "slow_welds")
     worst, ours, theirs, d = _run(m, usd, _mujoco_residuals)
     assert theirs[0][3] > 0.2  # the pair starts 15 degrees off

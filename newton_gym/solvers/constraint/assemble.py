@@ -368,6 +368,63 @@ def _tendon_equality(e: int, a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, i
 
 
 @wp.func
+def _chain_motion(b: int, rm: RowModel, inp: WorldInputs):
+    """(spatial velocity, spatial velocity-product acceleration) of body b about its articulation's r: the
+    sums of cdof qd and cdof_dot qd over its DOF path (the acceleration when qacc = 0, without gravity)."""
+    v = wp.spatial_vector()
+    acc = wp.spatial_vector()
+    k = rm.tree.body_dof_last[b]
+    while k >= 0:
+        v = v + inp.cdof[k] * inp.joint_qd[k]
+        acc = acc + inp.cdof_dot[k] * inp.joint_qd[k]
+        k = rm.tree.dof_parent[k]
+    return v, acc
+
+
+@wp.func
+def _point_bias(b: int, p: wp.vec3, rm: RowModel, inp: WorldInputs):
+    """(Jdot qd of the world point p on body b: its acceleration when qacc = 0, angular velocity, angular
+    Jdot qd) [m/s^2, rad/s, rad/s^2]; zeros for the world or a body that does not move."""
+    if b < 0:
+        return wp.vec3(0.0), wp.vec3(0.0), wp.vec3(0.0)
+    ba = rm.tree.body_art[b]
+    if ba < 0:
+        return wp.vec3(0.0), wp.vec3(0.0), wp.vec3(0.0)
+    v, acc = _chain_motion(b, rm, inp)
+    lever = p - inp.art_ref[ba]
+    w = wp.spatial_bottom(v)
+    alpha = wp.spatial_bottom(acc)
+    vp = wp.spatial_top(v) + wp.cross(w, lever)
+    return wp.spatial_top(acc) + wp.cross(alpha, lever) + wp.cross(w, vp), w, alpha
+
+
+@wp.func
+def _pure(v: wp.vec3):
+    """The quaternion (v, 0)."""
+    return wp.quat(v[0], v[1], v[2], 0.0)
+
+
+@wp.func
+def _conj(q: wp.quat):
+    """Conjugate of a quaternion of any norm."""
+    return wp.quat(-q[0], -q[1], -q[2], q[3])
+
+
+@wp.func
+def _weld_rotation_jdot(q1: wp.quat, q2: wp.quat, rel: wp.quat, w1: wp.vec3, w2: wp.vec3, dalpha: wp.vec3):
+    """Jdot qd of the weld's rotation rows (before torquescale): the time derivative of MuJoCo's rotation
+    Jacobian, 0.5 vec(conj(q2) (w1 - w2, 0) q1 relpose), times qd, as MuJoCo's mj_Jdotv (the quaternions'
+    derivatives 0.5 q (w, 0); ``dalpha`` the two bodies' angular Jdot qd difference)."""
+    target = q1 * wp.quat_inverse(rel)
+    dw = _pure(w1 - w2)
+    q2_dot = _conj(0.5 * (q2 * _pure(w2)))
+    target_dot = 0.5 * (q1 * _pure(w1)) * wp.quat_inverse(rel)
+    inv2 = wp.quat_inverse(q2)
+    total = q2_dot * dw * target + inv2 * _pure(dalpha) * target + inv2 * dw * target_dot
+    return 0.5 * wp.vec3(total[0], total[1], total[2])
+
+
+@wp.func
 def _weld_rotation(q1: wp.quat, q2: wp.quat, rel: wp.quat):
     """MuJoCo's weld orientation error: the quaternion conj(q2) q1 relpose (relpose = conj(rel): body2 in body1),
     whose vector part is the error of the rotation rows."""
@@ -394,7 +451,9 @@ def _body_equality(e: int, s: int, a: wp.vec2i, blk: int, rm: RowModel, rd: RowD
     separation along axis s, else (weld) component s - 3 of MuJoCo's orientation error, the vector part of
     conj(q2) q1 relpose times torquescale, whose Jacobian is half its derivative (MuJoCo's). Returns (its
     violation, diagApprox: the bodies' translation or rotation inverse weights, the norm of all the
-    constraint's components, at which MuJoCo evaluates the impedance)."""
+    constraint's components, at which MuJoCo evaluates the impedance, and Jdot qd, which MuJoCo 4 takes off
+    the reference acceleration: the anchors' relative velocity-product acceleration along axis s, or the
+    rotation rows' :func:`_weld_rotation_jdot`)."""
     eq = rm.eq
     b1 = eq.body1[e]
     b2 = eq.body2[e]
@@ -416,6 +475,9 @@ def _body_equality(e: int, s: int, a: wp.vec2i, blk: int, rm: RowModel, rd: RowD
     norm2 = wp.dot(sep, sep)
     axis = wp.vec3(0.0)
     pos = float(0.0)
+    a1, w1, alpha1 = _point_bias(b1, p1, rm, inp)
+    a2, w2, alpha2 = _point_bias(b2, p2, rm, inp)
+    jdot = float(0.0)
     if eq.eq_type[e] == _WELD:
         q1 = wp.transform_get_rotation(x1)
         q2 = wp.transform_get_rotation(x2)
@@ -427,15 +489,17 @@ def _body_equality(e: int, s: int, a: wp.vec2i, blk: int, rm: RowModel, rd: RowD
         if s >= 3:
             pos = rot[s - 3]
             axis = (0.5 * ts) * _weld_axis(q2, q1 * wp.quat_inverse(rel), s - 3)
+            jdot = ts * _weld_rotation_jdot(q1, q2, rel, w1, w2, alpha1 - alpha2)[s - 3]
     if s < 3:
         pos = sep[s]
         axis[s] = 1.0
+        jdot = (a1 - a2)[s]
     # comp: 0 for a position component (translation), 1 for a rotation component (angular)
     if b1 >= 0:
         _body_row(b1, 1.0, p1, axis, comp, a, blk, rm, rd, inp)
     if b2 >= 0:
         _body_row(b2, -1.0, p2, axis, comp, a, blk, rm, rd, inp)
-    return wp.vec3(pos, approx, wp.sqrt(norm2))
+    return wp.vec4(pos, approx, wp.sqrt(norm2), jdot)
 
 
 @wp.func(inline=True)
@@ -447,19 +511,20 @@ def equality_row(ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs)
     e = rm.x_owner[x]
     _clear(rd, blk, rm.width)
     a = rm.x_art[x]
-    err = wp.vec3(0.0)  # (violation, diagApprox, position of the impedance)
+    err = wp.vec4(0.0)  # (violation, diagApprox, position of the impedance, Jdot qd)
     if eq.eq_type[e] == _JOINT:
         j = _joint_equality(e, a, blk, rm, rd, inp)
-        err = wp.vec3(j[0], j[1], j[0])
+        err = wp.vec4(j[0], j[1], j[0], 0.0)
     elif eq.eq_type[e] == _TENDON_EQ:
         j = _tendon_equality(e, a, blk, rm, rd, inp)
-        err = wp.vec3(j[0], j[1], j[0])
+        err = wp.vec4(j[0], j[1], j[0], 0.0)
     else:
         err = _body_equality(e, rm.x_sub[x], a, blk, rm, rd, inp)
     _set_row(ci, a, err[1], err[0], eq.solref[e], eq.solimp[e], -1.0e30, 1.0e30, rd)
     rd.imp_pos[ci] = err[2]
     rd.cone[ci] = 0
     finish_row(ci, blk, 1.0, rm, rd, inp)
+    rd.bias[ci] = rd.bias[ci] + err[3]  # aref - Jdot qd (MuJoCo 4's mj_Jdotv): J qacc - aref gains Jdot qd
 
 
 @wp.func(inline=True)

@@ -226,6 +226,7 @@ class WorldInputs:
     body_q: wp.array(dtype=wp.transform)  # (body_count,) body frames [m]
     art_ref: wp.array(dtype=wp.vec3)  # (articulation_count,) reference point r of each articulation [m]
     cdof: wp.array(dtype=wp.spatial_vector)  # (joint_dof_count,) motion subspace of each DOF about r
+    cdof_dot: wp.array(dtype=wp.spatial_vector)  # (joint_dof_count,) its time derivative [1/s]
     chol: wp.array(dtype=wp.float64)  # (sum of n^2,) L of each articulation's M = L^T L
     qacc_smooth: wp.array(dtype=float)  # (joint_dof_count,) unconstrained acceleration [m/s^2 or rad/s^2]
     joint_q: wp.array(dtype=float)  # (joint_coord_count,) joint coordinates [m or rad]

@@ -372,7 +372,7 @@ class WorldSolver:
     def _inputs(self, data, joint_q, joint_qd, dt: float, iterations: int) -> WorldInputs:
         """The kernel's WorldInputs for these arrays and settings (kept while they stay the same:
         :class:`BoundStruct`)."""
-        arrays = (data.body_q, data.art_ref, data.cdof, data.chol, data.qacc_smooth, joint_q, joint_qd)
+        arrays = (data.body_q, data.art_ref, data.cdof, data.cdof_dot, data.chol, data.qacc_smooth, joint_q, joint_qd)
         arrays += (data.ten_length, data.ten_J)
         fields = dict(dt=dt, iterations=iterations, tolerance=self.tolerance, joint_q=joint_q, joint_qd=joint_qd)
         return self._bound.get(arrays, (dt, iterations), lambda: fill(WorldInputs, data, **fields))
