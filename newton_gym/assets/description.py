@@ -358,6 +358,9 @@ class SceneDesc:
         tolerance, impratio: Solver tolerance and elliptic-cone impedance ratio.
         integrator, solver, cone: MuJoCo tokens ("euler", "rk4", ...; "pgs", "cg", "newton";
             "pyramidal", "elliptic").
+        density, viscosity, wind: the fluid medium [kg/m^3], [Pa s], (3,) [m/s] (MuJoCo's ``<option density
+            viscosity wind>``; zero: none).
+        gravity_enabled: False where MuJoCo's ``<flag gravity="disable">`` switches gravity off.
     """
 
     gravity: np.ndarray
@@ -369,6 +372,10 @@ class SceneDesc:
     integrator: str = "euler"
     solver: str = "newton"
     cone: str = "pyramidal"
+    density: float = 0.0
+    viscosity: float = 0.0
+    wind: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    gravity_enabled: bool = True
 
 
 @dataclass

@@ -18,8 +18,11 @@ from __future__ import annotations
 import os
 import warnings
 
+import numpy as np
+
 from newton_gym.errors import ConfigError
 
+from ._imports import require
 from .base import AssetConverterBase
 from .cfg import COLLISION_TYPES, MjcfConverterCfg
 from .mujoco_equality import SUPPORTED_EQUALITY_TYPES
@@ -73,18 +76,16 @@ def warn_dropped_elements(spec, path: str) -> int:
 
 def warn_unsimulated_options(model, path: str) -> int:
     """One :class:`~newton_gym.errors.AssetWarning` per MuJoCo ``<option>`` the solver does not simulate,
-    naming the file and the option (noslip, fluid forces, wind, impratio). Returns the
-    number of warnings."""
+    naming the file and the option (noslip, impratio), and one naming the geoms with ``fluidshape="ellipsoid"``
+    in a fluid (MuJoCo's ellipsoid fluid model; their bodies get the inertia-box model, which the solver does
+    simulate from ``density``, ``viscosity`` and ``wind``). Returns the number of warnings."""
     from newton_gym.errors import AssetWarning
 
+    mujoco = require("mujoco")
     opt = model.opt
     found = []  # (the option as authored, what the solver does instead)
     if opt.noslip_iterations > 0:
         found.append((f"noslip_iterations={opt.noslip_iterations}", "no noslip pass: contacts may creep"))
-    if opt.density > 0.0 or opt.viscosity > 0.0:
-        found.append((f"density={opt.density:g} viscosity={opt.viscosity:g}", "no fluid forces"))
-    if any(float(w) != 0.0 for w in opt.wind):
-        found.append((f"wind={tuple(float(w) for w in opt.wind)}", "no fluid forces"))
     if opt.impratio != 1.0:  # MuJoCo scales the friction rows' R by 1 / impratio in both cones
         found.append(
             (
@@ -95,7 +96,22 @@ def warn_unsimulated_options(model, path: str) -> int:
         )
     for option, instead in found:
         warnings.warn(f"{path}: <option {option}> not simulated: {instead}", AssetWarning, stacklevel=2)
-    return len(found)
+    ellipsoids = []  # geom_fluid[0] is the ellipsoid model's on / off coefficient
+    if opt.density > 0.0 or opt.viscosity > 0.0:
+        fluid = np.asarray(model.geom_fluid).reshape(model.ngeom, -1)
+        for g in np.flatnonzero(fluid[:, 0] > 0.0) if model.ngeom else ():
+            ellipsoids.append(mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_GEOM, int(g)) or f"geom {int(g)}")
+    if ellipsoids:
+        shown = ", ".join(repr(n) for n in ellipsoids[:8]) + (
+            f", ... ({len(ellipsoids)} geoms)" if len(ellipsoids) > 8 else ""
+        )
+        warnings.warn(
+            f"{path}: <geom fluidshape='ellipsoid'> not simulated ({shown}): MuJoCo's ellipsoid fluid model; "
+            "their bodies get the inertia-box fluid forces instead",
+            AssetWarning,
+            stacklevel=2,
+        )
+    return len(found) + bool(ellipsoids)
 
 
 __all__ = ["MjcfConverter", "warn_unsimulated_options"]
@@ -118,8 +134,8 @@ class MjcfConverter(AssetConverterBase):
     """
 
     # 2: sites written as Xforms tagged mjc:site; 3: hfield geoms written as heightfields; 4: equalities;
-    # 5: tendons and tendon actuators
-    FORMAT_VERSION = 5
+    # 5: tendons and tendon actuators; 6: the fluid medium (mjc:option:density / viscosity / wind)
+    FORMAT_VERSION = 6
     cfg: MjcfConverterCfg
 
     def __init__(self, cfg: MjcfConverterCfg):

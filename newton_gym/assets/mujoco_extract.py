@@ -541,4 +541,8 @@ def _describe_scene(m, import_scene: bool) -> SceneDesc:
         integrator=_token(mujoco.mjtIntegrator, opt.integrator),
         solver=_token(mujoco.mjtSolver, opt.solver),
         cone=_token(mujoco.mjtCone, opt.cone),
+        density=float(opt.density),
+        viscosity=float(opt.viscosity),
+        wind=np.array(opt.wind, dtype=np.float64),
+        gravity_enabled=not opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY,
     )

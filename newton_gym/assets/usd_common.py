@@ -100,11 +100,14 @@ def write_scene(stage, scene: SceneDesc) -> None:
 
         Written: ``physics:gravityDirection`` (unit, (0, 0, -1) when gravity is zero),
         ``physics:gravityMagnitude`` [m/s^2], ``mjc:compiler:angle = "radian"`` (the unit of every angle in
-        ``mjc:`` attributes); with a timestep also ``newton:timeStepsPerSecond`` (an int, so only where 1/dt is
+        ``mjc:`` attributes), ``mjc:flag:gravity = false`` where gravity is switched off; with a timestep
+        also ``newton:timeStepsPerSecond`` (an int, so only where 1/dt is
     one: it outranks ``mjc:option:timestep`` when the stage is read, and a rounded rate would change the step),
         ``newton:maxSolverIterations``, ``mjc:option:timestep`` [s], ``mjc:option:iterations``,
         ``mjc:option:ls_iterations``, ``mjc:option:tolerance``, ``mjc:option:impratio`` and the tokens
-        ``mjc:option:integrator``, ``mjc:option:solver``, ``mjc:option:cone``.
+        ``mjc:option:integrator``, ``mjc:option:solver``, ``mjc:option:cone``; where the medium is set, the
+        MjcSceneAPI's ``mjc:option:density`` [kg/m^3], ``mjc:option:viscosity`` [Pa s] and
+        ``mjc:option:wind`` (double3 [m/s]), each only when non-zero.
     """
     UsdPhysics = require("pxr.UsdPhysics")
     physics_scene = UsdPhysics.Scene.Define(stage, SCENE_PATH)
@@ -115,6 +118,8 @@ def write_scene(stage, scene: SceneDesc) -> None:
     physics_scene.CreateGravityMagnitudeAttr(magnitude)
     prim = physics_scene.GetPrim()
     set_attr(prim, "mjc:compiler:angle", "Token", "radian")
+    if not scene.gravity_enabled:
+        set_attr(prim, "mjc:flag:gravity", "Bool", False)
     if scene.timestep is None:
         return
     rate = 1.0 / float(scene.timestep)
@@ -129,6 +134,12 @@ def write_scene(stage, scene: SceneDesc) -> None:
     set_attr(prim, "mjc:option:integrator", "Token", scene.integrator)
     set_attr(prim, "mjc:option:solver", "Token", scene.solver)
     set_attr(prim, "mjc:option:cone", "Token", scene.cone)
+    if scene.density != 0.0:
+        set_attr(prim, "mjc:option:density", "Double", float(scene.density))
+    if scene.viscosity != 0.0:
+        set_attr(prim, "mjc:option:viscosity", "Double", float(scene.viscosity))
+    if any(float(w) != 0.0 for w in scene.wind):
+        set_attr(prim, "mjc:option:wind", "Double3", tuple(float(w) for w in scene.wind))
 
 
 def write_mesh_data(mesh_prim, mesh: MeshDesc) -> None:

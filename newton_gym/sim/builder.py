@@ -35,6 +35,18 @@ class ModelBuilder(JointShortcuts, TendonCalls):
     Args:
         up_axis: world up axis (Axis or "X"/"Y"/"Z").
         gravity: signed gravity along the up axis [m/s^2]; the default is -9.81.
+
+    Attributes:
+        fluid_density: density of the medium the bodies move in [kg/m^3], >= 0 (MuJoCo's ``<option
+            density>``; default 0).
+        fluid_viscosity: its viscosity [Pa s], >= 0 (``<option viscosity>``; default 0).
+        wind: (3,) its velocity in the world frame [m/s] (``<option wind>``; default zero).
+            While density or viscosity is above zero, :class:`~newton_gym.solvers.SolverGeneralized` applies
+            MuJoCo's inertia-box fluid forces to every body (:mod:`newton_gym.solvers.smooth.fluid`). One
+            medium for all worlds; finalize copies it onto the Model (``model.fluid_density``, ...). A builder
+            whose medium is unset (all zero) takes that of a builder it adds (:meth:`add_builder`,
+            :meth:`add_world`, :meth:`replicate`), as USD imports set it from the stage's
+            ``mjc:option:density`` / ``viscosity`` / ``wind``.
     """
 
     ShapeConfig = ShapeConfig
@@ -44,6 +56,9 @@ class ModelBuilder(JointShortcuts, TendonCalls):
     def __init__(self, up_axis=Axis.Z, gravity: float = -9.81):
         self.up_axis = Axis.from_any(up_axis)
         self.gravity = float(gravity)
+        self.fluid_density = 0.0
+        self.fluid_viscosity = 0.0
+        self.wind = (0.0, 0.0, 0.0)
         self.default_shape_cfg = ShapeConfig()
         self.default_joint_cfg = JointDofConfig()
         self.tables = make_tables()
@@ -610,7 +625,9 @@ class ModelBuilder(JointShortcuts, TendonCalls):
 
     def _append(self, builder, xforms, wmaps):
         from .finalize import auto_articulations
+        from .medium import adopt_fluid_medium
 
+        adopt_fluid_medium(self, builder)
         auto_articulations(builder)  # so copies carry whole articulations, in world order
         offsets = {"mesh": len(self.meshes), "heightfield": len(self.heightfields)}
         self.meshes.extend(builder.meshes)
@@ -666,10 +683,12 @@ class ModelBuilder(JointShortcuts, TendonCalls):
             list(self._filter_pairs),
             copy.deepcopy(self._custom.attributes),
             (self._worlds.current, self._worlds.count, list(self._worlds.gravity)),
+            (self.fluid_density, self.fluid_viscosity, self.wind),
         )
 
     def restore(self, snap):
-        tables, nmesh, pairs, custom, worlds = snap
+        tables, nmesh, pairs, custom, worlds, medium = snap
+        self.fluid_density, self.fluid_viscosity, self.wind = medium
         for k, s in tables.items():
             self.tables[k].restore(s)
         del self.meshes[nmesh[0] :]

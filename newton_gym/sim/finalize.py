@@ -9,6 +9,7 @@ from ..errors import ModelBuildError
 from .custom_attributes import attach
 from .float_range import check_float_range
 from .mass import accumulate_body_mass
+from .medium import fluid_medium
 from .model import Model
 from .tables import KIND_NAMES
 from .types import JointType, joint_constraint_count
@@ -185,6 +186,9 @@ def build_model(builder, device=None, requires_grad=False) -> Model:
     m.up_axis = int(builder.up_axis)
     gravity = np.array(builder.world_gravity or [builder.gravity_vector], dtype=np.float32).reshape(-1, 3)
     m.gravity = _arr(gravity, wp.vec3, dev)
+    m.fluid_density, m.fluid_viscosity, m.wind = fluid_medium(
+        builder.fluid_density, builder.fluid_viscosity, builder.wind
+    )
     _upload_bodies(m, t["body"], (mass, com, inertia, inv_mass, inv_inertia), dev, requires_grad)
     _upload_shapes(m, t["shape"], builder, dev)
     _upload_joints(m, t, dev, requires_grad)

@@ -28,6 +28,12 @@ class Model:
     requires_grad: bool
     up_axis: int  # 0, 1, 2 for X, Y, Z
     gravity: wp.array  # (max(world_count, 1),) vec3 [m/s^2], per world
+    # The fluid medium of every world (MuJoCo's <option density viscosity wind>; the solver's inertia-box fluid
+    # forces, :mod:`newton_gym.solvers.smooth.fluid`, act while density or viscosity is above zero). Plain
+    # numbers, editable after finalize; read at every step.
+    fluid_density: float  # [kg/m^3] >= 0, quadratic drag
+    fluid_viscosity: float  # [Pa s] >= 0, viscous (Stokes) drag
+    wind: tuple  # (3,) velocity of the medium, world frame [m/s]
 
     # ---- bodies
     body_count: int
@@ -199,6 +205,9 @@ class Model:
         self.world_count = 0
         self.requires_grad = False
         self.gravity = None
+        self.fluid_density = 0.0
+        self.fluid_viscosity = 0.0
+        self.wind = (0.0, 0.0, 0.0)
         self._state_attrs: list = []  # (CustomAttribute, initial array) copied into every State
         self._control_attrs: list = []  # (CustomAttribute, initial array) copied into every Control
         self._attribute_frequency: dict = {}

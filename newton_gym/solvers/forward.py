@@ -14,6 +14,9 @@ one block of ``block_dim`` lanes per launch block (a world, or every world where
    contact slots); integration (lanes over trees); on the last substep forward kinematics into the state
    (level by level) and each world's health flag.
 
+A model with a fluid medium (``model.fluid_density`` or ``fluid_viscosity`` above zero) adds one launch after
+pass 1: the fluid forces, their implicit term and the smooth acceleration again (:mod:`.smooth.fluid`).
+
 Each pass calls the stage's per-entity ``@wp.func`` (:mod:`.smooth`, :mod:`.integrate`, :mod:`.solve.forces`,
 :mod:`newton_gym.sim.kinematics`), so ``block_dim`` lanes change only the order of the atomic sums of
 actuator forces and contact wrenches. On the CPU, Warp runs the lanes of a block as cooperative fibers
@@ -258,7 +261,8 @@ def substep(solver, span, state, args: StepArgs, dt: float, last: bool):
     """One substep of the worlds in ``span`` (a :class:`.partition.Span`): the stage list, in MuJoCo's order.
 
     1. Smooth pass: kinematics, motion subspaces, mass matrix, bias forces, passive and actuator forces,
-       factorization and the smooth acceleration (:func:`launch_smooth`).
+       factorization and the smooth acceleration (:func:`launch_smooth`); with a fluid medium, then the fluid
+       forces, their implicit term and the smooth acceleration again (:mod:`.smooth.fluid`, one more launch).
     2. Collision (:func:`.collision.driver.collide`).
     3. Constraint rows and their solve (:class:`.solve.world.WorldSolver`).
     4. Finish pass: contact forces on the last substep, integration, and on the last substep forward
@@ -267,6 +271,8 @@ def substep(solver, span, state, args: StepArgs, dt: float, last: bool):
     dev, lanes, ranges = solver.device, solver.block_dim, solver.block_ranges
     a = args
     launch_smooth(dev, span.blocks, lanes, ranges, a.fk, a.sub, a.ten, a.crb, a.rne, a.pas, a.act, a.fac)
+    if solver.fluid.active():  # a fluid medium: its forces and their implicit term (:mod:`.smooth.fluid`)
+        solver.fluid.launch(span.blocks, dt)
     collide(solver.model, solver.contacts, solver.data.body_q, span.worlds, lanes)
     solver.world_solver.solve(solver.data, state.joint_q, state.joint_qd, dt, solver.iterations, span.worlds, lanes)
     launch_finish(dev, span.blocks, lanes, ranges, last, a.out, a.integ, a.fk_state, a.health)

@@ -22,6 +22,7 @@ from .constraint import rows as constraint
 from .option import Option
 from .smooth import dynamics as smooth
 from .smooth import tendon as tendons
+from .smooth.fluid import FluidForces
 from .smooth.passive import Actuators
 from .solve.world import TILE_MAX_DOFS, WorldSolver, world_dof_start
 from .tree import build_tree_layout
@@ -82,6 +83,7 @@ class SolverGeneralized(SolverBase):
         self.tendon_layout = tendons.build_tendon_layout(model, layout)
         self.tendon_tables = self.tendon_layout.upload(model, self.device)
         self.data = make_data(model, layout, self.device, self.tendon_layout.entry_count)
+        self.fluid = FluidForces(self)  # MuJoCo's inertia-box fluid forces, run while the model has a medium
         self._kin = _Kinematics(self.data)
         self.actuators = actuators if actuators is not None else Actuators(np.zeros(0, np.int32), np.zeros(0))
         self.actuator_table = self.actuators.upload(self.device, model.joint_dof_count, model.tendon_count)
@@ -324,6 +326,7 @@ class SolverGeneralized(SolverBase):
         if dt != self._checked_dt:
             self._check_timestep(float(dt))
         args = self._step_args(state_in, state_out, control, dt)
+        self.fluid.prepare()  # its tables are uploaded outside the graph
         graphs = []
         for span in self.spans:  # recorded one after another, replayed side by side
             with wp.ScopedCapture(device=self.device, force_module_load=True) as cap:
@@ -352,7 +355,8 @@ class SolverGeneralized(SolverBase):
         solimp from the shape columns (one launch; it also discards :meth:`set_world_friction` overrides).
         ``BODY_INERTIAL_PROPERTIES`` / ``JOINT_DOF_PROPERTIES``: MuJoCo's inverse weights (the constraint
         regularizer's scale) at the model's initial pose, as ``mj_setConst`` does (host work; call it
-        outside captured graphs). Everything else (gravity, masses, limits, gains) is read at every step.
+        outside captured graphs); ``BODY_INERTIAL_PROPERTIES`` also the bodies' fluid inertia boxes (taken at
+        the next step). Everything else (gravity, masses, limits, gains, the fluid medium) is read at every step.
         Shape types, sizes, condim and collision filtering are fixed when the solver is built.
         """
         flags = SolverNotifyFlags(int(flags))
@@ -361,6 +365,8 @@ class SolverGeneralized(SolverBase):
             self._checked_dt = None
         if flags & (SolverNotifyFlags.BODY_INERTIAL_PROPERTIES | SolverNotifyFlags.JOINT_DOF_PROPERTIES):
             self._init_invweights()
+        if flags & SolverNotifyFlags.BODY_INERTIAL_PROPERTIES:
+            self.fluid.refresh()  # the bodies' inertia boxes
 
     @property
     def actuator_gain(self) -> wp.array:

@@ -38,7 +38,7 @@ from .stage_bodies import plan_bodies
 from .stage_equalities import add_joint_equalities, add_tendon_equalities
 from .stage_joints import is_joint_prim, plan_joints
 from .stage_mass import compute_mass
-from .stage_scene import make_frame, read_scene, read_units
+from .stage_scene import apply_fluid_medium, make_frame, read_scene, read_units
 from .stage_shapes import plan_shapes
 from .stage_sites import add_sites
 from .stage_tendons import add_tendons
@@ -82,7 +82,9 @@ def add_usd(
         only_load_enabled_joints: skip joints with ``physics:jointEnabled = false`` (a disabled loop-closing
             joint becomes a switched-off equality constraint instead).
         apply_scene_gravity: set ``builder.gravity`` from the PhysicsScene (in the global scope; inside
-            ``begin_world`` a differing stage gravity only warns, the world keeps its own).
+            ``begin_world`` a differing stage gravity only warns, the world keeps its own). A fluid medium the
+            scene authors (``mjc:option:density`` / ``viscosity`` / ``wind``) is always set on the builder
+            (``builder.fluid_density``, ...; inside ``begin_world`` only where the builder's is unset).
         mesh_maxhullvert: default hull vertex limit of convex-hull mesh colliders (64).
 
     Returns:
@@ -223,6 +225,7 @@ def _import(ctx) -> dict:
     declared += apply_body_extras(ctx, out, bodies)
     actuators = import_actuators(ctx, out.joint, tendons)
     _apply_gravity(ctx)
+    apply_fluid_medium(ctx)
     return _result(ctx, out, declared, actuators, collapsed, pair_count, auto_bodies, sites, tendons)
 
 

@@ -18,7 +18,16 @@ from ..sim.hostmath import normalize_transform, quat_between, quat_identity, qua
 from ..sim.types import Axis
 from ._pxr import require_pxr
 
-__all__ = ["Units", "ImportFrame", "SceneInfo", "read_units", "make_frame", "read_scene", "STANDARD_GRAVITY"]
+__all__ = [
+    "Units",
+    "ImportFrame",
+    "SceneInfo",
+    "read_units",
+    "make_frame",
+    "read_scene",
+    "apply_fluid_medium",
+    "STANDARD_GRAVITY",
+]
 
 STANDARD_GRAVITY = 9.81  # [m/s^2], used when the stage authors no gravity magnitude
 
@@ -120,6 +129,9 @@ class SceneInfo:
         max_solver_iterations: None without a scene.
         angle_degrees: MuJoCo angle-valued attributes are in degrees (``mjc:compiler:angle``).
         attributes: the scene prim's authored attributes.
+        fluid_density / fluid_viscosity / wind: the fluid medium [kg/m^3], [Pa s], (3,) [m/s] in the builder
+            frame, None where the stage does not author it (``mjc:option:density`` / ``viscosity`` /
+            ``wind``).
     """
 
     path: str | None = None
@@ -130,6 +142,9 @@ class SceneInfo:
     max_solver_iterations: int | None = None
     angle_degrees: bool = True
     attributes: dict = field(default_factory=dict)
+    fluid_density: float | None = None
+    fluid_viscosity: float | None = None
+    wind: np.ndarray | None = None
 
 
 def read_units(ctx) -> Units:
@@ -207,4 +222,49 @@ def read_scene(ctx, scene_paths: list, units: Units, frame: ImportFrame, stage_u
         info.physics_dt = 1.0 / float(rate)
     iterations = ctx.resolve("scene", "max_solver_iterations", path)
     info.max_solver_iterations = None if iterations is None else int(iterations)
+    _read_fluid(ctx, info, path, units, frame)
     return info
+
+
+def _read_fluid(ctx, info: SceneInfo, path: str, units: Units, frame: ImportFrame) -> None:
+    """The fluid medium in SI and the builder frame (density kg/m^3 = kilogramsPerUnit / metersPerUnit^3,
+    viscosity Pa s = kilogramsPerUnit / (metersPerUnit s), wind rotated like gravity onto the builder's up
+    axis); a negative density or viscosity fails the import."""
+    for key, scale in (("fluid_density", units.kg / units.m**3), ("fluid_viscosity", units.kg / units.m)):
+        value = ctx.resolve("scene", key, path)
+        if value is None:
+            continue
+        if not value >= 0.0:
+            ctx.fail(path, f"{key.replace('fluid_', 'mjc:option:')} = {value!r}: the medium's must be >= 0")
+        setattr(info, key, float(value) * scale)
+    wind = ctx.resolve("scene", "wind", path)
+    if wind is not None:
+        info.wind = np.asarray(quat_rotate(frame.up_rotation, np.asarray(wind, float)), float) * units.m
+
+
+def apply_fluid_medium(ctx) -> None:
+    """Set the builder's fluid medium to what the stage authors (its values for the rest). The medium is one
+    for all worlds: an import inside ``begin_world`` that would change a set medium only warns."""
+    from ..sim.medium import fluid_medium, medium_is_set
+
+    scene = ctx.scene
+    if scene is None or (scene.fluid_density is None and scene.fluid_viscosity is None and scene.wind is None):
+        return
+    b = ctx.builder
+    with ctx.at(scene.path):
+        medium = fluid_medium(
+            b.fluid_density if scene.fluid_density is None else scene.fluid_density,
+            b.fluid_viscosity if scene.fluid_viscosity is None else scene.fluid_viscosity,
+            b.wind if scene.wind is None else scene.wind,
+        )
+    current = fluid_medium(b.fluid_density, b.fluid_viscosity, b.wind)
+    if medium == current:
+        return
+    if b.current_world != -1 and medium_is_set(b):
+        ctx.warn(
+            scene.path,
+            f"the stage's fluid medium (density {medium[0]:g}, viscosity {medium[1]:g}, wind {list(medium[2])}) "
+            f"differs from the builder's, which is kept: one medium serves every world",
+        )
+        return
+    b.fluid_density, b.fluid_viscosity, b.wind = medium

@@ -122,8 +122,6 @@ def test_collision_from_visuals(tmp_path):
     "option, named",
     [
         ('noslip_iterations="3"', "noslip_iterations=3"),
-        ('density="1.2" viscosity="0.00002"', "density=1.2 viscosity=2e-05"),
-        ('wind="1 0 0"', "wind=(1.0, 0.0, 0.0)"),
         ('cone="elliptic" impratio="100"', "impratio=100"),
         ('impratio="10"', "impratio=10"),  # pyramidal too: MuJoCo 4 divides the pyramid rows' R by impratio
     ],
@@ -154,3 +152,61 @@ def test_default_options_are_not_warned_about(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "o")))
+
+
+def test_fluid_medium_is_written_and_read_not_warned(tmp_path):
+    """``<option density viscosity wind>`` (MuJoCo's inertia-box fluid model, simulated) becomes the scene's
+    MjcSceneAPI attributes, without a warning, and the importer puts it on the builder; ``<flag
+    gravity="disable">`` is written as ``mjc:flag:gravity = false`` and switches the imported gravity off."""
+    import warnings
+
+    from newton_gym.sim import ModelBuilder
+
+    xml = tmp_path / "fluid.xml"
+    xml.write_text(
+        '<mujoco><option density="1.2" viscosity="0.00002" wind="1 -2 0.5"><flag gravity="disable"/></option>'
+        '<worldbody><body><freejoint/><geom type="sphere" size="0.1"/></body></worldbody></mujoco>'
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "o"))).usd_path
+    stage = open_stage(path)
+    scene = stage.GetPrimAtPath("/physicsScene")
+    assert scene.GetAttribute("mjc:option:density").Get() == 1.2
+    assert scene.GetAttribute("mjc:option:viscosity").Get() == 0.00002
+    assert tuple(scene.GetAttribute("mjc:option:wind").Get()) == (1.0, -2.0, 0.5)
+    assert scene.GetAttribute("mjc:flag:gravity").Get() is False
+    builder = ModelBuilder()
+    builder.add_usd(path)
+    assert (builder.fluid_density, builder.fluid_viscosity, builder.wind) == (1.2, 0.00002, (1.0, -2.0, 0.5))
+    assert builder.gravity == 0.0
+    model = builder.finalize("cpu")
+    assert (model.fluid_density, model.fluid_viscosity, model.wind) == (1.2, 0.00002, (1.0, -2.0, 0.5))
+
+
+def test_no_medium_writes_no_fluid_attributes(tmp_path):
+    xml = tmp_path / "dry.xml"
+    xml.write_text('<mujoco><worldbody><body><freejoint/><geom type="sphere" size="0.1"/></body></worldbody></mujoco>')
+    path = MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "o"))).usd_path
+    stage = open_stage(path)
+    names = {a.GetName() for a in stage.GetPrimAtPath("/physicsScene").GetAttributes()}
+    assert not names & {"mjc:option:density", "mjc:option:viscosity", "mjc:option:wind", "mjc:flag:gravity"}
+
+
+def test_ellipsoid_fluid_geoms_are_named(tmp_path):
+    """Geoms with ``fluidshape="ellipsoid"`` use MuJoCo's ellipsoid fluid model, which is not simulated:
+    the warning names them (only in a medium: without one the shape has no effect)."""
+    from newton_gym.errors import AssetWarning
+
+    body = '<body><freejoint/><geom name="fin" type="ellipsoid" size=".1 .05 .01" fluidshape="ellipsoid"/></body>'
+    xml = tmp_path / "fins.xml"
+    xml.write_text(f'<mujoco><option density="1000"/><worldbody>{body}</worldbody></mujoco>')
+    with pytest.warns(AssetWarning, match=r"fins\.xml: <geom fluidshape='ellipsoid'> not simulated \('fin'\)"):
+        MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "o")))
+    import warnings
+
+    dry = tmp_path / "dryfins.xml"
+    dry.write_text(f"<mujoco><worldbody>{body}</worldbody></mujoco>")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        MjcfConverter(MjcfConverterCfg(asset_path=str(dry), usd_dir=str(tmp_path / "p")))

@@ -18,7 +18,8 @@ Prim kinds and keys the importer asks for (value after transformation; angular D
 =============  ==================================================================================
 kind           keys
 =============  ==================================================================================
-scene          time_steps_per_second [1/s], max_solver_iterations [int], gravity_enabled [bool]
+scene          time_steps_per_second [1/s], max_solver_iterations [int], gravity_enabled [bool],
+               fluid_density [kg/m^3], fluid_viscosity [Pa s], wind (3,) [m/s] (stage units, stage axes)
 body           gravity_enabled [bool], linear_damping [1/s], angular_damping [1/s]
 shape          margin [m], gap [m], max_hull_vertices [int], condim [int], priority [int], solref (2,), solimp (5,),
                contype [int bitmask], conaffinity [int bitmask], heightfield_rows [int], heightfield_columns

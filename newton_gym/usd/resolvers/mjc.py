@@ -69,7 +69,8 @@ def _act(name, default, expects="float"):
 class SchemaResolverMjc(SchemaResolver):
     """Resolver for MuJoCo-authored attributes: joint armature/damping/frictionloss/stiffness/springref,
     limit softness from ``mjc:solreflimit`` (k = 1/(tc^2 dr^2), b = 2/tc), contact margin/gap,
-    solref/solimp/condim/contype/conaffinity, option timestep/iterations, MjcActuator parameters, the
+    solref/solimp/condim/contype/conaffinity, option timestep/iterations/density/viscosity/wind, MjcActuator
+    parameters, the
     equality constraints' solref/solimp/torqueScale and the MjcTendon attributes."""
 
     name: ClassVar[str] = "mjc"
@@ -79,6 +80,10 @@ class SchemaResolverMjc(SchemaResolver):
             "time_steps_per_second": AttrSpec("mjc:option:timestep", _timestep_rate, default=500.0),
             "max_solver_iterations": AttrSpec("mjc:option:iterations", expects="int", default=100),
             "gravity_enabled": AttrSpec("mjc:flag:gravity", _enabled, expects="any", default=True),
+            # MjcSceneAPI's fluid medium (no default: an unauthored medium leaves the builder's)
+            "fluid_density": AttrSpec("mjc:option:density"),
+            "fluid_viscosity": AttrSpec("mjc:option:viscosity"),
+            "wind": AttrSpec("mjc:option:wind", _as_tuple, expects="vec3"),
         },
         "shape": {
             "margin": AttrSpec(("mjc:margin", "mjc:gap"), _margin, combine=True),
