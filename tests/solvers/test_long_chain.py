@@ -6,7 +6,7 @@ reference point metres away, and in float32 the root pivot came out negative (cl
 The body inertias about r, the composite inertias, M, its factor and the M^-1 solves now run in float64
 (smooth._crb_kernel, spatial.ltl_*). With self-collisions a chain's rows grow with the square of the links;
 only a world's row budget of them is stored with a Jacobian (budget x 2 x the articulation's DOFs floats,
-int32-indexed), so 600 self-colliding links build, and a budget above 2^31 - 1 floats raises ModelBuildError.
+int32-indexed), so 700 self-colliding links build, and a budget above 2^31 - 1 floats raises ModelBuildError.
 
 Reference: MuJoCo (float64) on the same chain from ``chain_xml``. Tolerances, from the measured worst
 joint-angle differences (float32 state and bias forces against float64 with cond(M) ~ 4e9):
@@ -69,8 +69,8 @@ def test_200_link_chain_on_the_floor_like_converged_mujoco():
 
 
 def test_self_colliding_links_build_and_a_budget_over_the_limit_raises_naming_it():
-    model = chain_builder(600).finalize("cpu")
-    solver = SolverGeneralized(model)  # ~1.8 M rows x 2 x 600 DOFs would exceed int32; the budget does not
+    model = chain_builder(700).finalize("cpu")
+    solver = SolverGeneralized(model)  # ~1.95 M rows x 2 x 704 DOFs would exceed int32; the budget does not
     assert solver.rows.budget_host[0] < solver.rows.count
     assert solver.rows.count * 2 * solver.rows.width > MAX_ROW_FLOATS
     option = Option(row_budget=solver.rows.count)  # every row of the world

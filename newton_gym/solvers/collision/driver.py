@@ -24,12 +24,15 @@ from ...sim.stage_args import BoundStruct
 from ...sim.types import GeoType
 from ..tree import DeclaredFields, world_of
 from ..types import vec5
+from .box_box import box_box
+from .capsule_pairs import capsule_box, capsule_capsule
 from .convex import convex_kernel
 from .heightfield import field_kernel, field_slots
 from .hull import hull_tables
 from .pairs import GLOBAL, PairTopology, Templates, find_templates
 from .params import combine_pair_params
 from .primitive import (
+    BOX,
     CAPSULE,
     CYLINDER,
     MESH,
@@ -47,7 +50,6 @@ from .primitive import (
     narrow_args,
     phase_of,
     point_distance,
-    segment_closest,
     shape_feature,
     world_pair_kernel,
 )
@@ -448,8 +450,8 @@ def _plane_contacts(
 
 @wp.func
 def _corner_contacts(slots: wp.vec2i, a: Convex, b: Convex, margin: float, out: ContactSlots):
-    """Box or cylinder a against b, into ``slots`` (first slot, slot count): the features of a (box corners,
-    cylinder rim points) against b, then the features of b against a (normal flipped)."""
+    """Box or cylinder a against cylinder b, into ``slots`` (first slot, slot count): the features of a (box
+    corners, cylinder rim points) against b, then the features of b against a (normal flipped)."""
     ca = wp.transform_get_translation(a.xf)
     cb = wp.transform_get_translation(b.xf)
     na = 8
@@ -470,7 +472,7 @@ def _corner_contacts(slots: wp.vec2i, a: Convex, b: Convex, margin: float, out: 
 
 @wp.func
 def _capsule_contacts(start: int, a: Convex, b: Convex, margin: float, out: ContactSlots):
-    """Capsule a against capsule, box or cylinder b: slots start .. start + 2 (closest / end points)."""
+    """Capsule a against cylinder b: slots start .. start + 2 (closest / end points)."""
     axis_a = wp.transform_vector(a.xf, wp.vec3(0.0, 0.0, 1.0))
     hint = axis_a
     ca = wp.transform_get_translation(a.xf)
@@ -478,24 +480,15 @@ def _capsule_contacts(start: int, a: Convex, b: Convex, margin: float, out: Cont
     half = a.size[1]
     e0 = ca - axis_a * half
     e1 = ca + axis_a * half
-    # Slot 0: closest segment point (to B's axis for a capsule, to B's centre otherwise).
+    # Slot 0: the segment point closest to B's centre (when inside the segment), slots 1 and 2: the ends.
     t = wp.clamp(wp.dot(cb - ca, axis_a), -half, half)
-    pa = ca + axis_a * t
-    interior = wp.abs(t) < half
-    ends = True
-    if b.kind == CAPSULE:
-        axis_b = wp.transform_vector(b.xf, wp.vec3(0.0, 0.0, 1.0))
-        pa, pb = segment_closest(e0, e1, cb - axis_b * b.size[1], cb + axis_b * b.size[1])
-        interior = True
-        ends = wp.abs(wp.dot(axis_a, axis_b)) > 0.95
-    if interior:
-        d, n, pt = _feature_vs(pa, a.radius, b)
+    if wp.abs(t) < half:
+        d, n, pt = _feature_vs(ca + axis_a * t, a.radius, b)
         emit_contact(start, d, n, pt, margin, hint, out)
-    if ends:
-        d0, n0, p0 = _feature_vs(e0, a.radius, b)
-        emit_contact(start + 1, d0, n0, p0, margin, hint, out)
-        d1, n1, p1 = _feature_vs(e1, a.radius, b)
-        emit_contact(start + 2, d1, n1, p1, margin, hint, out)
+    d0, n0, p0 = _feature_vs(e0, a.radius, b)
+    emit_contact(start + 1, d0, n0, p0, margin, hint, out)
+    d1, n1, p1 = _feature_vs(e1, a.radius, b)
+    emit_contact(start + 2, d1, n1, p1, margin, hint, out)
 
 
 @wp.func(inline=True)  # the tables by value: inlined into the per-world loop, they are not copied
@@ -513,7 +506,14 @@ def _collide_pair(p: int, slots: wp.vec2i, a: Convex, b: Convex, args: NarrowArg
         d, n, pt = _feature_vs(ca, a.radius, b)
         emit_contact(slots[0], d, n, pt, margin, wp.vec3(0.0), args.out)
     elif a.kind == CAPSULE:
-        _capsule_contacts(slots[0], a, b, margin, args.out)
+        if b.kind == CAPSULE:
+            capsule_capsule(slots[0], a, b, margin, args.out)
+        elif b.kind == BOX:
+            capsule_box(slots[0], a, b, margin, args.out)
+        else:
+            _capsule_contacts(slots[0], a, b, margin, args.out)
+    elif b.kind == BOX:
+        box_box(slots, a, b, margin, args.out)
     else:
         _corner_contacts(slots, a, b, margin, args.out)
 

@@ -3,9 +3,11 @@
 A pair (A, B) with type A <= type B is resolved feature by feature: a feature is a point of one shape
 with a radius (the sphere centre with its radius, capsule end points with the capsule radius, box
 corners and cylinder rim points with radius 0), tested against the signed-distance function of the
-other shape. Exact for sphere-*, capsule-plane, box-plane, cylinder-plane and cone-plane; box-box,
-capsule-box and cylinder pairs are approximated by their corner / rim / end points (edge-edge contacts
-are missed). Distances are signed (negative = penetration) and normals point from A to B. Pairs with a
+other shape. Exact for sphere-*, capsule-plane, box-plane, cylinder-plane and cone-plane; the cylinder
+pairs (capsule-, box-, cylinder-cylinder) are approximated by their corner / rim / end points (edge-edge
+contacts are missed). Capsule-capsule and capsule-box (:mod:`.capsule_pairs`) and box-box
+(:mod:`.box_box`) make MuJoCo C's contact sets instead. Distances are signed (negative = penetration) and
+normals point from A to B. Pairs with a
 mesh (other than mesh-plane) are resolved as convex hulls by :mod:`.convex`, as are pairs
 with an ellipsoid other than ellipsoid-plane (exact here: the ellipsoid's support point toward the
 plane).
@@ -117,10 +119,10 @@ def feature_count(type_a: int, type_b: int) -> int:
         }.get(b, 0)
     if a == GeoType.SPHERE:
         return 1 if b in (GeoType.SPHERE, GeoType.CAPSULE, GeoType.BOX, GeoType.CYLINDER) else 0
-    if a == GeoType.CAPSULE:
-        return 3 if b in (GeoType.CAPSULE, GeoType.BOX, GeoType.CYLINDER) else 0
-    if a == GeoType.BOX:
-        return {GeoType.BOX: 16, GeoType.CYLINDER: 14}.get(b, 0)
+    if a == GeoType.CAPSULE:  # MuJoCo's capsule-capsule and capsule-box: 2; capsule-cylinder: 3 points
+        return {GeoType.CAPSULE: 2, GeoType.BOX: 2, GeoType.CYLINDER: 3}.get(b, 0)
+    if a == GeoType.BOX:  # box-box: MuJoCo's clipped face, 8 corners at most
+        return {GeoType.BOX: 8, GeoType.CYLINDER: 14}.get(b, 0)
     if a == GeoType.CYLINDER and b == GeoType.CYLINDER:
         return 12
     return 0
