@@ -90,7 +90,10 @@ class Rows(DeclaredFields):
     x_sub: wp.array = None  # (xrow_count,) equality component, tendon limit side (0 lower, 1 upper), else 0
     x_art: wp.array = None  # (xrow_count,) vec2i articulation of side 0 / side 1 (-1: none)
     # Per row, persistent.
-    force: wp.array = None  # (count,) last solved force [N or N m], the next substep's warm start
+    force: wp.array = None  # (count,) last solved force [N or N m], the next substep's warm start (PGS)
+    # Per DOF, persistent: the last solve's qacc, the next Newton solve's warm start (MuJoCo's qacc_warmstart).
+    qacc_warm: wp.array = None  # (joint_dof_count,) [m/s^2 or rad/s^2]
+    dof_world: wp.array = None  # (joint_dof_count,) world of each DOF (reset_warmstart's mask)
     # Per world, sticky until reset_warmstart (device; read them at a sync point of your own).
     row_peak: wp.array = None  # (world_count,) most rows a substep needed (active contacts' + all xrows)
     row_overflow: wp.array = None  # (world_count,) 1 once a substep needed more rows than the world's budget
@@ -228,6 +231,11 @@ def build_rows(model, layout, contacts, option, tendons=None) -> Rows:
     rows.x_sub = padded_array(xtable[:, 2], wp.int32, dev)
     rows.x_art = padded_array(xtable[:, 3:5], wp.vec2i, dev)
     rows.force = wp.zeros(max(rows.count, 1), dtype=wp.float32, device=dev)
+    rows.qacc_warm = wp.zeros(max(model.joint_dof_count, 1), dtype=wp.float32, device=dev)
+    dof_world = (
+        np.asarray(layout.art_world, dtype=np.int32)[np.asarray(layout.dof_art)] if model.joint_dof_count else []
+    )
+    rows.dof_world = padded_array(np.asarray(dof_world, dtype=np.int32), wp.int32, dev)
     rows.row_peak = wp.zeros(worlds, dtype=wp.int32, device=dev)
     rows.row_overflow = wp.zeros(worlds, dtype=wp.int32, device=dev)
     rows.limit_solref = wp.vec2(*option.limit_solref)
@@ -546,8 +554,16 @@ def _reset_rows_kernel(
         overflow[w] = 0
 
 
+@wp.kernel
+def _reset_qacc_kernel(dof_world: wp.array(dtype=int), world_mask: wp.array(dtype=bool), qacc: wp.array(dtype=float)):
+    d = wp.tid()
+    w = dof_world[d]
+    if w >= 0 and world_mask[w]:  # a DOF of no world (a global tree) has no warm start to reset
+        qacc[d] = 0.0
+
+
 def reset_warmstart(model, rows, world_mask):
-    """Forget the warm-start forces, row peaks and overflow flags of the masked worlds."""
+    """Forget the warm-start forces and accelerations, row peaks and overflow flags of the masked worlds."""
     wp.launch(
         _reset_rows_kernel,
         dim=rows.world_count,
@@ -555,3 +571,11 @@ def reset_warmstart(model, rows, world_mask):
         inputs=[rows.world_row_start, world_mask],
         outputs=[rows.force, rows.row_peak, rows.row_overflow],
     )
+    if model.joint_dof_count:
+        wp.launch(
+            _reset_qacc_kernel,
+            dim=model.joint_dof_count,
+            device=model.device,
+            inputs=[rows.dof_world, world_mask],
+            outputs=[rows.qacc_warm],
+        )

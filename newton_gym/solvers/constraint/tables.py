@@ -193,7 +193,8 @@ class RowData:
     reg: wp.array(dtype=float)  # compact: regularizer R [1/kg or 1/(kg m^2)]
     inv: wp.array(dtype=float)  # compact: 1 / (A_ii + R)
     cforce: wp.array(dtype=float)  # compact: force [N or N m]
-    force: wp.array(dtype=float)  # (rows,) last solved force [N or N m], the next substep's warm start
+    force: wp.array(dtype=float)  # (rows,) last solved force [N or N m], the next substep's warm start (PGS)
+    qacc_warm: wp.array(dtype=float)  # (joint_dof_count,) last solved qacc, the next Newton warm start
     dense: wp.array(dtype=float)  # PGS, per world: k x k Delassus block A of its active rows
     free: wp.array(dtype=int)  # PGS, compact: free rows of a subspace step
     step: wp.array(dtype=float)  # PGS, compact: its Newton step

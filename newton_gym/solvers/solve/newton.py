@@ -17,8 +17,14 @@ The gradient is u - sum_c f_c Y_c and the Hessian H = I + sum Y^T H_local Y over
 Hessians (D_c = 1 / R_c on a quadratic row, the 3 x 3 cone Hessian on a contact in the middle zone).
 Each iteration solves H p = -g by a dense Cholesky of the world's DOF block, then finds
 the exact minimum of the convex piecewise quadratic cost along p by a bracketed 1-D Newton search. The
-forces f_c at the optimum are the dual solution (u = sum_c f_c Y_c); they are stored per row and warm-start
-the next solve, which starts from the cheaper of u = sum_c f_c Y_c and u = 0.
+forces f_c at the optimum are the dual solution (u = sum_c f_c Y_c), stored per row. As MuJoCo's, the solve
+starts from the cheaper of the previous solve's qacc (``qacc_warm``: u = L (qacc_warm - qacc_smooth), on the
+articulations the rows act on) and qacc_smooth (u = 0), and stops on MuJoCo's scaled tests (scale = 1 / (mean
+diag(M) DOFs), tolerance opt.tolerance): at the start, when the duality gap 0.5 |g_u|^2 and the gradient
+|g| in qacc (|L^T g_u|) are both small, or the gradient and the Newton decrement 0.5 g^T H^-1 g; after a
+step, when its gain, the gradient or the decrement is; or when a step gains nothing float32 resolves
+(1e-6 of the cost). The gain is summed term by term in closed form (:func:`_row_gain`), not taken as the
+difference of two rounded costs.
 
 Per world the active rows' Y are gathered into a dense (k, n) block over the world's n DOFs (``ydense``),
 with the ascending list of its non-zero columns (``ynz``; a row's Y is non-zero only on the DOF paths of
@@ -91,9 +97,7 @@ def _cone(x: wp.vec3, mu: float, fr: float, d: wp.vec3):
         a * u[1] * u[1] + b,
     )
     s = wp.vec3(dm * mu, dm * fr, dm * fr)
-    scale = wp.mat33(
-        s[0] * mu, s[0] * fr, s[0] * fr, s[1] * mu, s[1] * fr, s[1] * fr, s[2] * mu, s[2] * fr, s[2] * fr
-    )
+    scale = wp.mat33(s[0] * mu, s[0] * fr, s[0] * fr, s[1] * mu, s[1] * fr, s[1] * fr, s[2] * mu, s[2] * fr, s[2] * fr)
     return 0.5 * dm * nmt * nmt, force, wp.cw_mul(h, scale)
 
 
@@ -146,6 +150,21 @@ def _cone_at(c: int, b: WorldBlock, rd: RowData, jar: wp.vec3):
     r = b.r0 + c
     fr = rd.cone_mu[r]
     return _cone(jar, fr * wp.sqrt(rd.reg[r + 1] / rd.reg[r]), fr, _dvec(rd, r))
+
+
+@wp.func(inline=True)
+def _row_gain(x: float, dx: float, r: float, lo: float, hi: float):
+    """s(x) - s(x + dx) of a row (:func:`_row_zone`), in closed form where both ends lie in one zone (no
+    difference of two rounded costs): -dx (2 x + dx) / (2 r) inside the bounds, -bound dx on a bound."""
+    f0 = -x / r
+    f1 = -(x + dx) / r
+    if f0 < lo and f1 < lo:
+        return lo * dx
+    if f0 > hi and f1 > hi:
+        return hi * dx
+    if f0 >= lo and f0 <= hi and f1 >= lo and f1 <= hi:
+        return -dx * (2.0 * x + dx) / (2.0 * r)
+    return _row_zone(x, r, lo, hi)[0] - _row_zone(x + dx, r, lo, hi)[0]
 
 
 @wp.func(inline=True)
@@ -348,10 +367,21 @@ def _line_search(b: WorldBlock, rm: RowModel, rd: RowData, u: wp.array(dtype=flo
 
 
 @wp.func(inline=True)
-def _start(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
-    """The first iterate, u = sum f_c Y_c of the previous step's warm-start forces, or u = 0 where that costs
-    more (u is zero on entry), with jar at it; returns its cost. The friction of each elliptic contact is
-    held at least 1e-5 first: the cone's cost divides by it."""
+def _has_rows(art: int, b: WorldBlock, rd: RowData):
+    """Whether any active row of the world acts on articulation ``art``."""
+    for c in range(b.k):
+        a = rd.art[b.r0 + c]
+        if a[0] == art or a[1] == art:
+            return True
+    return False
+
+
+@wp.func(inline=True)
+def _start(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.array(dtype=float)):
+    """The first iterate: MuJoCo's warm start, the previous solve's qacc (``qacc_warm``), as u = L (qacc_warm
+    - qacc_smooth), or u = 0 (qacc_smooth) where that costs less (u is zero on entry), with jar at it;
+    returns its cost. The friction of each elliptic contact is held at least 1e-5 first: the cone's cost
+    divides by it."""
     for c in range(b.lane, b.k, b.lanes):
         if rd.cone[b.r0 + c] != 0:
             rd.cone_mu[b.r0 + c] = wp.max(rd.cone_mu[b.r0 + c], 1.0e-5)
@@ -359,15 +389,24 @@ def _start(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     block_sync()
     cold = _cost_at_jar(b, rd, u)
     block_sync()  # every lane has summed the cost (it reads u) before u moves
-    # Rows in order; each lane adds into its own DOFs.
-    for c in range(b.k):
-        fw = rd.cforce[b.r0 + c]
-        if fw != 0.0:
-            row = b.yoff + c * b.wn
-            for t in range(rd.ynz_count[b.r0 + c]):
-                a = int(rd.ynz[row + t])
-                if a % b.lanes == b.lane:
-                    u[b.wd0 + a] = u[b.wd0 + a] + fw * rd.ydense[row + a]
+    tm = rm.tree
+    # u_d = sum over d and its ancestors i of L_di x_i (ltl_factor), for the articulations the active rows
+    # act on; the others keep u = 0, their exact solution (MuJoCo leaves them out of its constraint islands):
+    # a warm start there would only be iterated back to 0, moving the step length of the rest
+    for ia in range(rm.world_art_start[b.w] + b.lane, rm.world_art_start[b.w + 1], b.lanes):
+        art = rm.world_arts[ia]
+        if not _has_rows(art, b, rd):
+            continue
+        d0 = tm.art_dof_start[art]
+        n = tm.art_dof_start[art + 1] - d0
+        for d in range(d0, d0 + n):
+            row = tm.art_mat_start[art] + (d - d0) * n
+            s = inp.chol[row + d - d0] * wp.float64(rd.qacc_warm[d] - inp.qacc_smooth[d])
+            i = tm.dof_parent[d]
+            while i >= 0:
+                s += inp.chol[row + i - d0] * wp.float64(rd.qacc_warm[i] - inp.qacc_smooth[i])
+                i = tm.dof_parent[i]
+            u[d] = wp.float32(s)
     block_sync()
     cost = _cost(b, rd, u)
     if cost > cold:
@@ -394,15 +433,76 @@ def _descent(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
 
 
 @wp.func(inline=True)
+def _decrement(b: WorldBlock, rd: RowData):
+    """The Newton decrement 0.5 g^T H^-1 g, the cost the next Newton step predicts to gain (``grad`` holds -g,
+    ``search`` H^-1 (-g)); every lane alike."""
+    dec = float(0.0)
+    for a in range(b.wn):
+        dec += rd.grad[b.wd0 + a] * rd.search[b.wd0 + a]
+    return wp.max(0.5 * dec, 0.0)  # >= 0, as MuJoCo clamps it: tolerance 0 never stops on rounding
+
+
+@wp.func(inline=True)
 def _advance(alpha: float, b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
-    """u += alpha p and jar += alpha jv (jar is linear in u; lanes over DOFs and rows); returns the new cost."""
-    block_sync()  # every lane has taken its last slope (which reads jar) before jar moves
+    """u += alpha p and jar += alpha jv (jar is linear in u; lanes over DOFs and rows); returns the cost's
+    decrease, summed term by term (0.5 |u|^2 and each row's) so that float32 resolves it: the difference of
+    the two whole costs loses a small gain in their rounding. Every lane alike."""
+    up = float(0.0)
+    pp = float(0.0)
+    for a in range(b.wn):
+        up += u[b.wd0 + a] * rd.search[b.wd0 + a]
+        pp += rd.search[b.wd0 + a] * rd.search[b.wd0 + a]
+    gain = -(alpha * up + 0.5 * alpha * alpha * pp)
+    c = int(0)
+    while c < b.k:
+        if rd.cone[b.r0 + c] != 0:
+            jv = _triple(rd.jv, b.r0 + c)
+            if wp.length_sq(jv) > 0.0:
+                jar = _triple(rd.jar, b.r0 + c)
+                before, _f0, _h0 = _cone_at(c, b, rd, jar)
+                after, _f1, _h1 = _cone_at(c, b, rd, jar + alpha * jv)
+                gain += before - after
+            c += 3
+            continue
+        jv1 = rd.jv[b.r0 + c]
+        if jv1 != 0.0:
+            r = b.r0 + c
+            gain += _row_gain(rd.jar[r], alpha * jv1, rd.reg[r], rd.lo[r], rd.hi[r])
+        c += 1
+    block_sync()  # every lane has taken its last slope and gain (they read jar and u) before they move
     for a in range(b.lane, b.wn, b.lanes):
         u[b.wd0 + a] = u[b.wd0 + a] + alpha * rd.search[b.wd0 + a]
     for c in range(b.lane, b.k, b.lanes):
         rd.jar[b.r0 + c] = rd.jar[b.r0 + c] + alpha * rd.jv[b.r0 + c]
     block_sync()
-    return _cost_at_jar(b, rd, u)
+    return gain
+
+
+@wp.func(inline=True)
+def _qacc_gradient(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """|g| of the cost in qacc, |L^T g_u| (MuJoCo's gradient test; ``grad`` holds -g_u), formed by lane 0 in
+    ``search`` (free until the Newton direction), every lane alike."""
+    tm = rm.tree
+    if b.lane == 0:
+        for a in range(b.wn):
+            rd.search[b.wd0 + a] = 0.0
+        for a in range(b.wn):
+            d = b.wd0 + a
+            art = tm.dof_art[d]
+            d0 = tm.art_dof_start[art]
+            row = tm.art_mat_start[art] + (d - d0) * (tm.art_dof_start[art + 1] - d0)
+            g = wp.float64(rd.grad[d])
+            rd.search[d] = rd.search[d] + wp.float32(inp.chol[row + d - d0] * g)
+            i = tm.dof_parent[d]
+            while i >= 0:
+                rd.search[i] = rd.search[i] + wp.float32(inp.chol[row + i - d0] * g)
+                i = tm.dof_parent[i]
+    block_sync()
+    norm = float(0.0)
+    for a in range(b.wn):
+        norm += rd.search[b.wd0 + a] * rd.search[b.wd0 + a]
+    block_sync()  # every lane has read it before the direction overwrites ``search``
+    return wp.sqrt(norm)
 
 
 @wp.func(inline=True)
@@ -447,24 +547,36 @@ def make_newton_solve(tile_dofs: int = 0):
         warm-start forces filled), by the lanes of the world's block (every lane calls it). Leaves
         u = L (qacc - qacc_smooth) in ``u`` at the world's DOFs (zero on entry), the iterations in
         ``rd.niter`` and each row's force in ``rd.force``."""
-        cost = _start(b, rd, u)
+        cost = _start(b, rm, rd, inp, u)
         scale = rm.world_scale[b.w]
+        tol = inp.tolerance
+        # MuJoCo's tests, on the scaled cost: at the start, the duality gap 0.5 g^T M^-1 g (0.5 |g_u|^2) and
+        # the gradient |g|, or the gradient and the Newton decrement 0.5 g^T H^-1 g; after each step, its
+        # gain, the gradient or the decrement.
         done = int(0)
-        for _it in range(inp.iterations):
-            gnorm = _descent(b, rd, u)
-            if scale * wp.sqrt(gnorm) < inp.tolerance:
-                break
-            done += 1
+        gap = 0.5 * scale * _descent(b, rd, u)
+        grad = scale * _qacc_gradient(b, rm, rd, inp)
+        finished = int(0)
+        if gap < tol and grad < tol:
+            finished = 1
+        else:
             newton_direction(b, rd)
+            if grad < tol and scale * _decrement(b, rd) < tol:
+                finished = 1
+        while finished == 0 and done < inp.iterations:
             alpha = _line_search(b, rm, rd, u)
             if alpha == 0.0:
                 break
-            new_cost = _advance(alpha, b, rd, u)
-            improvement = cost - new_cost
-            cost = new_cost
-            # MuJoCo's test (scaled improvement), or no change float32 can resolve.
-            if scale * improvement < inp.tolerance or improvement <= 1.0e-6 * cost:
+            gain = _advance(alpha, b, rd, u)
+            done += 1
+            if gain <= 1.0e-6 * cost:  # no gain float32 can resolve (MuJoCo, in float64, needs no such test)
                 break
+            cost -= gain
+            _descent(b, rd, u)
+            grad = scale * _qacc_gradient(b, rm, rd, inp)
+            newton_direction(b, rd)
+            if (scale * gain < tol) or grad < tol or scale * _decrement(b, rd) < tol:
+                finished = 1
         if b.lane == 0:
             rd.niter[b.w] = done
             _write_forces(b, rd)

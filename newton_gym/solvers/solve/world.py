@@ -16,7 +16,8 @@ Compact buffers (:class:`..constraint.tables.RowData`) use the world's range [r0
 ``world_budget_start``: active row c of world w lives at r0 + c. The non-contact rows always have room
 (the budget reserves them); contacts that do not fit are dropped for the substep and flag the world
 (``overflow``; ``peak`` records the most rows a substep needed). Row forces persist per row (``force``) as
-the next substep's warm start.
+the next substep's PGS warm start; each world's final qacc persists per DOF (``qacc_warm``) as the next
+Newton warm start (MuJoCo's qacc_warmstart).
 
 The parts: :mod:`..constraint.tables` (the Warp structs the kernel reads and writes),
 :mod:`..constraint.assemble` (per-row assembly, steps 1 to 3), :mod:`.pgs` (dense block and PGS, steps 4
@@ -106,6 +107,7 @@ def world_kernel(tile_dofs: int = 0):
         if k == 0:
             if rm.newton != 0 and lane == 0:
                 rd.niter[w] = 0
+            _save_qacc(w, rm, rd, inp, qacc_c, lane, lanes)
             return
         b = _world_block(w, k, rm, lane, lanes)
         for c in range(lane, k, lanes):
@@ -121,8 +123,22 @@ def world_kernel(tile_dofs: int = 0):
             a = rm.world_arts[ia]
             d0 = tm.art_dof_start[a]
             ltl_solve(inp.chol, tm.art_mat_start[a], tm.art_dof_start[a + 1] - d0, d0, tm.dof_parent, qacc_c, d0)
+        _save_qacc(w, rm, rd, inp, qacc_c, lane, lanes)
 
     return _world_kernel
+
+
+@wp.func(inline=True)
+def _save_qacc(
+    w: int, rm: RowModel, rd: RowData, inp: WorldInputs, qacc_c: wp.array(dtype=float), lane: int, lanes: int
+):
+    """The world's qacc = qacc_smooth + qacc_constraint into ``qacc_warm`` (the next Newton warm start), by
+    articulations over lanes (each lane wrote its articulations' qacc_constraint)."""
+    tm = rm.tree
+    for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
+        a = rm.world_arts[ia]
+        for d in range(tm.art_dof_start[a], tm.art_dof_start[a + 1]):
+            rd.qacc_warm[d] = inp.qacc_smooth[d] + qacc_c[d]
 
 
 @wp.func(inline=True)
@@ -492,6 +508,7 @@ def _row_data(model, rows, offsets: dict, newton: bool, lanes: int, subspace: bo
         inv=empty(n),
         cforce=empty(n),
         force=rows.force,
+        qacc_warm=rows.qacc_warm,
         dense=empty(dense),
         free=empty(pgs_rows, wp.int32),
         step=empty(pgs_rows),
