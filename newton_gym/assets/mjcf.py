@@ -91,7 +91,7 @@ def warn_unsimulated_options(model, path: str) -> int:
             (
                 f"impratio={opt.impratio:g}",
                 "friction rows use impratio 1 unless the solver is given it: SolverGeneralized(model, "
-                "impratio=...) applies it to pyramidal cones; elliptic cones do not simulate it",
+                "impratio=...) applies it (both cones)",
             )
         )
     for option, instead in found:

@@ -145,7 +145,7 @@ def solver_option(result: dict):
             fields[field] = value
     return Option(
         cone=str(get("cone", "pyramidal")).lower(),
-        impratio=float(get("impratio", 1.0)) if str(get("cone", "pyramidal")).lower() == "pyramidal" else 1.0,
+        impratio=float(get("impratio", 1.0)),
         solver="pgs" if solver == "pgs" else "newton",
         iterations=int(get("iterations", 100)),
         tolerance=float(get("tolerance", 1e-8)),

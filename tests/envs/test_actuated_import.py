@@ -70,11 +70,11 @@ def test_unsupported_actuator_is_skipped_with_a_warning(tmp_path):
     xml = tmp_path / "arm.xml"
     xml.write_text(
         ARM.replace(
-            '<velocity joint="j2" kv="2" ctrlrange="-3 3"/>', '<general joint="j2" dyntype="filter" dynprm="0.1"/>'
+            '<velocity joint="j2" kv="2" ctrlrange="-3 3"/>', '<general joint="j2" dyntype="user" dynprm="0.1"/>'
         )
     )
     usd = MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "out"))).usd_path
-    with pytest.warns(UserWarning, match="dynType 'filter' is not supported"):
+    with pytest.warns(UserWarning, match="dynType 'user' is not supported"):
         actuators = ModelBuilder().add_usd(usd)["actuators"]
     assert len(actuators) == 1
 
