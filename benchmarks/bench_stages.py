@@ -49,8 +49,9 @@ Where the two divide the work differently:
   test per pair, no broad phase); MuJoCo's POS_COLLISION holds its broad phase (COL_BROAD) and the narrow
   phase of the pairs it keeps (COL_NARROW).
 - Constraint: with 0 iterations the world solve lists its active rows (every contact slot is tested) and
-  fills them (Jacobian, Y = L^-T J^T, soft-constraint terms), evaluates the warm start, and writes the
-  forces and qacc_constraint; MuJoCo's POS_MAKE + POS_PROJECT hold ``mj_makeConstraint``, ``mj_island`` and
+  fills them (Jacobian, Y = L^-T J^T, soft-constraint terms), evaluates the warm start and, for its
+  zero-iteration exit test, the first gradient, Hessian and Newton direction (MuJoCo: under CONSTRAINT), and
+  writes the forces and qacc_constraint; MuJoCo's POS_MAKE + POS_PROJECT hold ``mj_makeConstraint``, ``mj_island`` and
   ``mj_projectConstraint``, its warm start is under CONSTRAINT, and its constraint references
   (``mj_referenceConstraint``) under VELOCITY.
 - Integrate: the finish pass also writes the contact forces (over every contact slot), runs forward
