@@ -72,3 +72,15 @@ def test_the_tile_newton_kernel_compiles_for_cuda(tmp_path):
     module.options["block_dim"] = 32
     (path,) = wp.compile_aot_module(module, arch=ARCH, module_dir=tmp_path, use_ptx=True)
     assert "cusolverdx" in path.read_text()
+
+
+@pytest.mark.skipif(not _nvrtc_archs(), reason="Warp was built without NVRTC (no CUDA toolkit)")
+def test_the_noslip_world_kernel_compiles_for_cuda(tmp_path):
+    """The world kernel with MuJoCo's noslip pass (a module of its own, made only for models that ask for
+    noslip_iterations > 0) compiles for CUDA at the default 32 lanes."""
+    from newton_gym.solvers.solve.world import world_kernel
+
+    module = world_kernel(0, True).module
+    module.options["block_dim"] = 32
+    (path,) = wp.compile_aot_module(module, arch=ARCH, module_dir=tmp_path, use_ptx=True)
+    assert path.exists()

@@ -356,6 +356,8 @@ class SceneDesc:
         timestep: Simulation step [s], or None when the source does not define one.
         iterations, ls_iterations: Solver iteration limits.
         tolerance, impratio: Solver tolerance and elliptic-cone impedance ratio.
+        noslip_iterations, noslip_tolerance: MuJoCo's noslip pass (sweeps after the main solve; 0: none) and
+            its stopping tolerance.
         integrator, solver, cone: MuJoCo tokens ("euler", "rk4", ...; "pgs", "cg", "newton";
             "pyramidal", "elliptic").
         density, viscosity, wind: the fluid medium [kg/m^3], [Pa s], (3,) [m/s] (MuJoCo's ``<option density
@@ -369,6 +371,8 @@ class SceneDesc:
     ls_iterations: int = 50
     tolerance: float = 1e-8
     impratio: float = 1.0
+    noslip_iterations: int = 0
+    noslip_tolerance: float = 1e-6
     integrator: str = "euler"
     solver: str = "newton"
     cone: str = "pyramidal"

@@ -85,7 +85,13 @@ def warn_unsimulated_options(model, path: str) -> int:
     opt = model.opt
     found = []  # (the option as authored, what the solver does instead)
     if opt.noslip_iterations > 0:
-        found.append((f"noslip_iterations={opt.noslip_iterations}", "no noslip pass: contacts may creep"))
+        found.append(
+            (
+                f"noslip_iterations={opt.noslip_iterations}",
+                "no noslip pass (contacts may creep) unless the solver is given it: SolverGeneralized(model, "
+                "noslip_iterations=..., noslip_tolerance=...) runs MuJoCo's",
+            )
+        )
     if opt.impratio != 1.0:  # MuJoCo scales the friction rows' R by 1 / impratio in both cones
         found.append(
             (

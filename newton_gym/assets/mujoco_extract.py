@@ -538,6 +538,8 @@ def _describe_scene(m, import_scene: bool) -> SceneDesc:
         ls_iterations=int(opt.ls_iterations),
         tolerance=float(opt.tolerance),
         impratio=float(opt.impratio),
+        noslip_iterations=int(opt.noslip_iterations),
+        noslip_tolerance=float(opt.noslip_tolerance),
         integrator=_token(mujoco.mjtIntegrator, opt.integrator),
         solver=_token(mujoco.mjtSolver, opt.solver),
         cone=_token(mujoco.mjtCone, opt.cone),

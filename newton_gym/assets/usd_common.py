@@ -104,7 +104,8 @@ def write_scene(stage, scene: SceneDesc) -> None:
         also ``newton:timeStepsPerSecond`` (an int, so only where 1/dt is
     one: it outranks ``mjc:option:timestep`` when the stage is read, and a rounded rate would change the step),
         ``newton:maxSolverIterations``, ``mjc:option:timestep`` [s], ``mjc:option:iterations``,
-        ``mjc:option:ls_iterations``, ``mjc:option:tolerance``, ``mjc:option:impratio`` and the tokens
+        ``mjc:option:ls_iterations``, ``mjc:option:tolerance``, ``mjc:option:impratio``,
+        ``mjc:option:noslip_iterations``, ``mjc:option:noslip_tolerance`` and the tokens
         ``mjc:option:integrator``, ``mjc:option:solver``, ``mjc:option:cone``; where the medium is set, the
         MjcSceneAPI's ``mjc:option:density`` [kg/m^3], ``mjc:option:viscosity`` [Pa s] and
         ``mjc:option:wind`` (double3 [m/s]), each only when non-zero.
@@ -131,6 +132,8 @@ def write_scene(stage, scene: SceneDesc) -> None:
     set_attr(prim, "mjc:option:ls_iterations", "Int", int(scene.ls_iterations))
     set_attr(prim, "mjc:option:tolerance", "Double", float(scene.tolerance))
     set_attr(prim, "mjc:option:impratio", "Double", float(scene.impratio))
+    set_attr(prim, "mjc:option:noslip_iterations", "Int", int(scene.noslip_iterations))
+    set_attr(prim, "mjc:option:noslip_tolerance", "Double", float(scene.noslip_tolerance))
     set_attr(prim, "mjc:option:integrator", "Token", scene.integrator)
     set_attr(prim, "mjc:option:solver", "Token", scene.solver)
     set_attr(prim, "mjc:option:cone", "Token", scene.cone)

@@ -123,10 +123,10 @@ def import_robot(usd_path: str):
 
 def solver_option(result: dict):
     """The solver :class:`~newton_gym.solvers.Option` of the file, as the converter wrote it on the physics
-    scene and the joints: cone, iterations, tolerance, line-search iterations from ``<option>`` (MuJoCo's
-    CG solver runs as Newton, ours has Newton and PGS; the integrator is implicitfast), and the joints'
-    limit and friction solref / solimp (the value most joints share: the solver takes one for all; a
-    warning names the joints it leaves out)."""
+    scene and the joints: cone, impratio, noslip iterations and tolerance, iterations, tolerance, line-search
+    iterations from ``<option>`` (MuJoCo's CG solver runs as Newton, ours has Newton and PGS; the integrator is
+    implicitfast), and the joints' limit and friction solref / solimp (the value most joints share: the
+    solver takes one for all; a warning names the joints it leaves out)."""
     from newton_gym.solvers import Option  # noqa: PLC0415
 
     scene = result.get("scene_attributes", {})
@@ -146,6 +146,8 @@ def solver_option(result: dict):
     return Option(
         cone=str(get("cone", "pyramidal")).lower(),
         impratio=float(get("impratio", 1.0)),
+        noslip_iterations=int(get("noslip_iterations", 0)),
+        noslip_tolerance=float(get("noslip_tolerance", 1e-6)),
         solver="pgs" if solver == "pgs" else "newton",
         iterations=int(get("iterations", 100)),
         tolerance=float(get("tolerance", 1e-8)),

@@ -116,6 +116,8 @@ class SolverGeneralized(SolverBase):
             ls_iterations=option.ls_iterations,
             lanes=self.block_dim,
             tiles=bool(tiles) and self.solver == "newton",
+            noslip_iterations=option.noslip_iterations,
+            noslip_tolerance=option.noslip_tolerance,
         )
         self._load_tiles(asked and self.solver == "newton")
         self.newton_iterations = self.world_solver.rd.niter if self.solver == "newton" else None

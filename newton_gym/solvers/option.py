@@ -41,6 +41,13 @@ class Option:
         impratio: MuJoCo's frictional-to-normal impedance ratio, > 0: the pyramid rows' regularizer R is
             divided by it (MuJoCo's Rpy = 2 mu^2 R / impratio); an elliptic contact's tangent rows get R_n /
             impratio and its cone the regularized mu / sqrt(impratio) (MuJoCo's contact.mu).
+        noslip_iterations: MuJoCo's noslip solver (opt.noslip_iterations), >= 0: after the main solve, at most
+            this many projected Gauss-Seidel sweeps over the friction rows alone (joint and tendon dry friction,
+            then contact friction: a pyramid's opposing edges in pairs whose sum is held, an elliptic contact's
+            tangent forces inside the cone of its held normal force), on the unregularized dual (A = J M^-1 J^T,
+            no R), which removes the slip the regularizer allows; 0 (MuJoCo's default) skips it.
+        noslip_tolerance: the noslip sweeps stop once one sweep's cost improvement, scaled by 1 / (mean
+            inertia * DOFs) of the world, falls below this (MuJoCo's opt.noslip_tolerance); >= 0.
         threads: CPU threads stepping groups of worlds at once (Warp runs a CPU launch on one core), >= 1;
             results are bitwise those of one thread. Ignored on CUDA; one thread, with a warning, for models
             whose worlds share entities.
@@ -65,6 +72,8 @@ class Option:
     max_speed: float = 1.0e3
     friction_rest_speed: float = 1.0e-2
     impratio: float = 1.0
+    noslip_iterations: int = 0
+    noslip_tolerance: float = 1.0e-6
     limit_solref: tuple = (0.02, 1.0)
     limit_solimp: tuple = (0.9, 0.95, 0.001, 0.5, 2.0)
     friction_solref: tuple = (0.02, 1.0)
@@ -82,7 +91,8 @@ class Option:
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
                 _refuse(name, " or ".join(repr(a) for a in allowed), getattr(self, name))
-        lower = {"substeps": 1, "iterations": 0, "ls_iterations": 0, "threads": 1, "block_dim": 1, "row_budget": 1}
+        lower = {"substeps": 1, "iterations": 0, "ls_iterations": 0, "noslip_iterations": 0, "threads": 1}
+        lower.update(block_dim=1, row_budget=1)
         for name, low in lower.items():
             value = getattr(self, name)
             if value is None and name in ("block_dim", "row_budget"):
@@ -90,7 +100,7 @@ class Option:
             if not _integer(value) or value < low or (name == "block_dim" and value > 1024):
                 _refuse(name, f"an int >= {low}" + (" and <= 1024, or None" if name == "block_dim" else ""), value)
             object.__setattr__(self, name, int(value))
-        for name in ("tolerance", "friction_rest_speed", "pgs_tolerance", "max_speed"):
+        for name in ("tolerance", "friction_rest_speed", "pgs_tolerance", "max_speed", "noslip_tolerance"):
             value = getattr(self, name)
             if not _finite(value) or value < 0.0:
                 _refuse(name, "a finite number >= 0", value)

@@ -152,6 +152,8 @@ class RowModel:
     newton: int  # 1: primal Newton solve (:mod:`..solve.newton`), 0: PGS
     jac_lanes: int  # lanes per world with scratch (Newton: 4 Jacobian blocks each, a pyramid's edges; row counts)
     ls_iterations: int  # most 1-D Newton steps of one line search
+    noslip_iterations: int  # most noslip sweeps after the main solve (0: none; :mod:`..solve.noslip`)
+    noslip_tolerance: float  # the noslip sweeps stop once a sweep's scaled improvement is below it
     world_dof_start: wp.array(dtype=int)  # (worlds + 1,) first DOF of each world (Newton; contiguous per world)
     ydense_start: wp.array(dtype=int)  # (worlds,) offset of each world's (budget, DOFs) Y block in RowData.ydense
     hess_start: wp.array(dtype=int)  # (worlds,) offset of each world's (DOFs, DOFs) Hessian in RowData.hess

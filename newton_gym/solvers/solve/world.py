@@ -7,7 +7,9 @@ and soft-constraint terms (a pyramidal contact's four edges come from its n, t1,
 computes Y = L^-T J^T (M = L^T L), the bias a0 - a_ref, the regularizer R and 1 / (A_ii + R). It then solves
 for the forces by the primal Newton method (:mod:`.newton`, every lane) or by projected Gauss-Seidel
 (:mod:`.pgs`, lane 0: (4) the dense Delassus matrix A = J M^-1 J^T of the active rows when it fits the
-world's block, else the matrix-free form, and (5) PGS on MuJoCo's constraint dual), and (6) writes
+world's block, else the matrix-free form, and (5) PGS on MuJoCo's constraint dual), (5b) where the model
+asks for it (opt.noslip_iterations), MuJoCo's noslip pass over the friction forces (:mod:`.noslip`, lane 0),
+and (6) writes
 qacc_constraint = M^-1 J^T f = L^-1 (Y f) of the world's DOFs (lanes over articulations). On the CPU a
 block runs on one core (its lanes as fibers, :mod:`..lanes`): all of a world's work stays in that core's
 cache, with no per-row launches.
@@ -64,6 +66,7 @@ from ..lanes import block_sync
 from ..spatial import ltl_solve
 from ..types import vec5
 from .newton import gather_row, make_newton_solve
+from .noslip import noslip_solve
 from .pgs import pgs_solve
 
 __all__ = ["WorldSolver", "DENSE_CAP", "TILE_MAX_DOFS", "tile_dofs_of", "world_kernel"]
@@ -78,12 +81,14 @@ TILE_MAX_DOFS = 64  # most DOFs of a world whose Newton Hessian is factored by W
 
 
 @functools.cache
-def world_kernel(tile_dofs: int = 0):
+def world_kernel(tile_dofs: int = 0, noslip: bool = False):
     """The world kernel (steps 1-6); ``tile_dofs`` > 0 (worlds of that many DOFs each) takes the Newton
-    directions from Warp tiles (see :func:`.newton.make_newton_solve`), compiled as a module of its own."""
+    directions from Warp tiles (see :func:`.newton.make_newton_solve`); ``noslip`` adds the noslip pass
+    (step 5b, ``RowModel.noslip_iterations`` sweeps). Either variant is compiled as a module of its own; the
+    default one holds no noslip code at all."""
     newton_solve = make_newton_solve(tile_dofs)
 
-    @wp.kernel(enable_backward=False, module="unique" if tile_dofs else None)
+    @wp.kernel(enable_backward=False, module="unique" if tile_dofs or noslip else None)
     def _world_kernel(first: int, rm: RowModel, inp: WorldInputs, rd: RowData, qacc_c: wp.array(dtype=float)):
         """One block per world w = first + block: list its active rows (contacts by every lane, the others by
         lane 0), fill them (every lane), solve by Newton (every lane) or PGS (with subspace minimization on
@@ -118,6 +123,10 @@ def world_kernel(tile_dofs: int = 0):
         elif lane == 0:
             pgs_solve(b, rm, rd, inp, qacc_c)
         block_sync()
+        if wp.static(noslip):
+            if lane == 0:
+                noslip_solve(b, rm, rd, qacc_c)
+            block_sync()
         # qacc_constraint = M^-1 J^T f = L^-1 (Y f).
         for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
             a = rm.world_arts[ia]
@@ -338,6 +347,8 @@ class WorldSolver:
         ls_iterations: int = 50,
         lanes: int = 1,
         tiles: bool = False,
+        noslip_iterations: int = 0,
+        noslip_tolerance: float = 1.0e-6,
     ):
         self.model = model
         self.newton = bool(newton)
@@ -347,7 +358,8 @@ class WorldSolver:
         self.worlds = rows.world_count
         offsets = _world_offsets(layout, rows, self.newton)
         self.tile_dofs = tile_dofs_of(offsets["world_dof_start"]) if newton and tiles else 0
-        self.kernel = world_kernel(self.tile_dofs)
+        self.noslip = int(noslip_iterations) > 0
+        self.kernel = world_kernel(self.tile_dofs, self.noslip)
         self.rm = _row_model(
             model,
             tree,
@@ -359,6 +371,8 @@ class WorldSolver:
             newton=int(self.newton),
             jac_lanes=self.lanes,
             ls_iterations=int(ls_iterations),
+            noslip_iterations=int(noslip_iterations),
+            noslip_tolerance=float(noslip_tolerance),
         )
         self.rd = _row_data(model, rows, offsets, self.newton, self.lanes, bool(subspace), self.tile_dofs)
         self._bound = BoundStruct()
@@ -366,7 +380,7 @@ class WorldSolver:
     def drop_tiles(self):
         """Solve every world by the lanes' own Cholesky from now on (where the tile kernel cannot load)."""
         self.tile_dofs = 0
-        self.kernel = world_kernel(0)
+        self.kernel = world_kernel(0, self.noslip)
         self.rd.hess_tiles = _no_tiles(self.model.device)
 
     def solve(self, data, joint_q, joint_qd, dt, iterations, span, block_dim: int = 1):
