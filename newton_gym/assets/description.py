@@ -363,6 +363,8 @@ class SceneDesc:
         density, viscosity, wind: the fluid medium [kg/m^3], [Pa s], (3,) [m/s] (MuJoCo's ``<option density
             viscosity wind>``; zero: none).
         gravity_enabled: False where MuJoCo's ``<flag gravity="disable">`` switches gravity off.
+        contact_enabled: False where MuJoCo's ``<flag contact="disable">`` (or ``constraint="disable"``)
+            switches contacts off: every collider is written with ``physics:collisionEnabled = false``.
     """
 
     gravity: np.ndarray
@@ -380,6 +382,7 @@ class SceneDesc:
     viscosity: float = 0.0
     wind: np.ndarray = field(default_factory=lambda: np.zeros(3))
     gravity_enabled: bool = True
+    contact_enabled: bool = True
 
 
 @dataclass

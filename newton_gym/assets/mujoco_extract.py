@@ -547,4 +547,6 @@ def _describe_scene(m, import_scene: bool) -> SceneDesc:
         viscosity=float(opt.viscosity),
         wind=np.array(opt.wind, dtype=np.float64),
         gravity_enabled=not opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY,
+        contact_enabled=not opt.disableflags
+        & (mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_CONSTRAINT),
     )

@@ -251,7 +251,9 @@ class _RobotWriter:
             gprim.CreatePurposeAttr(UsdGeom.Tokens.guide)
         prim = gprim.GetPrim()
         if geom.collider:
-            UsdPhysics.CollisionAPI.Apply(prim)
+            collision = UsdPhysics.CollisionAPI.Apply(prim)
+            if not self.robot.scene.contact_enabled:  # MuJoCo's <flag contact="disable">
+                collision.CreateCollisionEnabledAttr(False)
             if geom.kind == "mesh":
                 UsdPhysics.MeshCollisionAPI.Apply(prim).CreateApproximationAttr(geom.approximation)
                 set_attr(prim, "mjc:maxhullvert", "Int", self.robot.meshes[geom.mesh].maxhullvert)

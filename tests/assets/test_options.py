@@ -210,3 +210,36 @@ def test_ellipsoid_fluid_geoms_are_named(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         MjcfConverter(MjcfConverterCfg(asset_path=str(dry), usd_dir=str(tmp_path / "p")))
+
+
+@pytest.mark.parametrize("flag", ['contact="disable"', 'constraint="disable"', ""])
+def test_disabled_contacts_are_written_as_colliders_that_do_not_collide(tmp_path, flag):
+    """MuJoCo's ``<flag contact="disable">`` (dm_control's cartpole, whose cart would otherwise rest on its
+    rails): every collider gets ``physics:collisionEnabled = false``, so the imported model has no contact
+    pairs; a ball dropped on the floor falls through it as in MuJoCo C."""
+    import mujoco
+
+    from newton_gym.sim import ModelBuilder
+    from newton_gym.solvers import SolverGeneralized
+
+    text = (
+        f"<mujoco><option><flag {flag}/></option><worldbody><geom type='plane' size='1 1 0.1'/>"
+        "<body pos='0 0 0.2'><freejoint/><geom type='sphere' size='0.1'/></body></worldbody></mujoco>"
+    )
+    xml = tmp_path / "ball.xml"
+    xml.write_text(text)
+    path = MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / "o"))).usd_path
+    builder = ModelBuilder()
+    builder.add_usd(path)
+    model = builder.finalize("cpu")
+    solver = SolverGeneralized(model)
+    state = model.state()
+    for _ in range(150):
+        solver.step(state, state, None, 0.002)
+    m = mujoco.MjModel.from_xml_string(text)
+    d = mujoco.MjData(m)
+    for _ in range(150):
+        mujoco.mj_step(m, d)
+    z = float(state.joint_q.numpy()[2])
+    assert abs(z - d.qpos[2]) < 1e-3
+    assert (z < 0.0) == bool(flag), z  # through the floor only where contacts are off
