@@ -421,12 +421,23 @@ def _placed(shape: int, body: int, args: NarrowArgs) -> Convex:
     return shape_convex(kind, args.shape_scale[shape], xf, source, args.hulls)
 
 
+@wp.func
+def _centre(shape: int, body: int, body_q: wp.array(dtype=wp.transform), x: wp.transform):
+    """World position of the origin of a shape with local pose x on body (-1: static)."""
+    if body >= 0:
+        return wp.transform_point(body_q[body], wp.transform_get_translation(x))
+    return wp.transform_get_translation(x)
+
+
 def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
     """The narrow-phase kernel ``name`` of the Warp module ``module``, launched by :func:`launch_world_pairs`:
     one block per world, whose lanes take the world's candidate pairs in turn. A pair is this kernel's where
     :func:`pair_phase` is ``phase``: its contact slots are cleared and ``pair_fn(p, slots, a, b, args)``
     fills them (p the model's pair index, slots its (first slot, slot count), a and b its shapes as
-    :class:`Convex`, args the launch's :class:`NarrowArgs`)."""
+    :class:`Convex`, args the launch's :class:`NarrowArgs`). Outside the heightfield phase, a pair whose
+    shape origins lie farther apart than its ``pair_bound`` (shape A not a plane) is skipped before its
+    shapes are placed: the bounding test the narrow phases start with, at a third of its cost (most of a
+    robot's self-collision pairs are far apart at any time)."""
 
     def kernel(first: int, args: NarrowArgs):
         """One block per world (the launch's first world: ``first``): its lanes take the world's pairs in turn."""
@@ -438,6 +449,11 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
             if pair_phase(args.shape_type[s[0]], args.shape_type[s[1]]) == phase:
                 for k in range(pair.slots[1]):
                     args.out.active[pair.slots[0] + k] = 0
+                if wp.static(phase != PHASE_FIELD) and args.shape_type[s[0]] != PLANE:
+                    ca = _centre(s[0], pair.bodies[0], args.body_q, args.shape_transform[s[0]])
+                    cb = _centre(s[1], pair.bodies[1], args.body_q, args.shape_transform[s[1]])
+                    if wp.length(cb - ca) > args.pair_bound[at.pair + lp]:
+                        continue
                 a = _placed(s[0], pair.bodies[0], args)
                 b = _placed(s[1], pair.bodies[1], args)
                 pair_fn(at.pair + lp, pair.slots, a, b, args)
