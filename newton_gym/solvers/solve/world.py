@@ -162,18 +162,22 @@ def _list_row(ci: int, row: int, kind: int, owner: int, rd: RowData):
 def _list_slots(w: int, first: int, last: int, k: int, cap: int, rm: RowModel, rd: RowData):
     """List the rows of world w's active contact slots ``first`` .. ``last`` - 1 in slot order from its
     compact row k while they fit its first ``cap`` compact rows (a slot's rows are consecutive: all on or all
-    off), and clear the warm starts of the others; returns the next compact row."""
+    off), and clear the forces of the others where they are read: PGS warm-starts from every row's force, and
+    an active slot left out reports its force; Newton (warm-started from qacc) reads no inactive slot's.
+    Returns the next compact row."""
     cm = rm.contacts
     r0 = rm.world_budget_start[w]
     ts0 = template_slot(cm.topo, w, 0)  # template slot of the world's slot 0 (slots map one to one)
     rw = rm.world_row_start[w]
     for slot in range(first, last):
         nr = rm.slot_nrows[ts0 + slot]
-        row = rw + rm.slot_row[ts0 + slot]
         if cm.active[slot] == 0 or k + nr > cap:
-            for e in range(nr):
-                rd.force[row + e] = 0.0
+            if rm.newton == 0 or cm.active[slot] != 0:
+                row = rw + rm.slot_row[ts0 + slot]
+                for e in range(nr):
+                    rd.force[row + e] = 0.0
             continue
+        row = rw + rm.slot_row[ts0 + slot]
         for e in range(nr):
             _list_row(r0 + k, row + e, CONTACT, slot, rd)
             k += 1
