@@ -13,13 +13,25 @@ mesh scene runs once), after one untimed 2-world construction that loads the ker
 
     python benchmarks/bench_build.py [--worlds 1 4096] [--scenes bigmesh ant] [--backends qhull builtin]
     python benchmarks/bench_build.py --scenes facemesh --worlds 1
+
+``--robots`` times instead the construction ``newton-gym check`` reports, ``finalize`` and
+``SolverGeneralized`` together, for the example-robot-data URDFs of ``benchmarks/model_zoo.py`` (or those
+named, by file stem): each robot in a fresh process, converted and imported as the check does, then built
+for 1 world (the first build in the process, so with the hulls and the imports it needs; on a GPU, the
+kernel modules' loading too), for 4 worlds, and for 1 world again. Seconds, one run each.
+
+    python benchmarks/bench_build.py --robots [g1_29dof_rev_1_0 z1 ...] [--device cpu]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -108,14 +120,58 @@ def _measure(model, repeat: int) -> tuple[float, float]:
     return statistics.median(firsts), statistics.median(agains)
 
 
+def _robot_child(path: str, device: str | None) -> dict:
+    """Build times [s] of one robot, as ``newton-gym check`` measures them (run in a fresh process)."""
+    from newton_gym.check.ours import build, convert, file_kind, import_robot
+
+    with tempfile.TemporaryDirectory(prefix="bench_build_") as folder:
+        robot, imported = import_robot(convert(path, file_kind(path), folder))
+        times = {"bodies": robot.body_count, "meshes": len(robot.meshes)}
+        for key, worlds in (("first", 1), ("worlds4", 4), ("again", 1)):
+            times[key] = build(robot, imported, worlds, device)[2]
+    return times
+
+
+def _robots(names: list, device: str | None) -> None:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from model_zoo import DEFAULT_CACHE, urdf_models
+
+    entries = urdf_models(os.path.expanduser(DEFAULT_CACHE))
+    if names:
+        entries = [e for e in entries if e.name in names]
+    print(f"finalize + SolverGeneralized seconds ({device or 'default device'}; first build in a fresh process)")
+    print(f"{'robot':>18} {'bodies':>6} {'meshes':>6} {'1 world':>8} {'4 worlds':>8} {'1 again':>8}")
+    for entry in entries:
+        command = [sys.executable, os.path.abspath(__file__), "--robot-child", entry.path]
+        if device:
+            command += ["--device", device]
+        out = subprocess.run(command, capture_output=True, text=True, check=False)
+        lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+        if out.returncode or not lines:
+            print(f"{entry.name:>18} failed: {(out.stderr.strip().splitlines() or ['?'])[-1]}", flush=True)
+            continue
+        t = json.loads(lines[-1])
+        row = f"{entry.name:>18} {t['bodies']:>6} {t['meshes']:>6}"
+        print(f"{row} {t['first']:>8.3f} {t['worlds4']:>8.3f} {t['again']:>8.3f}", flush=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--robots", nargs="*", default=None, help="example-robot-data URDF stems (none: all)")
+    p.add_argument("--robot-child", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--device", default=None, help="Warp device of --robots (default: Warp's)")
     p.add_argument("--worlds", type=int, nargs="+", default=[1, 4096])
     p.add_argument("--scenes", nargs="+", default=["bigmesh", "ant"], choices=["bigmesh", "facemesh", "ant"])
     p.add_argument("--backends", nargs="+", default=["qhull", "builtin"], choices=["qhull", "builtin"])
     p.add_argument("--repeat", type=int, default=3)
     a = p.parse_args()
     wp.config.quiet = True
+    if a.robot_child:
+        print(json.dumps(_robot_child(a.robot_child, a.device)))
+        return
+    if a.robots is not None:
+        _robots(a.robots, a.device)
+        return
     wp.init()
     print(f"CPU, SolverGeneralized(model) seconds (median of {a.repeat}; builtin on a mesh scene: 1 run)")
     print(f"{'scene':>8} {'worlds':>6} {'backend':>8} {'first':>8} {'again':>8}")

@@ -36,6 +36,7 @@ them, and meshes with equal vertices in one call share one computation.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import warnings
 from dataclasses import dataclass
@@ -76,12 +77,19 @@ class Hull:
     normals: np.ndarray
 
 
-def _resolve_backend(backend: str | None) -> str:
-    """The backend, "qhull" or "builtin", for a requested one (None: the environment variable, else "auto")."""
+def _check_backend_name(backend: str | None) -> str:
+    """The requested backend's name, "auto", "qhull" or "builtin" (None: the environment variable, else
+    "auto")."""
     name = backend or os.environ.get(HULL_BACKEND_ENV) or "auto"
     if name not in _BACKENDS:
         where = "backend" if backend else HULL_BACKEND_ENV
         raise ConfigError(f"convex hull {where} '{name}' is not one of {list(_BACKENDS)}")
+    return name
+
+
+def _resolve_backend(backend: str | None) -> str:
+    """The backend, "qhull" or "builtin", for a requested one (None: the environment variable, else "auto")."""
+    name = _check_backend_name(backend)
     if name == "builtin" or (name == "auto" and not _has_scipy()):
         return "builtin"
     if not _has_scipy():
@@ -281,59 +289,162 @@ def _polygons(p, tris, normals, facet, eps):
     outward unit ``normals`` (k, 3), grouped into facets by the ids ``facet`` (k,) (qhull's; the
     triangles of one plane) and merged into coplanar faces (see :func:`_coplanar_groups`). Each face is
     the 2D hull of its corners (counter-clockwise), which drops corners inside a face or on an edge, and
-    its normal the area-weighted mean of its triangles'."""
+    its normal the area-weighted mean of its triangles'.
+
+    Faces come in the order of their group ids. A lone triangle is its own face (already
+    counter-clockwise, its own normal), taken for all such faces at once; only faces of several
+    triangles are computed one by one."""
     area = np.linalg.norm(np.cross(p[tris[:, 1]] - p[tris[:, 0]], p[tris[:, 2]] - p[tris[:, 0]]), axis=1)
     facet = np.unique(facet, return_inverse=True)[1].reshape(-1)
     groups = _coplanar_groups(p, tris, normals, area, facet, eps)
     order = np.argsort(groups, kind="stable")
     cuts = np.nonzero(np.diff(groups[order]))[0] + 1
-    loops, face_normals = [], []
-    for members in np.split(order, cuts):
-        if len(members) == 1:  # a lone triangle is its own face, already counter-clockwise
-            loops.append(tris[members[0]])
-            face_normals.append(normals[members[0]])
-            continue
-        n = (area[members, None] * normals[members]).sum(axis=0)
-        n = n / np.linalg.norm(n) if np.linalg.norm(n) > 0 else normals[members[0]]
-        face_normals.append(n)
-        corners = np.unique(tris[members])
-        u = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
-        u /= np.linalg.norm(u)
-        loops.append(corners[_hull_2d(p[corners] @ u, p[corners] @ np.cross(n, u), eps)])
-    verts = np.unique(np.concatenate(loops))
-    where = np.searchsorted(verts, np.concatenate(loops))
-    faces = np.split(where, np.cumsum([len(f) for f in loops])[:-1])
+    bounds = np.concatenate([[0], cuts, [len(order)]]).astype(np.int64)
+    sizes = np.diff(bounds)
+    first = order[bounds[:-1]]
+    face_normals = normals[first]  # a lone triangle's; replaced below for the faces of several
+    loops = list(tris[first])
+    multi = np.nonzero(sizes > 1)[0]
+    if len(multi):
+        _merged_faces(p, tris, normals, area, order, bounds, multi, eps, loops, face_normals)
+    lens = np.full(len(loops), 3, np.int64)
+    lens[multi] = [len(loops[i]) for i in multi.tolist()]
+    flat = np.concatenate(loops)
+    verts = np.unique(flat)
+    where = np.searchsorted(verts, flat)
+    ends = np.cumsum(lens)
+    faces = [where[a:b] for a, b in zip((ends - lens).tolist(), ends.tolist())]
     return Hull(verts.astype(np.int64), faces, np.asarray(face_normals))
+
+
+def _merged_faces(p, tris, normals, area, order, bounds, multi, eps, loops, face_normals):
+    """The faces of several triangles, the groups ``multi`` of ``order`` cut at ``bounds``: each face's
+    normal (the area-weighted mean of its triangles', normalized) into ``face_normals`` and its corners
+    (the 2D hull of the triangles' corners, counter-clockwise seen from outside) into ``loops``. Every
+    value is computed with the same numpy operations on the same operands as face by face, so the
+    result does not depend on how many faces there are."""
+    weighted = area[:, None] * normals
+    count = len(multi)
+    unit = np.empty((count, 3))
+    for row, (gi, a, b) in enumerate(zip(multi.tolist(), bounds[multi].tolist(), bounds[multi + 1].tolist())):
+        members = order[a:b]
+        n = weighted[members].sum(axis=0)
+        norm = np.sqrt(n.dot(n))  # np.linalg.norm(n)
+        n = n / norm if norm > 0 else normals[members[0]]
+        unit[row] = n
+        face_normals[gi] = n
+    axis = np.where((np.abs(unit[:, 0]) < 0.9)[:, None], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+    u_all = np.cross(unit, axis)
+    for row in range(count):
+        u = u_all[row].copy()
+        u /= np.sqrt(u.dot(u))  # np.linalg.norm(u)
+        u_all[row] = u
+    v_all = np.cross(unit, u_all)
+    # Corners of each face: the distinct vertices of its triangles, ascending.
+    tri_face = np.repeat(np.arange(count), np.diff(bounds)[multi])
+    tri_index = np.concatenate([order[a:b] for a, b in zip(bounds[multi].tolist(), bounds[multi + 1].tolist())])
+    key = np.unique(np.repeat(tri_face, 3) * len(p) + tris[tri_index].reshape(-1))
+    corner_face, corner = np.divmod(key, len(p))
+    corner_start = np.searchsorted(corner_face, np.arange(count + 1)).tolist()
+    for row, gi in enumerate(multi.tolist()):
+        corners = corner[corner_start[row] : corner_start[row + 1]]
+        pc = p[corners]
+        loops[gi] = corners[_hull_2d(pc @ u_all[row].copy(), pc @ v_all[row].copy(), eps)]
 
 
 def _coplanar_groups(p, tris, normals, area, facet, eps):
     """Face id of each triangle: facets (ids 0..F-1) grown from the largest down, each absorbing the
     neighbouring facets (across an edge) whose corners all lie within ``eps`` of its plane. The plane of
-    a large facet is well defined; a sliver's is not, so slivers join the faces of their neighbours."""
+    a large facet is well defined; a sliver's is not, so slivers join the faces of their neighbours.
+
+    The test of a seed's own neighbours comes from :func:`_neighbour_tests`, computed for all facets at
+    once, except where it is too close to call there; a seed none of whose neighbours passes stays alone
+    without a test of its own. Further neighbours (of absorbed facets) are tested one by one."""
     count = int(facet.max()) + 1
     facet_area = np.bincount(facet, area, count)
     facet_normal = np.zeros((count, 3))
     np.add.at(facet_normal, facet, (area[:, None] + 1e-300) * normals)  # a sliver facet keeps its direction
     facet_normal /= np.linalg.norm(facet_normal, axis=1, keepdims=True)
-    by_facet = np.argsort(facet, kind="stable")
-    cuts = np.nonzero(np.diff(facet[by_facet]))[0] + 1
-    corners = [p[np.unique(tris[m])] for m in np.split(by_facet, cuts)]
+    corner_start, corner = _facet_corners(tris, facet, count, len(p))
     starts, neighbours = _facet_neighbours(tris, facet, count, len(p))
-    group = np.full(count, -1, np.int64)
-    for seed in np.argsort(-facet_area, kind="stable"):
-        if group[seed] >= 0:
-            continue
-        group[seed] = seed
+    state = _neighbour_tests(p, facet_normal, corner_start, corner, starts, neighbours, eps)
+    may_absorb = (np.bincount(np.repeat(np.arange(count), np.diff(starts)), state != _FAILS, count) > 0).tolist()
+    corner_start, starts, state = corner_start.tolist(), starts.tolist(), state.tolist()
+
+    def corners(f):  # p[np.unique(tris of facet f)]
+        return p[corner[corner_start[f] : corner_start[f + 1]]]
+
+    group = [-1] * count
+
+    def absorb(seed):
+        """Put in ``seed``'s group the unclaimed facets reachable from it through facets coplanar with it."""
         n0 = facet_normal[seed]
-        d0 = float(corners[seed].mean(axis=0) @ n0)
-        stack = [seed]
-        while stack:
-            f = stack.pop()
-            for g in neighbours[starts[f] : starts[f + 1]]:
-                if group[g] < 0 and facet_normal[g] @ n0 > 0 and np.abs(corners[g] @ n0 - d0).max() <= eps:
-                    group[g] = seed
-                    stack.append(g)
-    return group[facet]
+        plane = []  # the seed's offset, computed at the first test that needs it
+
+        def coplanar(g):
+            if not plane:
+                plane.append(float(corners(seed).mean(axis=0) @ n0))
+            return facet_normal[g] @ n0 > 0 and np.abs(corners(g) @ n0 - plane[0]).max() <= eps
+
+        # The seed's own neighbours: the test's outcome where the bulk computation is sure of it.
+        first, last = starts[seed], starts[seed + 1]
+        for g, known in zip(neighbours[first:last].tolist(), state[first:last]):
+            if group[g] < 0 and known != _FAILS and (known == _PASSES or coplanar(g)):
+                group[g] = seed
+                stack = [g]
+                while stack:
+                    f = stack.pop()
+                    for h in neighbours[starts[f] : starts[f + 1]].tolist():
+                        if group[h] < 0 and coplanar(h):
+                            group[h] = seed
+                            stack.append(h)
+
+    for seed in np.argsort(-facet_area, kind="stable").tolist():
+        if group[seed] < 0:
+            group[seed] = seed
+            if may_absorb[seed]:
+                absorb(seed)
+    return np.asarray(group, np.int64)[facet]
+
+
+def _facet_corners(tris, facet, count, point_count):
+    """The distinct corners of each facet's triangles, ascending, as a CSR table: those of facet f are
+    ``corner[start[f]:start[f + 1]]``."""
+    key = np.unique(np.repeat(facet.astype(np.int64), 3) * point_count + tris.reshape(-1))
+    corner_facet, corner = np.divmod(key, point_count)
+    return np.searchsorted(corner_facet, np.arange(count + 1)), corner
+
+
+_FAILS, _PASSES, _UNSURE = 0, 1, 2
+
+
+def _neighbour_tests(p, facet_normal, corner_start, corner, starts, neighbours, eps):
+    """The coplanarity test of :func:`_coplanar_groups` (normals on the same side, all corners within
+    ``eps`` of the plane) of each facet's neighbours against its plane, aligned with ``neighbours``:
+    ``_FAILS``, ``_PASSES`` or ``_UNSURE``. Computed for all facets at once with another summation order
+    than the test's, so with a margin far above the round-off that separates the two: a neighbour
+    closer to the limit than that is ``_UNSURE`` (the test decides)."""
+    count = len(facet_normal)
+    if len(neighbours) == 0:
+        return np.zeros(0, np.int8)
+    k = np.diff(corner_start)
+    src = np.repeat(np.arange(count), np.diff(starts))
+    dst = neighbours
+    mean = np.add.reduceat(p[corner], corner_start[:-1], axis=0) / k[:, None]
+    d = (mean * facet_normal).sum(axis=1)
+    kd = k[dst]
+    ends = np.cumsum(kd)
+    edge = np.repeat(np.arange(len(dst)), kd)
+    at = corner[np.repeat(corner_start[dst] - (ends - kd), kd) + np.arange(ends[-1])]
+    height = np.abs((p[at] * facet_normal[src[edge]]).sum(axis=1) - d[src[edge]])
+    furthest = np.maximum.reduceat(height, ends - kd)
+    facing = (facet_normal[dst] * facet_normal[src]).sum(axis=1)
+    extent = 2.0 * float(np.abs(p).max())
+    margin = 1e-13 * (extent + np.abs(d[src])) * (1 + k[src])
+    state = np.full(len(dst), _UNSURE, np.int8)
+    state[(facing > 1e-12) & (furthest < eps - margin)] = _PASSES
+    state[(facing <= -1e-12) | (furthest > eps + margin)] = _FAILS
+    return state
 
 
 def _facet_neighbours(tris, facet, count, point_count):
@@ -353,20 +464,28 @@ def _facet_neighbours(tris, facet, count, point_count):
 
 def _hull_2d(x, y, eps):
     """Counter-clockwise corners (positions) of the 2D convex hull of points (x, y): Andrew's monotone
-    chain, collinear points dropped."""
-    order = np.lexsort((y, x))
-    pts = np.stack([x, y], axis=1)
+    chain, collinear points dropped (turns up to ``eps`` times the chord). On Python floats, which
+    round as numpy's float64 scalars do; the chord's length, which Python's hypot may round otherwise
+    than numpy's, is taken from numpy where a turn is that close to the limit."""
+    order = np.lexsort((y, x)).tolist()
+    xs, ys = x.tolist(), y.tolist()
+    hypot = math.hypot
 
-    def cross(o, a, b):
-        return (pts[a, 0] - pts[o, 0]) * (pts[b, 1] - pts[o, 1]) - (pts[a, 1] - pts[o, 1]) * (pts[b, 0] - pts[o, 0])
+    def collinear(o, a, b):
+        dx, dy = xs[b] - xs[o], ys[b] - ys[o]
+        turn = (xs[a] - xs[o]) * dy - (ys[a] - ys[o]) * dx
+        limit = eps * hypot(dx, dy)
+        if abs(turn - limit) <= 1e-12 * limit:
+            limit = float(eps * np.hypot(np.float64(dx), np.float64(dy)))
+        return turn <= limit
 
     chain = []
     for sweep in (order, order[::-1]):
         half = []
         for k in sweep:
-            while len(half) >= 2 and cross(half[-2], half[-1], k) <= eps * np.hypot(*(pts[k] - pts[half[-2]])):
+            while len(half) >= 2 and collinear(half[-2], half[-1], k):
                 half.pop()
-            half.append(int(k))
+            half.append(k)
         chain += half[:-1]
     return np.asarray(chain, np.int64)
 
@@ -421,26 +540,30 @@ def _hull_of(mesh, kind: str, shared: dict | None) -> Hull:
 def hull_tables(meshes, backend: str | None = None) -> HullTables:
     """Hull tables of a list of :class:`newton_gym.Mesh`, each hull limited by its ``maxhullvert``
     (see :func:`mesh_hull`; ``backend`` as for :func:`convex_hull`)."""
-    kind = _resolve_backend(backend)
+    meshes = list(meshes)
+    # Without meshes no hull is computed: check the backend's name only (no scipy import).
+    kind = _resolve_backend(backend) if meshes else _check_backend_name(backend)
     shared: dict = {}
-    vert_start, face_start, face_vert_start = [0], [0], [0]
-    verts, normals, corners = [], [], []
+    vert_start, face_start = [0], [0]
+    verts, normals, corners, corner_counts = [], [], [], []
     for mesh in meshes:
         v = np.asarray(mesh.vertices, dtype=np.float64)
         hull = _hull_of(mesh, kind, shared)
         base = vert_start[-1]
         verts.append(v[hull.vertices])
         vert_start.append(base + len(hull.vertices))
-        for face, n in zip(hull.faces, hull.normals):
-            corners.append(base + face)
-            normals.append(n)
-            face_vert_start.append(face_vert_start[-1] + len(face))
-        face_start.append(len(normals))
+        faces = hull.faces[: len(hull.normals)]
+        if faces:
+            corners.append(base + np.concatenate(faces))
+            corner_counts.append(np.fromiter(map(len, faces), np.int64, len(faces)))
+            normals.append(np.asarray(hull.normals[: len(faces)], np.float64).reshape(-1, 3))
+        face_start.append(face_start[-1] + len(faces))
+    counts = np.concatenate(corner_counts) if corner_counts else np.zeros(0, np.int64)
     return HullTables(
         np.asarray(vert_start, np.int32),
         np.concatenate(verts) if verts else np.zeros((0, 3)),
         np.asarray(face_start, np.int32),
-        np.asarray(normals).reshape(-1, 3),
-        np.asarray(face_vert_start, np.int32),
+        np.concatenate(normals) if normals else np.zeros((0, 3)),
+        np.concatenate([[0], np.cumsum(counts)]).astype(np.int32),
         np.concatenate(corners).astype(np.int32) if corners else np.zeros(0, np.int32),
     )
