@@ -133,11 +133,16 @@ def _mesh_tables(model, shape_mesh, scale, stype):
     of every mesh shape about its origin."""
     hulls = hull_tables(model.meshes)
     radius = np.zeros(len(stype))
-    for s in np.nonzero(stype == GeoType.MESH)[0]:
-        m = shape_mesh[s]
-        if m >= 0:
+    shapes = np.nonzero((stype == GeoType.MESH) & (np.asarray(shape_mesh) >= 0))[0]
+    if len(shapes):  # once per distinct (mesh, scale): replicated worlds repeat them
+        keys = np.column_stack([np.asarray(shape_mesh)[shapes], np.asarray(scale)[shapes]])
+        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+        per_key = np.empty(len(unique))
+        for k, row in enumerate(unique):
+            m = int(row[0])
             v = hulls.verts[hulls.vert_start[m] : hulls.vert_start[m + 1]]
-            radius[s] = np.linalg.norm(v * scale[s], axis=1).max()
+            per_key[k] = np.linalg.norm(v * row[1:], axis=1).max()
+        radius[shapes] = per_key[np.asarray(inverse).reshape(-1)]
     return hulls, radius
 
 
