@@ -1,9 +1,9 @@
 """Convex narrow phase: mesh colliders (their convex hulls) and ellipsoids against spheres, capsules,
-boxes, cylinders, meshes and ellipsoids.
+boxes, cylinders, meshes and ellipsoids, and cylinder against cylinder (MuJoCo's mjc_Convex for all).
 
-Per pair (A, B), B the mesh or ellipsoid: :func:`.gjk.gjk` gives the distance of the cores (sphere centre,
-capsule segment, box, cylinder, hull) and the normal n (A to B) when they are apart,
-:func:`.gjk.epa` the penetration depth and normal when they overlap; the radius of a sphere
+Per pair (A, B), B the mesh, ellipsoid or (with A a cylinder) cylinder: :func:`.gjk.gjk` gives the
+distance of the cores (sphere centre, capsule segment, box, cylinder, hull) and the normal n (A to B)
+when they are apart, :func:`.gjk.epa` the penetration depth and normal when they overlap; the radius of a sphere
 or capsule is subtracted. Nothing is emitted at or beyond the pair's margin. Otherwise the contacts
 follow MuJoCo's multi-contact rules (engine_collision_gjk.c, ``multicontact``), from the features
 through the witness points (the closest or deepest points of the two cores):
@@ -21,16 +21,19 @@ through the witness points (the closest or deepest points of the two cores):
   planes, distances and the contact normal along the face normal;
 * else, or when clipping leaves nothing closer than the margin: one contact at the witness points.
 
-More corners than slots: the deepest, the farthest from it, then the two that widen the contact area
-most (MuJoCo keeps a quadrilateral found by a local search; the two can keep different corners of the
-same polygon). Contact points are midway between the surfaces, as MuJoCo's. Known differences: MuJoCo
-reports an edge clipped to a single point as two identical contacts (one here), and its EPA on rounded
-cores (capsule ends, cylinders) stops at an inscribed polytope, up to ~5e-4 m shallower than the exact
-depth found here on the cores.
+More corners than slots: for two cylinders, MuJoCo's quadrilateral (polygonQuad: a local search for the
+largest area over the clipped polygon, whose corners follow MuJoCo's: caps from angle 0, clockwise seen
+from outside, clipped as MuJoCo's polygonClip orders its output); otherwise the deepest, the farthest
+from it, then the two that widen the contact area most (a hull face is not always MuJoCo's polygon:
+MuJoCo merges hull triangles whose normals round to the same 0.01 rad azimuth and polar angle, so the two
+can keep different corners of the same polygon). Contact points are midway between the surfaces, as
+MuJoCo's. Known differences: MuJoCo reports an edge clipped to a single point as two identical
+contacts (one here), and its EPA on rounded cores (capsule ends, cylinders) stops at an inscribed
+polytope, up to ~5e-4 m shallower than the exact depth found here on the cores.
 
-Slots per pair (``feature_count``): with a mesh, sphere 1, capsule 2, box / cylinder / mesh 4; with an
-ellipsoid (no faces or edges), 1. :func:`.driver.collide` launches :data:`convex_kernel` (one block per
-world, see :func:`.primitive.world_pair_kernel`) for models with such pairs.
+Slots per pair (``feature_count``): with a mesh, sphere 1, capsule 2, box / cylinder / mesh 4;
+cylinder-cylinder 4; with an ellipsoid (no faces or edges), 1. :func:`.driver.collide` launches
+:data:`convex_kernel` (one block per world, see :func:`.primitive.world_pair_kernel`) for models with such pairs.
 """
 
 from __future__ import annotations
@@ -113,7 +116,7 @@ def _faces_at(c: Convex, w: wp.vec3, d: wp.vec3, tol: float, hulls: MeshHulls):
 @wp.func
 def _face_polygon(c: Convex, face: int, hulls: MeshHulls):
     """Corners (world, in order around the face) of face ``face`` (id from :func:`_faces_at`):
-    (count, corners)."""
+    (count, corners). A cylinder cap's corners run as MuJoCo's: from angle 0, clockwise seen from outside."""
     poly = _poly()
     count = int(0)
     if c.kind == BOX:
@@ -127,10 +130,11 @@ def _face_polygon(c: Convex, face: int, hulls: MeshHulls):
             p[j] = c.size[j] * float(2 * (q // 2) - 1)  # -, -, +, +
             poly[q] = p
         count = 4
-    elif c.kind == CYLINDER:
+    elif c.kind == CYLINDER:  # MuJoCo's order: from angle 0, clockwise seen from outside
+        side = float(2 * face - 1)
         for q in range(CAP_SIDES):
-            ang = 6.283185307179586 * float(q) / float(CAP_SIDES)
-            poly[q] = wp.vec3(c.size[0] * wp.cos(ang), c.size[0] * wp.sin(ang), float(2 * face - 1) * c.size[1])
+            ang = -side * 6.283185307179586 * float(q) / float(CAP_SIDES)
+            poly[q] = wp.vec3(c.size[0] * wp.cos(ang), c.size[0] * wp.sin(ang), side * c.size[1])
         count = CAP_SIDES
     else:
         first = hulls.mesh_face_vert_start[face]
@@ -263,15 +267,73 @@ def _clip_feature(ref: _poly, rc: int, rn: wp.vec3, inc: _poly, ic: int):
             q = wp.vec3(cur[(j + 1) % n])
             dp = wp.dot(m, p - o)
             dq = wp.dot(m, q - o)
-            if dp >= 0.0 and k < CLIP:
-                nxt[k] = p
-                k += 1
+            # MuJoCo's order (polygonClip): per edge pq, the crossing point, then q where q is inside.
             if (dp >= 0.0) != (dq >= 0.0) and k < CLIP:
                 nxt[k] = p + (q - p) * (dp / (dp - dq))
+                k += 1
+            if dq >= 0.0 and k < CLIP:
+                nxt[k] = q
                 k += 1
         cur = nxt
         n = k
     return cur, n
+
+
+@wp.func
+def _area4(a: wp.vec3, b: wp.vec3, c: wp.vec3, d: wp.vec3):
+    """Area of the quadrilateral abcd (MuJoCo's area4)."""
+    return 0.5 * wp.length(wp.cross(d - a, b - d) + wp.cross(c - b, a - c))
+
+
+@wp.func
+def _quad(pts: _clipped, n: int):
+    """Indices of the 4 of the n >= 5 corners of the convex polygon pts that MuJoCo keeps (polygonQuad):
+    a local search for the quadrilateral of largest area, its first corner stepping round the polygon,
+    the others advanced while the area grows (the result depends on the corners' order)."""
+    b = int(1)
+    c = int(2)
+    d = int(3)
+    res = wp.vec4i(0, 1, 2, 3)
+    m = _area4(wp.vec3(pts[0]), wp.vec3(pts[1]), wp.vec3(pts[2]), wp.vec3(pts[3]))
+    for a in range(n):
+        pa = wp.vec3(pts[a])
+        grow = bool(True)
+        while grow:
+            dn = (d + 1) % n
+            mn = _area4(pa, wp.vec3(pts[b]), wp.vec3(pts[c]), wp.vec3(pts[dn]))
+            if mn <= m:
+                grow = False
+            else:
+                m = mn
+                d = dn
+                res = wp.vec4i(a, b, c, d)
+                grow_c = bool(True)
+                while grow_c:
+                    cn = (c + 1) % n
+                    mn = _area4(pa, wp.vec3(pts[b]), wp.vec3(pts[cn]), wp.vec3(pts[d]))
+                    if mn <= m:
+                        grow_c = False
+                    else:
+                        m = mn
+                        c = cn
+                        res = wp.vec4i(a, b, c, d)
+                grow_b = bool(True)
+                while grow_b:
+                    bn = (b + 1) % n
+                    mn = _area4(pa, wp.vec3(pts[bn]), wp.vec3(pts[c]), wp.vec3(pts[d]))
+                    if mn <= m:
+                        grow_b = False
+                    else:
+                        m = mn
+                        b = bn
+                        res = wp.vec4i(a, b, c, d)
+        if b == a:
+            b = (b + 1) % n
+            if c == b:
+                c = (c + 1) % n
+                if d == c:
+                    d = (d + 1) % n
+    return res
 
 
 @wp.func
@@ -423,12 +485,13 @@ def _emit_corners(
     mid: wp.vec3,
     cn: wp.vec3,
     margin: float,
+    quad_keep: bool,
     out: ContactSlots,
 ):
     """Contacts (normal cn) at the clipped corners pts closer than the margin along the reference normal rn
     (from the point ro of the reference face) into slots [slot0, slot0 + slots), each moved half its
-    distance back along ``mid``; more corners than slots: those :func:`_pick` keeps. Returns how many were
-    written."""
+    distance back along ``mid``; more corners than slots: those :func:`_pick` keeps, or with ``quad_keep``
+    (and 4 slots) MuJoCo's quadrilateral (:func:`_quad`). Returns how many were written."""
     depth = _clipped_val()
     kept = int(0)
     for k in range(count):  # keep the corners closer than the margin, with their distances
@@ -443,10 +506,15 @@ def _emit_corners(
     i0 = int(-1)
     i1 = int(-1)
     i2 = int(-1)
+    quad = wp.vec4i(0, 1, 2, 3)
+    if quad_keep and kept > slots and slots == 4:
+        quad = _quad(pts, kept)
     written = int(0)
     for s in range(slots):
         k = s
-        if kept > slots:
+        if quad_keep and kept > slots and slots == 4:
+            k = quad[s]
+        elif kept > slots:
             k = _pick(pts, depth, kept, i0, i1, i2)
             if s == 0:
                 i0 = k
@@ -501,7 +569,11 @@ def _manifold(
     mid = rn
     if mode == 1:
         mid = cn
-    return _emit_corners(slot0, slots, pts, count, rn, ro, mid, cn, margin, out)
+    # MuJoCo's quadrilateral where our face polygons are MuJoCo's, corner for corner and in its order (two
+    # cylinder caps); hull faces are not always MuJoCo's polygons (:mod:`.hull`), and there the deepest
+    # corner, the farthest from it and the two widening the area most are kept.
+    quad_keep = a.kind == CYLINDER and b.kind == CYLINDER
+    return _emit_corners(slot0, slots, pts, count, rn, ro, mid, cn, margin, quad_keep, out)
 
 
 @wp.func

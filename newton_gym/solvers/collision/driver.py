@@ -65,7 +65,7 @@ class Contacts(DeclaredFields):
 
     # Layout (host).
     pair_count: int = 0  # candidate shape pairs
-    convex_pair_count: int = 0  # pairs of a mesh or ellipsoid with anything but a plane (:mod:`.convex`'s)
+    convex_pair_count: int = 0  # pairs of :mod:`.convex` (mesh or ellipsoid and anything but a plane, cylinder pairs)
     field_pair_count: int = 0  # pairs of a heightfield with anything but a plane (:mod:`.heightfield`'s)
     slot_count: int = 0  # contact slots (each pair owns its maximum contact count)
     template_count: int = 0  # distinct world pair layouts (:mod:`.pairs`)
@@ -541,9 +541,9 @@ def _narrow_args(model, contacts: Contacts, body_q) -> NarrowArgs:
 
 def collide(model, contacts: Contacts, body_q, worlds=None, block_dim: int = 1):
     """Narrow phase over the candidate pairs of the worlds ``worlds`` = (first, count) (None: all); fills
-    their contact slots: primitive pairs and mesh-plane here, mesh and ellipsoid pairs in :mod:`.convex`'s
-    kernel, heightfield pairs in :mod:`.heightfield`'s. One block of ``block_dim`` lanes per world, lanes
-    over its pairs (no per-pair world lookup: a world's offsets are read once)."""
+    their contact slots: primitive pairs and mesh-plane here, mesh, ellipsoid and cylinder-cylinder pairs in
+    :mod:`.convex`'s kernel, heightfield pairs in :mod:`.heightfield`'s. One block of ``block_dim`` lanes per
+    world, lanes over its pairs (no per-pair world lookup: a world's offsets are read once)."""
     blocks = len(contacts.block_pair_start_host) - 1
     if worlds is None:
         worlds = (0, blocks)

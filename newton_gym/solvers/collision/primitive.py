@@ -4,10 +4,10 @@ A pair (A, B) with type A <= type B is resolved feature by feature: a feature is
 with a radius (the sphere centre with its radius, capsule end points with the capsule radius, box
 corners and cylinder rim points with radius 0), tested against the signed-distance function of the
 other shape. Exact for sphere-*, capsule-plane, box-plane, cylinder-plane and cone-plane; the cylinder
-pairs (capsule-, box-, cylinder-cylinder) are approximated by their corner / rim / end points (edge-edge
-contacts are missed). Capsule-capsule and capsule-box (:mod:`.capsule_pairs`) and box-box
-(:mod:`.box_box`) make MuJoCo C's contact sets instead. Distances are signed (negative = penetration) and
-normals point from A to B. Pairs with a
+pairs capsule- and box-cylinder are approximated by their corner / rim / end points (edge-edge contacts
+are missed); cylinder-cylinder is resolved by :mod:`.convex` (MuJoCo's convex collider). Capsule-capsule
+and capsule-box (:mod:`.capsule_pairs`) and box-box (:mod:`.box_box`) make MuJoCo C's contact sets
+instead. Distances are signed (negative = penetration) and normals point from A to B. Pairs with a
 mesh (other than mesh-plane) are resolved as convex hulls by :mod:`.convex`, as are pairs
 with an ellipsoid other than ellipsoid-plane (exact here: the ellipsoid's support point toward the
 plane).
@@ -75,7 +75,7 @@ _CONVEX_B = (GeoType.MESH, GeoType.ELLIPSOID)
 
 # The narrow phase that resolves a pair (:func:`phase_of`): each has its kernel.
 PHASE_PRIMITIVE = wp.constant(0)  # this module's feature points (and mesh-plane)
-PHASE_CONVEX = wp.constant(1)  # :mod:`.convex`: a mesh hull or an ellipsoid against anything but a plane
+PHASE_CONVEX = wp.constant(1)  # :mod:`.convex`: mesh hull or ellipsoid and anything but a plane; 2 cylinders
 PHASE_FIELD = wp.constant(2)  # :mod:`.heightfield`: a heightfield against anything but a plane
 MAX_FIELD_CONTACTS = 50  # MuJoCo's mjMAXCONPAIR: contacts of one heightfield pair at most
 
@@ -86,6 +86,8 @@ def phase_of(type_a: int, type_b: int) -> int:
         return int(PHASE_FIELD)
     if type_b in _CONVEX_B and type_a != GeoType.PLANE:
         return int(PHASE_CONVEX)
+    if type_a == GeoType.CYLINDER and type_b == GeoType.CYLINDER:
+        return int(PHASE_CONVEX)
     return int(PHASE_PRIMITIVE)
 
 
@@ -95,6 +97,8 @@ def pair_phase(ta: int, tb: int):
     if tb == HFIELD:
         return PHASE_FIELD
     if (tb == MESH or tb == ELLIPSOID) and ta != PLANE:
+        return PHASE_CONVEX
+    if ta == CYLINDER and tb == CYLINDER:
         return PHASE_CONVEX
     return PHASE_PRIMITIVE
 
@@ -123,8 +127,8 @@ def feature_count(type_a: int, type_b: int) -> int:
         return {GeoType.CAPSULE: 2, GeoType.BOX: 2, GeoType.CYLINDER: 3}.get(b, 0)
     if a == GeoType.BOX:  # box-box: MuJoCo's clipped face, 8 corners at most
         return {GeoType.BOX: 8, GeoType.CYLINDER: 14}.get(b, 0)
-    if a == GeoType.CYLINDER and b == GeoType.CYLINDER:
-        return 12
+    if a == GeoType.CYLINDER and b == GeoType.CYLINDER:  # MuJoCo's convex collider (:mod:`.convex`)
+        return 4
     return 0
 
 
