@@ -42,11 +42,10 @@ from ..constraint.assemble import (
     contact_row,
     dof_row_fill,
     dof_row_switch,
-    equality_row,
-    equality_row_switch,
     tendon_row,
     tendon_row_switch,
 )
+from ..constraint.equality import equality_row, equality_row_switch
 from ..constraint.rows import MAX_ROW_FLOATS, padded_array
 from ..constraint.tables import (
     CONTACT,
