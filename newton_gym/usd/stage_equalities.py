@@ -45,34 +45,44 @@ def equality_params(ctx, path: str) -> dict:
     return {key: ctx.resolve("equality", key, path) for key in ("solref", "solimp")}
 
 
-def _joint_target(ctx, out, prim, name: str, required: bool):
-    """Builder index of the joint that ``rel newton:equality:<name>`` targets; None when not authored (and
-    not required); _SKIP, with a warning, when the joint was not imported."""
+def _target(ctx, prim, name: str, what: str, required: bool):
+    """(prim path, prim) that ``rel newton:equality:<name>`` targets, checked to be one prim that exists; None
+    when not authored and not required. ``what``: "joint" or "tendon", for the messages."""
     path = str(prim.GetPath())
     rel = prim.GetRelationship(f"newton:equality:{name}")
     targets = [str(t) for t in rel.GetTargets()] if rel else []
     if not targets:
         if required:
-            ctx.fail(path, f"joint equality has no newton:equality:{name} (the {name} it constrains)")
+            ctx.fail(path, f"{what} equality has no newton:equality:{name} (the {what} it constrains)")
         return None
     if len(targets) > 1:
         listed = ", ".join(targets)
-        ctx.fail(path, f"newton:equality:{name} targets {len(targets)} prims ({listed}); one joint expected")
+        ctx.fail(path, f"newton:equality:{name} targets {len(targets)} prims ({listed}); one {what} expected")
     target = ctx.stage.GetPrimAtPath(targets[0])
     if not target:
         ctx.fail(path, f"newton:equality:{name} targets {targets[0]}, which does not exist")
+    return targets[0], target
+
+
+def _joint_target(ctx, out, prim, name: str, required: bool):
+    """Builder index of the joint that ``rel newton:equality:<name>`` targets; None when not authored (and
+    not required); _SKIP, with a warning, when the joint was not imported."""
+    found = _target(ctx, prim, name, "joint", required)
+    if found is None:
+        return None
+    path, (target_path, target) = str(prim.GetPath()), found
     if not is_joint_prim(target):
-        ctx.fail(path, f"newton:equality:{name} targets {targets[0]}, which is not a joint")
-    if targets[0] not in out.joint:
-        ctx.warn(path, f"newton:equality:{name} targets {targets[0]}, which is not imported; constraint skipped")
+        ctx.fail(path, f"newton:equality:{name} targets {target_path}, which is not a joint")
+    if target_path not in out.joint:
+        ctx.warn(path, f"newton:equality:{name} targets {target_path}, which is not imported; constraint skipped")
         return _SKIP
-    index = out.joint[targets[0]]
+    index = out.joint[target_path]
     tj = ctx.builder.tables["joint"]
     dofs = int(tj.value("lin_count", index)) + int(tj.value("ang_count", index))
     if dofs != 1:
         ctx.fail(
             path,
-            f"newton:equality:{name} targets {targets[0]}, a joint with {dofs} DOFs; joint equalities couple "
+            f"newton:equality:{name} targets {target_path}, a joint with {dofs} DOFs; joint equalities couple "
             "one-DOF (revolute or prismatic) joints",
         )
     return index
@@ -152,25 +162,16 @@ def add_joint_equalities(ctx, out) -> None:
 def _tendon_target(ctx, prim, name: str, tendons: dict, required: bool):
     """Builder index of the tendon that ``rel newton:equality:<name>`` targets; None when not authored (and
     not required); _SKIP, with a warning, when the tendon was not imported."""
-    path = str(prim.GetPath())
-    rel = prim.GetRelationship(f"newton:equality:{name}")
-    targets = [str(t) for t in rel.GetTargets()] if rel else []
-    if not targets:
-        if required:
-            ctx.fail(path, f"tendon equality has no newton:equality:{name} (the tendon it constrains)")
+    found = _target(ctx, prim, name, "tendon", required)
+    if found is None:
         return None
-    if len(targets) > 1:
-        listed = ", ".join(targets)
-        ctx.fail(path, f"newton:equality:{name} targets {len(targets)} prims ({listed}); one tendon expected")
-    target = ctx.stage.GetPrimAtPath(targets[0])
-    if not target:
-        ctx.fail(path, f"newton:equality:{name} targets {targets[0]}, which does not exist")
+    path, (target_path, target) = str(prim.GetPath()), found
     if target.GetTypeName() != "MjcTendon":
-        ctx.fail(path, f"newton:equality:{name} targets {targets[0]}, which is not an MjcTendon")
-    if targets[0] not in tendons:
-        ctx.warn(path, f"newton:equality:{name} targets {targets[0]}, which is not imported; constraint skipped")
+        ctx.fail(path, f"newton:equality:{name} targets {target_path}, which is not an MjcTendon")
+    if target_path not in tendons:
+        ctx.warn(path, f"newton:equality:{name} targets {target_path}, which is not imported; constraint skipped")
         return _SKIP
-    return tendons[targets[0]]
+    return tendons[target_path]
 
 
 def add_tendon_equalities(ctx, out, tendons: dict) -> None:
