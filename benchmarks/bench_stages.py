@@ -236,7 +236,17 @@ def _stage_graphs(solver, state, dt: float) -> dict:
             model, tree, solver.tendon_tables, data, q, qd, control, dt, span.dofs
         ),
         "actuators": lambda: passive.apply_actuators(
-            model, tree, solver.tendon_tables, solver.actuator_table, solver.ctrl, solver.act, q, qd, dt, data, span.actuators
+            model,
+            tree,
+            solver.tendon_tables,
+            solver.actuator_table,
+            solver.ctrl,
+            solver.act,
+            q,
+            qd,
+            dt,
+            data,
+            span.actuators,
         ),
         "rows": lambda: ws.solve(data, q, qd, dt, 0, span.worlds, lanes),
     }
