@@ -141,7 +141,7 @@ class MjcfConverter(AssetConverterBase):
 
     # 2: sites written as Xforms tagged mjc:site; 3: hfield geoms written as heightfields; 4: equalities;
     # 5: tendons and tendon actuators; 6: the fluid medium (mjc:option:density / viscosity / wind)
-    FORMAT_VERSION = 6
+    FORMAT_VERSION = 7
     cfg: MjcfConverterCfg
 
     def __init__(self, cfg: MjcfConverterCfg):
