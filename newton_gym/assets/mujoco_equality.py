@@ -139,6 +139,15 @@ def _body_equality(model, e: int, eq_type: int, body_index: dict, label: str) ->
     )
 
 
+def _coupling(coef, ref1: float, ref2: float | None) -> np.ndarray:
+    """A joint or tendon coupling's MuJoCo polycoef (offsets from the qpos0 values ref1, ref2) in the
+    coordinates themselves (:func:`shift_polycoef`); ref2 None: the first held alone at ref1 + c0."""
+    coef = np.asarray(coef, dtype=np.float64)
+    if ref2 is None:
+        return np.array([ref1 + coef[0], 0.0, 0.0, 0.0, 0.0])
+    return shift_polycoef(coef, ref1, ref2)
+
+
 def _joint_equality(model, e: int, joint_index: dict, label: str) -> EqualityDesc | None:
     j1, j2 = int(model.eq_obj1id[e]), int(model.eq_obj2id[e])
     missing = [j for j in (j1, j2) if j >= 0 and j not in joint_index]
@@ -150,12 +159,8 @@ def _joint_equality(model, e: int, joint_index: dict, label: str) -> EqualityDes
             stacklevel=4,
         )
         return None
-    coef = model.eq_data[e][:5].astype(np.float64)
-    ref1 = float(model.qpos0[model.jnt_qposadr[j1]])
-    if j2 >= 0:
-        polycoef = shift_polycoef(coef, ref1, float(model.qpos0[model.jnt_qposadr[j2]]))
-    else:
-        polycoef = np.array([ref1 + coef[0], 0.0, 0.0, 0.0, 0.0])  # q1 alone: held at ref1 + c0
+    ref2 = float(model.qpos0[model.jnt_qposadr[j2]]) if j2 >= 0 else None
+    polycoef = _coupling(model.eq_data[e][:5], float(model.qpos0[model.jnt_qposadr[j1]]), ref2)
     return EqualityDesc(
         name="",
         kind="joint",
@@ -176,12 +181,8 @@ def _tendon_equality(model, e: int, tendon_index: dict, label: str) -> EqualityD
             stacklevel=4,
         )
         return None
-    coef = model.eq_data[e][:5].astype(np.float64)
-    len1 = float(model.tendon_length0[t1])
-    if t2 >= 0:
-        polycoef = shift_polycoef(coef, len1, float(model.tendon_length0[t2]))
-    else:
-        polycoef = np.array([len1 + coef[0], 0.0, 0.0, 0.0, 0.0])  # L1 alone: held at its qpos0 length + c0
+    ref2 = float(model.tendon_length0[t2]) if t2 >= 0 else None
+    polycoef = _coupling(model.eq_data[e][:5], float(model.tendon_length0[t1]), ref2)
     return EqualityDesc(
         name="",
         kind="tendon",
