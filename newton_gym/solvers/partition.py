@@ -94,8 +94,6 @@ def shared_reason(model, contacts, actuator_dof: np.ndarray) -> str | None:
     for kind in ("body", "joint", "articulation", "equality_constraint", "tendon"):
         if _has_globals(getattr(model, f"{kind}_world_start").numpy()):
             return f"the model has global (world -1) {kind.replace('_', ' ')} entities"
-    if np.any(np.diff(contacts.pair_world_host) < 0):
-        return "contact pairs are not ordered by world"
     if len(actuator_dof):
         if np.any(np.diff(actuator_world(model, actuator_dof)) < 0):
             return "actuators are not ordered by world"
@@ -149,8 +147,8 @@ def world_starts(model, contacts, rows, actuator_dof: np.ndarray) -> dict:
         kind: getattr(model, f"{kind}_world_start").numpy()[: nw + 1].astype(np.int64)
         for kind in ("articulation", "joint", "joint_dof", "joint_coord", "body", "tendon")
     }
-    starts["pair"] = np.searchsorted(contacts.pair_world_host, np.arange(nw + 1), side="left").astype(np.int64)
-    starts["slot"] = np.asarray(contacts.pair_slot_start_host, dtype=np.int64)[starts["pair"]]
+    starts["pair"] = np.asarray(contacts.pairs.block_pair_start, dtype=np.int64)
+    starts["slot"] = np.asarray(contacts.pairs.block_slot_start, dtype=np.int64)
     starts["row"] = (
         rows.world_row_start.numpy()[: nw + 1].astype(np.int64) if rows.count else np.zeros(nw + 1, np.int64)
     )

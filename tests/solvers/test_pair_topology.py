@@ -69,7 +69,7 @@ def _check_decodes(solver):
     np.testing.assert_array_equal(pair.numpy(), c.slot_pair_host)
 
 
-def _ball_chain(links: int, radius: float = 0.1) -> ng.ModelBuilder:
+def _ball_chain(links: int, radius: float = 0.1, self_collisions: bool = True) -> ng.ModelBuilder:
     b = ng.ModelBuilder()
     parent = -1
     joints = []
@@ -81,7 +81,7 @@ def _ball_chain(links: int, radius: float = 0.1) -> ng.ModelBuilder:
         else:
             joints.append(b.add_joint_revolute(parent, body, axis=(0, 1, 0), parent_xform=[0.3, 0, 0, 0, 0, 0, 1]))
         parent = body
-    b.add_articulation(joints)
+    b.add_articulation(joints, enable_self_collisions=self_collisions)
     return b
 
 
@@ -175,3 +175,57 @@ def test_collide_refuses_worlds_outside_the_model():
     with pytest.raises(SolverError, match=r"worlds \(2, 2\)"):
         collision_driver.collide(model, c, model.state().body_q, (2, 2))
     collision_driver.collide(model, c, model.state().body_q, (1, 2))  # the last two worlds
+
+
+def test_pairs_enumerated_per_template_equal_every_world_enumerated():
+    """The pairs of worlds enumerated once per group of equal worlds and expanded (candidates) equal the pairs
+    of every world enumerated on its own, in order, over worlds that differ in shape count, a filter pair, a
+    collide flag and the self-collision switch, with global shapes before and after the worlds."""
+    from newton_gym.sim.types import GeoType
+    from newton_gym.solvers.collision import candidates
+    from newton_gym.solvers.collision.primitive import feature_count
+
+    scene = ng.ModelBuilder()
+    scene.add_ground_plane()
+    firsts = []
+    for k, robot in enumerate(
+        [
+            _ball_chain(3),
+            _ball_chain(3),
+            _ball_chain(3),
+            _ball_chain(3),
+            _ball_chain(2),
+            _ball_chain(3, self_collisions=False),
+        ]
+    ):
+        firsts.append(scene.shape_count)
+        scene.begin_world()
+        scene.add_builder(robot)
+        if k == 1:  # world 1 never collides its first and last links
+            scene.add_shape_collision_filter_pair(firsts[-1], firsts[-1] + 2)
+        scene.end_world()
+    scene.add_shape_box(-1, xform=[0, 0, 0.2, 0, 0, 0, 1], hx=0.1, hy=0.1, hz=0.1)  # a global shape after the worlds
+    model = scene.finalize("cpu")
+    collide = model.shape_collide.numpy()
+    collide[firsts[3] + 1] = 0  # world 3's middle link collides with nothing
+    model.shape_collide.assign(collide)
+    solver = SolverGeneralized(model)
+    c = solver.contacts
+    # every world enumerated on its own
+    stype = model.shape_type.numpy().astype(np.int64)
+    sh = candidates.shape_columns(model, solver.layout, stype, model.shape_body.numpy().astype(np.int64))
+    kinds = len(GeoType)
+    table = np.array([[feature_count(i, j) if j >= i else 0 for j in range(kinds)] for i in range(kinds)])
+    sws = model.shape_world_start.numpy()
+    glob = np.concatenate([np.arange(0, sws[0]), np.arange(sws[-2], sws[-1])])
+    expected = [
+        np.stack(candidates.world_pairs(np.arange(sws[w], sws[w + 1]), glob, sh, table)[:2], 1)
+        for w in range(model.world_count)
+    ]
+    np.testing.assert_array_equal(c.pair_shape_host, np.concatenate(expected))
+    np.testing.assert_array_equal(c.pair_world_host, np.repeat(np.arange(6), [len(e) for e in expected]))
+    # worlds 0 and 2 are equal; world 5's switch drops the one pair world 1's filter pair drops (the links'
+    # neighbours never collide), so their groups share one template
+    np.testing.assert_array_equal(c.templates.block_template, [0, 1, 0, 2, 3, 1])
+    assert len(expected[1]) == len(expected[0]) - 1 and len(expected[3]) < len(expected[0])
+    _check_decodes(solver)

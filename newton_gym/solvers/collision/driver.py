@@ -22,14 +22,15 @@ import warp as wp
 from ...errors import SolverError
 from ...sim.stage_args import BoundStruct
 from ...sim.types import GeoType
-from ..tree import DeclaredFields, world_of
-from ..types import vec5
+from ..tree import DeclaredFields
+from ..types import vec5, zeroed
 from .box_box import box_box
+from .candidates import PairLayout, decode, lay_out_pairs, shape_columns
 from .capsule_pairs import capsule_box, capsule_capsule
 from .convex import convex_kernel
 from .heightfield import field_kernel, field_slots
 from .hull import hull_tables
-from .pairs import GLOBAL, PairTopology, Templates, find_templates
+from .pairs import PairTopology, Templates
 from .params import combine_pair_params
 from .primitive import (
     BOX,
@@ -68,16 +69,7 @@ class Contacts(DeclaredFields):
     convex_pair_count: int = 0  # pairs of :mod:`.convex` (mesh or ellipsoid and anything but a plane, cylinder pairs)
     field_pair_count: int = 0  # pairs of a heightfield with anything but a plane (:mod:`.heightfield`'s)
     slot_count: int = 0  # contact slots (each pair owns its maximum contact count)
-    template_count: int = 0  # distinct world pair layouts (:mod:`.pairs`)
-    pair_slots_host: np.ndarray = None  # (pair_count,) int64 slots of each pair
-    pair_slot_start_host: np.ndarray = None  # (pair_count + 1,) int64 first slot of each pair
-    pair_world_host: np.ndarray = None  # (pair_count,) int64 world of each pair (ascending)
-    pair_condim_host: np.ndarray = None  # (pair_count,) int64 contact dimensionality (max of the two shapes)
-    pair_shape_host: np.ndarray = None  # (pair_count, 2) int64 shapes (A, B), type A <= type B
-    pair_body_host: np.ndarray = None  # (pair_count, 2) int64 bodies of A and B (-1: static)
-    slot_pair_host: np.ndarray = None  # (slot_count,) int64 pair of each slot
-    block_pair_start_host: np.ndarray = None  # (worlds + 1,) int64 first pair of each world
-    templates: Templates = None  # template of each world, first world of each template
+    pairs: PairLayout = None  # host pair tables per template, each world's template and ranges (.candidates)
     # Static pair tables, stored once per template (Warp; :class:`.pairs.PairTopology`).
     topology: PairTopology = None
     # Mesh convex hulls (:mod:`.hull`; mesh frame, before the shape's scale).
@@ -109,6 +101,57 @@ class Contacts(DeclaredFields):
     force: wp.array = None  # (slot_count,) vec3 contact force on B, world frame [N]
     # The narrow-phase kernels' NarrowArgs, kept while the arrays they hold stay the same (:func:`_narrow_args`).
     narrow: BoundStruct = field(default_factory=BoundStruct)
+
+    # Per-pair host views over every world, built on request from the templates (diagnostics and tests).
+    @property
+    def templates(self) -> Templates:
+        """Template of each world, first world of each template."""
+        return self.pairs.templates
+
+    @property
+    def template_count(self) -> int:
+        """Distinct world pair layouts (:mod:`.pairs`)."""
+        return len(self.pairs.templates.template_block)
+
+    @property
+    def block_pair_start_host(self) -> np.ndarray:
+        """(worlds + 1,) int64 first pair of each world."""
+        return self.pairs.block_pair_start
+
+    @property
+    def pair_world_host(self) -> np.ndarray:
+        """(pair_count,) int64 world of each pair (ascending)."""
+        return self.pairs.pair_world()
+
+    @property
+    def pair_shape_host(self) -> np.ndarray:
+        """(pair_count, 2) int64 shapes (A, B), type A <= type B."""
+        return self.pairs.decoded(self.pairs.shape, self.pairs.block_shape_offset)
+
+    @property
+    def pair_body_host(self) -> np.ndarray:
+        """(pair_count, 2) int64 bodies of A and B (-1: static)."""
+        return self.pairs.decoded(self.pairs.body, self.pairs.block_body_offset)
+
+    @property
+    def pair_slots_host(self) -> np.ndarray:
+        """(pair_count,) int64 slots of each pair."""
+        return self.pairs.expand(self.pairs.slots)
+
+    @property
+    def pair_slot_start_host(self) -> np.ndarray:
+        """(pair_count + 1,) int64 first slot of each pair."""
+        return np.concatenate([[0], np.cumsum(self.pair_slots_host)]).astype(np.int64)
+
+    @property
+    def pair_condim_host(self) -> np.ndarray:
+        """(pair_count,) int64 contact dimensionality (MuJoCo's rule of the two shapes)."""
+        return self.pairs.expand(self.pairs.condim)
+
+    @property
+    def slot_pair_host(self) -> np.ndarray:
+        """(slot_count,) int64 pair of each slot."""
+        return np.repeat(np.arange(self.pair_count, dtype=np.int64), self.pair_slots_host)
 
 
 def _shape_radius(stype, scale, mesh_radius):
@@ -146,88 +189,53 @@ def _mesh_tables(model, shape_mesh, scale, stype):
     return hulls, radius
 
 
-def _world_candidates(model):
-    """All candidate shape pairs (a, b) and their world w, world by world in shape order (no cross-world
-    pairs): three int64 arrays. Worlds with the same shape count are enumerated together."""
-    n = model.shape_count
-    if model.world_count == 0:
-        ia, ib = np.triu_indices(n, 1)
-        return ia.astype(np.int64), ib.astype(np.int64), np.zeros(len(ia), np.int64)
-    sws = model.shape_world_start.numpy().astype(np.int64)
-    glob = np.concatenate([np.arange(0, sws[0]), np.arange(sws[-2], sws[-1])]).astype(np.int64)
-    counts = np.diff(sws[: model.world_count + 1])
-    parts_a, parts_b, parts_w = [], [], []
-    for k in np.unique(counts):
-        worlds = np.nonzero(counts == k)[0]
-        starts = sws[worlds][:, None]
-        ia, ib = np.triu_indices(int(k), 1)
-        local = np.arange(int(k))
-        a = np.concatenate([starts + ia, starts + np.repeat(local, len(glob))], axis=1)
-        b = np.concatenate(
-            [starts + ib, np.broadcast_to(np.tile(glob, int(k)), (len(worlds), int(k) * len(glob)))], axis=1
-        )
-        parts_a.append(a.reshape(-1))
-        parts_b.append(b.reshape(-1))
-        parts_w.append(np.repeat(worlds, a.shape[1]))
-    a, b, w = (np.concatenate(p).astype(np.int64) for p in (parts_a, parts_b, parts_w))
-    order = np.argsort(w, kind="stable")  # world by world, each world's own order kept
-    return a[order], b[order], w[order]
-
-
-def _keep_mask(a, b, sh, filter_codes, n):
-    keep = sh["collide"][a] & sh["collide"][b] & (sh["body"][a] != sh["body"][b])
-    keep &= sh["dynamic"][a] | sh["dynamic"][b]
-    ga, gb = sh["group"][a], sh["group"][b]
-    keep &= (ga < 0) | (gb < 0) | (ga == gb)
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    keep &= ~np.isin(lo.astype(np.int64) * n + hi, filter_codes)
-    art_a, art_b = sh["art"][a], sh["art"][b]
-    same = (art_a == art_b) & (art_a >= 0)
-    keep &= ~same | sh["self_collide"][np.maximum(art_a, 0)]
-    return keep
-
-
 def build_contacts(model, layout) -> Contacts:
     """Enumerate candidate pairs per world and lay out their contact slots (host, once)."""
-    dev = model.device
-    stype = model.shape_type.numpy()
+    stype = model.shape_type.numpy().astype(np.int64)
     scale = model.shape_scale.numpy().astype(np.float64)
-    sbody = model.shape_body.numpy()
+    sbody = model.shape_body.numpy().astype(np.int64)
     shape_mesh = model.shape_mesh.numpy()
     hulls, mesh_radius = _mesh_tables(model, shape_mesh, scale, stype)
-    body_art = np.append(layout.body_art, -1)
-    body_dyn = np.append(layout.body_dof_last >= 0, False)
-    sh = {
-        "collide": model.shape_collide.numpy().astype(bool),
-        "body": sbody,
-        "dynamic": body_dyn[sbody],
-        "group": model.shape_collision_group.numpy(),
-        "art": body_art[sbody],
-        "self_collide": np.append(model.articulation_self_collision.numpy().astype(bool), True),
-    }
-    n = max(model.shape_count, 1)
-    fp = model.shape_collision_filter_pair_array.numpy().reshape(-1, 2).astype(np.int64)
-    filter_codes = np.minimum(fp[:, 0], fp[:, 1]) * n + np.maximum(fp[:, 0], fp[:, 1])
+    sh = shape_columns(model, layout, stype, sbody)
     kinds = len(GeoType)
     counts_table = np.zeros((kinds, kinds), np.int64)
     for i in range(kinds):
         for j in range(i, kinds):
             counts_table[i, j] = feature_count(i, j)
-    a, b, w = _world_candidates(model)
-    keep = _keep_mask(a, b, sh, filter_codes, n)
-    a, b, w = a[keep], b[keep], w[keep]
-    swap = stype[a] > stype[b]
-    a, b = np.where(swap, b, a), np.where(swap, a, b)
-    ok = counts_table[stype[a], stype[b]] > 0
-    skipped = int((~ok).sum())
-    if skipped:
+    radius = _shape_radius(stype, scale, mesh_radius)
+    condim, priority = model.shape_condim.numpy(), model.shape_priority.numpy()
+    margin = model.shape_contact_margin.numpy() + model.shape_contact_gap.numpy()
+
+    def pair_table(pa, pb):  # slot count, condim and bounding radius (float32 bits) of each pair
+        slots = _field_pair_slots(model, pa, pb, radius, counts_table[stype[pa], stype[pb]])
+        # MuJoCo: the higher-priority shape's condim, else the larger one
+        pr_a, pr_b = priority[pa], priority[pb]
+        cd = np.where(pr_a > pr_b, condim[pa], np.where(pr_b > pr_a, condim[pb], np.maximum(condim[pa], condim[pb])))
+        bound = (radius[pa] + radius[pb]).astype(np.float32).view(np.int32)
+        return np.column_stack([slots, cd, bound])
+
+    # The per-shape columns the pairs depend on (candidates' module docstring), float32 ones by their bits.
+    signature = np.column_stack(
+        [
+            stype,
+            model.shape_scale.numpy().astype(np.float32).view(np.int32).reshape(-1, 3),
+            shape_mesh,
+            sh.collide,
+            sh.group,
+            condim,
+            priority,
+            model.shape_heightfield.numpy(),
+            margin.astype(np.float32).view(np.int32),
+        ]
+    ).astype(np.int32)
+    pairs = lay_out_pairs(model, sh, counts_table, signature, pair_table)
+    if pairs.skipped:
         warnings.warn(
-            f"SolverGeneralized: {skipped} shape pair(s) of unsupported type combinations will not "
+            f"SolverGeneralized: {pairs.skipped} shape pair(s) of unsupported type combinations will not "
             f"collide (supported: {_supported()})",
             stacklevel=3,
         )
-    pa, pb, pw = a[ok], b[ok], w[ok]
-    return _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, mesh_radius)
+    return _upload(model, pairs, stype, hulls)
 
 
 def _supported():
@@ -266,33 +274,22 @@ def _field_tables(model, hulls, arr, c: Contacts):
     return np.concatenate([hulls.verts.reshape(-1, 3)] + [h.points() for h in fields])
 
 
-def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, mesh_radius):
+def _upload(model, pairs: PairLayout, stype, hulls):
+    dev = model.device
     c = Contacts()
-    c.pair_count = len(pa)
+    c.pairs = pairs
+    c.pair_count = pairs.pair_count
+    c.slot_count = pairs.slot_count
     kinds = range(len(GeoType))
     phase = np.array([[phase_of(i, j) for j in kinds] for i in kinds], dtype=np.int64)
-    pair_phase = phase[stype[pa], stype[pb]] if len(pa) else np.zeros(0, np.int64)
-    c.convex_pair_count = int((pair_phase == PHASE_CONVEX).sum())
-    c.field_pair_count = int((pair_phase == PHASE_FIELD).sum())
-    radius = _shape_radius(stype, scale, mesh_radius)
-    slots = counts_table[stype[pa], stype[pb]] if len(pa) else np.zeros(0, np.int64)
-    slots = _field_pair_slots(model, pa, pb, radius, slots)
-    slot_start = np.concatenate([[0], np.cumsum(slots)])
-    c.slot_count = int(slot_start[-1])
-    c.pair_slots_host = slots
-    c.pair_world_host = world_of(pw)
-    c.pair_slot_start_host = slot_start
-    condim, priority = model.shape_condim.numpy(), model.shape_priority.numpy()
-    if len(pa):  # MuJoCo: the higher-priority shape's condim, else the larger one
-        pr_a, pr_b = priority[pa], priority[pb]
-        c.pair_condim_host = np.where(
-            pr_a > pr_b, condim[pa], np.where(pr_b > pr_a, condim[pb], np.maximum(condim[pa], condim[pb]))
-        )
-    else:
-        c.pair_condim_host = np.zeros(0, np.int64)
-    c.pair_shape_host = np.stack([pa, pb], 1).astype(np.int64).reshape(-1, 2)
-    c.pair_body_host = sbody[c.pair_shape_host].astype(np.int64).reshape(-1, 2)
-    c.slot_pair_host = np.repeat(np.arange(len(pa)), slots).astype(np.int64)
+    # each template pair's phase, from its shapes in the template's first world, times the worlds it serves
+    first = pairs.templates.template_block
+    of_pair = np.repeat(np.arange(len(first)), np.diff(pairs.template_pair_start))
+    shapes = decode(pairs.shape, pairs.block_shape_offset[first][of_pair][:, None])
+    tphase = phase[stype[shapes[:, 0]], stype[shapes[:, 1]]] if len(shapes) else np.zeros(0, np.int64)
+    served = pairs.world_count(of_pair)
+    c.convex_pair_count = int(served[tphase == PHASE_CONVEX].sum())
+    c.field_pair_count = int(served[tphase == PHASE_FIELD].sum())
 
     def arr(x, dtype):
         x = np.ascontiguousarray(x)
@@ -300,7 +297,7 @@ def _upload(model, dev, pa, pb, pw, stype, scale, sbody, counts_table, hulls, me
             x = np.zeros((1,) + x.shape[1:], dtype=x.dtype)
         return wp.array(x, dtype=dtype, device=dev)
 
-    c.topology = _topology(model, c, (radius[pa] + radius[pb]).astype(np.float32), arr)
+    c.topology = _topology(pairs, arr)
     _zeros(c, _PAIR_COLUMNS, c.pair_count, dev)
     combine_pair_params(model, c)
     c.mesh_start = arr(hulls.vert_start, wp.int32)
@@ -336,61 +333,25 @@ def _zeros(c: Contacts, columns: dict, count: int, dev):
     """Set the fields of c named in ``columns`` to zeroed arrays of ``count`` (at least 1) elements of their
     dtypes."""
     for name, dtype in columns.items():
-        setattr(c, name, wp.zeros(max(count, 1), dtype=dtype, device=dev))
+        setattr(c, name, zeroed(count, dtype, dev))
 
 
-def _local(index: np.ndarray, world: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """Template encoding of model indices: world-local for entities of a world, GLOBAL + index for global
-    ones, -1 kept."""
-    out = np.where(world >= 0, index - start[np.maximum(world, 0)], GLOBAL + index)
-    return np.where(index < 0, -1, out)
-
-
-def _topology(model, c: Contacts, pair_radius: np.ndarray, arr) -> PairTopology:
-    """The pair tables of :mod:`.pairs`: worlds with equal world-local pair tables share one copy."""
-    pw = np.asarray(c.pair_world_host, dtype=np.int64)
-    blocks = max(model.world_count, 1)
-    pair_start = np.searchsorted(pw, np.arange(blocks + 1), side="left").astype(np.int64)
-    slot_start = np.asarray(c.pair_slot_start_host, dtype=np.int64)[pair_start]
-    if model.world_count:
-        sws = model.shape_world_start.numpy().astype(np.int64)[:blocks]
-        bws = model.body_world_start.numpy().astype(np.int64)[:blocks]
-        sworld = model.shape_world.numpy().astype(np.int64)
-        bworld = np.append(model.body_world.numpy().astype(np.int64), -1)
-        shape = _local(c.pair_shape_host, sworld[c.pair_shape_host], sws)
-        body = _local(c.pair_body_host, bworld[c.pair_body_host], bws)
-    else:
-        sws = bws = np.zeros(1, np.int64)
-        shape, body = c.pair_shape_host, c.pair_body_host
-    pair_block = np.repeat(np.arange(blocks), np.diff(pair_start))
-    first = np.asarray(c.pair_slot_start_host[:-1], dtype=np.int64) - slot_start[pair_block]
-    slots = np.stack([first, c.pair_slots_host], 1)
-    condim = np.asarray(c.pair_condim_host, dtype=np.int64)[:, None]
-    radius_bits = pair_radius.view(np.int32).astype(np.int64)[:, None]
-    t = find_templates([shape, body, slots, condim, radius_bits], pair_start)
-    c.templates, c.template_count = t, len(t.template_block)
-    c.block_pair_start_host = pair_start
-    take = np.concatenate([np.arange(pair_start[b], pair_start[b + 1]) for b in t.template_block]).astype(np.int64)
-    tpair_start = np.concatenate([[0], np.cumsum(np.diff(pair_start)[t.template_block])])
-    tslot_counts = np.diff(slot_start)[t.template_block]
-    tslot_start = np.concatenate([[0], np.cumsum(tslot_counts)])
-    # each template slot's pair, within the template: the representative world's slot_pair less its first pair
-    slot_take = np.concatenate([np.arange(slot_start[b], slot_start[b + 1]) for b in t.template_block]).astype(np.int64)
-    slot_local = c.slot_pair_host[slot_take] - np.repeat(pair_start[t.template_block], tslot_counts)
-    topo = PairTopology()
+def _topology(pairs: PairLayout, arr) -> PairTopology:
+    """The Warp copy of the template pair tables and each world's ranges and offsets (:mod:`.pairs`)."""
     i32 = np.int32
-    topo.block_pair_start = arr(pair_start.astype(i32), wp.int32)
-    topo.block_slot_start = arr(slot_start.astype(i32), wp.int32)
-    topo.block_template = arr(t.block_template.astype(i32), wp.int32)
-    topo.block_shape_offset = arr(sws.astype(i32), wp.int32)
-    topo.block_body_offset = arr(bws.astype(i32), wp.int32)
-    topo.template_pair_start = arr(tpair_start.astype(i32), wp.int32)
-    topo.template_slot_start = arr(tslot_start.astype(i32), wp.int32)
-    topo.shape = arr(shape[take].astype(i32).reshape(-1, 2), wp.vec2i)
-    topo.body = arr(body[take].astype(i32).reshape(-1, 2), wp.vec2i)
-    topo.slots = arr(slots[take].astype(i32).reshape(-1, 2), wp.vec2i)
-    topo.radius = arr(pair_radius[take], wp.float32)
-    topo.slot_pair = arr(slot_local.astype(i32), wp.int32)
+    topo = PairTopology()
+    topo.block_pair_start = arr(pairs.block_pair_start.astype(i32), wp.int32)
+    topo.block_slot_start = arr(pairs.block_slot_start.astype(i32), wp.int32)
+    topo.block_template = arr(pairs.templates.block_template.astype(i32), wp.int32)
+    topo.block_shape_offset = arr(pairs.block_shape_offset.astype(i32), wp.int32)
+    topo.block_body_offset = arr(pairs.block_body_offset.astype(i32), wp.int32)
+    topo.template_pair_start = arr(pairs.template_pair_start.astype(i32), wp.int32)
+    topo.template_slot_start = arr(pairs.template_slot_start.astype(i32), wp.int32)
+    topo.shape = arr(pairs.shape.astype(i32).reshape(-1, 2), wp.vec2i)
+    topo.body = arr(pairs.body.astype(i32).reshape(-1, 2), wp.vec2i)
+    topo.slots = arr(np.stack([pairs.first_slot, pairs.slots], 1).astype(i32).reshape(-1, 2), wp.vec2i)
+    topo.radius = arr(pairs.radius, wp.float32)
+    topo.slot_pair = arr(pairs.slot_pair.astype(i32), wp.int32)
     return topo
 
 

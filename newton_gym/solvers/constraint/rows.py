@@ -29,7 +29,7 @@ import numpy as np
 import warp as wp
 
 from ...errors import ModelBuildError
-from ...sim.types import EqType, JointType
+from ...sim.types import EqType
 from ..tree import DeclaredFields
 from ..types import vec5
 
@@ -38,7 +38,6 @@ __all__ = [
     "build_rows",
     "default_row_budget",
     "reset_warmstart",
-    "set_invweights",
     "padded_array",
     "ROW_CONTACT",
     "ROW_LIMIT",
@@ -172,21 +171,22 @@ def default_row_budget(contacts, layout, cone: str) -> np.ndarray:
     rows of every contact slot against geometry that does not move (the floor, terrain: all of them may touch
     at once), plus, for contacts between moving bodies (self collisions, other robots, loose objects), one
     full contact per moving body: the most rows of any such pair the body belongs to (a stack of boxes fits;
-    a pile of spheres each touching several others may not)."""
-    worlds = layout.world_count
-    moving = np.append(np.asarray(layout.body_dof_last) >= 0, False)  # index -1: a static shape
-    pb = contacts.pair_body_host
-    both = moving[pb[:, 0]] & moving[pb[:, 1]]
-    rows = _row_counts(contacts.pair_condim_host, cone) * contacts.pair_slots_host
-    pw = np.asarray(contacts.pair_world_host, dtype=np.int64)
-    fixed = np.bincount(pw[~both], weights=rows[~both], minlength=worlds)[:worlds]
-    body_rows = np.zeros(len(moving), np.int64)
-    np.maximum.at(body_rows, pb[both, 0], rows[both])
-    np.maximum.at(body_rows, pb[both, 1], rows[both])
-    mover = np.nonzero(moving)[0]  # moving bodies belong to articulations
-    body_world = np.asarray(layout.art_world, dtype=np.int64)[np.asarray(layout.body_art)[mover]]
-    self_rows = np.bincount(body_world, weights=body_rows[mover], minlength=worlds)[:worlds]
-    return (fixed + self_rows).astype(np.int64)
+    a pile of spheres each touching several others may not). Counted once per pair template (worlds of one
+    template have the same budget)."""
+    pairs = contacts.pairs
+    templates = len(pairs.template_pair_start) - 1
+    of_pair = np.repeat(np.arange(templates), np.diff(pairs.template_pair_start))
+    both = pairs.moving.all(axis=1)
+    rows = _row_counts(pairs.condim, cone) * pairs.slots
+    fixed = np.bincount(of_pair[~both], weights=rows[~both], minlength=templates)
+    # each moving body's most rows over its pairs with another moving body, summed over the template's bodies
+    key = np.concatenate([of_pair[both] << 32 | pairs.body[both, k] for k in (0, 1)])
+    body_rows = np.concatenate([rows[both]] * 2)
+    order = np.argsort(key, kind="stable")
+    unique, first = np.unique(key[order], return_index=True)
+    most = np.maximum.reduceat(body_rows[order], first) if len(first) else np.zeros(0, np.int64)
+    own = np.bincount(unique >> 32, weights=most, minlength=templates)
+    return (fixed + own).astype(np.int64)[pairs.templates.block_template][: layout.world_count]
 
 
 def padded_array(x, dtype, device) -> wp.array:
@@ -207,7 +207,7 @@ def build_rows(model, layout, contacts, option, tendons=None) -> Rows:
     dev = model.device
     xtable, xworld = _xrow_table(model, layout, tendons)
     xrows = np.bincount(xworld, minlength=worlds)[:worlds].astype(np.int64)
-    contact_rows, row_start, slot_start, slot_row, slot_nrows = _slot_layout(contacts, option.cone, worlds, xrows)
+    contact_rows, row_start, template_row, template_nrows = _slot_layout(contacts, option.cone, xrows)
     rows = Rows()
     rows.width = -(-max(layout.max_art_dofs, 1) // 8) * 8  # whole vec8 chunks per side (see solve.pgs)
     rows.cone = option.cone
@@ -219,10 +219,9 @@ def build_rows(model, layout, contacts, option, tendons=None) -> Rows:
     rows.kind_host = xtable[:, 0].astype(np.int32)
     rows.owner_host = xtable[:, 1].astype(np.int32)
     rows.world_row_start = padded_array(row_start.astype(np.int32), wp.int32, dev)
-    rows.world_slot_start = padded_array(slot_start.astype(np.int32), wp.int32, dev)
+    rows.world_slot_start = padded_array(contacts.pairs.block_slot_start.astype(np.int32), wp.int32, dev)
     rows.world_xrow_start = padded_array(np.concatenate([[0], np.cumsum(xrows)]).astype(np.int32), wp.int32, dev)
     rows.world_budget_start = padded_array(np.concatenate([[0], np.cumsum(budget)]).astype(np.int32), wp.int32, dev)
-    template_row, template_nrows = _template_slots(contacts, row_start, slot_start, slot_row, slot_nrows)
     rows.slot_row = padded_array(template_row, wp.int32, dev)
     rows.slot_nrows = padded_array(template_nrows, wp.int32, dev)
     xtable = xtable.astype(np.int32)
@@ -251,39 +250,28 @@ def build_rows(model, layout, contacts, option, tendons=None) -> Rows:
     return rows
 
 
-def _slot_layout(contacts, cone: str, worlds: int, xrows: np.ndarray):
+def _slot_layout(contacts, cone: str, xrows: np.ndarray):
     """Rows of the contact slots, from the pairs' condims and slot counts: (contact_rows (worlds,), row_start
-    (worlds + 1,) first row of each world, slot_start (worlds + 1,) first slot of each world) int64, and
-    (slot_row (slots,) first row of each slot, slot_nrows (slots,) its rows) int32. A world's rows are its
-    contact rows, slot by slot, then its ``xrows`` non-contact rows."""
-    pair_nrows = _row_counts(contacts.pair_condim_host, cone)
-    pair_slots = np.asarray(contacts.pair_slots_host, dtype=np.int64)
-    pair_rows = pair_nrows * pair_slots
-    pw = np.asarray(contacts.pair_world_host, dtype=np.int64)
-    if np.any(np.diff(pw) < 0):
-        raise ModelBuildError("SolverGeneralized: contact pairs are not ordered by world (build_contacts' layout)")
-    contact_rows = np.bincount(pw, weights=pair_rows, minlength=worlds)[:worlds].astype(np.int64)
-    row_start = np.concatenate([[0], np.cumsum(contact_rows + xrows)])
-    pair_start = np.searchsorted(pw, np.arange(worlds + 1), side="left")  # first pair of each world
-    slot_start = np.asarray(contacts.pair_slot_start_host, dtype=np.int64)[pair_start]
-    # First row of each pair: its world's first row plus the rows of the world's earlier pairs; a pair's
-    # slots follow one another. Slot-sized arrays are int32 (row counts are checked by _check_row_floats).
-    before = np.concatenate([[0], np.cumsum(pair_rows)])
-    pair_row = row_start[pw] + before[:-1] - before[pair_start[pw]]
-    slot_nrows = np.repeat(pair_nrows.astype(np.int32), pair_slots)
-    first_slot = np.asarray(contacts.pair_slot_start_host[:-1], dtype=np.int32)
-    slot_row = np.repeat(pair_row.astype(np.int32), pair_slots)
-    slot_row += (np.arange(len(slot_row), dtype=np.int32) - np.repeat(first_slot, pair_slots)) * slot_nrows
-    return contact_rows, row_start, slot_start, slot_row, slot_nrows
-
-
-def _template_slots(contacts, row_start, slot_start, slot_row, slot_nrows):
-    """(slot_row, slot_nrows) int32 of each template slot: a template's slots are those of its first world,
-    their rows counted from that world's first row."""
-    first_world = contacts.templates.template_block
-    take = np.concatenate([np.arange(slot_start[w], slot_start[w + 1]) for w in first_world]).astype(np.int64)
-    counts = (slot_start[first_world + 1] - slot_start[first_world]).astype(np.int64)
-    return (slot_row[take] - np.repeat(row_start[first_world], counts)).astype(np.int32), slot_nrows[take]
+    (worlds + 1,) first row of each world) int64, and (slot_row, slot_nrows) int32 of each template slot: its
+    first row, counted from its world's first, and its rows. A world's rows are its contact rows, slot by
+    slot, then its ``xrows`` non-contact rows."""
+    pairs = contacts.pairs
+    templates = len(pairs.template_pair_start) - 1
+    counts = np.diff(pairs.template_pair_start)
+    of_pair = np.repeat(np.arange(templates), counts)
+    pair_nrows = _row_counts(pairs.condim, cone)
+    pair_rows = pair_nrows * pairs.slots
+    template_rows = np.bincount(of_pair, weights=pair_rows, minlength=templates).astype(np.int64)
+    contact_rows = template_rows[pairs.templates.block_template]
+    row_start = np.concatenate([[0], np.cumsum(contact_rows + xrows)]).astype(np.int64)
+    # First row of each template pair: the rows of its template's earlier pairs; a pair's slots follow one another.
+    # Slot-sized arrays are int32 (row counts are checked by _check_row_floats).
+    before = np.cumsum(pair_rows) - pair_rows
+    pair_row = before - np.concatenate([[0], np.cumsum(template_rows)])[of_pair]
+    slot_nrows = np.repeat(pair_nrows, pairs.slots)
+    within = np.arange(len(slot_nrows)) - np.repeat(np.cumsum(pairs.slots) - pairs.slots, pairs.slots)
+    slot_row = np.repeat(pair_row, pairs.slots) + within * slot_nrows
+    return contact_rows, row_start, slot_row.astype(np.int32), slot_nrows.astype(np.int32)
 
 
 def _check_row_floats(budget: np.ndarray, rows: Rows, pair_count: int):
@@ -317,153 +305,6 @@ def _budgets(contacts, layout, cone, row_budget, world_rows, xrows) -> np.ndarra
             )
         budget = np.full(len(xrows), int(row_budget), np.int64)
     return np.minimum(budget, world_rows).astype(np.int64)
-
-
-def set_invweights(model, layout, data, rows):
-    """MuJoCo's body_invweight0 / dof_invweight0: mean diagonal of J M^-1 J^T for each body's COM
-    translation and rotation, and diag(M^-1), at the state the smooth pipeline last evaluated (the
-    model's initial state, with armature). Host computation, once, batched over the articulations of
-    each DOF count (thousands of worlds cost one batched inverse and a few batched products, not a Python
-    loop per body)."""
-    mass = data.mass_matrix.numpy()
-    cdof = data.cdof.numpy().reshape(-1, 6)
-    ref = data.art_ref.numpy().reshape(-1, 3)
-    armature = model.joint_armature.numpy()
-    body_q = data.body_q.numpy().reshape(-1, 7)
-    com_local = model.body_com.numpy().reshape(-1, 3)
-    from ...sim.hostmath import transform_point
-
-    body_w = np.zeros((max(model.body_count, 1), 2))
-    dof_w = np.zeros(max(model.joint_dof_count, 1))
-    dof_m = np.zeros(max(model.joint_dof_count, 1))
-    art_start = np.asarray(layout.art_dof_start, dtype=np.int64)
-    counts = np.diff(art_start)
-    body_art = np.asarray(layout.body_art, dtype=np.int64)
-    dof_parent = np.asarray(layout.dof_parent, dtype=np.int64)
-    groups = []  # (arts, their (A, n, n) M^-1) per DOF count n
-    for n in np.unique(counts[counts > 0]):
-        n = int(n)
-        arts = np.nonzero(counts == n)[0]
-        idx = art_start[arts][:, None] + np.arange(n)  # (A, n) DOF indices
-        entries = np.asarray(layout.art_mat_start, dtype=np.int64)[arts][:, None] + np.arange(n * n)
-        mats = mass[entries].reshape(-1, n, n) + armature[idx][:, :, None] * np.eye(n)
-        minv = np.linalg.inv(mats)
-        groups.append((arts, minv))
-        dof_w[idx] = np.diagonal(minv, axis1=1, axis2=2)
-        dof_m[idx] = np.diagonal(mats, axis1=1, axis2=2)
-        position = np.full(len(counts), -1)
-        position[arts] = np.arange(len(arts))
-        bodies = np.nonzero((body_art >= 0) & (position[np.maximum(body_art, 0)] >= 0))[0]
-        if len(bodies) == 0:
-            continue
-        bodies = bodies[np.argsort(position[body_art[bodies]], kind="stable")]  # articulation by articulation
-        group = position[body_art[bodies]]  # (B,) index into arts, ascending
-        lever = transform_point(body_q[bodies], com_local[bodies]) - ref[arts[group]]
-        # which DOFs move each body: its chain from its last DOF up through the DOF parents
-        chain = np.zeros((len(bodies), n), dtype=bool)
-        k = np.asarray(layout.body_dof_last, dtype=np.int64)[bodies]
-        first = art_start[arts[group]]
-        while (k >= 0).any():
-            live = np.nonzero(k >= 0)[0]
-            chain[live, k[live] - first[live]] = True
-            k[live] = dof_parent[k[live]]
-        trans, rot = _body_quadratics(cdof[idx], minv, group, lever, chain)
-        body_w[bodies, 0] = trans
-        body_w[bodies, 1] = rot
-    _joint_block_invweights(model, layout, groups, body_q, com_local, dof_w)
-    rows.body_invweight.assign(body_w.astype(np.float32))
-    rows.dof_invweight.assign(dof_w.astype(np.float32))
-    # Newton's convergence scale, MuJoCo's 1 / (meaninertia max(1, nv)), per world.
-    world = layout.art_world[layout.dof_art] if model.joint_dof_count else np.zeros(0, np.int64)
-    count = np.bincount(world, minlength=rows.world_count)[: rows.world_count]
-    total = np.bincount(world, weights=dof_m[: len(world)], minlength=rows.world_count)[: rows.world_count]
-    mean = np.where(count > 0, total / np.maximum(count, 1), 1.0)
-    rows.world_scale.assign((1.0 / (np.maximum(mean, 1e-10) * np.maximum(count, 1))).astype(np.float32))
-
-
-# Articulations per batched product of _body_quadratics: its (A, n, m, 3) temporaries stay a few MB, so thousands
-# of worlds do not slow it down through memory traffic.
-_QUADRATIC_CHUNK = 256
-
-
-def _body_quadratics(cdof, minv, group, lever, chain):
-    """trace(J^T M^-1 J) / 3 of each body's COM translation and rotation Jacobians J (n, 3), the columns
-    s_top + s_bottom x lever (translation) and s_bottom (rotation) of the DOFs in its ``chain``. ``cdof``
-    (A, n, 6) and ``minv`` (A, n, n) are per articulation, ``group`` (B,) ascending gives each body's. The
-    bodies of one articulation share one product M^-1 [J_b1 .. J_bm] (articulations with the same body count
-    are batched together)."""
-    trans, rot = np.zeros(len(group)), np.zeros(len(group))
-    starts = np.searchsorted(group, np.arange(len(minv) + 1))
-    per = np.diff(starts)
-    for m in np.unique(per[per > 0]):
-        same = np.nonzero(per == m)[0]
-        for first in range(0, len(same), _QUADRATIC_CHUNK):
-            arts = same[first : first + _QUADRATIC_CHUNK]
-            _chunk_quadratics(cdof, minv, arts, starts[arts][:, None] + np.arange(m), lever, chain, trans, rot)
-    return trans, rot
-
-
-def _chunk_quadratics(cdof, minv, arts, take, lever, chain, trans, rot):
-    """:func:`_body_quadratics` of the articulations ``arts``, whose bodies are ``take`` (A, m)."""
-    m = take.shape[1]
-    s = cdof[arts][:, :, None, :]  # (A, n, 1, 6)
-    w, r = s[..., 3:], lever[take][:, None, :, :]  # angular parts, levers (A, 1, m, 3)
-    on = chain[take].transpose(0, 2, 1)[..., None]  # (A, n, m, 1)
-    cross = np.stack(
-        [
-            w[..., 1] * r[..., 2] - w[..., 2] * r[..., 1],
-            w[..., 2] * r[..., 0] - w[..., 0] * r[..., 2],
-            w[..., 0] * r[..., 1] - w[..., 1] * r[..., 0],
-        ],
-        axis=-1,
-    )
-    for out, jac in ((trans, (s[..., :3] + cross) * on), (rot, w * on)):
-        j = jac.reshape(len(arts), jac.shape[1], 3 * m)  # (A, n, 3 m): body-major columns
-        out[take] = (j * (minv[arts] @ j)).sum(axis=1).reshape(len(arts), m, 3).sum(axis=2) / 3.0
-
-
-def _joint_block_invweights(model, layout, groups, body_q, com_local, dof_w):
-    """MuJoCo's dof_invweight0 of free and ball joints: the mean diagonal of J M^-1 J^T over each 3-DOF
-    block, with a free joint's linear block taken as MuJoCo's body-origin velocity v_com - w x (R c).
-    ``groups`` holds (articulations, their M^-1) per DOF count."""
-    from ...sim.hostmath import transform_point
-
-    jtype = model.joint_type.numpy()
-    qd_start = model.joint_qd_start.numpy().astype(np.int64)
-    child = model.joint_child.numpy()
-    dof_art = np.asarray(layout.dof_art, dtype=np.int64)
-    art_start = np.asarray(layout.art_dof_start, dtype=np.int64)
-    blocks = np.nonzero((jtype == JointType.FREE) | (jtype == JointType.BALL))[0]
-    if len(blocks) == 0:
-        return
-    art = dof_art[qd_start[blocks]]
-    three = np.arange(3)
-    for arts, minv in groups:
-        position = np.full(len(art_start), -1)
-        position[arts] = np.arange(len(arts))
-        mine = position[art] >= 0
-        j, mi = blocks[mine], minv[position[art[mine]]]  # (J,), (J, n, n)
-        d = qd_start[j]
-        k = d - art_start[art[mine]]  # first DOF of the block inside its articulation
-        rot = np.where(jtype[j] == JointType.BALL, k, k + 3)  # the rotational block
-        dof_w[d[:, None] + np.where(jtype[j] == JointType.BALL, 0, 3)[:, None] + three] = (
-            mi[np.arange(len(j))[:, None], rot[:, None] + three, rot[:, None] + three].sum(axis=1) / 3.0
-        )[:, None]
-        free = np.nonzero(jtype[j] == JointType.FREE)[0]
-        if len(free) == 0:
-            continue
-        c = child[j[free]]
-        lever = transform_point(body_q[c], com_local[c]) - body_q[c][:, :3]
-        jac = np.zeros((len(free), 3, mi.shape[1]))
-        rows_ = np.arange(len(free))[:, None]
-        jac[rows_, three, k[free][:, None] + three] = 1.0
-        skew = np.zeros((len(free), 3, 3))
-        skew[:, 0, 1], skew[:, 0, 2] = -lever[:, 2], lever[:, 1]
-        skew[:, 1, 0], skew[:, 1, 2] = lever[:, 2], -lever[:, 0]
-        skew[:, 2, 0], skew[:, 2, 1] = -lever[:, 1], lever[:, 0]
-        jac[rows_[:, :, None], three[:, None], (k[free] + 3)[:, None, None] + three] = skew
-        lin = (jac @ mi[free] * jac).sum(axis=(1, 2)) / 3.0
-        dof_w[d[free][:, None] + three] = lin[:, None]
 
 
 def _equality_rows(model, layout, tendons=None):
@@ -524,16 +365,13 @@ def _equality_anchors(model, rows, dev):
         b2 = model.equality_constraint_body2.numpy()
         anchor = model.equality_constraint_anchor.numpy()
         relpose = model.equality_constraint_relpose.numpy().astype(np.float64)
-        for e in range(ne):
-            x1 = bq[b1[e]] if b1[e] >= 0 else ident
-            x2 = bq[b2[e]] if b2[e] >= 0 else ident
-            # body1 pose relative to body2: the inverse of the given relpose (body2 in body1, MuJoCo's), or the
-            # initial one when relpose is identity.
-            r12 = transform_mul(transform_inverse(x2), x1)
-            if not np.allclose(relpose[e], ident):
-                r12 = transform_inverse(relpose[e])
-            rel[e] = r12
-            anchor2[e] = transform_point(r12, anchor[e])
+        x1 = np.where((b1 >= 0)[:, None], bq[np.maximum(b1, 0)], ident)
+        x2 = np.where((b2 >= 0)[:, None], bq[np.maximum(b2, 0)], ident)
+        # body1 pose relative to body2: the inverse of the given relpose (body2 in body1, MuJoCo's), or the
+        # initial one when relpose is identity.
+        given = ~np.isclose(relpose, ident).all(axis=1)
+        rel = np.where(given[:, None], transform_inverse(relpose), transform_mul(transform_inverse(x2), x1))
+        anchor2 = transform_point(rel, anchor.astype(np.float64))
     rows.eq_anchor2 = wp.array(anchor2.astype(np.float32), dtype=wp.vec3, device=dev)
     rows.eq_rel = wp.array(rel.astype(np.float32), dtype=wp.transform, device=dev)
 
