@@ -19,6 +19,7 @@ from .base import SolverBase, SolverNotifyFlags
 from .collision import driver as collision_driver
 from .collision import params as contact_params
 from .constraint import rows as constraint
+from .constraint.invweights import set_invweights
 from .option import Option
 from .smooth import dynamics as smooth
 from .smooth import tendon as tendons
@@ -234,7 +235,7 @@ class SolverGeneralized(SolverBase):
             model, self.tree, self.tendon_tables, self.data, state.joint_q, state.joint_qd, 0.0, (0, model.tendon_count)
         )
         smooth.compute_mass_matrix(model, self.tree, self.tendon_tables, self.data, everything)
-        constraint.set_invweights(model, self.layout, self.data, self.rows)
+        set_invweights(model, self.layout, self.data, self.rows)
         tendons.set_tendon_constants(model, self.layout, self.tendon_layout, self.tendon_tables, self.data)
 
     # ------------------------------------------------------------------ stepping
