@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import warp as wp
 
 from ..sim.stage_args import fill
 from .tree import DeclaredFields
 
-__all__ = ["vec5", "vec8", "Data", "make_data", "TreeModel", "tree_model"]
+__all__ = ["vec5", "vec8", "Data", "make_data", "TreeModel", "tree_model", "zeroed"]
 
 vec5 = wp.types.vector(5, wp.float32)
 """MuJoCo solimp (d0, dwidth, width, midpoint, power) of a constraint row or contact pair."""
@@ -46,6 +47,19 @@ class TreeModel:
     dof_parent: wp.array(dtype=int)  # (joint_dof_count,) previous DOF towards the root, -1 at the root
     dof_art: wp.array(dtype=int)  # (joint_dof_count,) tree of each DOF
     dof_body: wp.array(dtype=int)  # (joint_dof_count,) child body of the joint of each DOF
+
+
+def zeroed(count: int, dtype, device) -> wp.array:
+    """A zeroed Warp array of max(count, 1) elements of ``dtype``. On the CPU its memory comes from NumPy's
+    calloc, whose large blocks are pages the OS maps, already zero, on first write: contact slots no step
+    writes (the far pairs' of thousands of worlds) cost neither the clearing nor the memory. Elsewhere
+    ``wp.zeros``."""
+    count = max(int(count), 1)
+    if not wp.get_device(device).is_cpu:
+        return wp.zeros(count, dtype=dtype, device=device)
+    scalar = getattr(dtype, "_wp_scalar_type_", dtype)
+    host = np.zeros((count,) + tuple(getattr(dtype, "_shape_", ())), dtype=wp.dtype_to_numpy(scalar))
+    return wp.array(host, dtype=dtype, device=device, copy=False)  # the Warp array keeps ``host`` alive
 
 
 def tree_model(model, tree: dict) -> TreeModel:
