@@ -18,9 +18,10 @@ mesh scene runs once), after one untimed 2-world construction that loads the ker
 ``SolverGeneralized`` together, for the example-robot-data URDFs of ``benchmarks/model_zoo.py`` (or those
 named, by file stem): each robot in a fresh process, converted and imported as the check does, then built
 for 1 world (the first build in the process, so with the hulls and the imports it needs; on a GPU, the
-kernel modules' loading too), for 4 worlds, and for 1 world again. Seconds, one run each.
+kernel modules' loading too), for 4 worlds, for 1 world again and for ``--many`` worlds (4096). Seconds,
+one run each.
 
-    python benchmarks/bench_build.py --robots [g1_29dof_rev_1_0 z1 ...] [--device cpu]
+    python benchmarks/bench_build.py --robots [g1_29dof_rev_1_0 z1 ...] [--device cpu] [--many 4096]
 """
 
 from __future__ import annotations
@@ -120,19 +121,19 @@ def _measure(model, repeat: int) -> tuple[float, float]:
     return statistics.median(firsts), statistics.median(agains)
 
 
-def _robot_child(path: str, device: str | None) -> dict:
+def _robot_child(path: str, device: str | None, many: int) -> dict:
     """Build times [s] of one robot, as ``newton-gym check`` measures them (run in a fresh process)."""
     from newton_gym.check.ours import build, convert, file_kind, import_robot
 
     with tempfile.TemporaryDirectory(prefix="bench_build_") as folder:
         robot, imported = import_robot(convert(path, file_kind(path), folder))
         times = {"bodies": robot.body_count, "meshes": len(robot.meshes)}
-        for key, worlds in (("first", 1), ("worlds4", 4), ("again", 1)):
+        for key, worlds in (("first", 1), ("worlds4", 4), ("again", 1), ("many", many)):
             times[key] = build(robot, imported, worlds, device)[2]
     return times
 
 
-def _robots(names: list, device: str | None) -> None:
+def _robots(names: list, device: str | None, many: int) -> None:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from model_zoo import DEFAULT_CACHE, urdf_models
 
@@ -140,9 +141,9 @@ def _robots(names: list, device: str | None) -> None:
     if names:
         entries = [e for e in entries if e.name in names]
     print(f"finalize + SolverGeneralized seconds ({device or 'default device'}; first build in a fresh process)")
-    print(f"{'robot':>18} {'bodies':>6} {'meshes':>6} {'1 world':>8} {'4 worlds':>8} {'1 again':>8}")
+    print(f"{'robot':>18} {'bodies':>6} {'meshes':>6} {'1 world':>8} {'4 worlds':>8} {'1 again':>8} {f'{many} w':>8}")
     for entry in entries:
-        command = [sys.executable, os.path.abspath(__file__), "--robot-child", entry.path]
+        command = [sys.executable, os.path.abspath(__file__), "--robot-child", entry.path, "--many", str(many)]
         if device:
             command += ["--device", device]
         out = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -152,7 +153,7 @@ def _robots(names: list, device: str | None) -> None:
             continue
         t = json.loads(lines[-1])
         row = f"{entry.name:>18} {t['bodies']:>6} {t['meshes']:>6}"
-        print(f"{row} {t['first']:>8.3f} {t['worlds4']:>8.3f} {t['again']:>8.3f}", flush=True)
+        print(f"{row} {t['first']:>8.3f} {t['worlds4']:>8.3f} {t['again']:>8.3f} {t['many']:>8.3f}", flush=True)
 
 
 def main():
@@ -160,6 +161,7 @@ def main():
     p.add_argument("--robots", nargs="*", default=None, help="example-robot-data URDF stems (none: all)")
     p.add_argument("--robot-child", default=None, help=argparse.SUPPRESS)
     p.add_argument("--device", default=None, help="Warp device of --robots (default: Warp's)")
+    p.add_argument("--many", type=int, default=4096, help="worlds of --robots' last column")
     p.add_argument("--worlds", type=int, nargs="+", default=[1, 4096])
     p.add_argument("--scenes", nargs="+", default=["bigmesh", "ant"], choices=["bigmesh", "facemesh", "ant"])
     p.add_argument("--backends", nargs="+", default=["qhull", "builtin"], choices=["qhull", "builtin"])
@@ -167,10 +169,10 @@ def main():
     a = p.parse_args()
     wp.config.quiet = True
     if a.robot_child:
-        print(json.dumps(_robot_child(a.robot_child, a.device)))
+        print(json.dumps(_robot_child(a.robot_child, a.device, a.many)))
         return
     if a.robots is not None:
-        _robots(a.robots, a.device)
+        _robots(a.robots, a.device, a.many)
         return
     wp.init()
     print(f"CPU, SolverGeneralized(model) seconds (median of {a.repeat}; builtin on a mesh scene: 1 run)")
