@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .grouping import group_rows
 from .hostmath import quat_rotate, quat_to_matrix
 from .types import GeoType
 
@@ -82,11 +83,8 @@ def accumulate_body_mass(
     keys = np.concatenate(
         [shape_type[sel, None].astype(np.float64), shape_scale[sel], shape_mesh[sel, None].astype(np.float64)], axis=1
     )
-    # Groups of equal keys in ascending key order (column 0 first), each in shape order: what
-    # np.unique(keys, axis=0) gives, from one lexsort instead of a row-wise sort of structured rows.
-    order = np.lexsort(keys.T[::-1])
+    order, starts = group_rows(keys)  # groups of equal keys in ascending key order, each in shape order
     sorted_keys = keys[order]
-    starts = np.nonzero(np.concatenate([[True], (sorted_keys[1:] != sorted_keys[:-1]).any(axis=1), [True]]))[0]
     for k0, k1 in zip(starts[:-1], starts[1:]):
         key = sorted_keys[k0]
         idx = sel[order[k0:k1]]

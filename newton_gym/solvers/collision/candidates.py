@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...sim.grouping import unique_rows, unique_values
 from .pairs import GLOBAL, Templates, find_templates
 
 __all__ = ["ShapeColumns", "PairLayout", "shape_columns", "world_pairs", "lay_out_pairs", "encode", "decode"]
@@ -33,7 +34,7 @@ class ShapeColumns:
     group: np.ndarray  # (shape_count,) int64 collision group (-1 meets all)
     art: np.ndarray  # (shape_count,) int64 articulation of its body (-1: none)
     self_collide: np.ndarray  # (articulation_count + 1,) bool; the last entry (no articulation) True
-    filter_codes: np.ndarray  # (filter pairs,) int64 lo * n + hi of the model's filter pairs
+    filter_codes: np.ndarray  # (filter pairs,) int64 lo * n + hi of the model's filter pairs, ascending
     n: int  # code base: max(shape_count, 1)
 
 
@@ -50,7 +51,7 @@ def shape_columns(model, layout, stype: np.ndarray, sbody: np.ndarray) -> ShapeC
         group=model.shape_collision_group.numpy(),
         art=body_art[sbody],
         self_collide=np.append(model.articulation_self_collision.numpy().astype(bool), True),
-        filter_codes=np.minimum(fp[:, 0], fp[:, 1]) * n + np.maximum(fp[:, 0], fp[:, 1]),
+        filter_codes=unique_values(np.minimum(fp[:, 0], fp[:, 1]) * n + np.maximum(fp[:, 0], fp[:, 1])),
         n=n,
     )
 
@@ -63,7 +64,9 @@ def _keep(a: np.ndarray, b: np.ndarray, sh: ShapeColumns) -> np.ndarray:
     ga, gb = sh.group[a], sh.group[b]
     keep &= (ga < 0) | (gb < 0) | (ga == gb)
     lo, hi = np.minimum(a, b), np.maximum(a, b)
-    keep &= ~np.isin(lo * sh.n + hi, sh.filter_codes)
+    codes = lo * sh.n + hi
+    at = np.minimum(np.searchsorted(sh.filter_codes, codes), max(len(sh.filter_codes) - 1, 0))
+    keep &= ~(sh.filter_codes[at] == codes) if len(sh.filter_codes) else True
     art_a, art_b = sh.art[a], sh.art[b]
     same = (art_a == art_b) & (art_a >= 0)
     keep &= ~same | sh.self_collide[np.maximum(art_a, 0)]
@@ -111,12 +114,18 @@ def _signature_groups(model, sh: ShapeColumns, signature: np.ndarray) -> np.ndar
     wl, wh = sworld[lo], sworld[hi]
     world = np.maximum(wl, wh)
     mine = (world >= 0) & ((wl == wh) | (wl < 0) | (wh < 0))
-    lo_code = encode(lo[mine], wl[mine], sws)
-    hi_code = encode(hi[mine], wh[mine], sws)
-    keys = np.unique(np.stack([world[mine], lo_code, hi_code], 1), axis=0)  # sorted by world, deduplicated
+    # world-local indices, then the global shapes by rank (compact codes pack into one sort key)
+    glob = np.nonzero(sworld < 0)[0]
+    local_max = int(np.diff(sws[: worlds + 1]).max(initial=0))
+
+    def code(index, world):
+        return np.where(world >= 0, index - sws[np.maximum(world, 0)], local_max + np.searchsorted(glob, index))
+
+    lo_code, hi_code = code(lo[mine], wl[mine]), code(hi[mine], wh[mine])
+    keys = unique_rows(np.stack([world[mine], lo_code, hi_code], 1))[0]  # sorted by world, deduplicated
     start = np.searchsorted(keys[:, 0], np.arange(worlds + 1), side="left")
     by_filters = find_templates([keys[:, 1:]], start).block_template
-    _, group = np.unique(np.stack([by_shapes, by_filters], 1), axis=0, return_inverse=True)
+    group = unique_rows(np.stack([by_shapes, by_filters], 1))[1]
     return np.asarray(group, np.int64).reshape(-1)
 
 

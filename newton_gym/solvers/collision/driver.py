@@ -20,6 +20,7 @@ import numpy as np
 import warp as wp
 
 from ...errors import SolverError
+from ...sim.grouping import unique_rows
 from ...sim.stage_args import BoundStruct
 from ...sim.types import GeoType
 from ..tree import DeclaredFields
@@ -179,7 +180,7 @@ def _mesh_tables(model, shape_mesh, scale, stype):
     shapes = np.nonzero((stype == GeoType.MESH) & (np.asarray(shape_mesh) >= 0))[0]
     if len(shapes):  # once per distinct (mesh, scale): replicated worlds repeat them
         keys = np.column_stack([np.asarray(shape_mesh)[shapes], np.asarray(scale)[shapes]])
-        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+        unique, inverse = unique_rows(keys)
         per_key = np.empty(len(unique))
         for k, row in enumerate(unique):
             m = int(row[0])
