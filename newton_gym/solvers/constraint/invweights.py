@@ -40,9 +40,9 @@ def set_invweights(model, layout, data, rows):
         n = int(n)
         arts = np.nonzero(counts == n)[0]
         idx = art_start[arts][:, None] + np.arange(n)  # (A, n) DOF indices
-        entries = np.asarray(layout.art_mat_start, dtype=np.int64)[arts][:, None] + np.arange(n * n)
-        mats = mass[entries].reshape(-1, n, n) + armature[idx][:, :, None] * np.eye(n)
-        dof_m[idx] = np.diagonal(mats, axis1=1, axis2=2)
+        blocks = _mass_blocks(mass, np.asarray(layout.art_mat_start, dtype=np.int64)[arts], n)  # (A, n * n)
+        arm = armature[idx]
+        dof_m[idx] = blocks[:, :: n + 1] + arm
         position = np.full(len(counts), -1)
         position[arts] = np.arange(len(arts))
         bodies = np.nonzero((body_art >= 0) & (position[np.maximum(body_art, 0)] >= 0))[0]
@@ -58,10 +58,10 @@ def set_invweights(model, layout, data, rows):
             live = np.nonzero(k >= 0)[0]
             chain[live, k[live] - first[live]] = True
             k[live] = dof_parent[k[live]]
-        per_body = np.column_stack([lever, com - body_q[bodies, :3], chain])
-        same = _same_as_first(mats, cdof[idx], group, per_body)
+        same = _same_as_first([blocks, arm, cdof[idx]], group, [lever, com - body_q[bodies, :3], chain])
         calc = np.nonzero(~same)[0]
-        minv = np.linalg.inv(mats[calc])
+        mats = blocks[calc].reshape(-1, n, n) + arm[calc][:, :, None] * np.eye(n)
+        minv = np.linalg.inv(mats)
         groups.append((arts[calc], minv))
         dof_w[idx[calc]] = np.diagonal(minv, axis1=1, axis2=2)
         mine = ~same[group]
@@ -88,20 +88,31 @@ def set_invweights(model, layout, data, rows):
     rows.world_scale.assign((1.0 / (np.maximum(mean, 1e-10) * np.maximum(count, 1))).astype(np.float32))
 
 
-def _same_as_first(mats, cdof, group, per_body) -> np.ndarray:
-    """(A,) bool: which articulations of a batch (after the first) have the first's inputs exactly: mass
-    matrix ``mats`` (A, n, n), motion subspaces ``cdof`` (A, n, 6) and, body by body, the ``per_body`` rows
-    (B, k) of their bodies (``group`` (B,) ascending gives each body's articulation)."""
-    count = len(mats)
-    same = (mats.reshape(count, -1) == mats[0].reshape(-1)).all(axis=1)
-    same &= (cdof.reshape(count, -1) == cdof[0].reshape(-1)).all(axis=1)
+def _mass_blocks(mass: np.ndarray, starts: np.ndarray, n: int) -> np.ndarray:
+    """(A, n * n) dense mass-matrix blocks of the articulations whose blocks start at ``starts``: a view of
+    ``mass`` where they follow one another (replicated worlds), else a gather."""
+    if len(starts) and (np.diff(starts) == n * n).all() and starts[0] + len(starts) * n * n <= len(mass):
+        return mass[starts[0] : starts[0] + len(starts) * n * n].reshape(len(starts), n * n)
+    return mass[starts[:, None] + np.arange(n * n)]
+
+
+def _same_as_first(per_art: list, group: np.ndarray, per_body: list) -> np.ndarray:
+    """(A,) bool: which articulations of a batch (after the first) have the first's inputs exactly: the
+    ``per_art`` arrays (A, ...) (mass matrix, armature, motion subspaces) and, body by body, the ``per_body``
+    arrays (B, ...) of their bodies (``group`` (B,) ascending gives each body's articulation)."""
+    count = len(per_art[0])
+    same = np.ones(count, dtype=bool)
+    for values in per_art:
+        same &= (values.reshape(count, -1) == values[0].reshape(-1)).all(axis=1)
     starts = np.searchsorted(group, np.arange(count + 1))
     per = np.diff(starts)
     same &= per == per[0]
     maybe = np.nonzero(same)[0]
     if len(maybe) and per[0]:
-        rows = per_body[starts[maybe][:, None] + np.arange(per[0])]  # (M, m, k)
-        same[maybe] &= (rows == rows[0]).all(axis=(1, 2))
+        take = starts[maybe][:, None] + np.arange(per[0])  # (M, m) bodies of each
+        for values in per_body:
+            rows = values[take].reshape(len(maybe), -1)
+            same[maybe] &= (rows == rows[0]).all(axis=1)
     same[0] = False
     return same
 
