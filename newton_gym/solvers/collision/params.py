@@ -12,11 +12,12 @@ directly, which a max rule over shapes cannot express when a world's robot meets
 
 from __future__ import annotations
 
+import numpy as np
 import warp as wp
 
 from ...sim.stage_args import fill
 from ..types import vec5
-from .pairs import PairTopology, block_of, pair_shapes, template_pair
+from .pairs import PairTopology, pair_shapes, template_pair
 
 __all__ = ["combine_pair_params", "set_world_friction"]
 
@@ -45,9 +46,11 @@ class PairParamArgs:
 
 @wp.kernel
 def _pair_params_kernel(args: PairParamArgs):
-    """Pair p's parameters from its two shapes' columns (the rules of the module docstring)."""
-    p = wp.tid()
-    w = block_of(args.topo.block_pair_start, p)
+    """Pair lp of world w's parameters from its two shapes' columns (the rules of the module docstring)."""
+    w, lp = wp.tid()
+    p = args.topo.block_pair_start[w] + lp
+    if p >= args.topo.block_pair_start[w + 1]:
+        return
     tp = template_pair(args.topo, w, p)
     s = pair_shapes(args.topo, w, tp)
     a = s[0]
@@ -81,9 +84,11 @@ def combine_pair_params(model, contacts):
 
 
 def _per_pair(kernel, model, contacts, inputs: list):
-    """Launch ``kernel`` with ``inputs`` once per candidate pair of ``contacts`` (not at all without pairs)."""
+    """Launch ``kernel`` with ``inputs`` over (world, pair of the world) for the candidate pairs of
+    ``contacts``: no search for a pair's world (not at all without pairs)."""
     if contacts.pair_count:
-        wp.launch(kernel, dim=contacts.pair_count, device=model.device, inputs=inputs)
+        most = int(np.diff(contacts.pairs.block_pair_start).max())
+        wp.launch(kernel, dim=(len(contacts.pairs.block_pair_start) - 1, most), device=model.device, inputs=inputs)
 
 
 @wp.kernel
@@ -96,10 +101,10 @@ def _world_friction_kernel(
     # Data out:
     mu_out: wp.array(dtype=float),
 ):
-    """Pair p's friction: world_mu of its world where world_mask holds."""
-    p = wp.tid()
-    w = block_of(topo.block_pair_start, p)
-    if w < world_mask.shape[0]:
+    """Pair lp of world w's friction: world_mu of its world where world_mask holds."""
+    w, lp = wp.tid()
+    p = topo.block_pair_start[w] + lp
+    if p < topo.block_pair_start[w + 1] and w < world_mask.shape[0]:
         if world_mask[w]:
             mu_out[p] = world_mu[w]
 
