@@ -124,3 +124,38 @@ def test_margin_sets_rest_distance_and_gap_only_detects_early():
     run(model, solver, 1, 0.002)
     assert solver.world_contact_count.numpy()[0] == 1
     assert abs(solver.body_contact_wrench.numpy()[0][2]) < 1e-6
+
+
+def test_bundles_skip_only_pairs_that_cannot_touch():
+    """A sphere flies past a body of two spheres (no gravity, no other contact): a bundle (the pairs of one body
+    pair) that is skipped whole never holds a touching pair, and its slots are cleared once it moves apart, so
+    each pair's slot is active exactly while its spheres are closer than their radii plus margins."""
+    from newton_gym.solvers.collision.driver import collide
+
+    b = ng.ModelBuilder(gravity=0.0)
+    held = b.add_body(xform=[0, 0, 0, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
+    b.add_shape_sphere(held, xform=[0, -0.15, 0, 0, 0, 0, 1], radius=0.1)
+    b.add_shape_sphere(held, xform=[0, 0.15, 0, 0, 0, 0, 1], radius=0.1)
+    flying = b.add_body(xform=[-1.0, 0.2, 0, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
+    b.add_shape_sphere(flying, radius=0.05)
+    model = b.finalize("cpu")
+    solver = SolverGeneralized(model)
+    c = solver.contacts
+    assert c.pairs.block_bundle_start[-1] == 1 and c.pair_count == 2  # one bundle of two pairs
+    margin = c.pair_margin.numpy()
+    state = model.state()
+    q = state.joint_q.numpy()
+    seen = set()
+    # the flying sphere's path: far, touching the second sphere, far; then jumps between touching and far
+    for x in np.concatenate([np.linspace(-1.0, 1.0, 81), [0.0, 1.0, 0.05, -0.8, 0.0, 0.9]]):
+        q[7] = x
+        state.joint_q.assign(q)
+        ng.eval_fk(model, state.joint_q, state.joint_qd, state)
+        collide(model, c, state.body_q)
+        centre = state.body_q.numpy()[:, :3]
+        for p, a in enumerate(c.pair_shape_host[:, 0]):
+            pa = centre[0] + model.shape_transform.numpy()[a][:3]
+            touching = np.linalg.norm(centre[1] - pa) - 0.15 < margin[p]
+            assert c.active.numpy()[c.pair_slot_start_host[p]] == int(touching)
+            seen.add(bool(touching))
+    assert seen == {True, False}

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...sim.grouping import unique_rows, unique_values
+from ...sim.grouping import group_rows, unique_rows, unique_values
 from .pairs import GLOBAL, Templates, find_templates
 
 __all__ = ["ShapeColumns", "PairLayout", "shape_columns", "world_pairs", "lay_out_pairs", "encode", "decode"]
@@ -147,8 +147,16 @@ class PairLayout:
     condim: np.ndarray  # (template pairs,) int64 contact dimensionality
     radius: np.ndarray  # (template pairs,) float32 sum of the two bounding radii [m]
     slot_pair: np.ndarray  # (template slots,) int64 pair of each slot, counted from its world's first
+    # Bundles: the pairs of one template with the same two bodies and bundle class (narrow phase, plane or
+    # not), which the narrow phase bound-tests together (:func:`.primitive.world_pair_kernel`).
+    template_bundle_start: np.ndarray  # (templates + 1,) int64 first bundle of each template
+    bundle_start: np.ndarray  # (bundles + 1,) int64 first entry of each bundle in bundle_pairs
+    bundle_pairs: np.ndarray  # (template pairs,) int64 the pairs of each bundle, counted from their world's first
+    bundle_body: np.ndarray  # (bundles, 2) int64 the bundle's two bodies (encoded; -1: static)
+    bundle_class: np.ndarray  # (bundles,) int64 its pairs' class (pair_table's last column)
     block_pair_start: np.ndarray  # (blocks + 1,) int64 first pair of each world (one block without worlds)
     block_slot_start: np.ndarray  # (blocks + 1,) int64 first contact slot of each world
+    block_bundle_start: np.ndarray  # (blocks + 1,) int64 first bundle of each world
     block_shape_offset: np.ndarray  # (blocks,) int64 first shape of each world
     block_body_offset: np.ndarray  # (blocks,) int64 first body of each world
     skipped: int  # pairs of unsupported type combinations, over every world
@@ -187,8 +195,8 @@ class PairLayout:
 
 def _layout(templates, tables, skipped, block_pair_start, shape_offset, body_offset) -> PairLayout:
     """A :class:`PairLayout` from each template's table (columns: shapes, bodies, moving, slots, condim,
-    radius bits) and each world's template."""
-    table = np.concatenate(tables).astype(np.int64) if tables else np.zeros((0, 9), np.int64)
+    radius bits, class) and each world's template."""
+    table = np.concatenate(tables).astype(np.int64) if tables else np.zeros((0, 10), np.int64)
     tcount = np.array([len(t) for t in tables], np.int64)
     template_pair_start = np.concatenate([[0], np.cumsum(tcount)]).astype(np.int64)
     slots = table[:, 6]
@@ -198,6 +206,11 @@ def _layout(templates, tables, skipped, block_pair_start, shape_offset, body_off
     ends = np.cumsum(slots)
     first_slot = ends - slots - template_slot_start[template_of_pair]
     bt = templates.block_template
+    # bundles: each template's pairs grouped by (body A, body B, class), each bundle's pairs in pair order
+    order, starts = group_rows(np.column_stack([template_of_pair, table[:, 2:4], table[:, 9]]))
+    first = order[starts[:-1]]
+    bundles = np.bincount(template_of_pair[first], minlength=len(tables)).astype(np.int64)
+    template_bundle_start = np.concatenate([[0], np.cumsum(bundles)]).astype(np.int64)
     return PairLayout(
         templates=templates,
         template_pair_start=template_pair_start,
@@ -210,8 +223,14 @@ def _layout(templates, tables, skipped, block_pair_start, shape_offset, body_off
         condim=table[:, 7],
         radius=table[:, 8].astype(np.int32).view(np.float32),
         slot_pair=np.repeat(np.arange(len(table)) - template_pair_start[template_of_pair], slots),
+        template_bundle_start=template_bundle_start,
+        bundle_start=starts.astype(np.int64),
+        bundle_pairs=order - template_pair_start[template_of_pair[order]],
+        bundle_body=table[first, 2:4],
+        bundle_class=table[first, 9],
         block_pair_start=block_pair_start,
         block_slot_start=np.concatenate([[0], np.cumsum(tslots[bt])]).astype(np.int64),
+        block_bundle_start=np.concatenate([[0], np.cumsum(bundles[bt])]).astype(np.int64),
         block_shape_offset=shape_offset,
         block_body_offset=body_offset,
         skipped=skipped,
@@ -221,8 +240,9 @@ def _layout(templates, tables, skipped, block_pair_start, shape_offset, body_off
 def lay_out_pairs(model, sh: ShapeColumns, counts_table: np.ndarray, signature: np.ndarray, pair_table) -> PairLayout:
     """Candidate pairs of every world, enumerated once per group of equal worlds (module docstring).
     ``signature``: (shape_count, columns) int32 per-shape columns the pairs depend on besides ``sh``'s
-    bodies and articulations (type, size, ...); ``pair_table(a, b)``: (pairs, 3) int32 slot count, condim
-    and bounding radius (float32 bits) of each pair. Groups whose tables are equal merge into one template."""
+    bodies and articulations (type, size, ...); ``pair_table(a, b)``: (pairs, 4) int32 slot count, condim,
+    bounding radius (float32 bits) and bundle class of each pair. Groups whose tables are equal merge into
+    one template."""
 
     def table(a, b, shape_code, body_code):
         moving = np.stack([sh.dynamic[a], sh.dynamic[b]], 1)

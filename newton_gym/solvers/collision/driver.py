@@ -1,14 +1,15 @@
-"""Broad phase and contact slots.
+"""Candidate pairs and contact slots, and the narrow phase that fills them.
 
-Worlds never change membership, so candidate shape pairs are enumerated once, at solver construction,
-per world: every pair of shapes inside a world plus every world shape against every global (-1) shape,
-filtered by collide flags, collision groups (-1 meets all; g >= 0 meets g and -1), the model's filter
-pairs (which include joint parent/child pairs), the articulation self-collision switch and "at least one
-shape moves". Cost is linear in the world count. Each pair owns a fixed block of contact slots (its
-maximum contact count), so contacts of a world are contiguous, need no atomics and persist slot by slot
-(warm starts). Per step, :func:`collide` runs a bounding-sphere test and the narrow phase per pair. Mesh
-shapes collide as their convex hulls (:mod:`.hull`, :mod:`.convex`), ellipsoids
-there too except against planes, and heightfields as MuJoCo's grids of prisms (:mod:`.heightfield`).
+Worlds never change membership, so candidate shape pairs are enumerated once, at solver construction, per
+group of equal worlds (:mod:`.candidates`): every pair of shapes inside a world plus every world shape against
+every global (-1) shape, filtered by collide flags, collision groups (-1 meets all; g >= 0 meets g and -1),
+the model's filter pairs (which include joint parent/child pairs), the articulation self-collision switch
+and "at least one shape moves". Each pair owns a fixed block of contact slots (its maximum contact count), so
+contacts of a world are contiguous, need no atomics and persist slot by slot (warm starts). Per step,
+:func:`collide` tests the bounding spheres of each bundle (the pairs of one body pair) and of each pair of a
+bundle that passes, then runs the narrow phase of the pairs left. Mesh shapes collide as their convex hulls
+(:mod:`.hull`, :mod:`.convex`), ellipsoids there too except against planes, and heightfields as MuJoCo's
+grids of prisms (:mod:`.heightfield`).
 """
 
 from __future__ import annotations
@@ -93,6 +94,11 @@ class Contacts(DeclaredFields):
     pair_bound: wp.array = None  # (pair_count,) float32 pair_radius + margin [m]
     pair_solref: wp.array = None  # (pair_count,) vec2 mean solref (time constant [s], damping ratio [-])
     pair_solimp: wp.array = None  # (pair_count,) vec5 mean solimp
+    # Per world bundle (.candidates; :func:`.params.combine_pair_params`): the bounding test of its pairs.
+    bundle_centre_a: wp.array = None  # (bundles,) vec3 centre of its A shapes, in body A's frame (static: world)
+    bundle_centre_b: wp.array = None  # (bundles,) vec3 centre of its B shapes, in body B's frame (static: world)
+    bundle_bound: wp.array = None  # (bundles,) float32 centre distance beyond which none of its pairs touch [m]
+    bundle_clear: wp.array = None  # (bundles,) int32 1 while its slots are clear (it was far at the last collide)
     # Per step, per slot.
     active: wp.array = None  # (slot_count,) int32 1 where the slot holds a contact
     point: wp.array = None  # (slot_count,) vec3 world contact point [m]
@@ -204,6 +210,7 @@ def build_contacts(model, layout) -> Contacts:
         for j in range(i, kinds):
             counts_table[i, j] = feature_count(i, j)
     radius = _shape_radius(stype, scale, mesh_radius)
+    phase = np.array([[phase_of(i, j) for j in range(kinds)] for i in range(kinds)], dtype=np.int64)
     condim, priority = model.shape_condim.numpy(), model.shape_priority.numpy()
     margin = model.shape_contact_margin.numpy() + model.shape_contact_gap.numpy()
 
@@ -213,7 +220,8 @@ def build_contacts(model, layout) -> Contacts:
         pr_a, pr_b = priority[pa], priority[pb]
         cd = np.where(pr_a > pr_b, condim[pa], np.where(pr_b > pr_a, condim[pb], np.maximum(condim[pa], condim[pb])))
         bound = (radius[pa] + radius[pb]).astype(np.float32).view(np.int32)
-        return np.column_stack([slots, cd, bound])
+        bundle = phase[stype[pa], stype[pb]] * 2 + (stype[pa] == GeoType.PLANE)  # bundle class (.candidates)
+        return np.column_stack([slots, cd, bound, bundle])
 
     # The per-shape columns the pairs depend on (candidates' module docstring), float32 ones by their bits.
     signature = np.column_stack(
@@ -300,6 +308,7 @@ def _upload(model, pairs: PairLayout, stype, hulls):
 
     c.topology = _topology(pairs, arr)
     _zeros(c, _PAIR_COLUMNS, c.pair_count, dev)
+    _zeros(c, _BUNDLE_COLUMNS, int(pairs.block_bundle_start[-1]), dev)
     combine_pair_params(model, c)
     c.mesh_start = arr(hulls.vert_start, wp.int32)
     c.mesh_verts = arr(_field_tables(model, hulls, arr, c).astype(np.float32), wp.vec3)
@@ -319,6 +328,12 @@ _PAIR_COLUMNS = {
     "pair_bound": wp.float32,
     "pair_solref": wp.vec2,
     "pair_solimp": vec5,
+}
+_BUNDLE_COLUMNS = {
+    "bundle_centre_a": wp.vec3,
+    "bundle_centre_b": wp.vec3,
+    "bundle_bound": wp.float32,
+    "bundle_clear": wp.int32,
 }
 _SLOT_COLUMNS = {
     "active": wp.int32,
@@ -353,6 +368,12 @@ def _topology(pairs: PairLayout, arr) -> PairTopology:
     topo.slots = arr(np.stack([pairs.first_slot, pairs.slots], 1).astype(i32).reshape(-1, 2), wp.vec2i)
     topo.radius = arr(pairs.radius, wp.float32)
     topo.slot_pair = arr(pairs.slot_pair.astype(i32), wp.int32)
+    topo.block_bundle_start = arr(pairs.block_bundle_start.astype(i32), wp.int32)
+    topo.template_bundle_start = arr(pairs.template_bundle_start.astype(i32), wp.int32)
+    topo.bundle_start = arr(pairs.bundle_start.astype(i32), wp.int32)
+    topo.bundle_pairs = arr(pairs.bundle_pairs.astype(i32), wp.int32)
+    topo.bundle_body = arr(pairs.bundle_body.astype(i32).reshape(-1, 2), wp.vec2i)
+    topo.bundle_class = arr(pairs.bundle_class.astype(i32), wp.int32)
     return topo
 
 

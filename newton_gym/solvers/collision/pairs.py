@@ -61,6 +61,13 @@ class PairTopology:
     slots: wp.array(dtype=wp.vec2i)  # (template pairs,) (first slot in the world, slot count)
     radius: wp.array(dtype=float)  # (template pairs,) sum of the two bounding radii [m]
     slot_pair: wp.array(dtype=int)  # (template slots,) pair of each slot, within its world
+    # Bundles (:mod:`.candidates`): a template's pairs of one body pair and class, bound-tested together.
+    block_bundle_start: wp.array(dtype=int)  # (blocks + 1,) first bundle of each world
+    template_bundle_start: wp.array(dtype=int)  # (templates + 1,) first template bundle of each template
+    bundle_start: wp.array(dtype=int)  # (template bundles + 1,) first entry of each bundle in bundle_pairs
+    bundle_pairs: wp.array(dtype=int)  # (template pairs,) each bundle's pairs, counted from their world's first
+    bundle_body: wp.array(dtype=wp.vec2i)  # (template bundles,) its bodies A, B (world-local, GLOBAL + index, -1)
+    bundle_class: wp.array(dtype=int)  # (template bundles,) narrow phase * 2 + 1 for plane pairs (.candidates)
 
 
 @dataclass

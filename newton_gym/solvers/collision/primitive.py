@@ -35,7 +35,7 @@ from ...sim.wpmath import (
     GEO_PLANE,
     GEO_SPHERE,
 )
-from .pairs import PairTopology, decode_pair, world_pairs
+from .pairs import PairTopology, decode_pair, local_pair, world_pairs
 
 __all__ = [
     "point_distance",
@@ -293,6 +293,7 @@ class ContactSlots:
     normal: wp.array(dtype=wp.vec3)  # (slot_count,) unit normal from A to B
     dist: wp.array(dtype=float)  # (slot_count,) signed distance [m] (negative: penetration)
     tangent: wp.array(dtype=wp.vec3)  # (slot_count,) first friction direction (unit, normal to n)
+    bundle_clear: wp.array(dtype=int)  # (bundles,) 1 while a bundle's slots are clear (far at the last collide)
 
 
 @wp.func
@@ -399,6 +400,9 @@ class NarrowArgs:
     shape_mesh: wp.array(dtype=int)  # (shape_count,) mesh of each mesh shape (-1: none)
     pair_bound: wp.array(dtype=float)  # (pair_count,) centre distance beyond which a pair cannot touch [m]
     pair_margin: wp.array(dtype=float)  # (pair_count,) contacts are kept below this distance [m]
+    bundle_centre_a: wp.array(dtype=wp.vec3)  # (bundles,) centre of a bundle's A shapes, body A's frame [m]
+    bundle_centre_b: wp.array(dtype=wp.vec3)  # (bundles,) centre of its B shapes, body B's frame [m]
+    bundle_bound: wp.array(dtype=float)  # (bundles,) centre distance beyond which none of its pairs touch [m]
     hulls: MeshHulls  # mesh convex hulls (and heightfield points)
     fields: Heightfields  # heightfields
     body_q: wp.array(dtype=wp.transform)  # (body_count,) body frames in world [m]
@@ -426,37 +430,64 @@ def _placed(shape: int, body: int, args: NarrowArgs) -> Convex:
 
 
 @wp.func
-def _centre(shape: int, body: int, body_q: wp.array(dtype=wp.transform), x: wp.transform):
-    """World position of the origin of a shape with local pose x on body (-1: static)."""
+def _centre(body: int, body_q: wp.array(dtype=wp.transform), x: wp.vec3):
+    """World position of the point x of body ``body``'s frame (-1: static, x is in the world)."""
     if body >= 0:
-        return wp.transform_point(body_q[body], wp.transform_get_translation(x))
-    return wp.transform_get_translation(x)
+        return wp.transform_point(body_q[body], x)
+    return x
 
 
 def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
     """The narrow-phase kernel ``name`` of the Warp module ``module``, launched by :func:`launch_world_pairs`:
-    one block per world, whose lanes take the world's candidate pairs in turn. A pair is this kernel's where
-    :func:`pair_phase` is ``phase``: its contact slots are cleared and ``pair_fn(p, slots, a, b, args)``
-    fills them (p the model's pair index, slots its (first slot, slot count), a and b its shapes as
-    :class:`Convex`, args the launch's :class:`NarrowArgs`). Outside the heightfield phase, a pair whose
-    shape origins lie farther apart than its ``pair_bound`` (shape A not a plane) is skipped before its
-    shapes are placed: the bounding test the narrow phases start with, at a third of its cost (most of a
-    robot's self-collision pairs are far apart at any time)."""
+    one block per world, whose lanes take the world's bundles (:mod:`.candidates`: the pairs of one body pair
+    and class) in turn. A pair is this kernel's where :func:`pair_phase` is ``phase``: its contact slots are
+    cleared and ``pair_fn(p, slots, a, b, args)`` fills them (p the model's pair index, slots its (first
+    slot, slot count), a and b its shapes as :class:`Convex`, args the launch's :class:`NarrowArgs`).
+    Outside the heightfield phase and plane pairs, a bundle whose two centres lie farther apart than its
+    ``bundle_bound`` is skipped whole (its slots only cleared), and a pair whose shape origins lie farther
+    apart than its ``pair_bound`` before its shapes are placed: the bounding test the narrow phases start
+    with, at a fraction of its cost (most of a robot's self-collision pairs are far apart at any time). A
+    bundle passes wherever one of its pairs would pass its own test, so the contacts are those of the pairs'
+    tests alone."""
 
     def kernel(first: int, args: NarrowArgs):
-        """One block per world (the launch's first world: ``first``): its lanes take the world's pairs in turn."""
+        """One block per world (the launch's first world: ``first``): its lanes take the world's bundles in turn."""
         block, lane = wp.tid()
-        at = world_pairs(args.topo, block + first)  # the world's offsets, read once
-        for lp in range(lane, at.count, wp.block_dim()):
-            pair = decode_pair(args.topo, at, lp)
-            s = pair.shapes
-            if pair_phase(args.shape_type[s[0]], args.shape_type[s[1]]) == phase:
+        w = block + first
+        at = world_pairs(args.topo, w)  # the world's offsets, read once
+        g0 = args.topo.block_bundle_start[w]
+        tb0 = args.topo.template_bundle_start[args.topo.block_template[w]]
+        for lb in range(lane, args.topo.block_bundle_start[w + 1] - g0, wp.block_dim()):
+            tb = tb0 + lb
+            e0 = args.topo.bundle_start[tb]
+            e1 = args.topo.bundle_start[tb + 1]
+            kind = args.topo.bundle_class[tb]
+            if kind / 2 != phase:
+                continue
+            g = g0 + lb
+            if wp.static(phase != PHASE_FIELD) and kind % 2 == 0:  # bound-tested: not a plane's, not a field's
+                bodies = local_pair(args.topo.bundle_body[tb], at.body)
+                ca = _centre(bodies[0], args.body_q, args.bundle_centre_a[g])
+                cb = _centre(bodies[1], args.body_q, args.bundle_centre_b[g])
+                if wp.length(cb - ca) > args.bundle_bound[g]:
+                    if args.out.bundle_clear[g] == 0:  # near at the last collide: clear its slots once
+                        for e in range(e0, e1):
+                            sl = args.topo.slots[at.template_pair + args.topo.bundle_pairs[e]]
+                            for k in range(sl[1]):
+                                args.out.active[at.slot + sl[0] + k] = 0
+                        args.out.bundle_clear[g] = 1
+                    continue
+                args.out.bundle_clear[g] = 0
+            for e in range(e0, e1):
+                lp = args.topo.bundle_pairs[e]
+                pair = decode_pair(args.topo, at, lp)
+                s = pair.shapes
                 for k in range(pair.slots[1]):
                     args.out.active[pair.slots[0] + k] = 0
                 if wp.static(phase != PHASE_FIELD) and args.shape_type[s[0]] != PLANE:
-                    ca = _centre(s[0], pair.bodies[0], args.body_q, args.shape_transform[s[0]])
-                    cb = _centre(s[1], pair.bodies[1], args.body_q, args.shape_transform[s[1]])
-                    if wp.length(cb - ca) > args.pair_bound[at.pair + lp]:
+                    pa = _centre(pair.bodies[0], args.body_q, wp.transform_get_translation(args.shape_transform[s[0]]))
+                    pb = _centre(pair.bodies[1], args.body_q, wp.transform_get_translation(args.shape_transform[s[1]]))
+                    if wp.length(pb - pa) > args.pair_bound[at.pair + lp]:
                         continue
                 a = _placed(s[0], pair.bodies[0], args)
                 b = _placed(s[1], pair.bodies[1], args)
