@@ -159,3 +159,31 @@ def test_bundles_skip_only_pairs_that_cannot_touch():
             assert c.active.numpy()[c.pair_slot_start_host[p]] == int(touching)
             seen.add(bool(touching))
     assert seen == {True, False}
+
+
+def test_slot_forces_are_zero_exactly_where_slots_are_inactive():
+    """A ball rests on the ground, is lifted off it and falls back (in contact, apart, in contact): after every
+    step, a slot's force is
+    non-zero only where the slot is active (the narrow phase clears both; the finish pass writes active ones),
+    and the ground's slots add up to the ball's contact wrench."""
+    b = ng.ModelBuilder()
+    b.add_ground_plane()
+    ball = b.add_body(xform=[0, 0, 0.1, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
+    b.add_shape_sphere(ball, radius=0.1)
+    model = b.finalize("cpu")
+    solver = SolverGeneralized(model)
+    s0, s1, control = model.state(), model.state(), model.control()
+    phases = set()
+    for step in range(450):
+        if step % 150 == 50:  # lift it 5 cm off the ground while it presses on it (0.2 s of fall), then rest
+            q = s0.joint_q.numpy()
+            q[2] += 0.05
+            s0.joint_q.assign(q)
+        solver.step(s0, s1, control, 0.002)
+        s0, s1 = s1, s0
+        active = solver.contacts.active.numpy()[: solver.contacts.slot_count] != 0
+        force = solver.contacts.force.numpy()[: solver.contacts.slot_count]
+        assert not np.abs(force[~active]).any()
+        np.testing.assert_allclose(force.sum(axis=0), solver.body_contact_wrench.numpy()[0][:3], atol=1e-4)
+        phases.add(bool(active.any()))
+    assert phases == {True, False}

@@ -293,6 +293,7 @@ class ContactSlots:
     normal: wp.array(dtype=wp.vec3)  # (slot_count,) unit normal from A to B
     dist: wp.array(dtype=float)  # (slot_count,) signed distance [m] (negative: penetration)
     tangent: wp.array(dtype=wp.vec3)  # (slot_count,) first friction direction (unit, normal to n)
+    force: wp.array(dtype=wp.vec3)  # (slot_count,) contact force on B [N]: cleared with active, set by the finish pass
     bundle_clear: wp.array(dtype=int)  # (bundles,) 1 while a bundle's slots are clear (far at the last collide)
 
 
@@ -441,8 +442,9 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
     """The narrow-phase kernel ``name`` of the Warp module ``module``, launched by :func:`launch_world_pairs`:
     one block per world, whose lanes take the world's bundles (:mod:`.candidates`: the pairs of one body pair
     and class) in turn. A pair is this kernel's where :func:`pair_phase` is ``phase``: its contact slots are
-    cleared and ``pair_fn(p, slots, a, b, args)`` fills them (p the model's pair index, slots its (first
-    slot, slot count), a and b its shapes as :class:`Convex`, args the launch's :class:`NarrowArgs`).
+    cleared (active flag and force: the finish pass writes the forces of active slots only) and
+    ``pair_fn(p, slots, a, b, args)`` fills them (p the model's pair index, slots its (first slot, slot
+    count), a and b its shapes as :class:`Convex`, args the launch's :class:`NarrowArgs`).
     Outside the heightfield phase and plane pairs, a bundle whose two centres lie farther apart than its
     ``bundle_bound`` is skipped whole (its slots only cleared), and a pair whose shape origins lie farther
     apart than its ``pair_bound`` before its shapes are placed: the bounding test the narrow phases start
@@ -475,6 +477,7 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
                             sl = args.topo.slots[at.template_pair + args.topo.bundle_pairs[e]]
                             for k in range(sl[1]):
                                 args.out.active[at.slot + sl[0] + k] = 0
+                                args.out.force[at.slot + sl[0] + k] = wp.vec3(0.0)
                         args.out.bundle_clear[g] = 1
                     continue
                 args.out.bundle_clear[g] = 0
@@ -484,6 +487,7 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
                 s = pair.shapes
                 for k in range(pair.slots[1]):
                     args.out.active[pair.slots[0] + k] = 0
+                    args.out.force[pair.slots[0] + k] = wp.vec3(0.0)
                 if wp.static(phase != PHASE_FIELD) and args.shape_type[s[0]] != PLANE:
                     pa = _centre(pair.bodies[0], args.body_q, wp.transform_get_translation(args.shape_transform[s[0]]))
                     pb = _centre(pair.bodies[1], args.body_q, wp.transform_get_translation(args.shape_transform[s[1]]))

@@ -39,11 +39,11 @@ class ContactOutputArgs:
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def contact_output_slots(w: int, first: int, end: int, step: int, args: ContactOutputArgs):
-    """Contact outputs of world w's slots first, first + step, ... below end."""
+    """Contact outputs of world w's active slots among first, first + step, ... below end (an inactive slot's
+    force was cleared with its active flag by the narrow phase)."""
     rw = args.world_row_start[w]
     for s in range(first, end, step):
         if args.active[s] == 0:
-            args.force_out[s] = wp.vec3(0.0)
             continue
         pp = slot_pair(args.topo, w, s)
         p = pp[0]
