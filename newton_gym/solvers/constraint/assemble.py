@@ -93,16 +93,15 @@ def body_row(
     """Add sign * d(axis . v)/d qd of body b (v: the velocity of ``point`` on it, or with ``angular`` 1 its
     angular velocity) to the side of Jacobian block ``blk`` that holds the body's articulation (``a``: the
     row's articulations of side 0 / side 1)."""
-    tm = rm.tree
-    side_art = tm.body_art[b]
+    side_art = rm.tree.body_art[b]
     if side_art < 0:
         return
     side = int(0)
     if a[1] == side_art:
         side = 1
-    base = blk * 2 * rm.width + side * rm.width - tm.art_dof_start[side_art]
+    base = blk * 2 * rm.width + side * rm.width - rm.tree.art_dof_start[side_art]
     lever = point - inp.art_ref[side_art]
-    k = tm.body_dof_last[b]
+    k = rm.tree.body_dof_last[b]
     while k >= 0:
         v = float(0.0)
         if angular != 0:
@@ -110,7 +109,7 @@ def body_row(
         else:
             v = point_jacobian(inp.cdof[k], lever, axis)
         rd.minv_jac[base + k] = rd.minv_jac[base + k] + sign * v
-        k = tm.dof_parent[k]
+        k = rm.tree.dof_parent[k]
 
 
 @wp.func(inline=True)
@@ -189,15 +188,14 @@ def _contact_pos(slot: int, p: int, cm: ContactTables):
 def contact_row(w: int, s: int, ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
     """Fill sub-row s (the normal, an elliptic tangent or a frictionless contact's only row) of the active
     contact slot listed at compact ci of world w."""
-    cm = rm.contacts
     slot = rd.owner[ci]
-    pp = slot_pair(cm.topo, w, slot)
+    pp = slot_pair(rm.contacts.topo, w, slot)
     p = pp[0]
-    nrows = rm.slot_nrows[template_slot(cm.topo, w, slot)]
-    direction = contact_direction(cm.normal[slot], cm.tangent[slot], s, nrows, cm.pair_mu[p])
+    nrows = rm.slot_nrows[template_slot(rm.contacts.topo, w, slot)]
+    direction = contact_direction(rm.contacts.normal[slot], rm.contacts.tangent[slot], s, nrows, rm.contacts.pair_mu[p])
     clear_row(rd, blk, rm.width)
-    bodies = pair_bodies(cm.topo, w, pp[1])
-    pt = cm.point[slot]
+    bodies = pair_bodies(rm.contacts.topo, w, pp[1])
+    pt = rm.contacts.point[slot]
     a = pair_arts(bodies, rm.tree.body_art)
     tran = float(0.0)
     for side in range(2):
@@ -219,9 +217,10 @@ def contact_row(w: int, s: int, ci: int, blk: int, rm: RowModel, rd: RowData, in
             tran = tran / rm.impratio  # MuJoCo: R_t = R_n / impratio
         else:
             cone = 1
-    set_row(ci, a, tran, _contact_pos(slot, p, cm), cm.pair_solref[p], cm.pair_solimp[p], lo, 1.0e30, rd)
+    pos = _contact_pos(slot, p, rm.contacts)
+    set_row(ci, a, tran, pos, rm.contacts.pair_solref[p], rm.contacts.pair_solimp[p], lo, 1.0e30, rd)
     rd.cone[ci] = cone
-    rd.cone_mu[ci] = cm.pair_mu[p]
+    rd.cone_mu[ci] = rm.contacts.pair_mu[p]
     finish_row(ci, blk, stiff, rm, rd, inp)
 
 
@@ -243,7 +242,6 @@ def dof_row_switch(x: int, row: int, ci: int, kind: int, rm: RowModel, rd: RowDa
     """Switch joint-limit or joint-friction row x (warm-started from ``row``) on or off (static friction loss);
     when on, store its position, solref / solimp and bounds at compact index ci (:func:`dof_row_fill` fills
     the rest) and return 1, else clear its warm start and return 0."""
-    tm = rm.tree
     d = rm.x_owner[x]
     on = int(1)
     pos = float(0.0)
@@ -252,16 +250,16 @@ def dof_row_switch(x: int, row: int, ci: int, kind: int, rm: RowModel, rd: RowDa
     lo = float(0.0)
     hi = float(1.0e30)
     if kind == LIMIT:
-        pos = _limit_side(d, tm, inp.joint_q)[0]
+        pos = _limit_side(d, rm.tree, inp.joint_q)[0]
         if pos >= 0.0:
             on = 0
         sr = rm.limit_solref
         si = rm.limit_solimp
     else:
         # Static effort holds a DOF at rest, the dynamic effort resists a moving one.
-        bound = tm.joint_friction_dynamic[d]
+        bound = rm.tree.joint_friction_dynamic[d]
         if wp.abs(inp.joint_qd[d]) < rm.rest_speed:
-            bound = tm.joint_friction[d]
+            bound = rm.tree.joint_friction[d]
         if bound <= 0.0:
             on = 0
         lo = -bound
@@ -273,20 +271,19 @@ def dof_row_switch(x: int, row: int, ci: int, kind: int, rm: RowModel, rd: RowDa
 def dof_row_fill(ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
     """Finish the active joint-limit or joint-friction row listed at compact index ci. J = sign e_d, so
     Y = sign L^-T e_d is nonzero only on d's path, a0 and v are entries."""
-    tm = rm.tree
     d = rm.x_owner[rd.owner[ci]]
     sign = 1.0
     if rd.kind[ci] == LIMIT:
-        sign = _limit_side(d, tm, inp.joint_q)[1]
-    ai = tm.dof_art[d]
-    d0 = tm.art_dof_start[ai]
-    n = tm.art_dof_start[ai + 1] - d0
+        sign = _limit_side(d, rm.tree, inp.joint_q)[1]
+    ai = rm.tree.dof_art[d]
+    d0 = rm.tree.art_dof_start[ai]
+    n = rm.tree.art_dof_start[ai + 1] - d0
     off = blk * 2 * rm.width  # side 0
     for kk in range(n):
         rd.minv_jac[off + kk] = 0.0
     _pad(rd, off, n)
     rd.minv_jac[off + d - d0] = sign
-    ltl_solve_t(inp.chol, tm.art_mat_start[ai], n, d0, tm.dof_parent, rd.minv_jac, off)
+    ltl_solve_t(inp.chol, rm.tree.art_mat_start[ai], n, d0, rm.tree.dof_parent, rd.minv_jac, off)
     diag = float(0.0)
     for kk in range(d - d0 + 1):
         y = rd.minv_jac[off + kk]
@@ -298,11 +295,10 @@ def dof_row_fill(ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs)
 def jac_entry(d: int, a: wp.vec2i, blk: int, rm: RowModel):
     """Index of DOF d's entry in Jacobian block ``blk`` (on the side of the row's articulations ``a`` that
     holds d)."""
-    tm = rm.tree
     side = int(0)
-    if a[1] == tm.dof_art[d]:
+    if a[1] == rm.tree.dof_art[d]:
         side = 1
-    return blk * 2 * rm.width + side * rm.width + d - tm.art_dof_start[tm.dof_art[d]]
+    return blk * 2 * rm.width + side * rm.width + d - rm.tree.art_dof_start[rm.tree.dof_art[d]]
 
 
 @wp.func(inline=True)
@@ -389,7 +385,6 @@ def finish_row(ci: int, blk: int, stiff: float, rm: RowModel, rd: RowData, inp: 
     A = Y^T Y), A_ii and the soft-constraint terms of compact row ci (solref "refsafe" clamp tc >= 2 dt).
     ``stiff`` 0 drops the position term of aref (the tangents of an elliptic contact, which share the
     normal's position and impedance)."""
-    tm = rm.tree
     width = rm.width
     a = rd.art[ci]
     diag = float(0.0)
@@ -398,14 +393,14 @@ def finish_row(ci: int, blk: int, stiff: float, rm: RowModel, rd: RowData, inp: 
     for side in range(2):
         ai = a[side]
         if ai >= 0:
-            d0 = tm.art_dof_start[ai]
-            n = tm.art_dof_start[ai + 1] - d0
+            d0 = rm.tree.art_dof_start[ai]
+            n = rm.tree.art_dof_start[ai + 1] - d0
             off = blk * 2 * width + side * width
             for kk in range(n):
                 j = rd.minv_jac[off + kk]
                 a0 += j * inp.qacc_smooth[d0 + kk]
                 vel += j * inp.joint_qd[d0 + kk]
-            ltl_solve_t(inp.chol, tm.art_mat_start[ai], n, d0, tm.dof_parent, rd.minv_jac, off)
+            ltl_solve_t(inp.chol, rm.tree.art_mat_start[ai], n, d0, rm.tree.dof_parent, rd.minv_jac, off)
             for kk in range(n):
                 y = rd.minv_jac[off + kk]
                 diag += y * y
@@ -438,13 +433,12 @@ def _basis(blk: int, t: int, width: int):
 @wp.func(inline=True)
 def _clear_basis(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData):
     """Zero the three basis rows over the DOFs of each side's articulation."""
-    tm = rm.tree
     for side in range(2):
         ai = a[side]
         if ai >= 0:
             for t in range(3):
                 off = _basis(blk, t, rm.width) + side * rm.width
-                for kk in range(tm.art_dof_start[ai + 1] - tm.art_dof_start[ai]):
+                for kk in range(rm.tree.art_dof_start[ai + 1] - rm.tree.art_dof_start[ai]):
                     rd.minv_jac[off + kk] = 0.0
 
 
@@ -452,13 +446,11 @@ def _clear_basis(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData):
 def _basis_body(b: int, bside: int, a: wp.vec2i, slot: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
     """Add body b's part (pair side ``bside``: 0 with sign -1, 1 with +1) of the basis Jacobians J_n, J_t1,
     J_t2 of contact slot ``slot``, in one walk up its DOF path."""
-    tm = rm.tree
-    cm = rm.contacts
-    ba = tm.body_art[b]
+    ba = rm.tree.body_art[b]
     if ba < 0:
         return
-    n = cm.normal[slot]
-    t1 = cm.tangent[slot]
+    n = rm.contacts.normal[slot]
+    t1 = rm.contacts.tangent[slot]
     t2 = wp.cross(n, t1)
     width = rm.width
     sign = 1.0
@@ -467,34 +459,33 @@ def _basis_body(b: int, bside: int, a: wp.vec2i, slot: int, blk: int, rm: RowMod
     jside = int(0)
     if a[1] == ba:
         jside = 1
-    shift = jside * width - tm.art_dof_start[ba]
+    shift = jside * width - rm.tree.art_dof_start[ba]
     on = _basis(blk, 0, width) + shift
     o1 = _basis(blk, 1, width) + shift
     o2 = _basis(blk, 2, width) + shift
-    lever = cm.point[slot] - inp.art_ref[ba]
-    kd = tm.body_dof_last[b]
+    lever = rm.contacts.point[slot] - inp.art_ref[ba]
+    kd = rm.tree.body_dof_last[b]
     while kd >= 0:
         sk = inp.cdof[kd]
         v = sign * (wp.spatial_top(sk) + wp.cross(wp.spatial_bottom(sk), lever))
         rd.minv_jac[on + kd] = rd.minv_jac[on + kd] + wp.dot(n, v)
         rd.minv_jac[o1 + kd] = rd.minv_jac[o1 + kd] + wp.dot(t1, v)
         rd.minv_jac[o2 + kd] = rd.minv_jac[o2 + kd] + wp.dot(t2, v)
-        kd = tm.dof_parent[kd]
+        kd = rm.tree.dof_parent[kd]
 
 
 @wp.func(inline=True)
 def _basis_solve(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
     """a0 = J qacc_smooth and v = J qd of the three basis rows (per side, then summed), then their
     Y = L^-T J^T in place; returns (a0, v)."""
-    tm = rm.tree
     width = rm.width
     a0 = wp.vec3(0.0)
     vel = wp.vec3(0.0)
     for side in range(2):
         ai = a[side]
         if ai >= 0:
-            d0 = tm.art_dof_start[ai]
-            na = tm.art_dof_start[ai + 1] - d0
+            d0 = rm.tree.art_dof_start[ai]
+            na = rm.tree.art_dof_start[ai + 1] - d0
             for t in range(3):
                 off = _basis(blk, t, width) + side * width
                 sa = float(0.0)
@@ -505,7 +496,7 @@ def _basis_solve(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInp
                     sv += j * inp.joint_qd[d0 + kk]
                 a0[t] = a0[t] + sa
                 vel[t] = vel[t] + sv
-                ltl_solve_t(inp.chol, tm.art_mat_start[ai], na, d0, tm.dof_parent, rd.minv_jac, off)
+                ltl_solve_t(inp.chol, rm.tree.art_mat_start[ai], na, d0, rm.tree.dof_parent, rd.minv_jac, off)
     return a0, vel
 
 
@@ -513,14 +504,13 @@ def _basis_solve(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInp
 def _pyramid_edges(half: int, mu: float, a: wp.vec2i, blk: int, rm: RowModel, rd: RowData):
     """Y of edges 2 half (n + mu t) and 2 half + 1 (n - mu t), t = t1 for half 0 and t2 for half 1, from the
     basis Y, into their blocks (replacing the basis rows stored there); returns their A_ii = |Y|^2."""
-    tm = rm.tree
     width = rm.width
     t = 1 + half
     diag = wp.vec2(0.0)
     for side in range(2):
         ai = a[side]
         if ai >= 0:
-            na = tm.art_dof_start[ai + 1] - tm.art_dof_start[ai]
+            na = rm.tree.art_dof_start[ai + 1] - rm.tree.art_dof_start[ai]
             on = _basis(blk, 0, width) + side * width
             ot = _basis(blk, t, width) + side * width
             oa = (blk + 2 * half) * 2 * width + side * width
@@ -551,13 +541,12 @@ def contact_pyramid(w: int, ci: int, blk: int, rm: RowModel, rd: RowData, inp: W
     ``minv_jac`` blocks of edges 3, 1, 2, see :func:`_basis`) and the edges' Y, a0 and v are combinations of the
     basis ones (all linear in the direction). The edges share pos, impedance and R (MuJoCo's diagApprox is the
     same for the four edges). Edge rows keep only what the solve reads."""
-    cm = rm.contacts
     slot = rd.owner[ci]
     row = rd.act_list[ci]
-    pp = slot_pair(cm.topo, w, slot)
+    pp = slot_pair(rm.contacts.topo, w, slot)
     p = pp[0]
-    mu = cm.pair_mu[p]
-    bodies = pair_bodies(cm.topo, w, pp[1])
+    mu = rm.contacts.pair_mu[p]
+    bodies = pair_bodies(rm.contacts.topo, w, pp[1])
     a = pair_arts(bodies, rm.tree.body_art)
     _clear_basis(a, blk, rm, rd)
     tran = float(0.0)
@@ -567,8 +556,8 @@ def contact_pyramid(w: int, ci: int, blk: int, rm: RowModel, rd: RowData, inp: W
             tran += rm.body_invweight[b][0]
             _basis_body(b, bside, a, slot, blk, rm, rd, inp)
     a0, vel = _basis_solve(a, blk, rm, rd, inp)
-    pos = _contact_pos(slot, p, cm)
-    soft = _soft(cm.pair_solref[p], cm.pair_solimp[p], pos, inp.dt)
+    pos = _contact_pos(slot, p, rm.contacts)
+    soft = _soft(rm.contacts.pair_solref[p], rm.contacts.pair_solimp[p], pos, inp.dt)
     # MuJoCo's pyramid R: 2 mu^2 / impratio times the R of a row with diagApprox (1 + mu^2) tran.
     approx = tran * 2.0 * mu * mu / rm.impratio * (1.0 + mu * mu)
     for half in range(2):  # edges 2 half and 2 half + 1: n + mu t and n - mu t, t = t1 then t2

@@ -389,7 +389,6 @@ def _start(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.arr
     block_sync()
     cold = _cost_at_jar(b, rd, u)
     block_sync()  # every lane has summed the cost (it reads u) before u moves
-    tm = rm.tree
     # u_d = sum over d and its ancestors i of L_di x_i (ltl_factor), for the articulations the active rows
     # act on; the others keep u = 0, their exact solution (MuJoCo leaves them out of its constraint islands):
     # a warm start there would only be iterated back to 0, moving the step length of the rest
@@ -397,15 +396,15 @@ def _start(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.arr
         art = rm.world_arts[ia]
         if not _has_rows(art, b, rd):
             continue
-        d0 = tm.art_dof_start[art]
-        n = tm.art_dof_start[art + 1] - d0
+        d0 = rm.tree.art_dof_start[art]
+        n = rm.tree.art_dof_start[art + 1] - d0
         for d in range(d0, d0 + n):
-            row = tm.art_mat_start[art] + (d - d0) * n
+            row = rm.tree.art_mat_start[art] + (d - d0) * n
             s = inp.chol[row + d - d0] * wp.float64(rd.qacc_warm[d] - inp.qacc_smooth[d])
-            i = tm.dof_parent[d]
+            i = rm.tree.dof_parent[d]
             while i >= 0:
                 s += inp.chol[row + i - d0] * wp.float64(rd.qacc_warm[i] - inp.qacc_smooth[i])
-                i = tm.dof_parent[i]
+                i = rm.tree.dof_parent[i]
             u[d] = wp.float32(s)
     block_sync()
     cost = _cost(b, rd, u)
@@ -482,21 +481,20 @@ def _advance(alpha: float, b: WorldBlock, rd: RowData, u: wp.array(dtype=float))
 def _qacc_gradient(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs):
     """|g| of the cost in qacc, |L^T g_u| (MuJoCo's gradient test; ``grad`` holds -g_u), formed by lane 0 in
     ``search`` (free until the Newton direction), every lane alike."""
-    tm = rm.tree
     if b.lane == 0:
         for a in range(b.wn):
             rd.search[b.wd0 + a] = 0.0
         for a in range(b.wn):
             d = b.wd0 + a
-            art = tm.dof_art[d]
-            d0 = tm.art_dof_start[art]
-            row = tm.art_mat_start[art] + (d - d0) * (tm.art_dof_start[art + 1] - d0)
+            art = rm.tree.dof_art[d]
+            d0 = rm.tree.art_dof_start[art]
+            row = rm.tree.art_mat_start[art] + (d - d0) * (rm.tree.art_dof_start[art + 1] - d0)
             g = wp.float64(rd.grad[d])
             rd.search[d] = rd.search[d] + wp.float32(inp.chol[row + d - d0] * g)
-            i = tm.dof_parent[d]
+            i = rm.tree.dof_parent[d]
             while i >= 0:
                 rd.search[i] = rd.search[i] + wp.float32(inp.chol[row + i - d0] * g)
-                i = tm.dof_parent[i]
+                i = rm.tree.dof_parent[i]
     block_sync()
     norm = float(0.0)
     for a in range(b.wn):

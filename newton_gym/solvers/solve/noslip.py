@@ -208,10 +208,9 @@ def noslip_solve(b: WorldBlock, rm: RowModel, rd: RowData, z: wp.array(dtype=flo
     reads each row's force from ``rd.force``, writes the new ones there, and leaves z = Y f at the world's
     DOFs of ``z``."""
     r0 = b.r0
-    tm = rm.tree
     for ia in range(rm.world_art_start[b.w], rm.world_art_start[b.w + 1]):
         a = rm.world_arts[ia]
-        for d in range(tm.art_dof_start[a], tm.art_dof_start[a + 1]):
+        for d in range(rm.tree.art_dof_start[a], rm.tree.art_dof_start[a + 1]):
             z[d] = 0.0
     dropped = float(0.0)  # the regularizer's cost 1/2 sum R f^2, counted in the first sweep's improvement
     for c in range(b.k):

@@ -28,7 +28,6 @@ def _dot8(a: vec8, b: vec8):
 def _side_dot(i: int, j: int, rm: RowModel, rd: RowData):
     """A_ij = Y_i . Y_j (= J_i M^-1 J_j^T) of compact rows i and j, summed over the articulations the two rows
     share, in chunks of 8 floats (a side's padding past its articulation's DOFs is zero)."""
-    tm = rm.tree
     ch = rm.width / 8
     ai = rd.art[i]
     aj = rd.art[j]
@@ -36,7 +35,7 @@ def _side_dot(i: int, j: int, rm: RowModel, rd: RowData):
     for si in range(2):
         a = ai[si]
         if a >= 0:
-            nch = (tm.art_dof_start[a + 1] - tm.art_dof_start[a] + 7) / 8
+            nch = (rm.tree.art_dof_start[a + 1] - rm.tree.art_dof_start[a] + 7) / 8
             for sj in range(2):
                 if aj[sj] == a:
                     bi = (i * 2 + si) * ch

@@ -96,10 +96,9 @@ def world_kernel(tile_dofs: int = 0, noslip: bool = False):
         block, lane = wp.tid()
         w = block + first
         lanes = wp.block_dim()
-        tm = rm.tree
         for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
             a = rm.world_arts[ia]
-            for d in range(tm.art_dof_start[a], tm.art_dof_start[a + 1]):
+            for d in range(rm.tree.art_dof_start[a], rm.tree.art_dof_start[a + 1]):
                 qacc_c[d] = 0.0
         contacts = _list_contacts(w, rm, rd, lane, lanes)
         if lane == 0:
@@ -129,8 +128,9 @@ def world_kernel(tile_dofs: int = 0, noslip: bool = False):
         # qacc_constraint = M^-1 J^T f = L^-1 (Y f).
         for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
             a = rm.world_arts[ia]
-            d0 = tm.art_dof_start[a]
-            ltl_solve(inp.chol, tm.art_mat_start[a], tm.art_dof_start[a + 1] - d0, d0, tm.dof_parent, qacc_c, d0)
+            d0 = rm.tree.art_dof_start[a]
+            n = rm.tree.art_dof_start[a + 1] - d0
+            ltl_solve(inp.chol, rm.tree.art_mat_start[a], n, d0, rm.tree.dof_parent, qacc_c, d0)
         _save_qacc(w, rm, rd, inp, qacc_c, lane, lanes)
 
     return _world_kernel
@@ -142,10 +142,9 @@ def _save_qacc(
 ):
     """The world's qacc = qacc_smooth + qacc_constraint into ``qacc_warm`` (the next Newton warm start), by
     articulations over lanes (each lane wrote its articulations' qacc_constraint)."""
-    tm = rm.tree
     for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
         a = rm.world_arts[ia]
-        for d in range(tm.art_dof_start[a], tm.art_dof_start[a + 1]):
+        for d in range(rm.tree.art_dof_start[a], rm.tree.art_dof_start[a + 1]):
             rd.qacc_warm[d] = inp.qacc_smooth[d] + qacc_c[d]
 
 
@@ -163,46 +162,53 @@ def _list_slots(w: int, first: int, last: int, k: int, cap: int, rm: RowModel, r
     compact row k while they fit its first ``cap`` compact rows (a slot's rows are consecutive: all on or all
     off), and clear the forces of the others where they are read: PGS warm-starts from every row's force, and
     an active slot left out reports its force; Newton (warm-started from qacc) reads no inactive slot's.
-    Returns the next compact row."""
-    cm = rm.contacts
+    Returns (the next compact row, the rows of every active slot of the range)."""
     r0 = rm.world_budget_start[w]
-    ts0 = template_slot(cm.topo, w, 0)  # template slot of the world's slot 0 (slots map one to one)
+    ts0 = template_slot(rm.contacts.topo, w, 0)  # template slot of the world's slot 0 (slots map one to one)
     rw = rm.world_row_start[w]
+    total = int(0)
     for slot in range(first, last):
-        nr = rm.slot_nrows[ts0 + slot]
-        if cm.active[slot] == 0 or k + nr > cap:
-            if rm.newton == 0 or cm.active[slot] != 0:
+        if rm.contacts.active[slot] == 0:
+            if rm.newton == 0:
                 row = rw + rm.slot_row[ts0 + slot]
-                for e in range(nr):
+                for e in range(rm.slot_nrows[ts0 + slot]):
                     rd.force[row + e] = 0.0
             continue
+        nr = rm.slot_nrows[ts0 + slot]
+        total += nr
         row = rw + rm.slot_row[ts0 + slot]
+        if k + nr > cap:
+            for e in range(nr):
+                rd.force[row + e] = 0.0
+            continue
         for e in range(nr):
             _list_row(r0 + k, row + e, CONTACT, slot, rd)
             k += 1
-    return k
+    return wp.vec2i(k, total)
 
 
 @wp.func(inline=True)
 def _list_contacts(w: int, rm: RowModel, rd: RowData, lane: int, lanes: int) -> wp.vec2i:
     """Step 1 for world w's contact slots, by every lane of its block: list the rows of active slots
     compactly from r0 in slot order (their row, kind and owner) and clear the warm starts of the others.
-    Returns (contact rows listed, rows of every active slot). Each lane counts the active rows of a
-    contiguous run of slots; when they all fit the budget (less the world's non-contact rows), each lane
-    lists its run at its prefix offset, else lane 0 keeps slots in order while they fit (the result of lane
-    0 alone, which only lane 0 uses). Either way the list is the one a single lane makes."""
-    cm = rm.contacts
+    Returns (contact rows listed, rows of every active slot). One lane lists the slots in one pass. Several
+    lanes: each counts the active rows of a contiguous run of slots; when they all fit the budget (less the
+    world's non-contact rows), each lane lists its run at its prefix offset, else lane 0 keeps slots in order
+    while they fit (the result of lane 0 alone, which only lane 0 uses). Either way the list is the one a
+    single lane makes."""
     r0 = rm.world_budget_start[w]
     cap = rm.world_budget_start[w + 1] - r0 - (rm.world_xrow_start[w + 1] - rm.world_xrow_start[w])
     s0 = rm.world_slot_start[w]
     s1 = rm.world_slot_start[w + 1]
-    ts0 = template_slot(cm.topo, w, 0)
+    if lanes == 1:
+        return _list_slots(w, s0, s1, 0, cap, rm, rd)
+    ts0 = template_slot(rm.contacts.topo, w, 0)
     chunk = (s1 - s0 + lanes - 1) / lanes
     first = s0 + lane * chunk
     last = wp.min(first + chunk, s1)
     count = int(0)
     for slot in range(first, last):
-        if cm.active[slot] != 0:
+        if rm.contacts.active[slot] != 0:
             count += rm.slot_nrows[ts0 + slot]
     base = w * rm.jac_lanes
     rd.lane_rows[base + lane] = count
@@ -219,7 +225,7 @@ def _list_contacts(w: int, rm: RowModel, rd: RowData, lane: int, lanes: int) -> 
         _list_slots(w, first, last, before, cap, rm, rd)  # every run fits: the cap never binds
         k = total
     elif lane == 0:
-        k = _list_slots(w, s0, s1, 0, cap, rm, rd)
+        k = _list_slots(w, s0, s1, 0, cap, rm, rd)[0]
     return wp.vec2i(k, total)
 
 
