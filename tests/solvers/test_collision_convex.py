@@ -73,6 +73,7 @@ def _ours(m):
     model = b.finalize("cpu")
     c = SolverGeneralized(model).contacts
     c.active.fill_(-1)
+    c.bundle_clear.zero_()  # so that far bundles' slots are written again too
     for name in ("point", "normal", "dist", "tangent"):
         getattr(c, name).fill_(float("nan"))
     collision_driver.collide(model, c, model.state().body_q)

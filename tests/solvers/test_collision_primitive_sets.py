@@ -123,6 +123,7 @@ class Scene:
             xf[i] = np.r_[d.xpos[i + 1], x, y, z, w]
         c = self.c
         c.active.fill_(-1)
+        c.bundle_clear.zero_()  # so that far bundles' slots are written again too
         for name in ("point", "normal", "dist", "tangent"):
             getattr(c, name).fill_(float("nan"))
         collision_driver.collide(self.model, c, wp.array(xf, dtype=wp.transform, device="cpu"))

@@ -210,6 +210,7 @@ class _Case:
         grab("qacc_smooth", data.qacc_smooth)
         c = solver.contacts
         c.active.fill_(-1)
+        c.bundle_clear.zero_()  # so that far bundles' slots are written again too
         for name in ("point", "normal", "dist", "tangent"):
             getattr(c, name).fill_(float("nan"))
         collision_driver.collide(model, c, data.body_q, span.worlds)
