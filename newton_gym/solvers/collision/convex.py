@@ -3,33 +3,59 @@ boxes, cylinders, meshes and ellipsoids, and cylinder against cylinder (MuJoCo's
 
 Per pair (A, B), B the mesh, ellipsoid or (with A a cylinder) cylinder: :func:`.gjk.gjk` gives the
 distance of the cores (sphere centre, capsule segment, box, cylinder, hull) and the normal n (A to B)
-when they are apart, :func:`.gjk.epa` the penetration depth and normal when they overlap; the radius of a sphere
-or capsule is subtracted. Nothing is emitted at or beyond the pair's margin. Otherwise the contacts
-follow MuJoCo's multi-contact rules (engine_collision_gjk.c, ``multicontact``), from the features
-through the witness points (the closest or deepest points of the two cores):
+when they are apart, :func:`.gjk.epa_face` the penetration depth and normal when they overlap, with the
+corners of EPA's final face; the radius of a sphere or capsule is subtracted. Nothing is emitted at or
+beyond the pair's margin. Otherwise the contacts follow MuJoCo's multi-contact rules
+(engine_collision_gjk.c, ``multicontact``). Mesh faces are MuJoCo's polygons (:mod:`.hull`: hull
+triangles merged by rounded normal, Newell normals, corners in MuJoCo's order); a face's corners are
+read as MuJoCo's meshFace and boxFace list them (clockwise seen from outside; a mesh polygon of more than
+``POLY`` corners is subsampled, MuJoCo has no such limit).
 
-* candidate faces: the box or hull faces through the witness that face the other shape (a hull face
-  has at most ``POLY`` corners: larger ones are subsampled), or a cylinder cap (a regular
-  ``CAP_SIDES``-gon, as in MuJoCo); candidate edges: the edges of those faces through the witness, a
-  capsule's segment or a cylinder's side line when within ``EDGE_TOL`` of perpendicular to n;
-* face-face, when a face of A and a face of B are within ``FACE_TOL`` (5.1 degrees) of opposite: B's
-  face is clipped by the side planes of A's face (Sutherland-Hodgman), the distance of each corner is
-  measured along A's face normal, the contact normal is B's face normal reversed;
-* else face-edge, when an edge is within ``EDGE_TOL`` (5.1 degrees) of perpendicular to a face of the
-  other shape (the edge from the shape whose witness feature has the lower dimension, as MuJoCo, when
-  both ways exist): the edge (a capsule's moved by its radius along n) is clipped by the face's side
-  planes, distances and the contact normal along the face normal;
+Two boxes or meshes overlapping (MuJoCo's case), from the features of EPA's final face (``_multicontact``):
+
+* each shape's feature is the distinct vertices among the face's corners (MuJoCo's simplexDim: a vertex,
+  an edge or a face); its candidate faces are MuJoCo's meshNormals / boxNormals (the polygon holding a
+  face's three vertices, the up to two holding an edge, all those at a vertex, in polygon order; a box's
+  shared faces, or the face within ``FACE_TOL`` of n);
+* face-face when a face of A and a face of B are within ``FACE_TOL`` (5.1 degrees) of opposite: B's face
+  is clipped by the side planes of A's face as MuJoCo's polygonClip (one side at a time in A's corner
+  order; per incident edge PQ the crossing point, kept for a parameter in [0, 1], then Q where inside),
+  each corner's distance measured along A's face normal from A's first corner, the contact normal B's
+  face normal reversed. MuJoCo takes the first qualifying pair (A's faces in the outer loop); here the
+  most nearly opposite one (ranked by |na + nb|^2, which float32 resolves where the dot product rounds
+  to -1), because EPA's final face here is not always MuJoCo's (another triangle of the same Minkowski
+  facet, or one its tolerance stops at), so the candidates may differ, and MuJoCo's choice then is
+  the most nearly opposite pair more often (two halves of a flat hip side, 1e-4 apart, in go2);
+* else, when the feature of lower dimension (A's on a tie) is an edge or a vertex: its edges (an edge
+  feature itself; at a vertex, the edge to the corner before it in each of its polygons, or a box
+  corner's three edges) against the other shape's candidate faces, the first (faces in the outer loop)
+  within ``EDGE_TOL`` of perpendicular: the edge is clipped by that face's side planes, distances and
+  the contact normal along the face normal;
+* more than 4 clipped corners: MuJoCo's quadrilateral (polygonQuad: a local search for the largest area
+  over the clipped polygon, in its order).
+
+Where that gives nothing, and for every other pair: the features through the witness points (the
+closest or deepest points of the two cores), as before MuJoCo's index-based rules were followed:
+
+* candidate faces: the box faces or hull polygons through the witness (within a small tolerance of the
+  slab a polygon's corners span, inside its outline) that face the other shape, or a cylinder cap (a
+  regular ``CAP_SIDES``-gon, as in MuJoCo); candidate edges: the edges of those faces through the
+  witness, a capsule's segment or a cylinder's side line when within ``EDGE_TOL`` of perpendicular to n;
+* face-face as above;
+* else face-edge, the edge preferably from the shape whose witness feature has the lower dimension
+  (the other way when that fails: MuJoCo's EPA corners can span a face while the witness lies on one of
+  its edges), a capsule's edge moved by its radius along n;
 * else, or when clipping leaves nothing closer than the margin: one contact at the witness points.
 
-More corners than slots: for two cylinders, MuJoCo's quadrilateral (polygonQuad: a local search for the
-largest area over the clipped polygon, whose corners follow MuJoCo's: caps from angle 0, clockwise seen
-from outside, clipped as MuJoCo's polygonClip orders its output); otherwise the deepest, the farthest
-from it, then the two that widen the contact area most (a hull face is not always MuJoCo's polygon:
-MuJoCo merges hull triangles whose normals round to the same 0.01 rad azimuth and polar angle, so the two
-can keep different corners of the same polygon). Contact points are midway between the surfaces, as
-MuJoCo's. Known differences: MuJoCo reports an edge clipped to a single point as two identical
-contacts (one here), and its EPA on rounded cores (capsule ends, cylinders) stops at an inscribed
-polytope, up to ~5e-4 m shallower than the exact depth found here on the cores.
+More corners than slots: MuJoCo's quadrilateral for two boxes / meshes and for two cylinders (caps
+from angle 0, clockwise seen from outside); for a cylinder and a box or mesh the deepest, the farthest
+from it, then the two that widen the contact area most. Contact points are midway between the
+surfaces, as MuJoCo's. Known differences: MuJoCo reports an edge clipped to a single point as two
+identical contacts (one here); its EPA on rounded cores (capsule ends, cylinders) stops at an inscribed
+polytope, up to ~5e-4 m shallower than the exact depth found here on the cores; its final EPA triangle,
+and so its features, can differ from ours (above); clipping runs in float32 here, so corners of the two
+faces within rounding of a side plane can be kept, dropped or doubled otherwise than in MuJoCo's
+double precision, and the quadrilateral's local search can then end elsewhere.
 
 Slots per pair (``feature_count``): with a mesh, sphere 1, capsule 2, box / cylinder / mesh 4;
 cylinder-cylinder 4; with an ellipsoid (no faces or edges), 1. :func:`.driver.collide` launches
@@ -40,7 +66,7 @@ from __future__ import annotations
 
 import warp as wp
 
-from .gjk import epa, gjk
+from .gjk import epa, epa_face, gjk
 from .primitive import (
     BOX,
     CAPSULE,
@@ -61,14 +87,25 @@ __all__ = ["convex_kernel", "witnesses", "FACE_TOL", "EDGE_TOL"]
 
 FACE_TOL = 0.996  # MuJoCo's mjFACE_TOL: two faces whose normals are this close to opposite touch
 EDGE_TOL = 0.0888  # MuJoCo's mjEDGE_TOL: an edge this close to perpendicular to a face normal lies on it
-POLY = 16  # corners of a feature polygon
-CLIP = 2 * POLY  # corners of a clipped polygon
+POLY = 64  # corners of a mesh polygon read (larger ones are subsampled); MuJoCo has no such limit
+CLIP = 2 * POLY  # corners of a clipped polygon (MuJoCo's buffer: twice its largest polygon)
 CAP_SIDES = 16  # corners of the regular polygon standing for a cylinder cap (as MuJoCo)
 _OVERLAP = 1.0e-6  # [m] core distances below this go to EPA
 
-MAXF = 8  # candidate faces (and edges) through a witness point
-_poly = wp.types.matrix(shape=(POLY, 3), dtype=wp.float32)
+MAXF = 16  # candidate faces (and edges) through a witness point
+_MINVAL = 1.0e-15  # MuJoCo's mjMINVAL: a clipped point is inside a side plane down to this distance below it
+# MuJoCo's box faces (boxFace, its face k = our face 2 * (k // 2) + 1 - k % 2): four corners, each a
+# 3-bit code (bit 0: +x, bit 1: +y, bit 2: +z), corner q in bits 4q..4q+2, for our faces 0 (-x) .. 5 (+z).
+_BOX_FACE_0 = 0x0462
+_BOX_FACE_1 = 0x5137
+_BOX_FACE_2 = 0x0154
+_BOX_FACE_3 = 0x6732
+_BOX_FACE_4 = 0x1023
+_BOX_FACE_5 = 0x4576
+_poly = wp.types.matrix(shape=(4, 3), dtype=wp.float32)
 _ids = wp.types.vector(length=MAXF, dtype=wp.int32)
+MAXC = 64  # candidate faces of a mesh vertex in MuJoCo's multicontact (its nmeshdegmax: the model's largest)
+_cands = wp.types.vector(length=MAXC, dtype=wp.int32)
 _normals = wp.types.matrix(shape=(MAXF, 3), dtype=wp.float32)
 _clipped = wp.types.matrix(shape=(CLIP, 3), dtype=wp.float32)
 _clipped_val = wp.types.vector(length=CLIP, dtype=wp.float32)
@@ -105,8 +142,7 @@ def _faces_at(c: Convex, w: wp.vec3, d: wp.vec3, tol: float, hulls: MeshHulls):
     elif c.kind == MESH:
         for f in range(c.face_start, c.face_end):
             nl = wp.normalize(wp.cw_div(hulls.mesh_face_normal[f], c.size))
-            v0 = wp.cw_mul(hulls.mesh_verts[hulls.mesh_face_verts[hulls.mesh_face_vert_start[f]]], c.size)
-            if n < MAXF and wp.abs(wp.dot(wl - v0, nl)) <= tol and wp.dot(nl, dl) > 0.0:
+            if n < MAXF and wp.dot(nl, dl) > 0.0 and _on_polygon(c, f, wl, nl, tol, hulls):
                 ids[n] = f
                 nrm[n] = wp.transform_vector(c.xf, nl)
                 n += 1
@@ -114,37 +150,76 @@ def _faces_at(c: Convex, w: wp.vec3, d: wp.vec3, tol: float, hulls: MeshHulls):
 
 
 @wp.func
-def _face_polygon(c: Convex, face: int, hulls: MeshHulls):
-    """Corners (world, in order around the face) of face ``face`` (id from :func:`_faces_at`):
-    (count, corners). A cylinder cap's corners run as MuJoCo's: from angle 0, clockwise seen from outside."""
-    poly = _poly()
-    count = int(0)
+def _on_polygon(c: Convex, f: int, wl: wp.vec3, nl: wp.vec3, tol: float, hulls: MeshHulls):
+    """True when the point wl (c's frame) lies on hull polygon f (normal nl): within tol of the slab its
+    corners span along nl (MuJoCo's polygons are not exactly planar: their triangles' normals round to
+    the same key) and inside its outline seen along nl (within tol of each side)."""
+    first = hulls.mesh_face_vert_start[f]
+    total = hulls.mesh_face_vert_start[f + 1] - first
+    v0 = wp.cw_mul(hulls.mesh_verts[hulls.mesh_face_verts[first]], c.size)
+    lo = float(0.0)
+    hi = float(0.0)
+    inside = bool(True)
+    for q in range(total):
+        p = wp.cw_mul(hulls.mesh_verts[hulls.mesh_face_verts[first + q]], c.size)
+        r = wp.cw_mul(hulls.mesh_verts[hulls.mesh_face_verts[first + (q + 1) % total]], c.size)
+        h = wp.dot(p - v0, nl)
+        lo = wp.min(lo, h)
+        hi = wp.max(hi, h)
+        e = r - p
+        if wp.dot(wp.cross(e, wl - p), nl) < -tol * wp.length(e):  # corners counter-clockwise from outside
+            inside = False
+    h = wp.dot(wl - v0, nl)
+    return inside and h >= lo - tol and h <= hi + tol
+
+
+@wp.func
+def _corner_count(c: Convex, face: int, hulls: MeshHulls):
+    """Corners of face ``face`` (id from :func:`_faces_at`) of c: 4 for a box, CAP_SIDES for a cylinder
+    cap, a mesh polygon's (at most POLY)."""
     if c.kind == BOX:
-        k = face // 2
-        i = (k + 1) % 3
-        j = (k + 2) % 3
-        for q in range(4):
-            p = wp.vec3(0.0)
-            p[k] = float(2 * (face % 2) - 1) * c.size[k]
-            p[i] = c.size[i] * float(2 * (((q + 1) // 2) % 2) - 1)  # -, +, +, -
-            p[j] = c.size[j] * float(2 * (q // 2) - 1)  # -, -, +, +
-            poly[q] = p
-        count = 4
-    elif c.kind == CYLINDER:  # MuJoCo's order: from angle 0, clockwise seen from outside
+        return 4
+    if c.kind == CYLINDER:
+        return CAP_SIDES
+    return wp.min(hulls.mesh_face_vert_start[face + 1] - hulls.mesh_face_vert_start[face], POLY)
+
+
+@wp.func
+def _box_code(face: int):
+    if face == 0:
+        return _BOX_FACE_0
+    if face == 1:
+        return _BOX_FACE_1
+    if face == 2:
+        return _BOX_FACE_2
+    if face == 3:
+        return _BOX_FACE_3
+    if face == 4:
+        return _BOX_FACE_4
+    return _BOX_FACE_5
+
+
+@wp.func
+def _corner(c: Convex, face: int, q: int, hulls: MeshHulls):
+    """Corner q (world) of face ``face`` of c, in MuJoCo's order (clockwise seen from outside): a box
+    face's as MuJoCo's boxFace, a cylinder cap's from angle 0, a mesh polygon's corners reversed (as
+    MuJoCo's meshFace; a polygon of more than POLY corners gives an evenly spread subset)."""
+    p = wp.vec3(0.0)
+    if c.kind == BOX:
+        code = (_box_code(face) >> (4 * q)) & 7
+        for k in range(3):
+            p[k] = c.size[k] * float(2 * ((code >> k) & 1) - 1)
+    elif c.kind == CYLINDER:
         side = float(2 * face - 1)
-        for q in range(CAP_SIDES):
-            ang = -side * 6.283185307179586 * float(q) / float(CAP_SIDES)
-            poly[q] = wp.vec3(c.size[0] * wp.cos(ang), c.size[0] * wp.sin(ang), side * c.size[1])
-        count = CAP_SIDES
+        ang = -side * 6.283185307179586 * float(q) / float(CAP_SIDES)
+        p = wp.vec3(c.size[0] * wp.cos(ang), c.size[0] * wp.sin(ang), side * c.size[1])
     else:
         first = hulls.mesh_face_vert_start[face]
         total = hulls.mesh_face_vert_start[face + 1] - first
         count = wp.min(total, POLY)
-        for q in range(count):  # more corners than POLY: an evenly spread subset (still convex)
-            poly[q] = wp.cw_mul(hulls.mesh_verts[hulls.mesh_face_verts[first + (q * total) // count]], c.size)
-    for q in range(count):
-        poly[q] = wp.transform_point(c.xf, wp.vec3(poly[q]))
-    return count, poly
+        k = count - 1 - q
+        p = wp.cw_mul(hulls.mesh_verts[hulls.mesh_face_verts[first + (k * total) // count]], c.size)
+    return wp.transform_point(c.xf, p)
 
 
 @wp.func
@@ -186,10 +261,10 @@ def _edges_at(c: Convex, w: wp.vec3, d: wp.vec3, tol: float, nf: int, ids: _ids,
             n = 1
     elif c.kind == BOX or c.kind == MESH:
         for f in range(nf):
-            count, poly = _face_polygon(c, ids[f], hulls)
+            count = _corner_count(c, ids[f], hulls)
             for i in range(count):
-                p = wp.vec3(poly[i])
-                q = wp.vec3(poly[(i + 1) % count])
+                p = _corner(c, ids[f], i, hulls)
+                q = _corner(c, ids[f], (i + 1) % count, hulls)
                 if n < MAXF and _on_segment(w, p, q, tol):
                     e0[n] = p
                     e1[n] = q
@@ -214,66 +289,74 @@ def _feature_dim(c: Convex, faces: int, edges: int):
 
 
 @wp.func
-def _side_plane(ref: _poly, count: int, rn: wp.vec3, i: int):
-    """Inward normal (unnormalized) and a point of the side plane through edge i of polygon ref."""
-    p0 = wp.vec3(ref[i])
-    p1 = wp.vec3(ref[(i + 1) % count])
-    m = wp.cross(rn, p1 - p0)
-    centre = wp.vec3(0.0)
-    for k in range(count):
-        centre += wp.vec3(ref[k])
-    centre = centre / float(count)
-    if wp.dot(m, centre - p0) < 0.0:
-        m = -m
-    return m, p0
+def _side_plane(c: Convex, face: int, rc: int, rn: wp.vec3, i: int, hulls: MeshHulls):
+    """Side plane through edge i of face ``face`` of c (rc corners, normal rn), as MuJoCo's planeNormal:
+    its unit normal (inward for corners clockwise from outside) and a point of it (corner i)."""
+    p0 = _corner(c, face, i, hulls)
+    p1 = _corner(c, face, (i + 1) % rc, hulls)
+    return wp.normalize(wp.cross(p1 - p0, rn)), p0
 
 
 @wp.func
-def _clip_feature(ref: _poly, rc: int, rn: wp.vec3, inc: _poly, ic: int):
-    """Incident polygon (ic >= 3 corners) or segment (ic == 2) clipped by the side planes of the
-    reference polygon (rc corners, normal rn): (corners, count)."""
+def _clip_segment(c: Convex, face: int, rn: wp.vec3, p: wp.vec3, q: wp.vec3, hulls: MeshHulls):
+    """Segment pq clipped by the side planes of face ``face`` of c (normal rn): (corners, count 0 or 2)."""
     cur = _clipped()
-    n = ic
-    for k in range(ic):
-        cur[k] = inc[k]
-    if ic == 2:  # segment: clip its parameter interval
-        p = wp.vec3(inc[0])
-        q = wp.vec3(inc[1])
-        t0 = float(0.0)
-        t1 = float(1.0)
-        for i in range(rc):
-            m, o = _side_plane(ref, rc, rn, i)
-            dp = wp.dot(m, p - o)
-            dq = wp.dot(m, q - o)
-            if dp < 0.0 and dq < 0.0:
-                t0 = 1.0
-                t1 = 0.0
-            elif dp < 0.0:
-                t0 = wp.max(t0, dp / (dp - dq))
-            elif dq < 0.0:
-                t1 = wp.min(t1, dp / (dp - dq))
-        n = 0
-        if t0 <= t1:
-            cur[0] = p + (q - p) * t0
-            cur[1] = p + (q - p) * t1
-            n = 2
-        return cur, n
+    rc = _corner_count(c, face, hulls)
+    t0 = float(0.0)
+    t1 = float(1.0)
     for i in range(rc):
-        m, o = _side_plane(ref, rc, rn, i)
+        m, o = _side_plane(c, face, rc, rn, i, hulls)
+        dp = wp.dot(m, p - o)
+        dq = wp.dot(m, q - o)
+        if dp < 0.0 and dq < 0.0:
+            t0 = 1.0
+            t1 = 0.0
+        elif dp < 0.0:
+            t0 = wp.max(t0, dp / (dp - dq))
+        elif dq < 0.0:
+            t1 = wp.min(t1, dp / (dp - dq))
+    n = int(0)
+    if t0 <= t1:
+        cur[0] = p + (q - p) * t0
+        cur[1] = p + (q - p) * t1
+        n = 2
+    return cur, n
+
+
+@wp.func
+def _clip_polygon(c: Convex, face: int, rn: wp.vec3, inc: _clipped, ic: int, hulls: MeshHulls):
+    """Polygon inc (ic >= 3 corners) clipped by the side planes of face ``face`` of c (normal rn), one side
+    at a time in the face's corner order, as MuJoCo's polygonClip: per incident edge PQ, the crossing
+    point where PQ crosses the plane (kept when its parameter is within [0, 1]), then Q where Q is
+    inside. Returns (corners, count)."""
+    cur = inc
+    n = ic
+    rc = _corner_count(c, face, hulls)
+    for e in range(rc):
+        m, o = _side_plane(c, face, rc, rn, e, hulls)
+        off = wp.dot(m, o)
         nxt = _clipped()
         k = int(0)
-        for j in range(n):
-            p = wp.vec3(cur[j])
-            q = wp.vec3(cur[(j + 1) % n])
-            dp = wp.dot(m, p - o)
-            dq = wp.dot(m, q - o)
-            # MuJoCo's order (polygonClip): per edge pq, the crossing point, then q where q is inside.
-            if (dp >= 0.0) != (dq >= 0.0) and k < CLIP:
-                nxt[k] = p + (q - p) * (dp / (dp - dq))
-                k += 1
-            if dq >= 0.0 and k < CLIP:
-                nxt[k] = q
-                k += 1
+        for i in range(n):
+            p = wp.vec3(cur[i])
+            q = wp.vec3(cur[(i + 1) % n])
+            pq = q - p
+            in_p = wp.dot(p - o, m) > -_MINVAL
+            in_q = wp.dot(q - o, m) > -_MINVAL
+            if in_p and in_q:
+                if k < CLIP:
+                    nxt[k] = q
+                    k += 1
+            elif in_p or in_q:
+                den = wp.dot(m, pq)
+                if den != 0.0:
+                    t = (off - wp.dot(m, p)) / den
+                    if t >= 0.0 and t <= 1.0 and k < CLIP:
+                        nxt[k] = p + pq * t
+                        k += 1
+                if in_q and k < CLIP:
+                    nxt[k] = q
+                    k += 1
         cur = nxt
         n = k
     return cur, n
@@ -372,21 +455,45 @@ def _pick(pts: _clipped, depth: _clipped_val, n: int, i0: int, i1: int, i2: int)
 
 @wp.func
 def _opposite_faces(nfa: int, nra: _normals, nfb: int, nrb: _normals):
-    """The face of A and the face of B (of the nfa normals nra and the nfb normals nrb) most nearly opposite,
-    within FACE_TOL: (found, index in nra, index in nrb)."""
+    """Of the nfa normals nra of A and the nfb normals nrb of B, the most nearly opposite pair within
+    FACE_TOL of opposite (the first on a tie, A's in the outer loop): (found, index in nra, index in
+    nrb). Ranked by |na + nb|^2 (= 2 + 2 na . nb), which float32 resolves near opposite where the dot
+    product rounds to -1 (two halves of a flat side whose normals differ by 1e-4)."""
     found = bool(False)
     fa = int(0)
     fb = int(0)
-    best = float(-FACE_TOL)
+    best = float(1.0e30)
     for i in range(nfa):
         for j in range(nfb):
-            c = wp.dot(wp.vec3(nra[i]), wp.vec3(nrb[j]))
-            if c <= best:
-                best = c
+            na = wp.vec3(nra[i])
+            nb = wp.vec3(nrb[j])
+            gap = wp.length_sq(na + nb)
+            if wp.dot(na, nb) < -FACE_TOL and gap < best:
+                best = gap
                 found = True
                 fa = i
                 fb = j
     return found, fa, fb
+
+
+@wp.func
+def _most_opposite(a: Convex, nfa: int, fa: _cands, b: Convex, nfb: int, fb: _cands, hulls: MeshHulls):
+    """:func:`_opposite_faces` of the candidate faces fa of A and fb of B: (found, position in fa, in fb)."""
+    found = bool(False)
+    ia = int(0)
+    ib = int(0)
+    best = float(1.0e30)
+    for i in range(nfa):
+        na = _face_normal(a, fa[i], hulls)
+        for j in range(nfb):
+            nb = _face_normal(b, fb[j], hulls)
+            gap = wp.length_sq(na + nb)
+            if wp.dot(na, nb) < -FACE_TOL and gap < best:
+                best = gap
+                found = True
+                ia = i
+                ib = j
+    return found, ia, ib
 
 
 @wp.func
@@ -433,11 +540,20 @@ def _face_edge(
     # or a capsule / cylinder line), 3 inside a face.
     dim_a = _feature_dim(a, nfa, nea)
     dim_b = _feature_dim(b, nfb, neb)
+    # MuJoCo tries only the lower-dimensional feature's edges and gives up when none lies on the other
+    # shape's face; but its dimensions are those of the EPA triangle's corners, which can span a face
+    # while the witness lies on one of its edges. Here the other way is tried when the first fails.
     if found3 and (not found2 or (dim_a < 3 and dim_a <= dim_b)):
         return 3, fb3, inc3
     if found2:
         return 2, fa2, inc2
     return 0, 0, inc2
+
+
+@wp.func
+def _polytope(c: Convex):
+    """True for a box or a mesh: the shapes MuJoCo's multicontact handles (4 contacts, polygonQuad)."""
+    return c.kind == BOX or c.kind == MESH
 
 
 @wp.func
@@ -455,23 +571,27 @@ def _clip_pair(
 ):
     """The incident feature clipped by the reference face (mode as :func:`_manifold`'s; face ids face_a of A
     and face_b of B with their world normals nra, nrb; inc: the edge of modes 2 and 3): (corners, count,
-    reference normal pointing to the other shape, a point of the reference face, contact normal A to B)."""
+    reference normal pointing to the other shape, a point of the reference face (its first corner, as
+    MuJoCo's), contact normal A to B)."""
     if mode == 3:  # B's face is the reference, A's edge is clipped
-        rc, ref = _face_polygon(b, face_b, hulls)
         # A capsule's edge on its surface: the segment moved by the radius along n (as MuJoCo).
-        inc[0] = wp.vec3(inc[0]) + a.radius * n
-        inc[1] = wp.vec3(inc[1]) + a.radius * n
-        pts, count = _clip_feature(ref, rc, nrb, inc, 2)
-        return pts, count, nrb, wp.vec3(ref[0]), -nrb
+        p = wp.vec3(inc[0]) + a.radius * n
+        q = wp.vec3(inc[1]) + a.radius * n
+        pts, count = _clip_segment(b, face_b, nrb, p, q, hulls)
+        return pts, count, nrb, _corner(b, face_b, 0, hulls), -nrb
     # A's face is the reference, B's face or edge is clipped
-    rc, ref = _face_polygon(a, face_a, hulls)
-    ic = int(2)
     cn = nra
+    pts = _clipped()
+    count = int(0)
     if mode == 1:
-        ic, inc = _face_polygon(b, face_b, hulls)
+        ic = _corner_count(b, face_b, hulls)
+        for k in range(ic):
+            pts[k] = _corner(b, face_b, k, hulls)
+        pts, count = _clip_polygon(a, face_a, nra, pts, ic, hulls)
         cn = -nrb
-    pts, count = _clip_feature(ref, rc, nra, inc, ic)
-    return pts, count, nra, wp.vec3(ref[0]), cn
+    else:
+        pts, count = _clip_segment(a, face_a, nra, wp.vec3(inc[0]), wp.vec3(inc[1]), hulls)
+    return pts, count, nra, _corner(a, face_a, 0, hulls), cn
 
 
 @wp.func
@@ -569,11 +689,261 @@ def _manifold(
     mid = rn
     if mode == 1:
         mid = cn
-    # MuJoCo's quadrilateral where our face polygons are MuJoCo's, corner for corner and in its order (two
-    # cylinder caps); hull faces are not always MuJoCo's polygons (:mod:`.hull`), and there the deepest
-    # corner, the farthest from it and the two widening the area most are kept.
-    quad_keep = a.kind == CYLINDER and b.kind == CYLINDER
+    # MuJoCo's quadrilateral where MuJoCo's multicontact runs (boxes and meshes, whose polygons here are
+    # MuJoCo's corner for corner, :mod:`.hull`) and for two cylinder caps; with a cylinder and a mesh or
+    # box the deepest corner, the farthest from it and the two widening the area most are kept.
+    quad_keep = (a.kind == CYLINDER and b.kind == CYLINDER) or (_polytope(a) and _polytope(b))
     return _emit_corners(slot0, slots, pts, count, rn, ro, mid, cn, margin, quad_keep, out)
+
+
+@wp.func
+def _vertex_id(c: Convex, pw: wp.vec3, hulls: MeshHulls):
+    """The vertex of c's core at the world point pw (an EPA support point): a mesh's hull vertex (index in
+    the hull tables) nearest to it, or a box corner as MuJoCo numbers them (bit 0: +x, 1: +y, 2: +z)."""
+    pl = wp.transform_point(wp.transform_inverse(c.xf), pw)
+    if c.kind == BOX:
+        code = int(0)
+        for k in range(3):
+            if pl[k] > 0.0:
+                code += 1 << k
+        return code
+    best = float(1.0e30)
+    vid = int(c.vert_start)
+    for i in range(c.vert_start, c.vert_end):
+        e = wp.length_sq(wp.cw_mul(hulls.mesh_verts[i], c.size) - pl)
+        if e < best:
+            best = e
+            vid = i
+    return vid
+
+
+@wp.func
+def _simplex_dim(c: Convex, corners: wp.mat33, hulls: MeshHulls):
+    """MuJoCo's simplexDim of the EPA face's corners on c: (dimension 1 (a vertex), 2 (an edge) or 3 (a
+    face), the distinct vertices v1, v2, v3 in MuJoCo's order, world points of v1 and v2)."""
+    p1 = wp.vec3(corners[0])
+    p2 = wp.vec3(corners[1])
+    v1 = _vertex_id(c, p1, hulls)
+    v2 = _vertex_id(c, p2, hulls)
+    v3 = _vertex_id(c, wp.vec3(corners[2]), hulls)
+    dim = int(3)
+    if v1 == v2:
+        if v1 == v3:
+            dim = 1
+        else:
+            dim = 2
+            v2 = v3
+            p2 = wp.vec3(corners[2])
+    elif v3 == v1 or v3 == v2:
+        dim = 2
+    return dim, v1, v2, v3, p1, p2
+
+
+@wp.func
+def _has_vertex(f: int, v: int, hulls: MeshHulls):
+    """True when hull vertex v is a corner of polygon f."""
+    found = bool(False)
+    for k in range(hulls.mesh_face_vert_start[f], hulls.mesh_face_vert_start[f + 1]):
+        if hulls.mesh_face_verts[k] == v:
+            found = True
+    return found
+
+
+@wp.func
+def _previous_corner(f: int, v: int, hulls: MeshHulls):
+    """The corner before hull vertex v in polygon f's corner list (MuJoCo's polyvert order)."""
+    first = hulls.mesh_face_vert_start[f]
+    total = hulls.mesh_face_vert_start[f + 1] - first
+    prev = int(v)
+    for j in range(total):
+        if hulls.mesh_face_verts[first + j] == v:
+            prev = hulls.mesh_face_verts[first + (j + total - 1) % total]
+    return prev
+
+
+@wp.func
+def _mj_box_face(axis: int, positive: bool):
+    """Our id of a box face (2 axis + 1 on the positive side) given as MuJoCo's (axis, side)."""
+    if positive:
+        return 2 * axis + 1
+    return 2 * axis
+
+
+@wp.func
+def _feature_faces(c: Convex, dim: int, v1: int, v2: int, v3: int, dw: wp.vec3, hulls: MeshHulls):
+    """MuJoCo's candidate faces of a feature of c (meshNormals, boxNormals): (count, face ids). A mesh:
+    the polygon holding all three vertices of a face (the first, among the first two holding v1 and v2),
+    the (up to two) polygons holding an edge, all the polygons at a vertex, in polygon order. A box: the
+    face all corners share, the two faces an edge's corners share, the three faces at a corner; where
+    the corners share no single face (a face) or not two (an edge), the face within FACE_TOL of the
+    world direction dw (boxNormals2)."""
+    ids = _cands()
+    n = int(0)
+    if c.kind == MESH:
+        pairs = int(0)
+        for f in range(c.face_start, c.face_end):
+            if _has_vertex(f, v1, hulls):
+                if dim == 1:
+                    if n < MAXC:
+                        ids[n] = f
+                        n += 1
+                elif pairs < 2 and _has_vertex(f, v2, hulls):
+                    pairs += 1
+                    if dim == 2 or (n == 0 and _has_vertex(f, v3, hulls)):
+                        ids[n] = f
+                        n += 1
+        return n, ids
+    # box
+    if dim == 1:
+        for k in range(3):
+            ids[k] = _mj_box_face(k, ((v1 >> k) & 1) == 1)
+        return 3, ids
+    for k in range(3):
+        b1 = (v1 >> k) & 1
+        b2 = (v2 >> k) & 1
+        b3 = (v3 >> k) & 1
+        if dim == 2:
+            b3 = b1
+        if b1 == b2 and b1 == b3:
+            ids[n] = _mj_box_face(k, b1 == 1)
+            n += 1
+    if (dim == 3 and n == 1) or (dim == 2 and n == 2):
+        return n, ids
+    # boxNormals2: a face within FACE_TOL of the direction, in MuJoCo's order (+x, -x, +y, ...)
+    dl = wp.normalize(wp.transform_vector(wp.transform_inverse(c.xf), dw))
+    n = 0
+    for m in range(6):
+        k = m // 2
+        s = 1.0 - 2.0 * float(m % 2)
+        if n == 0 and s * dl[k] > FACE_TOL:
+            ids[0] = _mj_box_face(k, m % 2 == 0)
+            n = 1
+    return n, ids
+
+
+@wp.func
+def _face_normal(c: Convex, face: int, hulls: MeshHulls):
+    """World outward unit normal of face ``face`` (box face id or hull polygon) of c."""
+    nl = wp.vec3(0.0)
+    if c.kind == BOX:
+        nl[face // 2] = float(2 * (face % 2) - 1)
+    else:
+        nl = wp.normalize(wp.cw_div(hulls.mesh_face_normal[face], c.size))
+    return wp.transform_vector(c.xf, nl)
+
+
+@wp.func
+def _edge_end(c: Convex, dim: int, j: int, v1: int, p2: wp.vec3, ids: _cands, hulls: MeshHulls):
+    """World end of candidate edge j from vertex v1 (MuJoCo's meshEdgeNormals, boxEdgeNormals): an edge
+    feature's other vertex p2; at a vertex, the corner before it in its j-th polygon (a mesh) or the
+    corner across axis j (a box)."""
+    if dim == 2:
+        return p2
+    if c.kind == BOX:
+        code = v1 ^ (1 << j)
+        p = wp.vec3(0.0)
+        for k in range(3):
+            p[k] = c.size[k] * float(2 * ((code >> k) & 1) - 1)
+        return wp.transform_point(c.xf, p)
+    return wp.transform_point(c.xf, wp.cw_mul(hulls.mesh_verts[_previous_corner(ids[j], v1, hulls)], c.size))
+
+
+@wp.func
+def _edge_face(
+    e: Convex,
+    dim: int,
+    v1: int,
+    p1: wp.vec3,
+    p2: wp.vec3,
+    eids: _cands,
+    ne: int,
+    f: Convex,
+    nf: int,
+    fids: _cands,
+    hulls: MeshHulls,
+):
+    """MuJoCo's alignedFaceEdge: the first face of f (outer loop) and edge of e from p1 (inner loop) within
+    EDGE_TOL of perpendicular: (found, face position in fids, edge end)."""
+    found = bool(False)
+    face = int(0)
+    end = wp.vec3(0.0)
+    for i in range(nf):
+        fn = _face_normal(f, fids[i], hulls)
+        for j in range(ne):
+            if not found:
+                q = _edge_end(e, dim, j, v1, p2, eids, hulls)
+                if wp.abs(wp.dot(wp.normalize(q - p1), fn)) < EDGE_TOL:
+                    found = True
+                    face = i
+                    end = q
+    return found, face, end
+
+
+@wp.func
+def _multicontact(
+    slot0: int,
+    slots: int,
+    a: Convex,
+    b: Convex,
+    n: wp.vec3,
+    ca: wp.mat33,
+    cb: wp.mat33,
+    margin: float,
+    hulls: MeshHulls,
+    out: ContactSlots,
+):
+    """MuJoCo's multicontact for two boxes or meshes (module docstring), from the EPA face's corners on A
+    (ca) and on B (cb) and the normal n (A to B): contacts into slots [slot0, slot0 + slots); returns
+    how many were written (0: no face-face or edge-face pair, or nothing left after clipping)."""
+    dim_a, a1, a2, a3, pa1, pa2 = _simplex_dim(a, ca, hulls)
+    dim_b, b1, b2, b3, pb1, pb2 = _simplex_dim(b, cb, hulls)
+    nfa, fa = _feature_faces(a, dim_a, a1, a2, a3, n, hulls)
+    nfb, fb = _feature_faces(b, dim_b, b1, b2, b3, -n, hulls)
+    # alignedFaces: a pair of faces within FACE_TOL of opposite. MuJoCo takes the first (A's in the outer
+    # loop, polygons in index order); its EPA face, and so its candidate faces, are not always ours, so
+    # here the most nearly opposite pair (module docstring).
+    found, ia, ib = _most_opposite(a, nfa, fa, b, nfb, fb, hulls)
+    pts = _clipped()
+    count = int(0)
+    rn = wp.vec3(0.0)
+    ro = wp.vec3(0.0)
+    cn = wp.vec3(0.0)
+    if found:  # face-face: B's face clipped by A's
+        face_a = fa[ia]
+        face_b = fb[ib]
+        rn = _face_normal(a, face_a, hulls)
+        ic = _corner_count(b, face_b, hulls)
+        for k in range(ic):
+            pts[k] = _corner(b, face_b, k, hulls)
+        pts, count = _clip_polygon(a, face_a, rn, pts, ic, hulls)
+        ro = _corner(a, face_a, 0, hulls)
+        cn = -_face_normal(b, face_b, hulls)
+        return _emit_corners(slot0, slots, pts, count, rn, ro, cn, cn, margin, True, out)
+    if dim_a < 3 and dim_a <= dim_b:  # an edge of A on a face of B
+        ne = nfa
+        if dim_a == 2:
+            ne = 1
+        elif a.kind == BOX:
+            ne = 3
+        ok, i, end = _edge_face(a, dim_a, a1, pa1, pa2, fa, ne, b, nfb, fb, hulls)
+        if not ok:
+            return 0
+        rn = _face_normal(b, fb[i], hulls)
+        pts, count = _clip_segment(b, fb[i], rn, pa1, end, hulls)
+        return _emit_corners(slot0, slots, pts, count, rn, _corner(b, fb[i], 0, hulls), rn, -rn, margin, True, out)
+    if dim_b < 3:  # an edge of B on a face of A
+        ne = nfb
+        if dim_b == 2:
+            ne = 1
+        elif b.kind == BOX:
+            ne = 3
+        ok, i, end = _edge_face(b, dim_b, b1, pb1, pb2, fb, ne, a, nfa, fa, hulls)
+        if not ok:
+            return 0
+        rn = _face_normal(a, fa[i], hulls)
+        pts, count = _clip_segment(a, fa[i], rn, pb1, end, hulls)
+        return _emit_corners(slot0, slots, pts, count, rn, _corner(a, fa[i], 0, hulls), rn, rn, margin, True, out)
+    return 0
 
 
 @wp.func
@@ -595,12 +965,35 @@ def _convex_pair(p: int, slots: wp.vec2i, a: Convex, b: Convex, args: NarrowArgs
     if wp.length(wp.transform_get_translation(b.xf) - wp.transform_get_translation(a.xf)) > args.pair_bound[p]:
         return
     margin = args.pair_margin[p]
-    ok, n, wa, wb, d0 = witnesses(a, b, args.hulls.mesh_verts)
+    verts = args.hulls.mesh_verts
+    core, wa, wb, sa, sb, ns = gjk(a, b, verts)
+    ok = bool(True)
+    n = wp.vec3(0.0)
+    d0 = float(0.0)
+    ca = wp.mat33(0.0)
+    cb = wp.mat33(0.0)
+    if core > _OVERLAP:
+        n = (wb - wa) / core
+        d0 = core - a.radius - b.radius
+    else:
+        depth, n_epa, ea, eb, ca_epa, cb_epa, ok_epa = epa_face(a, b, verts, sa, sb, ns)
+        ok = ok_epa
+        n = n_epa
+        wa = ea
+        wb = eb
+        ca = ca_epa
+        cb = cb_epa
+        d0 = -depth - a.radius - b.radius
     if not ok:
         return
     if d0 >= margin:
         return
-    written = _manifold(slots[0], slots[1], a, b, n, wa, wb, margin, args.hulls, args.out)
+    written = int(0)
+    if _polytope(a) and _polytope(b) and core <= _OVERLAP:
+        # MuJoCo's multicontact (penetration only: EPA's face)
+        written = _multicontact(slots[0], slots[1], a, b, n, ca, cb, margin, args.hulls, args.out)
+    if written == 0:
+        written = _manifold(slots[0], slots[1], a, b, n, wa, wb, margin, args.hulls, args.out)
     pt = 0.5 * (wa + a.radius * n + wb - b.radius * n)  # midway between the two surfaces
     if written == 0:
         emit_contact(slots[0], d0, n, pt, margin, wp.vec3(0.0), args.out)

@@ -15,6 +15,8 @@ direction d is sA(d) - sB(-d):
   the normal from A to B and the witness points. Exact for polytopes (boxes, meshes, points,
   segments) up to the tolerance; for cylinders and ellipsoids the depth is that of an inscribed
   polytope of at most ``EPA_VERTS`` vertices, within ``EPA_TOL`` when it converges.
+  :func:`epa_face` also returns the corners of its final face (their support points on A and B), from
+  which the convex narrow phase finds MuJoCo's multicontact features.
 
 Everything runs in float32, locally in one thread (fixed-size local arrays).
 """
@@ -27,7 +29,7 @@ from .primitive import BOX, CAPSULE, CYLINDER, ELLIPSOID, HFIELD, MESH, Convex
 
 wp.set_module_options({"enable_backward": False})
 
-__all__ = ["support", "centre", "gjk", "epa", "GJK_ITERS", "EPA_VERTS", "EPA_TOL"]
+__all__ = ["support", "centre", "gjk", "epa", "epa_face", "GJK_ITERS", "EPA_VERTS", "EPA_TOL"]
 
 GJK_ITERS = 64
 EPA_VERTS = 48
@@ -587,6 +589,30 @@ def _face_witness(poly: _Polytope, best: int):
     return depth, dn, pa, pb
 
 
+@wp.func(inline=True)  # the polytope by value: inlined, it is not copied
+def _expand(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_in: mat43, n_in: int):
+    """EPA's expansion (see :func:`epa`): (polytope, its face nearest the origin, ok)."""
+    sa, sb, n = _grow_simplex(a, b, verts, sa_in, sb_in, n_in)
+    poly = _tetrahedron(sa, sb)
+    best = int(0)
+    if n < 4:
+        return poly, best, False
+    for _it in range(EPA_VERTS):
+        best, best_off = _nearest_face(poly, best)
+        dn = wp.vec3(poly.nrm[best])
+        qa = support(a, dn, verts)
+        qb = support(b, -dn, verts)
+        w = qa - qb
+        if wp.dot(w, dn) - best_off <= EPA_TOL or poly.nv == EPA_VERTS:
+            break
+        # The faces that see w, found from the nearest one, and the horizon around them.
+        seen, horizon, nh, nvis = _visible_faces(poly, best, w)
+        if not _keeps_convex(poly, horizon, nh, nvis, w, dn, best_off):
+            break
+        poly = _add_vertex(poly, qa, qb, seen, horizon, nh, dn)
+    return poly, best, True
+
+
 @wp.func
 def epa(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_in: mat43, n_in: int):
     """Penetration of the cores of a and b from a GJK simplex holding the origin.
@@ -601,23 +627,26 @@ def epa(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_i
         (depth [m] >= 0, unit normal from A to B, witness on A, witness on B, ok). ok is False when no
         tetrahedron could be built (a flat Minkowski difference); the other values are then unset.
     """
-    sa, sb, n = _grow_simplex(a, b, verts, sa_in, sb_in, n_in)
-    if n < 4:
+    poly, best, ok = _expand(a, b, verts, sa_in, sb_in, n_in)
+    if not ok:
         return float(0.0), wp.vec3(0.0, 0.0, 1.0), wp.vec3(0.0), wp.vec3(0.0), False
-    poly = _tetrahedron(sa, sb)
-    best = int(0)
-    for _it in range(EPA_VERTS):
-        best, best_off = _nearest_face(poly, best)
-        dn = wp.vec3(poly.nrm[best])
-        qa = support(a, dn, verts)
-        qb = support(b, -dn, verts)
-        w = qa - qb
-        if wp.dot(w, dn) - best_off <= EPA_TOL or poly.nv == EPA_VERTS:
-            break
-        # The faces that see w, found from the nearest one, and the horizon around them.
-        seen, horizon, nh, nvis = _visible_faces(poly, best, w)
-        if not _keeps_convex(poly, horizon, nh, nvis, w, dn, best_off):
-            break
-        poly = _add_vertex(poly, qa, qb, seen, horizon, nh, dn)
     depth, dn, pa, pb = _face_witness(poly, best)
     return depth, dn, pa, pb, True
+
+
+@wp.func
+def epa_face(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_in: mat43, n_in: int):
+    """:func:`epa`, also returning the corners of the final face (the nearest the origin): their support
+    points on A and on B (rows of two 3x3 matrices), whose distinct vertices are the features MuJoCo's
+    multicontact starts from. Returns (depth, normal, witness on A, witness on B, corners on A, corners
+    on B, ok)."""
+    poly, best, ok = _expand(a, b, verts, sa_in, sb_in, n_in)
+    ca = wp.mat33(0.0)
+    cb = wp.mat33(0.0)
+    if not ok:
+        return float(0.0), wp.vec3(0.0, 0.0, 1.0), wp.vec3(0.0), wp.vec3(0.0), ca, cb, False
+    depth, dn, pa, pb = _face_witness(poly, best)
+    for k in range(3):
+        ca[k] = wp.vec3(poly.va[poly.tri[best, k]])
+        cb[k] = wp.vec3(poly.vb[poly.tri[best, k]])
+    return depth, dn, pa, pb, ca, cb, True
