@@ -127,38 +127,48 @@ def test_margin_sets_rest_distance_and_gap_only_detects_early():
 
 
 def test_bundles_skip_only_pairs_that_cannot_touch():
-    """A sphere flies past a body of two spheres (no gravity, no other contact): a bundle (the pairs of one body
-    pair) that is skipped whole never holds a touching pair, and its slots are cleared once it moves apart, so
-    each pair's slot is active exactly while its spheres are closer than their radii plus margins."""
+    """A sphere flies past a body of two spheres (no gravity, no other contact), in two worlds of one template
+    whose second moves its held spheres 0.3 m apart: a bundle (the pairs of one body pair) that is skipped
+    whole never holds a touching pair in either world (its bound covers every world of the template), and its
+    slots are cleared once it moves apart, so each pair's slot is active exactly while its spheres are closer
+    than their radii plus margins."""
     from newton_gym.solvers.collision.driver import collide
 
-    b = ng.ModelBuilder(gravity=0.0)
-    held = b.add_body(xform=[0, 0, 0, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
-    b.add_shape_sphere(held, xform=[0, -0.15, 0, 0, 0, 0, 1], radius=0.1)
-    b.add_shape_sphere(held, xform=[0, 0.15, 0, 0, 0, 0, 1], radius=0.1)
-    flying = b.add_body(xform=[-1.0, 0.2, 0, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
-    b.add_shape_sphere(flying, radius=0.05)
-    model = b.finalize("cpu")
+    robot = ng.ModelBuilder(gravity=0.0)
+    held = robot.add_body(xform=[0, 0, 0, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
+    robot.add_shape_sphere(held, xform=[0, -0.15, 0, 0, 0, 0, 1], radius=0.1)
+    robot.add_shape_sphere(held, xform=[0, 0.15, 0, 0, 0, 0, 1], radius=0.1)
+    flying = robot.add_body(xform=[-1.0, 0.2, 0, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
+    robot.add_shape_sphere(flying, radius=0.05)
+    scene = ng.ModelBuilder(gravity=0.0)
+    scene.replicate(robot, world_count=2, spacing=(0.0, 0.0, 0.0))
+    model = scene.finalize("cpu")
+    xf = model.shape_transform.numpy()
+    xf[3:5, 1] *= 3.0  # world 1's held spheres at y = -0.45 and 0.45
+    model.shape_transform.assign(xf)
     solver = SolverGeneralized(model)
     c = solver.contacts
-    assert c.pairs.block_bundle_start[-1] == 1 and c.pair_count == 2  # one bundle of two pairs
+    assert c.template_count == 1 and c.pair_count == 4 and c.pairs.block_bundle_start[-1] == 2
     margin = c.pair_margin.numpy()
     state = model.state()
-    q = state.joint_q.numpy()
+    q = state.joint_q.numpy().reshape(2, -1)
     seen = set()
-    # the flying sphere's path: far, touching the second sphere, far; then jumps between touching and far
+    # the flying spheres' path: far, touching the held spheres, far; then jumps between touching and far
     for x in np.concatenate([np.linspace(-1.0, 1.0, 81), [0.0, 1.0, 0.05, -0.8, 0.0, 0.9]]):
-        q[7] = x
-        state.joint_q.assign(q)
+        q[:, 7] = x
+        q[1, 8] = 0.5  # world 1's flying sphere passes its moved held sphere
+        state.joint_q.assign(q.reshape(-1))
         ng.eval_fk(model, state.joint_q, state.joint_qd, state)
         collide(model, c, state.body_q)
         centre = state.body_q.numpy()[:, :3]
-        for p, a in enumerate(c.pair_shape_host[:, 0]):
-            pa = centre[0] + model.shape_transform.numpy()[a][:3]
-            touching = np.linalg.norm(centre[1] - pa) - 0.15 < margin[p]
-            assert c.active.numpy()[c.pair_slot_start_host[p]] == int(touching)
-            seen.add(bool(touching))
-    assert seen == {True, False}
+        world = c.pair_world_host
+        for p, (a, bb) in enumerate(c.pair_shape_host):
+            body_a, body_b = model.shape_body.numpy()[[a, bb]]
+            pa = centre[body_a] + xf[a][:3]
+            touching = np.linalg.norm(centre[body_b] - pa) - 0.15 < margin[p]
+            assert c.active.numpy()[c.pair_slot_start_host[p]] == int(touching), (x, world[p])
+            seen.add((int(world[p]), bool(touching)))
+    assert seen == {(0, True), (0, False), (1, True), (1, False)}
 
 
 def test_slot_forces_are_zero_exactly_where_slots_are_inactive():

@@ -94,10 +94,11 @@ class Contacts(DeclaredFields):
     pair_bound: wp.array = None  # (pair_count,) float32 pair_radius + margin [m]
     pair_solref: wp.array = None  # (pair_count,) vec2 mean solref (time constant [s], damping ratio [-])
     pair_solimp: wp.array = None  # (pair_count,) vec5 mean solimp
-    # Per world bundle (.candidates; :func:`.params.combine_pair_params`): the bounding test of its pairs.
-    bundle_centre_a: wp.array = None  # (bundles,) vec3 centre of its A shapes, in body A's frame (static: world)
-    bundle_centre_b: wp.array = None  # (bundles,) vec3 centre of its B shapes, in body B's frame (static: world)
-    bundle_bound: wp.array = None  # (bundles,) float32 centre distance beyond which none of its pairs touch [m]
+    # Bundles (.candidates; :func:`.params.combine_pair_params`): the bounding test of their pairs, per template
+    # bundle (the bound holds in every world of the template), and per world bundle whether its slots are clear.
+    bundle_centre_a: wp.array = None  # (template bundles,) vec3 centre of its A shapes, body A's frame (static: world)
+    bundle_centre_b: wp.array = None  # (template bundles,) vec3 centre of its B shapes, body B's frame (static: world)
+    bundle_bound: wp.array = None  # (template bundles,) float32 centre distance beyond which no pair touches [m]
     bundle_clear: wp.array = None  # (bundles,) int32 1 while its slots are clear (it was far at the last collide)
     # Per step, per slot.
     active: wp.array = None  # (slot_count,) int32 1 where the slot holds a contact
@@ -308,7 +309,8 @@ def _upload(model, pairs: PairLayout, stype, hulls):
 
     c.topology = _topology(pairs, arr)
     _zeros(c, _PAIR_COLUMNS, c.pair_count, dev)
-    _zeros(c, _BUNDLE_COLUMNS, int(pairs.block_bundle_start[-1]), dev)
+    _zeros(c, _BUNDLE_COLUMNS, int(pairs.template_bundle_start[-1]), dev)
+    c.bundle_clear = zeroed(int(pairs.block_bundle_start[-1]), wp.int32, dev)
     combine_pair_params(model, c)
     c.mesh_start = arr(hulls.vert_start, wp.int32)
     c.mesh_verts = arr(_field_tables(model, hulls, arr, c).astype(np.float32), wp.vec3)
@@ -329,12 +331,7 @@ _PAIR_COLUMNS = {
     "pair_solref": wp.vec2,
     "pair_solimp": vec5,
 }
-_BUNDLE_COLUMNS = {
-    "bundle_centre_a": wp.vec3,
-    "bundle_centre_b": wp.vec3,
-    "bundle_bound": wp.float32,
-    "bundle_clear": wp.int32,
-}
+_BUNDLE_COLUMNS = {"bundle_centre_a": wp.vec3, "bundle_centre_b": wp.vec3, "bundle_bound": wp.float32}
 _SLOT_COLUMNS = {
     "active": wp.int32,
     "point": wp.vec3,
@@ -370,6 +367,7 @@ def _topology(pairs: PairLayout, arr) -> PairTopology:
     topo.slot_pair = arr(pairs.slot_pair.astype(i32), wp.int32)
     topo.block_bundle_start = arr(pairs.block_bundle_start.astype(i32), wp.int32)
     topo.template_bundle_start = arr(pairs.template_bundle_start.astype(i32), wp.int32)
+    topo.template_world = arr(pairs.templates.template_block.astype(i32), wp.int32)
     topo.bundle_start = arr(pairs.bundle_start.astype(i32), wp.int32)
     topo.bundle_pairs = arr(pairs.bundle_pairs.astype(i32), wp.int32)
     topo.bundle_body = arr(pairs.bundle_body.astype(i32).reshape(-1, 2), wp.vec2i)

@@ -64,6 +64,7 @@ class PairTopology:
     # Bundles (:mod:`.candidates`): a template's pairs of one body pair and class, bound-tested together.
     block_bundle_start: wp.array(dtype=int)  # (blocks + 1,) first bundle of each world
     template_bundle_start: wp.array(dtype=int)  # (templates + 1,) first template bundle of each template
+    template_world: wp.array(dtype=int)  # (templates,) first world of each template
     bundle_start: wp.array(dtype=int)  # (template bundles + 1,) first entry of each bundle in bundle_pairs
     bundle_pairs: wp.array(dtype=int)  # (template pairs,) each bundle's pairs, counted from their world's first
     bundle_body: wp.array(dtype=wp.vec2i)  # (template bundles,) its bodies A, B (world-local, GLOBAL + index, -1)

@@ -84,25 +84,21 @@ class BundleArgs:
     topo: PairTopology  # candidate pairs and bundles of every world (:mod:`.pairs`)
     shape_transform: wp.array(dtype=wp.transform)  # (shape_count,) pose in its body's frame (static: world) [m]
     pair_bound: wp.array(dtype=float)  # (pair_count,) centre distance beyond which a pair cannot touch [m]
-    bundle_centre_a: wp.array(dtype=wp.vec3)  # (bundles,) centre of its A shapes in body A's frame [m]
-    bundle_centre_b: wp.array(dtype=wp.vec3)  # (bundles,) centre of its B shapes in body B's frame [m]
-    bundle_bound: wp.array(dtype=float)  # (bundles,) centre distance beyond which none of its pairs touch [m]
+    bundle_centre_a: wp.array(dtype=wp.vec3)  # (template bundles,) centre of its A shapes, body A's frame [m]
+    bundle_centre_b: wp.array(dtype=wp.vec3)  # (template bundles,) centre of its B shapes, body B's frame [m]
+    bundle_bound: wp.array(dtype=float)  # (template bundles,) centre distance beyond which none of its pairs touch [m]
 
 
 @wp.kernel
-def _bundle_kernel(args: BundleArgs):
-    """Bundle lb of world w: the mean origin of its A shapes and of its B shapes (each in its body's frame),
-    and the distance of the two beyond which every pair's own test (origins farther apart than pair_bound)
-    fails: the most, over its pairs, of pair_bound plus the two shapes' offsets from their centres (triangle
-    inequality), with a relative 1e-5 and 1e-6 m to spare for float32 rounding, so that a bundle passes
-    wherever one of its pairs would."""
-    w, lb = wp.tid()
+def _bundle_centre_kernel(args: BundleArgs):
+    """Template bundle lb of template t: the mean origin of its A shapes and of its B shapes (each in its
+    body's frame) in the template's first world, and its bound reset for :func:`_bundle_bound_kernel`."""
+    t, lb = wp.tid()
     topo = args.topo
-    g = topo.block_bundle_start[w] + lb
-    if g >= topo.block_bundle_start[w + 1]:
-        return
-    t = topo.block_template[w]
     tb = topo.template_bundle_start[t] + lb
+    if tb >= topo.template_bundle_start[t + 1]:
+        return
+    w = topo.template_world[t]
     e0 = topo.bundle_start[tb]
     e1 = topo.bundle_start[tb + 1]
     ca = wp.vec3(0.0)
@@ -111,30 +107,49 @@ def _bundle_kernel(args: BundleArgs):
         s = pair_shapes(topo, w, topo.template_pair_start[t] + topo.bundle_pairs[e])
         ca += wp.transform_get_translation(args.shape_transform[s[0]])
         cb += wp.transform_get_translation(args.shape_transform[s[1]])
-    ca = ca / float(e1 - e0)
-    cb = cb / float(e1 - e0)
+    args.bundle_centre_a[tb] = ca / float(e1 - e0)
+    args.bundle_centre_b[tb] = cb / float(e1 - e0)
+    args.bundle_bound[tb] = 0.0
+
+
+@wp.kernel
+def _bundle_bound_kernel(args: BundleArgs):
+    """Bundle lb of world w: the distance of its template bundle's centres beyond which every pair's own
+    test in this world (origins farther apart than pair_bound) fails: the most, over its pairs, of pair_bound
+    plus the two shapes' offsets from the centres (triangle inequality), with a relative 1e-5 and 1e-6 m to
+    spare for float32 rounding; the template bundle keeps the most over its worlds, so that a bundle passes
+    wherever one of its pairs would in any of them."""
+    w, lb = wp.tid()
+    topo = args.topo
+    if topo.block_bundle_start[w] + lb >= topo.block_bundle_start[w + 1]:
+        return
+    t = topo.block_template[w]
+    tb = topo.template_bundle_start[t] + lb
+    ca = args.bundle_centre_a[tb]
+    cb = args.bundle_centre_b[tb]
     bound = float(0.0)
-    for e in range(e0, e1):
+    for e in range(topo.bundle_start[tb], topo.bundle_start[tb + 1]):
         lp = topo.bundle_pairs[e]
         s = pair_shapes(topo, w, topo.template_pair_start[t] + lp)
         da = wp.length(wp.transform_get_translation(args.shape_transform[s[0]]) - ca)
         db = wp.length(wp.transform_get_translation(args.shape_transform[s[1]]) - cb)
         bound = wp.max(bound, args.pair_bound[topo.block_pair_start[w] + lp] + da + db)
-    args.bundle_centre_a[g] = ca
-    args.bundle_centre_b[g] = cb
-    args.bundle_bound[g] = bound * (1.0 + 1.0e-5) + 1.0e-6
+    wp.atomic_max(args.bundle_bound, tb, bound * (1.0 + 1.0e-5) + 1.0e-6)
 
 
 def combine_pair_params(model, contacts):
     """(Re)compute ``contacts.pair_mu / pair_margin / pair_gap / pair_bound / pair_solref / pair_solimp``
-    from the model's shape columns, then the bundles' bounding tests from the pair bounds (two launches, no
+    from the model's shape columns, then the bundles' bounding tests from the pair bounds (three launches, no
     host sync, capture-safe)."""
     _per_pair(_pair_params_kernel, model, contacts, [fill(PairParamArgs, model, contacts, topo=contacts.topology)])
-    starts = contacts.pairs.block_bundle_start
-    most = int(np.diff(starts).max(initial=0))
+    pairs = contacts.pairs
+    most = int(np.diff(pairs.block_bundle_start).max(initial=0))
     if most:
         args = fill(BundleArgs, model, contacts, topo=contacts.topology)
-        wp.launch(_bundle_kernel, dim=(len(starts) - 1, most), device=model.device, inputs=[args])
+        per_template = (len(pairs.template_bundle_start) - 1, int(np.diff(pairs.template_bundle_start).max()))
+        per_world = (len(pairs.block_bundle_start) - 1, most)
+        wp.launch(_bundle_centre_kernel, dim=per_template, device=model.device, inputs=[args])
+        wp.launch(_bundle_bound_kernel, dim=per_world, device=model.device, inputs=[args])
 
 
 def _per_pair(kernel, model, contacts, inputs: list):

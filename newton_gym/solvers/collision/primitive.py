@@ -401,9 +401,9 @@ class NarrowArgs:
     shape_mesh: wp.array(dtype=int)  # (shape_count,) mesh of each mesh shape (-1: none)
     pair_bound: wp.array(dtype=float)  # (pair_count,) centre distance beyond which a pair cannot touch [m]
     pair_margin: wp.array(dtype=float)  # (pair_count,) contacts are kept below this distance [m]
-    bundle_centre_a: wp.array(dtype=wp.vec3)  # (bundles,) centre of a bundle's A shapes, body A's frame [m]
-    bundle_centre_b: wp.array(dtype=wp.vec3)  # (bundles,) centre of its B shapes, body B's frame [m]
-    bundle_bound: wp.array(dtype=float)  # (bundles,) centre distance beyond which none of its pairs touch [m]
+    bundle_centre_a: wp.array(dtype=wp.vec3)  # (template bundles,) centre of a bundle's A shapes, body A's frame [m]
+    bundle_centre_b: wp.array(dtype=wp.vec3)  # (template bundles,) centre of its B shapes, body B's frame [m]
+    bundle_bound: wp.array(dtype=float)  # (template bundles,) centre distance beyond which no pair touches [m]
     hulls: MeshHulls  # mesh convex hulls (and heightfield points)
     fields: Heightfields  # heightfields
     body_q: wp.array(dtype=wp.transform)  # (body_count,) body frames in world [m]
@@ -469,9 +469,9 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
             g = g0 + lb
             if wp.static(phase != PHASE_FIELD) and kind % 2 == 0:  # bound-tested: not a plane's, not a field's
                 bodies = local_pair(args.topo.bundle_body[tb], at.body)
-                ca = _centre(bodies[0], args.body_q, args.bundle_centre_a[g])
-                cb = _centre(bodies[1], args.body_q, args.bundle_centre_b[g])
-                if wp.length(cb - ca) > args.bundle_bound[g]:
+                ca = _centre(bodies[0], args.body_q, args.bundle_centre_a[tb])
+                cb = _centre(bodies[1], args.body_q, args.bundle_centre_b[tb])
+                if wp.length(cb - ca) > args.bundle_bound[tb]:
                     if args.out.bundle_clear[g] == 0:  # near at the last collide: clear its slots once
                         for e in range(e0, e1):
                             sl = args.topo.slots[at.template_pair + args.topo.bundle_pairs[e]]
