@@ -15,11 +15,13 @@ The package follows MuJoCo's computation chapter, one folder or module per stage
                     bias forces (RNE), factorization (``dynamics``); tendon lengths, sparse Jacobians and
                     spring-dampers (``tendon``, MuJoCo's mj_tendon); passive and actuator forces
                     (``passive``)
-``collision/``      candidate pairs (``pairs``), broad phase and contact slots (``driver``), primitive,
-                    convex (GJK / EPA), heightfield (MuJoCo's prisms) and hull narrow phases, per-pair
-                    contact parameters (``params``)
+``collision/``      candidate pairs enumerated per group of equal worlds (``candidates``) and stored per
+                    template (``pairs``), contact slots and the bundles' bounding test (``driver``),
+                    primitive, convex (GJK / EPA), heightfield (MuJoCo's prisms) and hull narrow phases,
+                    per-pair and per-bundle contact parameters (``params``)
 ``constraint/``     constraint rows: host layout and soft-constraint math (``rows``), per-row assembly
-                    on the device (``assemble``), the row tables the solve reads (``tables``)
+                    on the device (``assemble``), the row tables the solve reads (``tables``), MuJoCo's
+                    inverse weights (``invweights``)
 ``solve/``          the per-world solve (``world``): primal Newton (``newton``), PGS (``pgs``), and the
                     contact forces from the solved rows (``forces``)
 ``integrate``       semi-implicit Euler (MuJoCo's implicitfast), health flags, resets

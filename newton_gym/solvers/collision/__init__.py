@@ -1,3 +1,4 @@
-"""Collision detection (MuJoCo's mj_collision): candidate pairs stored once per template (:mod:`.pairs`),
-the broad phase and contact slots (:mod:`.driver`), the narrow phases (:mod:`.primitive`, :mod:`.convex`,
+"""Collision detection (MuJoCo's mj_collision): candidate pairs enumerated once per group of equal worlds
+(:mod:`.candidates`) and stored once per template (:mod:`.pairs`), the contact slots and the bundles' bounding
+test (:mod:`.driver`), the narrow phases (:mod:`.primitive`, :mod:`.convex`,
 :mod:`.heightfield`, :mod:`.gjk`, :mod:`.hull`) and per-pair contact parameters (:mod:`.params`)."""
