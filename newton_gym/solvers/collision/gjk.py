@@ -10,6 +10,9 @@ direction d is sA(d) - sB(-d):
 * :func:`gjk` (Gilbert-Johnson-Keerthi, in van den Bergen's formulation with the Voronoi-region
   closest-point tests of Ericson, Real-Time Collision Detection, sec. 5.1.5-5.1.6) finds the point of
   M closest to the origin: the core distance, the witness points on both cores, and the final simplex.
+  A tetrahedron is taken to hold the origin only when its barycentric weights agree (a nearly flat one
+  can pass every face's sign test in float32 rounding with the origin far outside), and a step that
+  ends farther from the origin than the last gives back the best simplex.
 * :func:`epa` (Expanding Polytope Algorithm) starts from that simplex when the cores overlap, grows a
   polytope inside M towards its boundary face nearest the origin and returns the penetration depth,
   the normal from A to B and the witness points. Exact for polytopes (boxes, meshes, points,
@@ -240,6 +243,49 @@ def _simplex_weights(sa: mat43, sb: mat43, n: int):
         if wp.length_sq(q) < best:
             best = wp.length_sq(q)
             lam = wp.vec4(0.0, w[0], w[2], w[1])
+    if best >= 1.0e30 and not _holds_origin(m0, m1, m2, m3):
+        lam = _nearest_face(m0, m1, m2, m3)
+    return lam
+
+
+@wp.func
+def _holds_origin(m0: wp.vec3, m1: wp.vec3, m2: wp.vec3, m3: wp.vec3):
+    """Whether the origin's barycentric weights in the tetrahedron (ratios of signed volumes) are all above
+    -1e-3: the check of an "inside" from the face tests, whose signs a nearly flat tetrahedron leaves to
+    float32 rounding (weights of +-1e6 for an origin far outside, a false overlap)."""
+    e1 = m1 - m0
+    e2 = m2 - m0
+    e3 = m3 - m0
+    vol = wp.dot(e1, wp.cross(e2, e3))
+    if vol == 0.0:
+        return False
+    l1 = wp.dot(-m0, wp.cross(e2, e3)) / vol
+    l2 = wp.dot(e1, wp.cross(-m0, e3)) / vol
+    l3 = wp.dot(e1, wp.cross(e2, -m0)) / vol
+    tol = -1.0e-3
+    return l1 >= tol and l2 >= tol and l3 >= tol and 1.0 - l1 - l2 - l3 >= tol
+
+
+@wp.func
+def _nearest_face(m0: wp.vec3, m1: wp.vec3, m2: wp.vec3, m3: wp.vec3):
+    """Weights of the point nearest the origin over the tetrahedron's four faces (no sign test)."""
+    w = _triangle_weights(m0, m1, m2)
+    best = wp.length_sq(w[0] * m0 + w[1] * m1 + w[2] * m2)
+    lam = wp.vec4(w[0], w[1], w[2], 0.0)
+    w = _triangle_weights(m0, m2, m3)
+    d = wp.length_sq(w[0] * m0 + w[1] * m2 + w[2] * m3)
+    if d < best:
+        best = d
+        lam = wp.vec4(w[0], 0.0, w[1], w[2])
+    w = _triangle_weights(m0, m3, m1)
+    d = wp.length_sq(w[0] * m0 + w[1] * m3 + w[2] * m1)
+    if d < best:
+        best = d
+        lam = wp.vec4(w[0], w[2], 0.0, w[1])
+    w = _triangle_weights(m1, m3, m2)
+    d = wp.length_sq(w[0] * m1 + w[1] * m3 + w[2] * m2)
+    if d < best:
+        lam = wp.vec4(0.0, w[0], w[2], w[1])
     return lam
 
 
@@ -261,6 +307,10 @@ def gjk(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3)):
         v = wp.vec3(1.0, 0.0, 0.0)
     lam = wp.vec4(1.0, 0.0, 0.0, 0.0)
     dist2 = float(1.0e30)
+    best_sa = mat43()  # the simplex nearest the origin so far
+    best_sb = mat43()
+    best_lam = wp.vec4(0.0)
+    best_n = int(0)
     # Curved cores converge only linearly and their normal error goes as the square root of the gap:
     # run ellipsoids until float32 stops making progress.
     rel = float(_GJK_REL)
@@ -304,9 +354,20 @@ def gjk(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3)):
         if n == 4:
             break  # the origin is inside the tetrahedron: the cores overlap
         d2 = wp.dot(v, v)
-        if d2 < 1.0e-18 or d2 >= dist2:
-            break  # touching (the origin is on the simplex), or no more progress in float32
+        if d2 >= dist2:  # no more progress in float32; a farther simplex (rounding) gives back the best one
+            if d2 > dist2:
+                sa = best_sa
+                sb = best_sb
+                lam = best_lam
+                n = best_n
+            break
+        if d2 < 1.0e-18:
+            break  # touching (the origin is on the simplex)
         dist2 = d2
+        best_sa = sa
+        best_sb = sb
+        best_lam = lam
+        best_n = n
     pa = wp.vec3(0.0)
     pb = wp.vec3(0.0)
     for i in range(n):
