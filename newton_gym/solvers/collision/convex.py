@@ -959,10 +959,10 @@ def witnesses(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3)):
 
 
 @wp.func(inline=True)  # the tables by value: inlined into the per-world loop, they are not copied
-def _convex_pair(p: int, slots: wp.vec2i, a: Convex, b: Convex, args: NarrowArgs):
+def _convex_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, args: NarrowArgs):
     """Convex narrow phase of pair p (shapes a and b, slots its (first slot, slot count)): fills its contact
     slots."""
-    if wp.length(wp.transform_get_translation(b.xf) - wp.transform_get_translation(a.xf)) > args.pair_bound[p]:
+    if wp.length(wp.transform_get_translation(b.xf) - wp.transform_get_translation(a.xf)) > bound:
         return
     margin = args.pair_margin[p]
     verts = args.hulls.mesh_verts

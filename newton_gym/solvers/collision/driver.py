@@ -91,7 +91,6 @@ class Contacts(DeclaredFields):
     pair_mu: wp.array = None  # (pair_count,) float32 friction coefficient (max of the two) [-]
     pair_margin: wp.array = None  # (pair_count,) float32 MuJoCo margin (sum of margins + gaps) [m]
     pair_gap: wp.array = None  # (pair_count,) float32 sum of gaps [m]
-    pair_bound: wp.array = None  # (pair_count,) float32 pair_radius + margin [m]
     pair_solref: wp.array = None  # (pair_count,) vec2 mean solref (time constant [s], damping ratio [-])
     pair_solimp: wp.array = None  # (pair_count,) vec5 mean solimp
     # Bundles (.candidates; :func:`.params.combine_pair_params`): the bounding test of their pairs, per template
@@ -327,7 +326,6 @@ _PAIR_COLUMNS = {
     "pair_mu": wp.float32,
     "pair_margin": wp.float32,
     "pair_gap": wp.float32,
-    "pair_bound": wp.float32,
     "pair_solref": wp.vec2,
     "pair_solimp": vec5,
 }
@@ -478,7 +476,7 @@ def _capsule_contacts(start: int, a: Convex, b: Convex, margin: float, out: Cont
 
 
 @wp.func(inline=True)  # the tables by value: inlined into the per-world loop, they are not copied
-def _collide_pair(p: int, slots: wp.vec2i, a: Convex, b: Convex, args: NarrowArgs):
+def _collide_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, args: NarrowArgs):
     """Narrow phase of primitive pair p (shapes a and b, slots its (first slot, slot count)): fills its
     contact slots."""
     margin = args.pair_margin[p]
@@ -486,7 +484,7 @@ def _collide_pair(p: int, slots: wp.vec2i, a: Convex, b: Convex, args: NarrowArg
         _plane_contacts(slots, a, b, args.hulls.mesh_verts, margin, args.out)
         return
     ca = wp.transform_get_translation(a.xf)
-    if wp.length(wp.transform_get_translation(b.xf) - ca) > args.pair_bound[p]:
+    if wp.length(wp.transform_get_translation(b.xf) - ca) > bound:
         return
     if a.kind == SPHERE:
         d, n, pt = _feature_vs(ca, a.radius, b)

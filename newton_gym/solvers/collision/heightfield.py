@@ -94,7 +94,7 @@ def _prism(xf: wp.transform, field: int, corners: wp.vec3i, margin: float, botto
 
 
 @wp.func(inline=True)  # the tables by value: inlined into the per-world loop, they are not copied
-def _field_pair(p: int, slots: wp.vec2i, a: Convex, b: Convex, args: NarrowArgs):
+def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, args: NarrowArgs):
     """Heightfield pair p (a the other shape, b the field; slots its (first slot, slot count)): fills its
     contact slots."""
     verts = args.hulls.mesh_verts
@@ -107,7 +107,6 @@ def _field_pair(p: int, slots: wp.vec2i, a: Convex, b: Convex, args: NarrowArgs)
     origin = wp.transform_get_translation(b.xf)
     # Bounding sphere against the field's box.
     pos = wp.quat_rotate_inv(rot, wp.transform_get_translation(a.xf) - origin)
-    bound = args.pair_bound[p]
     if pos[0] - bound > ext[0] or pos[0] + bound < -ext[0] or pos[1] - bound > ext[1] or pos[1] + bound < -ext[1]:
         return
     if pos[2] - bound > ext[2] or pos[2] + bound < ext[3]:

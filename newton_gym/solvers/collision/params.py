@@ -1,6 +1,6 @@
 """Per-pair contact parameters combined from the two shapes' columns, on the device.
 
-One kernel fills a candidate pair's friction, margin, gap, bounding distance, solref and solimp from the
+One kernel fills a candidate pair's friction, margin, gap, solref and solimp from the
 model's shape arrays; the solver runs it when it is built and again from ``notify_model_changed`` so that
 shape edits (e.g. randomized friction) take effect without rebuilding the pair table. Combination rules
 follow MuJoCo: where the two shapes' priorities differ, the higher-priority shape's friction, solref and
@@ -39,7 +39,6 @@ class PairParamArgs:
     pair_mu_out: wp.array(dtype=float)  # (pair_count,) friction coefficient [-]
     pair_margin_out: wp.array(dtype=float)  # (pair_count,) MuJoCo margin (sum of margins + gaps) [m]
     pair_gap_out: wp.array(dtype=float)  # (pair_count,) sum of gaps [m]
-    pair_bound_out: wp.array(dtype=float)  # (pair_count,) sum of bounding radii + margin [m]
     pair_solref_out: wp.array(dtype=wp.vec2)  # (pair_count,) solref
     pair_solimp_out: wp.array(dtype=vec5)  # (pair_count,) solimp
 
@@ -61,7 +60,6 @@ def _pair_params_kernel(args: PairParamArgs):
     margin = args.shape_contact_margin[a] + args.shape_contact_margin[b] + gap
     args.pair_margin_out[p] = margin
     args.pair_gap_out[p] = gap
-    args.pair_bound_out[p] = args.topo.radius[tp] + margin
     pa = args.shape_priority[a]
     pb = args.shape_priority[b]
     if pa == pb:
@@ -83,7 +81,7 @@ class BundleArgs:
 
     topo: PairTopology  # candidate pairs and bundles of every world (:mod:`.pairs`)
     shape_transform: wp.array(dtype=wp.transform)  # (shape_count,) pose in its body's frame (static: world) [m]
-    pair_bound: wp.array(dtype=float)  # (pair_count,) centre distance beyond which a pair cannot touch [m]
+    pair_margin: wp.array(dtype=float)  # (pair_count,) MuJoCo margin (sum of margins + gaps) [m]
     bundle_centre_a: wp.array(dtype=wp.vec3)  # (template bundles,) centre of its A shapes, body A's frame [m]
     bundle_centre_b: wp.array(dtype=wp.vec3)  # (template bundles,) centre of its B shapes, body B's frame [m]
     bundle_bound: wp.array(dtype=float)  # (template bundles,) centre distance beyond which none of its pairs touch [m]
@@ -115,7 +113,8 @@ def _bundle_centre_kernel(args: BundleArgs):
 @wp.kernel
 def _bundle_bound_kernel(args: BundleArgs):
     """Bundle lb of world w: the distance of its template bundle's centres beyond which every pair's own
-    test in this world (origins farther apart than pair_bound) fails: the most, over its pairs, of pair_bound
+    test in this world (origins farther apart than its bound: the two bounding radii plus the pair's margin)
+    fails: the most, over its pairs, of that bound
     plus the two shapes' offsets from the centres (triangle inequality), with a relative 1e-5 and 1e-6 m to
     spare for float32 rounding; the template bundle keeps the most over its worlds, so that a bundle passes
     wherever one of its pairs would in any of them."""
@@ -133,12 +132,14 @@ def _bundle_bound_kernel(args: BundleArgs):
         s = pair_shapes(topo, w, topo.template_pair_start[t] + lp)
         da = wp.length(wp.transform_get_translation(args.shape_transform[s[0]]) - ca)
         db = wp.length(wp.transform_get_translation(args.shape_transform[s[1]]) - cb)
-        bound = wp.max(bound, args.pair_bound[topo.block_pair_start[w] + lp] + da + db)
+        tp = topo.template_pair_start[t] + lp
+        pair_bound = topo.radius[tp] + args.pair_margin[topo.block_pair_start[w] + lp]  # as the narrow phase
+        bound = wp.max(bound, pair_bound + da + db)
     wp.atomic_max(args.bundle_bound, tb, bound * (1.0 + 1.0e-5) + 1.0e-6)
 
 
 def combine_pair_params(model, contacts):
-    """(Re)compute ``contacts.pair_mu / pair_margin / pair_gap / pair_bound / pair_solref / pair_solimp``
+    """(Re)compute ``contacts.pair_mu / pair_margin / pair_gap / pair_solref / pair_solimp``
     from the model's shape columns, then the bundles' bounding tests from the pair bounds (three launches, no
     host sync, capture-safe)."""
     _per_pair(_pair_params_kernel, model, contacts, [fill(PairParamArgs, model, contacts, topo=contacts.topology)])

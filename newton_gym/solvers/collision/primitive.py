@@ -399,7 +399,6 @@ class NarrowArgs:
     shape_transform: wp.array(dtype=wp.transform)  # (shape_count,) pose in its body's frame (static: world) [m]
     shape_scale: wp.array(dtype=wp.vec3)  # (shape_count,) radius / half sizes [m], or a mesh's vertex scale
     shape_mesh: wp.array(dtype=int)  # (shape_count,) mesh of each mesh shape (-1: none)
-    pair_bound: wp.array(dtype=float)  # (pair_count,) centre distance beyond which a pair cannot touch [m]
     pair_margin: wp.array(dtype=float)  # (pair_count,) contacts are kept below this distance [m]
     bundle_centre_a: wp.array(dtype=wp.vec3)  # (template bundles,) centre of a bundle's A shapes, body A's frame [m]
     bundle_centre_b: wp.array(dtype=wp.vec3)  # (template bundles,) centre of its B shapes, body B's frame [m]
@@ -443,12 +442,13 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
     one block per world, whose lanes take the world's bundles (:mod:`.candidates`: the pairs of one body pair
     and class) in turn. A pair is this kernel's where :func:`pair_phase` is ``phase``: its contact slots are
     cleared (active flag and force: the finish pass writes the forces of active slots only) and
-    ``pair_fn(p, slots, a, b, args)`` fills them (p the model's pair index, slots its (first slot, slot
+    ``pair_fn(p, slots, bound, a, b, args)`` fills them (p the model's pair index, slots its (first slot, slot
     count), a and b its shapes as :class:`Convex`, args the launch's :class:`NarrowArgs`).
     Outside the heightfield phase and plane pairs, a bundle whose two centres lie farther apart than its
     ``bundle_bound`` is skipped whole (its slots only cleared), and a pair whose shape origins lie farther
-    apart than its ``pair_bound`` before its shapes are placed: the bounding test the narrow phases start
-    with, at a fraction of its cost (most of a robot's self-collision pairs are far apart at any time). A
+    apart than its bound (the template's bounding radii plus the pair's margin, also passed to ``pair_fn``)
+    before its shapes are placed: the bounding test the narrow phases start with, at a fraction of its cost
+    (most of a robot's self-collision pairs are far apart at any time). A
     bundle passes wherever one of its pairs would pass its own test, so the contacts are those of the pairs'
     tests alone."""
 
@@ -488,14 +488,15 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
                 for k in range(pair.slots[1]):
                     args.out.active[pair.slots[0] + k] = 0
                     args.out.force[pair.slots[0] + k] = wp.vec3(0.0)
+                bound = args.topo.radius[at.template_pair + lp] + args.pair_margin[at.pair + lp]
                 if wp.static(phase != PHASE_FIELD) and args.shape_type[s[0]] != PLANE:
                     pa = _centre(pair.bodies[0], args.body_q, wp.transform_get_translation(args.shape_transform[s[0]]))
                     pb = _centre(pair.bodies[1], args.body_q, wp.transform_get_translation(args.shape_transform[s[1]]))
-                    if wp.length(pb - pa) > args.pair_bound[at.pair + lp]:
+                    if wp.length(pb - pa) > bound:
                         continue
                 a = _placed(s[0], pair.bodies[0], args)
                 b = _placed(s[1], pair.bodies[1], args)
-                pair_fn(at.pair + lp, pair.slots, a, b, args)
+                pair_fn(at.pair + lp, pair.slots, bound, a, b, args)
 
     return wp.kernel(kernel, name=name, module=module)
 
