@@ -19,7 +19,9 @@ first tangent (``frame[3:6]``), to 1e-5 m and 1e-4 (float32 against double).
    float32 cannot reproduce; we decide them as exact arithmetic does. A capsule lying exactly flat across
    both edges of a box face gets one contact from MuJoCo, two at a tilt of +-1e-6 rad (and from us);
    a box resting flat on a box, only yawed, ties the two boxes' face axes: the same contacts, in another
-   order where MuJoCo's rounding picked B's face.
+   order where MuJoCo's rounding picked B's face. Two equal boxes, one the mirror image of the other (the
+   a1's left and right thighs at a symmetric pose), tie A's face with B's mirrored face: MuJoCo's rounding
+   picks either, and the contacts of B's face are the mirror image of A's (which we take).
 4. Slots: 2, 2 and 8 contact slots per pair (MuJoCo's maximum for these pairs); 8 lanes per world write
    the same slots, bit for bit, as one lane.
 """
@@ -47,6 +49,7 @@ GEOMS = {
     "box": 'type="box" size=".12 .08 .06" pos=".02 .01 -.01" quat="0.9848078 0 0 0.1736482"',
     "box2": 'type="box" size=".1 .07 .05" pos="-.01 .02 .01" quat="0.9961947 0.0871557 0 0"',
     "cube": 'type="box" size=".022 .022 .022"',  # dm_control stacker's boxes
+    "thigh": 'type="box" size=".1 .01225 .017"',  # the thighs of example-robot-data's a1 (URDF)
 }
 PAIRS = {"capsule-capsule": ("capsule", "capsule2"), "capsule-box": ("capsule", "box"), "box-box": ("box", "box2")}
 _WORST: dict = {}
@@ -387,6 +390,96 @@ def test_box_resting_flat_yawed(scenes):
         else:
             _compare("box-box flat, yawed (as a set)", theirs, _as_sets(theirs, ours))
     assert in_order > 0
+
+
+def _mirrored(contacts):
+    """Contacts reflected in the plane y = 0, A and B swapped: point (x, -y, z), normal -(nx, -ny, nz)."""
+    flip = np.array([1.0, -1.0, 1.0])
+    return [(p * flip, d, -n * flip, t) for p, d, n, t in contacts]
+
+
+def _settled(contacts, margin):
+    """Contacts without the ones decided by rounding: near-duplicates (within 1e-5 m; MuJoCo's duplicate
+    radius is 1e-7 of the face size, below float32's resolution) merged, and at margin 0 the points at
+    zero depth (|dist| < 1e-6 m) left out."""
+    out = []
+    for c in contacts:
+        if margin == 0.0 and abs(c[1]) < 1e-6:
+            continue
+        if all(np.abs(c[0] - o[0]).max() > 1e-5 for o in out):
+            out.append(c)
+    return out
+
+
+def test_mirror_image_boxes():
+    """Two equal boxes (the a1's thighs), B the mirror image of A in the plane y = 0, at random
+    orientations, A crossing the plane by up to 4 mm or up to 2 mm short of it (B likewise). Where a face
+    axis separates them best,
+    A's face and B's mirrored face tie exactly and MuJoCo's double rounding (noise of 1e-16 in its poses)
+    picks either. At a pose of the a1 that is symmetric but for one ulp in a hip angle it picked B's face
+    where we pick A's: the normals are mirror images (~35 degrees off the plane), so the two legs then move
+    as each other's mirror image. Where an edge of the face crosses the plane, the crossing lies on both
+    faces at zero depth, and at margin 0 rounding keeps it or not (on either side).
+
+    Our contacts are MuJoCo's, in its order, or (rounding ties) equal as a set, after :func:`_settled`, to
+    MuJoCo's where it picked A's face and to their mirror image where it picked B's. Margin 0, as the a1's:
+    with a margin more ties open (an edge axis within 8 degrees of B's tied face gives way to that face in
+    MuJoCo where B's face won, not where A's did)."""
+    margin = 0.0
+    scene = Scene("thigh", "thigh", margin)
+    rng = np.random.default_rng(16)
+    size = scene.m.geom_size[0]
+    counts = {"in order": 0, "as a set": 0, "mirrored": 0}
+    for i in range(300):
+        qa = _random_quat(rng)
+        rot = np.zeros(9)
+        mujoco.mju_quat2Mat(rot, qa)
+        if np.abs(rot.reshape(3, 3)[1]).min() < 0.01:
+            # an edge within 0.6 degrees of the plane: where it crosses its mirror image (a contact at zero
+            # depth) is ill-conditioned, float32 puts it 1e-5 m off
+            continue
+        half = np.abs(rot.reshape(3, 3)[1]) @ size  # A's half extent along y
+        apart = rng.uniform(-0.004, 0.002)
+        pa = np.array([rng.uniform(-0.2, 0.2), half + apart, rng.uniform(-0.2, 0.2)])
+        pb = pa * [1, -1, 1]
+        qb = qa * [1, -1, 1, -1]  # the reflection M R M
+        theirs, ours = scene.contacts(pa, qa, pb, qb)
+        if apart < -1e-6:
+            assert theirs and ours, f"pose {i}: the boxes overlap, {len(theirs)} contacts, ours {len(ours)}"
+        if _in_order(theirs, ours):
+            _compare("box-box mirror image", theirs, ours, f"pose {i}")
+            counts["in order"] += 1
+            continue
+        ours = _settled(ours, margin)
+        same = bool(theirs) and bool(ours) and np.abs(theirs[0][2] - ours[0][2]).max() < ATOL_DIR
+        theirs = _settled(theirs if same or not theirs else _mirrored(theirs), margin)
+        counts["as a set" if same else "mirrored"] += 1
+        assert len(ours) == len(theirs), f"pose {i}: {len(ours)} contacts, MuJoCo {len(theirs)}"
+        for k, ((p, d, n, _), (q, e, m, _)) in enumerate(zip(theirs, _as_sets(theirs, ours))):
+            assert np.abs(q - p).max() < ATOL_POS, f"pose {i}: contact {k} at {q}, MuJoCo {p}"
+            assert abs(e - d) < ATOL_DIST, f"pose {i}: contact {k} distance {e}, MuJoCo {d}"
+            assert np.abs(m - n).max() < ATOL_DIR, f"pose {i}: contact {k} normal {m}, MuJoCo {n}"
+    print(f"\nmirror-image boxes: {counts}")
+    assert counts["in order"] > 100 and counts["mirrored"] > 0
+
+
+def test_edge_axis_within_rounding_of_tied_faces():
+    """Mirror-image boxes (as above) whose A edge 1 lies 0.15 degrees off the plane: the cross product of
+    that edge with B's edge 2 is within 0.3 degrees of B's face 0 normal and separates the boxes by 1.4e-9 m
+    less than A's and B's tied faces 0 (exact: the face wins, two contacts, and at zero depth the two points
+    where the face edges cross the plane, by rounding). float32 rounds the separations by ~1e-8 m: an edge
+    axis has to beat the best face by 2e-7 of the summed half sizes too, else it wins on rounding here and
+    gives one edge contact."""
+    scene = Scene("thigh", "thigh", 0.0)
+    qa = np.array([0.48063622588514293, 0.38936891767987186, -0.517420500535343, -0.5913177571639855])
+    pa = np.array([-0.180936087335243, 0.10018775844196963, -0.19663498491548445])
+    theirs, ours = scene.contacts(pa, qa, pa * [1, -1, 1], qa * [1, -1, 1, -1])
+    same = np.abs(theirs[0][2] - ours[0][2]).max() < ATOL_DIR
+    theirs = _settled(theirs if same else _mirrored(theirs), 0.0)
+    ours = _settled(ours, 0.0)
+    assert len(theirs) == len(ours) == 2
+    for (p, d, n, _), (q, e, m, _) in zip(theirs, _as_sets(theirs, ours)):
+        assert np.abs(q - p).max() < ATOL_POS and abs(e - d) < ATOL_DIST and np.abs(m - n).max() < ATOL_DIR
 
 
 def test_slots_per_pair(scenes):

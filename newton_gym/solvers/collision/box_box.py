@@ -6,8 +6,8 @@ collider of MuJoCo 3.12 / 4.0: SAT, then face clipping or one edge-edge contact)
 1. Separating axes: the 3 face normals of A, the 3 of B, then the 9 cross products of an edge of A with
    an edge of B (skipped where the edges are within ~3e-4 rad of parallel). Any axis that separates the
    boxes by more than the margin ends the test with no contact. The axis of largest separation wins;
-   an edge axis must beat the best face by a relative 1e-6 and, where it lies within ~8 degrees of that
-   face's normal (cosine > 0.99), by 5 % of the face's depth.
+   an edge axis must beat the best face by a relative 1e-6 (and by float32's rounding, see below) and,
+   where it lies within ~8 degrees of that face's normal (cosine > 0.99), by 5 % of the face's depth.
 2. Edge axis: one contact at the midpoint of the closest points of the two supporting edges, the distance
    measured along the axis (both candidate edges are tried where the axis leaves the choice open).
 3. Face axis: the face's box is the reference; the face of the other box most opposed to its normal is
@@ -23,6 +23,11 @@ float32 throughout, where MuJoCo works in double. Differences that remain:
   arithmetic has it; MuJoCo's double rounding picks either (a box resting flat and only yawed on another:
   both faces give the same clipped polygon, so the same contacts, possibly in another order). Faces closer
   to a tie than that (tilts below ~1e-6 rad) can go either way.
+* An edge axis must also beat the best face axis by 2e-7 of the summed half sizes (MuJoCo: by nothing
+  beyond the relative 1e-6), so that it cannot win on float32 rounding: an edge nearly parallel to a face
+  of the other box gives an axis within 1e-9 m of that face's separation, and where that face ties with
+  the best one (mirror-image boxes: the a1's rear thighs), it is no "aligned" edge and would take over.
+  Edges that beat the faces by less than that (~5e-8 m for boxes of 0.25 m) give the face's contacts.
 * Separations get a slack of 1e-6 of the summed half sizes against the margin (MuJoCo: 1e-13); an edge
   pair within sin^2 = 1e-7 of parallel is no candidate axis (MuJoCo: 1e-16; such an axis is ill-defined
   in float32); a support corner is ambiguous within 1e-5 (MuJoCo: 1e-9).
@@ -39,7 +44,7 @@ wp.set_module_options({"enable_backward": False})
 __all__ = ["box_box"]
 
 _SLACK = 1.0e-6  # separation rounding slack, times the summed half sizes
-_FACE_TIE = 2.0e-7  # a later face axis must beat the best one by this, times the summed half sizes
+_FACE_TIE = 2.0e-7  # a later face axis, or an edge axis, must beat the best face by this, times the half sizes
 _PARALLEL = 1.0e-7  # sin^2 of the angle of two edges below which their cross product is no axis
 _AMBIGUOUS = 1.0e-5  # an axis component below this leaves the supporting edge open
 _DUPLICATE = 1.0e-10  # squared distance (relative to the reference face) of merged clipped corners
@@ -205,7 +210,7 @@ def box_box(slots: wp.vec2i, a: Convex, b: Convex, margin: float, out: ContactSl
                 sep = wp.abs(wp.dot(axis, pos21)) - reach1 - reach2
                 if sep > septol:
                     return
-                if sep - _EDGE_BIAS * wp.abs(sep) > best and sep > face_sep:
+                if sep - _EDGE_BIAS * wp.abs(sep) > best and sep - tie > face_sep:
                     best = sep
                     code = 6 + 3 * i + j
     if code >= 6:  # an edge axis aligned with the best face's normal gives way to it unless clearly deeper
