@@ -7,7 +7,7 @@ positions with MuJoCo C run from the same start state; :func:`format_report` pri
 ==============  ==========================================================================================
 ``sweep``       :func:`check_robot`: the stages in order, into a :class:`CheckResult`
 ``ours``        convert, import, build (timed), step: our side
-``reference``   MuJoCo C on the same file: its run and its own sensitivity to a 1e-7 qpos change
+``reference``   MuJoCo C on the same file: its run and its own sensitivity to a +-1e-7 qpos change
 ``result``      :class:`CheckResult`, :class:`BodyError`, the verdict rule and the report
 ==============  ==========================================================================================
 

@@ -42,13 +42,15 @@ class Reference:
     Attributes:
         names: (body_count - 1,) MuJoCo body names (unnamed: ``body_<id>``), the world body left out.
         positions: {step: (len(names), 3) body-origin positions [m]} at the sampled steps.
-        perturbed: (len(names), 3) positions at the last step of the run from qpos + PERTURBATION [m].
+        perturbed: {step: (len(names), 3)} at half the run and at its end, each body's position in the run
+            from qpos + PERTURBATION or the one from qpos - PERTURBATION, whichever lies farther from
+            ``positions`` [m] (a state at an exact tie, e.g. a mirror-symmetric robot, can tip one way only).
         timestep: MuJoCo's ``opt.timestep`` [s].
     """
 
     names: list
     positions: dict
-    perturbed: np.ndarray
+    perturbed: dict
     timestep: float
 
 
@@ -127,16 +129,27 @@ def _run(mujoco, m, d, steps: int, samples: tuple) -> dict:
 
 def run_reference(m, steps: int, samples: tuple) -> Reference:
     """MuJoCo's run of ``steps`` steps at zero control with integrator implicitfast, sampled at ``samples``,
-    and the run from qpos perturbed by :data:`PERTURBATION` (quaternions normalized again)."""
+    and the runs from qpos perturbed by +- :data:`PERTURBATION` (quaternions normalized again), sampled at
+    the last two of ``samples`` (half the run and its end), of which each body keeps the farther."""
     mujoco = _require_mujoco()
     m.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
     d = _start(mujoco, m)
     positions = _run(mujoco, m, d, steps, samples)
-    d = _start(mujoco, m)
-    d.qpos[:] += PERTURBATION
-    mujoco.mj_normalizeQuat(m, d.qpos)
-    mujoco.mj_forward(m, d)
-    perturbed = _run(mujoco, m, d, steps, ())[steps]
+    checked = tuple(samples[-2:])
+    perturbed = {}
+    for sign in (1.0, -1.0):
+        d = _start(mujoco, m)
+        d.qpos[:] += sign * PERTURBATION
+        mujoco.mj_normalizeQuat(m, d.qpos)
+        mujoco.mj_forward(m, d)
+        run = _run(mujoco, m, d, steps, checked)
+        for step in checked:
+            if step not in perturbed:
+                perturbed[step] = run[step]
+                continue
+            base = positions[step]
+            farther = np.linalg.norm(run[step] - base, axis=1) > np.linalg.norm(perturbed[step] - base, axis=1)
+            perturbed[step] = np.where(farther[:, None], run[step], perturbed[step])
     return Reference(body_names(m), positions, perturbed, float(m.opt.timestep))
 
 

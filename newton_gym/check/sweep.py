@@ -140,8 +140,10 @@ def _compare(result: CheckResult, imported: dict, ours, ref, samples: tuple) -> 
         def error(step, i=i, k=k):
             return 1e3 * float(np.linalg.norm(ours.positions[step][i] - ref.positions[step][k]))
 
-        sensitivity = 1e3 * float(np.linalg.norm(ref.perturbed[k] - ref.positions[full][k]))
-        bodies.append(BodyError(name, error(start), error(half), error(full), sensitivity))
+        def sensitivity(step, k=k):
+            return 1e3 * float(np.linalg.norm(ref.perturbed[step][k] - ref.positions[step][k]))
+
+        bodies.append(BodyError(name, error(start), error(half), error(full), sensitivity(full), sensitivity(half)))
     bodies.sort(key=lambda b: -b.full_mm if math.isfinite(b.full_mm) else -math.inf)
     result.bodies = bodies
     result.compared = True

@@ -166,6 +166,15 @@ def test_verdict_rule(half, full, sensitivity, verdict):
     assert _result(half, full, sensitivity).verdict == verdict
 
 
+def test_verdict_counts_mujocos_own_divergence_at_half_the_run():
+    """The a1 case: 19 mm off at half the run and 12 mm at the end, where MuJoCo nudged by 1e-7 moves as much
+    (its mirror-symmetric rear legs sit at an exact face tie): chaotic, not differs."""
+    body = BodyError("RL_calf", 0.0, 19.1, 12.1, 12.1, 19.1)
+    assert CheckResult(path="/m.xml", compared=True, bodies=[body]).verdict == "chaotic (MuJoCo itself diverges)"
+    body = BodyError("RL_calf", 0.0, 19.1, 12.1, 12.1, 4.9)
+    assert CheckResult(path="/m.xml", compared=True, bodies=[body]).verdict == "differs"
+
+
 def test_failed_stage_wins_and_exit_status():
     failed = CheckResult(path="/m.xml", stage="step", error="body poses are not finite after 0.1 s (50 steps)")
     assert failed.verdict == "fails at step: body poses are not finite after 0.1 s (50 steps)"
