@@ -17,7 +17,8 @@ The package follows MuJoCo's computation chapter, one folder or module per stage
                     (``passive``)
 ``collision/``      candidate pairs enumerated per group of equal worlds (``candidates``) and stored per
                     template (``pairs``), contact slots and the bundles' bounding test (``driver``),
-                    primitive, convex (GJK / EPA), heightfield (MuJoCo's prisms) and hull narrow phases,
+                    primitive, convex (GJK / EPA, MuJoCo's multicontact, polygon clipping), heightfield
+                    (MuJoCo's prisms) and hull narrow phases,
                     per-pair and per-bundle contact parameters (``params``)
 ``constraint/``     constraint rows: host layout and soft-constraint math (``rows``), per-row assembly
                     on the device (``assemble``), the row tables the solve reads (``tables``), MuJoCo's
