@@ -281,28 +281,44 @@ def multicontact(
         ro = corner(a, face_a, 0, hulls)
         cn = -face_normal(b, face_b, hulls)
         return emit_corners(slot0, slots, pts, count, rn, ro, cn, cn, margin, True, out)
-    if dim_a < 3 and dim_a <= dim_b:  # an edge of A on a face of B
-        ne = nfa
-        if dim_a == 2:
-            ne = 1
-        elif a.kind == BOX:
-            ne = 3
-        ok, i, end = _edge_face(a, dim_a, a1, pa1, pa2, fa, ne, b, nfb, fb, hulls)
-        if not ok:
-            return 0
-        rn = face_normal(b, fb[i], hulls)
-        pts, count = clip_segment(b, fb[i], rn, pa1, end, hulls)
-        return emit_corners(slot0, slots, pts, count, rn, corner(b, fb[i], 0, hulls), rn, -rn, margin, True, out)
-    if dim_b < 3:  # an edge of B on a face of A
-        ne = nfb
-        if dim_b == 2:
-            ne = 1
-        elif b.kind == BOX:
-            ne = 3
-        ok, i, end = _edge_face(b, dim_b, b1, pb1, pb2, fb, ne, a, nfa, fa, hulls)
-        if not ok:
-            return 0
-        rn = face_normal(a, fa[i], hulls)
-        pts, count = clip_segment(a, fa[i], rn, pb1, end, hulls)
-        return emit_corners(slot0, slots, pts, count, rn, corner(a, fa[i], 0, hulls), rn, rn, margin, True, out)
+    if dim_a < 3 and dim_a <= dim_b:  # an edge of A on a face of B: the contact normal is -B's face normal
+        return _edge_contacts(slot0, slots, a, dim_a, a1, pa1, pa2, nfa, fa, b, nfb, fb, -1.0, margin, hulls, out)
+    if dim_b < 3:  # an edge of B on a face of A: the contact normal is A's face normal
+        return _edge_contacts(slot0, slots, b, dim_b, b1, pb1, pb2, nfb, fb, a, nfa, fa, 1.0, margin, hulls, out)
     return 0
+
+
+@wp.func
+def _edge_contacts(
+    slot0: int,
+    slots: int,
+    e: Convex,
+    dim: int,
+    v1: int,
+    p1: wp.vec3,
+    p2: wp.vec3,
+    nfe: int,
+    fe: _cands,
+    f: Convex,
+    nff: int,
+    ff: _cands,
+    sign: float,
+    margin: float,
+    hulls: MeshHulls,
+    out: ContactSlots,
+):
+    """The edge feature (dimension ``dim``: a vertex or an edge) of shape e on a candidate face of shape f:
+    the first edge within EDGE_TOL of one of f's faces (:func:`_edge_face`) clipped by that face's side
+    planes, into slots [slot0, slot0 + slots), the contact normal ``sign`` times the face normal (from A to
+    B); returns how many were written."""
+    ne = nfe
+    if dim == 2:
+        ne = 1
+    elif e.kind == BOX:
+        ne = 3
+    ok, i, end = _edge_face(e, dim, v1, p1, p2, fe, ne, f, nff, ff, hulls)
+    if not ok:
+        return 0
+    rn = face_normal(f, ff[i], hulls)
+    pts, count = clip_segment(f, ff[i], rn, p1, end, hulls)
+    return emit_corners(slot0, slots, pts, count, rn, corner(f, ff[i], 0, hulls), rn, sign * rn, margin, True, out)
