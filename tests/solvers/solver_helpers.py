@@ -120,3 +120,17 @@ def chain_xml(links: int, height: float = 1.0, floor: bool = False) -> str:
         )
     ground = '<geom type="plane" size="0 0 1"/>' if floor else ""
     return f'<mujoco><option timestep="0.002" gravity="0 0 -9.81"/><worldbody>{ground}{body}</worldbody></mujoco>'
+
+
+def collide_poisoned(model, contacts, body_q, worlds=None) -> np.ndarray:
+    """Run the narrow phase on contact slots poisoned first (active -1, points, normals, distances and
+    tangents NaN) and with the bundles' clear flags forgotten, so that every slot the narrow phase writes
+    shows, far bundles' included; returns the slots' active flags (slot_count,)."""
+    from newton_gym.solvers.collision import driver as collision_driver
+
+    contacts.active.fill_(-1)
+    contacts.bundle_clear.zero_()
+    for name in ("point", "normal", "dist", "tangent"):
+        getattr(contacts, name).fill_(float("nan"))
+    collision_driver.collide(model, contacts, body_q, worlds)
+    return contacts.active.numpy()[: contacts.slot_count]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mujoco_builder import builder_from_mujoco
-from solver_helpers import run
+from solver_helpers import collide_poisoned, run
 
 import newton_gym as ng
 from newton_gym.solvers import SolverGeneralized
@@ -72,12 +72,7 @@ def _ours(m):
     b, _, _ = builder_from_mujoco(m)
     model = b.finalize("cpu")
     c = SolverGeneralized(model).contacts
-    c.active.fill_(-1)
-    c.bundle_clear.zero_()  # so that far bundles' slots are written again too
-    for name in ("point", "normal", "dist", "tangent"):
-        getattr(c, name).fill_(float("nan"))
-    collision_driver.collide(model, c, model.state().body_q)
-    active = c.active.numpy()[: c.slot_count]
+    active = collide_poisoned(model, c, model.state().body_q)
     assert set(np.unique(active)) <= {0, 1}, "slots not written"
     assert (c.pair_shape_host == [[0, 1]] * c.pair_count).all()  # A is shape 0
     on = np.nonzero(active == 1)[0]

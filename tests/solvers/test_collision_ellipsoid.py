@@ -16,11 +16,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mujoco_builder import builder_from_mujoco
-from solver_helpers import run
+from solver_helpers import collide_poisoned, run
 
 import newton_gym as ng
 from newton_gym.solvers import SolverGeneralized
-from newton_gym.solvers.collision import driver as collision_driver
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -43,12 +42,7 @@ def _ours(m):
     b, _, _ = builder_from_mujoco(m)
     model = b.finalize("cpu")
     c = SolverGeneralized(model).contacts
-    c.active.fill_(-1)
-    c.bundle_clear.zero_()  # so that far bundles' slots are written again too
-    for name in ("point", "normal", "dist", "tangent"):
-        getattr(c, name).fill_(float("nan"))
-    collision_driver.collide(model, c, model.state().body_q)
-    active = c.active.numpy()[: c.slot_count]
+    active = collide_poisoned(model, c, model.state().body_q)
     assert set(np.unique(active)) <= {0, 1}, "slots not written"
     assert c.pair_count == 1 and tuple(c.pair_shape_host[0]) == (0, 1)
     on = np.nonzero(active == 1)[0]

@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mujoco_builder import builder_from_mujoco
+from solver_helpers import collide_poisoned
 
 from newton_gym.solvers import SolverGeneralized
-from newton_gym.solvers.collision import driver as collision_driver
 from newton_gym.solvers.collision.hull import convex_hull
 
 mujoco = pytest.importorskip("mujoco")
@@ -133,10 +133,7 @@ def _ours(m):
     builder, _, _ = builder_from_mujoco(m)
     model = builder.finalize("cpu")
     c = SolverGeneralized(model).contacts
-    c.active.fill_(-1)
-    c.bundle_clear.zero_()  # so that far bundles' slots are written again too
-    collision_driver.collide(model, c, model.state().body_q)
-    active = c.active.numpy()[: c.slot_count]
+    active = collide_poisoned(model, c, model.state().body_q)
     assert (c.pair_shape_host == [[0, 1]] * c.pair_count).all()
     return [(c.point.numpy()[s], float(c.dist.numpy()[s]), c.normal.numpy()[s]) for s in np.nonzero(active == 1)[0]]
 

@@ -32,6 +32,7 @@ import numpy as np
 import pytest
 import warp as wp
 from mujoco_builder import builder_from_mujoco
+from solver_helpers import collide_poisoned
 
 from newton_gym.sim.types import GeoType
 from newton_gym.solvers import SolverGeneralized
@@ -125,12 +126,7 @@ class Scene:
             w, x, y, z = d.xquat[i + 1]
             xf[i] = np.r_[d.xpos[i + 1], x, y, z, w]
         c = self.c
-        c.active.fill_(-1)
-        c.bundle_clear.zero_()  # so that far bundles' slots are written again too
-        for name in ("point", "normal", "dist", "tangent"):
-            getattr(c, name).fill_(float("nan"))
-        collision_driver.collide(self.model, c, wp.array(xf, dtype=wp.transform, device="cpu"))
-        active = c.active.numpy()[: c.slot_count]
+        active = collide_poisoned(self.model, c, wp.array(xf, dtype=wp.transform, device="cpu"))
         assert set(np.unique(active)) <= {0, 1}, "slots not written"
         on = np.nonzero(active == 1)[0]
         point, dist, normal, tangent = (getattr(c, n).numpy() for n in ("point", "dist", "normal", "tangent"))

@@ -58,11 +58,10 @@ import mujoco
 import numpy as np
 import pytest
 from mujoco_builder import mujoco_qpos_to_joint_q
-from solver_helpers import ant_path, model_from_xml
+from solver_helpers import ant_path, collide_poisoned, model_from_xml
 
 from newton_gym.sim.kinematics import eval_fk
 from newton_gym.solvers import SolverGeneralized
-from newton_gym.solvers.collision import driver as collision_driver
 from newton_gym.solvers.smooth import dynamics as smooth
 from newton_gym.solvers.smooth import passive, tendon
 
@@ -209,11 +208,7 @@ class _Case:
         smooth.factor_and_solve(model, tree, ten, data, arts)
         grab("qacc_smooth", data.qacc_smooth)
         c = solver.contacts
-        c.active.fill_(-1)
-        c.bundle_clear.zero_()  # so that far bundles' slots are written again too
-        for name in ("point", "normal", "dist", "tangent"):
-            getattr(c, name).fill_(float("nan"))
-        collision_driver.collide(model, c, data.body_q, span.worlds)
+        collide_poisoned(model, c, data.body_q, span.worlds)
         for name in ("active", "point", "normal", "dist", "tangent"):
             grab(f"contact_{name}", getattr(c, name))
         return out
