@@ -331,8 +331,11 @@ class SolverGeneralized(SolverBase):
         args = self._step_args(state_in, state_out, control, dt)
         self.fluid.prepare()  # its tables are uploaded outside the graph
         graphs = []
+        # Warp's default module loading: kernels load as the capture launches them (CUDA drivers >= 12.3, and
+        # the CPU). force_module_load=True first compiled every imported Warp module at its default block
+        # size, most of which the step never launches: on an H100, a first capture still compiled after 185 s.
         for span in self.spans:  # recorded one after another, replayed side by side
-            with wp.ScopedCapture(device=self.device, force_module_load=True) as cap:
+            with wp.ScopedCapture(device=self.device) as cap:
                 for _ in range(steps):
                     self._step_span(span, *args)
             graphs.append(cap.graph)
