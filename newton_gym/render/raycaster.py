@@ -33,6 +33,8 @@ from .intersect import (
 )
 from .scene import pack_scene
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = ["RayCaster"]
 
 

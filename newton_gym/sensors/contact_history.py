@@ -20,6 +20,8 @@ import warp as wp
 
 from .common import SensorError, body_index_array, mask_array
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = ["ContactForceHistory", "ContactViews"]
 
 

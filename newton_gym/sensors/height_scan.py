@@ -24,6 +24,8 @@ import warp as wp
 from .common import SensorError, body_index_array
 from .static_scene import StaticScene, cast_down, pack_static_scene
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = ["HeightScanner", "HeightScanViews", "grid_pattern"]
 
 

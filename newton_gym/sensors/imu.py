@@ -22,6 +22,8 @@ import warp as wp
 from ..sim.wpmath import velocity_at_point
 from .common import SensorError, body_index_array, mask_array
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = ["Imu", "ImuViews"]
 
 

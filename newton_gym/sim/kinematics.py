@@ -26,6 +26,8 @@ from .wpmath import (
     velocity_at_point,
 )
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = ["eval_fk", "eval_ik", "joint_transform_and_twist", "body_frame_state"]
 
 

@@ -6,6 +6,8 @@ import warp as wp
 
 from ..errors import ModelBuildError
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = ["site_transforms"]
 
 

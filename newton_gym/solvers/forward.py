@@ -64,6 +64,8 @@ from .smooth.passive import (
 from .smooth.tendon import TendonArgs, tendon_args, tendon_kinematics
 from .solve.forces import ContactOutputArgs, contact_output_args, contact_output_slots
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = [
     "StepArgs",
     "bind",

@@ -29,6 +29,8 @@ from .solve.world import TILE_MAX_DOFS, WorldSolver, world_dof_start
 from .tree import build_tree_layout
 from .types import make_data
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = ["SolverGeneralized"]
 
 

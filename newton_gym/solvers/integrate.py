@@ -19,6 +19,8 @@ from ..sim.wpmath import JOINT_BALL, JOINT_D6, JOINT_DISTANCE, JOINT_FREE, JOINT
 from .spatial import ltl_solve, ltl_solve_t, quat_exp
 from .types import TreeModel, tree_model
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = [
     "IntegrateArgs",
     "integrate_articulation",

@@ -57,6 +57,8 @@ from .primitive import (
     world_pair_kernel,
 )
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = ["Contacts", "build_contacts", "collide"]
 
 

@@ -33,6 +33,8 @@ from ...sim.types import EqType
 from ..tree import DeclaredFields
 from ..types import vec5
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = [
     "Rows",
     "build_rows",

@@ -27,6 +27,8 @@ from ..spatial import cross_force, cross_motion, inertia_about, inertia_mul, ltl
 from ..types import TreeModel, tree_model
 from .tendon import tendon_armature_pair, tendon_arts_implicit, tendon_implicit_rows
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = ["compute_subspaces", "compute_mass_matrix", "compute_bias", "factor_and_solve"]
 
 

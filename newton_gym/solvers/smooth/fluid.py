@@ -56,6 +56,8 @@ from ..spatial import ltl_factor, ltl_solve, ltl_solve_t
 from .dynamics import FactorArgs, _copy_ancestors, factor_args
 from .tendon import tendon_arts_implicit, tendon_implicit_rows
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = ["FluidForces", "fluid_active", "inertia_boxes", "MIN_MASS"]
 
 MIN_MASS = 1.0e-15  # [kg] lighter bodies feel no fluid (MuJoCo's mjMINVAL)

@@ -24,6 +24,8 @@ from ...errors import ModelBuildError
 from ...sim.stage_args import fill
 from .tendon import tendon_dof_force
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = ["Actuators", "DYN_TYPES", "compute_passive", "apply_actuators"]
 
 DYN_TYPES = ("none", "integrator", "filter", "filterexact")  # MuJoCo's dyntypes the solver simulates

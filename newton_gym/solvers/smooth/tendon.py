@@ -32,6 +32,8 @@ from ...sim.types import TendonType
 from ..spatial import point_jacobian
 from ..tree import DeclaredFields
 
+wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
+
 __all__ = [
     "TendonLayout",
     "build_tendon_layout",
