@@ -94,3 +94,15 @@ def test_every_kernel_module_is_built_forward_only():
 
     backward = [name for name in _kernel_modules() if user_modules[name].options.get("enable_backward", True)]
     assert not backward, backward
+
+
+@pytest.mark.skipif(not _nvrtc_archs(), reason="Warp was built without NVRTC (no CUDA toolkit)")
+def test_the_pgs_world_kernel_compiles_for_cuda(tmp_path):
+    """The world kernel that solves by PGS (a module of its own: the default kernel holds Newton only)
+    compiles for CUDA at the default 32 lanes."""
+    from newton_gym.solvers.solve.world import world_kernel
+
+    module = world_kernel(0, False, False).module
+    module.options["block_dim"] = 32
+    (path,) = wp.compile_aot_module(module, arch=ARCH, module_dir=tmp_path, use_ptx=True)
+    assert path.exists() and "pgs" in path.with_suffix("").with_suffix(".cu").read_text().lower()

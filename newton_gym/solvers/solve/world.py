@@ -80,14 +80,15 @@ TILE_MAX_DOFS = 64  # most DOFs of a world whose Newton Hessian is factored by W
 
 
 @functools.cache
-def world_kernel(tile_dofs: int = 0, noslip: bool = False):
-    """The world kernel (steps 1-6); ``tile_dofs`` > 0 (worlds of that many DOFs each) takes the Newton
-    directions from Warp tiles (see :func:`.newton.make_newton_solve`); ``noslip`` adds the noslip pass
-    (step 5b, ``RowModel.noslip_iterations`` sweeps). Either variant is compiled as a module of its own; the
-    default one holds no noslip code at all."""
+def world_kernel(tile_dofs: int = 0, noslip: bool = False, newton: bool = True):
+    """The world kernel (steps 1-6); ``newton``: step 5 by Newton, else by PGS (a kernel holds one of the two:
+    both made its CUDA build 28 s instead of 19); ``tile_dofs`` > 0 (worlds of that many DOFs each) takes the
+    Newton directions from Warp tiles (see :func:`.newton.make_newton_solve`); ``noslip`` adds the noslip pass
+    (step 5b, ``RowModel.noslip_iterations`` sweeps). Each variant but the default (Newton, lanes' Cholesky,
+    no noslip) is compiled as a module of its own."""
     newton_solve = make_newton_solve(tile_dofs)
 
-    @wp.kernel(enable_backward=False, module="unique" if tile_dofs or noslip else None)
+    @wp.kernel(enable_backward=False, module="unique" if tile_dofs or noslip or not newton else None)
     def _world_kernel(first: int, rm: RowModel, inp: WorldInputs, rd: RowData, qacc_c: wp.array(dtype=float)):
         """One block per world w = first + block: list its active rows (contacts by every lane, the others by
         lane 0), fill them (every lane), solve by Newton (every lane) or PGS (with subspace minimization on
@@ -116,7 +117,7 @@ def world_kernel(tile_dofs: int = 0, noslip: bool = False):
         for c in range(lane, k, lanes):
             _fill_row(c, b, rm, rd, inp)
         block_sync()
-        if rm.newton != 0:
+        if wp.static(newton):
             newton_solve(b, rm, rd, inp, qacc_c)
         elif lane == 0:
             pgs_solve(b, rm, rd, inp, qacc_c)
@@ -368,7 +369,7 @@ class WorldSolver:
         offsets = _world_offsets(layout, rows, self.newton)
         self.tile_dofs = tile_dofs_of(offsets["world_dof_start"]) if newton and tiles else 0
         self.noslip = int(noslip_iterations) > 0
-        self.kernel = world_kernel(self.tile_dofs, self.noslip)
+        self.kernel = world_kernel(self.tile_dofs, self.noslip, self.newton)
         self.rm = _row_model(
             model,
             tree,
@@ -389,7 +390,7 @@ class WorldSolver:
     def drop_tiles(self):
         """Solve every world by the lanes' own Cholesky from now on (where the tile kernel cannot load)."""
         self.tile_dofs = 0
-        self.kernel = world_kernel(0, self.noslip)
+        self.kernel = world_kernel(0, self.noslip, self.newton)
         self.rd.hess_tiles = _no_tiles(self.model.device)
 
     def solve(self, data, joint_q, joint_qd, dt, iterations, span, block_dim: int = 1):
