@@ -14,15 +14,19 @@
 # 5. bench_gpu at 1024 and 16384 worlds, the env step without its graph, the lanes' own Cholesky instead of
 #    tiles, bench_solver and bench_env on cuda:0.
 #
+# 6. a short Go1-Flat training run at 4096 worlds with rsl_rl (env-steps/s while training, the return and
+#    tracking error reached; its learning curve is copied next to the log).
+#
 # GPU_BUDGET_S (default 3600): seconds for the whole run; a step that would start with less than its
-# limit left is skipped with a line saying so. Every output is also written under $OUT (default
-# ./gpu_results).
+# limit left is cut to what is left, and skipped under 30 s. All output is also written to
+# $OUT/gpu_checks.log (default ./gpu_results).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RESULTS="${OUT:-./gpu_results}"
 BUDGET="${GPU_BUDGET_S:-3600}"
 START=$(date +%s)
 mkdir -p "$RESULTS"
+exec > >(tee -a "$RESULTS/gpu_checks.log") 2>&1
 echo "results in $RESULTS; budget ${BUDGET} s"
 if [ -d .gpu_cache ]; then
     export WARP_CACHE_PATH="$PWD/.gpu_cache"
@@ -30,8 +34,7 @@ if [ -d .gpu_cache ]; then
 fi
 export PYTHONUNBUFFERED=1
 
-# step NAME LIMIT_S COMMAND...: run COMMAND under LIMIT_S seconds (less where the budget is shorter),
-# output to the terminal and $RESULTS/NAME.txt
+# step NAME LIMIT_S COMMAND...: run COMMAND under LIMIT_S seconds (less where the budget is shorter)
 step() {
     local name=$1 limit=$2 left
     shift 2
@@ -42,13 +45,12 @@ step() {
     fi
     [ "$left" -lt "$limit" ] && limit=$left
     echo "=== $name (at $(($(date +%s) - START)) s, limit ${limit} s): $*"
-    timeout "$limit" "$@" 2>&1 | tee "$RESULTS/$name.txt"
-    local rc=${PIPESTATUS[0]}
-    [ "$rc" -eq 124 ] && echo "=== $name: stopped at its limit"
+    timeout "$limit" "$@"
+    [ $? -eq 124 ] && printf '\n=== %s: stopped at its limit\n' "$name"
     return 0
 }
 
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1 | tee "$RESULTS/gpu.txt"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
 step warmup 420 python benchmarks/bench_gpu.py --device cuda:0 --worlds 64 --control-steps 2 --repeat 1 --settle 0.02
 step bench_gpu 300 python benchmarks/bench_gpu.py --device cuda:0 --worlds 4096 --repeat 3
 # (-k cuda: the cuda:0 params and the test_cuda_* tests, e.g. the whole-step graph of tests/envs/test_step_graph.py)
@@ -61,4 +63,7 @@ step bench_gpu_no_graph 200 python benchmarks/bench_gpu.py --device cuda:0 --tas
 step bench_gpu_no_tiles 300 python benchmarks/bench_gpu.py --device cuda:0 --tasks Ant Go1 --worlds 4096 --no-tiles
 step bench_solver 400 python benchmarks/bench_solver.py --device cuda:0 --worlds 1024 4096 16384 --steps 20
 step bench_env 300 python benchmarks/bench_env.py --device cuda:0 --worlds 1024 4096
+step train_go1 300 python -m newton_gym train --config configs/train_go1.toml --num-envs 4096 --device cuda \
+    --minutes 3 --out /tmp/newton_gym_train_go1 --no-progress
+cp /tmp/newton_gym_train_go1/*.png "$RESULTS/" 2>/dev/null
 echo "=== done at $(($(date +%s) - START)) s"

@@ -16,7 +16,7 @@ On the GPU machine, point Warp at the folder (``WARP_CACHE_PATH=<out>``);
 a module whose hash differs there (another Warp version or other options) is compiled there as usual.
 Uses Warp's ``Module._compile`` and ``Module.get_module_identifier`` (Warp 1.19).
 
-    python scripts/gpu_kernel_cache.py --out .gpu_cache --tasks Ant Go1 Humanoid --jobs 2
+    python scripts/gpu_kernel_cache.py --out .gpu_cache --jobs 2
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def compile_one(module, block_dim: int, out: str, arch: int) -> tuple[str, int, 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True, help="kernel cache folder to fill")
-    p.add_argument("--tasks", nargs="+", default=["Ant", "Go1", "Humanoid"], choices=list(_IDS))
+    p.add_argument("--tasks", nargs="+", default=["Ant", "Go1", "Humanoid", "G1"], choices=list(_IDS))
     p.add_argument("--arch", type=int, default=90, help="SM architecture (90: H100 / H200)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="modules compiled at once")
     a = p.parse_args()

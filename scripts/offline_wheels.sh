@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Packs newton_gym's runtime for an offline Linux x86-64 GPU machine that has Python 3.12 and a CUDA torch but
-# no warp-lang, usd-core, gymnasium or mujoco (and nothing to download them with), for transfers of at most
-# PACK_MB megabytes each (default 55): writes .gpu_packs/pack0, pack1, ... (each one part of one tar stream).
-# Warp's two native libraries (about 370 MB) are zstd-compressed first; the machine needs no zstd binary
-# (the zstandard wheel is in the pack). On the machine, copy every pack's part into one folder, then
+# Packs newton_gym's runtime for an offline Linux x86-64 GPU machine that has Python 3.12 and a CUDA torch
+# but no warp-lang, usd-core, gymnasium, mujoco or rsl_rl (and nothing to download them with), for
+# transfers of at most PACK_MB megabytes each (default 55): writes .gpu_packs/pack0, pack1, ... (each one
+# part of one tar stream). Warp's two native libraries (about 370 MB) are zstd-compressed first; the
+# machine needs no zstd binary (the zstandard wheel is in the pack). On the machine, copy every pack's
+# part into one folder, then
 #     source scripts/offline_install.sh FOLDER        # installs into /tmp/site and sets PYTHONPATH
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,8 @@ plat=(--only-binary=:all: --python-version 3.12 --implementation cp --platform m
 # versions as in this checkout's environment where installed, else these
 pins=(warp-lang==1.19.0 usd-core==26.11 gymnasium==1.4.0 farama-notifications==0.0.6 mujoco==4.0.0
       mujoco-core==4.0.0 glfw==2.11.0 pyopengl==3.1.10 trimesh==5.2.0 pycollada==0.9.3 mujoco-warp==4.0.0
-      zstandard==0.25.0)
+      zstandard==0.25.0 rsl-rl-lib==5.5.1 tensordict==0.15.3 pyvers==0.2.3 gitpython==3.2.1 gitdb==4.0.12
+      smmap==5.0.3 skrl==2.1.1)
 for pin in "${pins[@]}"; do
     name="${pin%%==*}"
     ls "$WORK"/dl/"$(echo "$name" | tr - _)"-* >/dev/null 2>&1 ||
