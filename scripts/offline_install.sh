@@ -11,5 +11,10 @@ zstandard.ZstdDecompressor(max_window_size=2**28).copy_stream(open(sys.argv[1], 
         "$_stage/files/$_lib.zst" "/tmp/site/warp/bin/$_lib" || return 5
 done
 tar -C /tmp/site -xf /tmp/site/warp/bin/warp_py.tar && rm /tmp/site/warp/bin/warp_py.tar || return 6
+if [ -f "$_stage/files/gpu_cache.tar.zst" ]; then  # the kernel cache of scripts/gpu_kernel_cache.py
+    PYTHONPATH=/tmp/site python3 -c "import sys, zstandard
+zstandard.ZstdDecompressor().copy_stream(open(sys.argv[1], 'rb'), open(sys.argv[2], 'wb'))" \
+        "$_stage/files/gpu_cache.tar.zst" "$_stage/gpu_cache.tar" && tar -C "$_repo" -xf "$_stage/gpu_cache.tar" || return 7
+fi
 export PYTHONPATH="$_repo:/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
 echo "installed into /tmp/site; PYTHONPATH=$PYTHONPATH"

@@ -6,6 +6,7 @@
 # machine needs no zstd binary (the zstandard wheel is in the pack). On the machine, copy every pack's
 # part into one folder, then
 #     source scripts/offline_install.sh FOLDER        # installs into /tmp/site and sets PYTHONPATH
+# A kernel cache in .gpu_cache (scripts/gpu_kernel_cache.py) is packed too and unpacked into the checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACK_MB="${PACK_MB:-55}"
@@ -35,6 +36,9 @@ if [ ! -f "$WORK/files/warp.so.zst" ]; then
         zstd -q -19 -T0 -o "$WORK/files/warp_py.tar.zst"
 fi
 find "$WORK/dl" -name '*.whl' ! -name 'warp_lang-*' -exec cp {} "$WORK/files/" \;
+# a CUDA kernel cache built here by scripts/gpu_kernel_cache.py --out .gpu_cache travels with the wheels
+rm -f "$WORK/files/gpu_cache.tar.zst"
+[ -d .gpu_cache ] && tar -cf - .gpu_cache | zstd -q -19 -T0 -o "$WORK/files/gpu_cache.tar.zst"
 rm -rf "$OUTDIR" && mkdir -p "$OUTDIR"
 tar -C "$WORK/files" -cf - . | split -b "${PACK_MB}000000" -d -a 2 - "$OUTDIR/part"
 i=0
