@@ -89,6 +89,14 @@ def main():
     p.add_argument("--tasks", nargs="+", default=["Ant", "Go1", "Humanoid", "G1"], choices=list(_IDS))
     p.add_argument("--arch", type=int, default=90, help="SM architecture (90: H100 / H200)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="modules compiled at once")
+    p.add_argument(
+        "--world-dofs",
+        type=int,
+        nargs="*",
+        default=list(range(1, 13)),
+        help="also the world kernels for worlds of these DOF counts (tiles, 32 lanes), the lanes' and the PGS "
+        "kernel: the small models of the CUDA tests (default 1 .. 12)",
+    )
     a = p.parse_args()
 
     wp.config.enable_cpu_blocks = True
@@ -96,8 +104,16 @@ def main():
     pending = set()
     for task in a.tasks:
         pending |= record_loads(task)
+    if a.world_dofs:
+        from newton_gym.solvers.solve.world import world_kernel
+
+        kernels = [world_kernel(n) for n in a.world_dofs] + [world_kernel(0), world_kernel(0, False, False)]
+        pending |= {(k.module, CUDA_LANES) for k in kernels}
     jobs = sorted(pending, key=lambda mb: (mb[0].name, mb[1]))
-    print(f"{len(jobs)} (module, block size) pairs for {', '.join(a.tasks)}; compiling for sm_{a.arch} into {a.out}")
+    print(
+        f"{len(jobs)} (module, block size) pairs for {', '.join(a.tasks)} and world kernels of DOF counts "
+        f"{a.world_dofs}; compiling for sm_{a.arch} into {a.out}"
+    )
     cache = os.path.join(a.out, wp.config.version)  # where WARP_CACHE_PATH=<out> points Warp
     os.makedirs(cache, exist_ok=True)
     t0 = time.perf_counter()
