@@ -15,7 +15,7 @@
 #    tiles, bench_solver and bench_env on cuda:0.
 #
 # 6. a short Go1-Flat training run at 4096 worlds with rsl_rl (env-steps/s while training, the return and
-#    tracking error reached; its learning curve is copied next to the log).
+#    tracking error reached; its learning curve (CSV, and PNG where written) is copied next to the log).
 #
 # GPU_BUDGET_S (default 3600): seconds for the whole run; a step that would start with less than its
 # limit left is cut to what is left, and skipped under 30 s. All output is also written to
@@ -65,5 +65,5 @@ step bench_solver 400 python benchmarks/bench_solver.py --device cuda:0 --worlds
 step bench_env 300 python benchmarks/bench_env.py --device cuda:0 --worlds 1024 4096
 step train_go1 300 python -m newton_gym train --config configs/train_go1.toml --num-envs 4096 --device cuda \
     --minutes 3 --out /tmp/newton_gym_train_go1 --no-progress
-cp /tmp/newton_gym_train_go1/*.png "$RESULTS/" 2>/dev/null
+cp /tmp/newton_gym_train_go1/learning_curve.* "$RESULTS/" 2>/dev/null
 echo "=== done at $(($(date +%s) - START)) s"
