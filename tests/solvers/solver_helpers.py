@@ -134,3 +134,22 @@ def collide_poisoned(model, contacts, body_q, worlds=None) -> np.ndarray:
         getattr(contacts, name).fill_(float("nan"))
     collision_driver.collide(model, contacts, body_q, worlds)
     return contacts.active.numpy()[: contacts.slot_count]
+
+
+def at_distance(xml, u, target: float, iterations: int = 60) -> str:
+    """``xml(s)``: the MJCF of geoms 0 and 1 with B's free body at ``u * s``, s found (from 0.3) so that
+    MuJoCo's signed distance of the two is ``target``. The distance changes at most one for one with the
+    offset, so s -= 0.9 * error is a damped fixed point; it stops within 1e-10 or after ``iterations``."""
+    import mujoco
+
+    s = 0.3
+    m = mujoco.MjModel.from_xml_string(xml(s))
+    d = mujoco.MjData(m)
+    for _ in range(iterations):
+        d.qpos[:3] = u * s
+        mujoco.mj_kinematics(m, d)
+        err = mujoco.mj_geomDistance(m, d, 0, 1, 1.0, None) - target
+        if abs(err) < 1e-10:
+            break
+        s -= 0.9 * err
+    return xml(s)

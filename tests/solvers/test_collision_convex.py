@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mujoco_builder import builder_from_mujoco
-from solver_helpers import collide_poisoned, run
+from solver_helpers import at_distance, collide_poisoned, run
 
 import newton_gym as ng
 from newton_gym.solvers import SolverGeneralized
@@ -167,17 +167,7 @@ def _random_pose(rng, a, b, target):
             GEOMS[a] + f' quat="{" ".join(map(str, qa))}"', GEOMS[b], " ".join(map(str, u * s)), " ".join(map(str, qb))
         )
 
-    s = 0.3
-    m = mujoco.MjModel.from_xml_string(xml(s))
-    d = mujoco.MjData(m)
-    for _ in range(40):  # the distance changes at most one for one with the offset: a damped fixed point
-        d.qpos[:3] = u * s
-        mujoco.mj_kinematics(m, d)
-        err = mujoco.mj_geomDistance(m, d, 0, 1, 1.0, None) - target
-        if abs(err) < 1e-10:
-            break
-        s -= 0.9 * err
-    return xml(s)
+    return at_distance(xml, u, target, iterations=40)
 
 
 @pytest.mark.parametrize("a", ["sphere", "box", "meshbox", "ico"])

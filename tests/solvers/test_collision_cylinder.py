@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mujoco_builder import builder_from_mujoco
-from solver_helpers import collide_poisoned, run
+from solver_helpers import at_distance, collide_poisoned, run
 
 from newton_gym.solvers import SolverGeneralized
 
@@ -126,17 +126,7 @@ def _random_pose(rng, target):
     def xml(s):
         return _xml(" ".join(map(str, u * s)), " ".join(map(str, qb)), " ".join(map(str, qa)))
 
-    s = 0.3
-    m = mujoco.MjModel.from_xml_string(xml(s))
-    d = mujoco.MjData(m)
-    for _ in range(60):  # the distance changes at most one for one with the offset: a damped fixed point
-        d.qpos[:3] = u * s
-        mujoco.mj_kinematics(m, d)
-        err = mujoco.mj_geomDistance(m, d, 0, 1, 1.0, None) - target
-        if abs(err) < 1e-10:
-            break
-        s -= 0.9 * err
-    return xml(s)
+    return at_distance(xml, u, target)
 
 
 def test_random_shallow_poses_match_mujoco():

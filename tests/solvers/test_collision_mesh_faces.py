@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mujoco_builder import builder_from_mujoco
-from solver_helpers import collide_poisoned
+from solver_helpers import at_distance, collide_poisoned
 
 from newton_gym.solvers import SolverGeneralized
 from newton_gym.solvers.collision.hull import convex_hull
@@ -115,17 +115,7 @@ def _pose(rng, a, b, assets, target):
     qa, qb = qa / np.linalg.norm(qa), qb / np.linalg.norm(qb)
     u = rng.normal(size=3)
     u /= np.linalg.norm(u)
-    s = 0.3
-    m = mujoco.MjModel.from_xml_string(_scene(a, b, u * s, qa, qb, assets))
-    d = mujoco.MjData(m)
-    for _ in range(60):
-        d.qpos[:3] = u * s
-        mujoco.mj_kinematics(m, d)
-        err = mujoco.mj_geomDistance(m, d, 0, 1, 1.0, None) - target
-        if abs(err) < 1e-10:
-            break
-        s -= 0.9 * err
-    return _scene(a, b, u * s, qa, qb, assets)
+    return at_distance(lambda s: _scene(a, b, u * s, qa, qb, assets), u, target)
 
 
 def _ours(m):
