@@ -176,6 +176,51 @@ def ltl_solve_t(  # noqa: F811
 
 
 @wp.func
+def ltl_solve_t3(
+    lf: wp.array(dtype=wp.float64),
+    off: int,
+    n: int,
+    d0: int,
+    dof_parent: wp.array(dtype=int),
+    x: wp.array(dtype=wp.float32),
+    x_off: wp.vec3i,
+):
+    """:func:`ltl_solve_t` (float32 right-hand sides) on three rows at once, at ``x_off[0..2]``: one walk of
+    the factor and the DOF tree serves the three, and each row sees the same operations in the same order as
+    alone (a row skips a DOF where its own entry is zero), so the result is bitwise that of three calls."""
+    for kk in range(n):
+        k = n - 1 - kk
+        z0 = wp.float64(x[x_off[0] + k])
+        z1 = wp.float64(x[x_off[1] + k])
+        z2 = wp.float64(x[x_off[2] + k])
+        on0 = z0 != wp.float64(0.0)
+        on1 = z1 != wp.float64(0.0)
+        on2 = z2 != wp.float64(0.0)
+        if on0 or on1 or on2:
+            row_k = off + k * n
+            dk = lf[row_k + k]
+            if on0:
+                z0 = z0 / dk
+                x[x_off[0] + k] = wp.float32(z0)
+            if on1:
+                z1 = z1 / dk
+                x[x_off[1] + k] = wp.float32(z1)
+            if on2:
+                z2 = z2 / dk
+                x[x_off[2] + k] = wp.float32(z2)
+            i = dof_parent[d0 + k]
+            while i >= 0:
+                lki = lf[row_k + i - d0]
+                if on0:
+                    x[x_off[0] + i - d0] = wp.float32(wp.float64(x[x_off[0] + i - d0]) - lki * z0)
+                if on1:
+                    x[x_off[1] + i - d0] = wp.float32(wp.float64(x[x_off[1] + i - d0]) - lki * z1)
+                if on2:
+                    x[x_off[2] + i - d0] = wp.float32(wp.float64(x[x_off[2] + i - d0]) - lki * z2)
+                i = dof_parent[i]
+
+
+@wp.func
 def ltl_solve(
     lf: wp.array(dtype=wp.float64),
     off: int,
@@ -243,12 +288,35 @@ def dense_cholesky_solve(
         for t in range(j):
             p -= a[rj + t] * a[rj + t]
         d = wp.sqrt(wp.max(p, 1.0e-20))
-        for i in range(j + 1 + lane, n, lanes):
+        # This lane's rows below the pivot, four at a time: four independent running sums, each entry's own
+        # terms in the same order as one at a time (so bitwise the same), overlap their multiply-add
+        # latencies, which bound one sum alone.
+        i = j + 1 + lane
+        step = n * lanes
+        while i + 3 * lanes < n:
+            r0 = off + i * n
+            v0 = a[r0 + j]
+            v1 = a[r0 + step + j]
+            v2 = a[r0 + 2 * step + j]
+            v3 = a[r0 + 3 * step + j]
+            for t in range(j):
+                ajt = a[rj + t]
+                v0 -= a[r0 + t] * ajt
+                v1 -= a[r0 + step + t] * ajt
+                v2 -= a[r0 + 2 * step + t] * ajt
+                v3 -= a[r0 + 3 * step + t] * ajt
+            a[r0 + j] = v0 / d
+            a[r0 + step + j] = v1 / d
+            a[r0 + 2 * step + j] = v2 / d
+            a[r0 + 3 * step + j] = v3 / d
+            i += 4 * lanes
+        while i < n:
             ri = off + i * n
             v = a[ri + j]
             for t in range(j):
                 v -= a[ri + t] * a[rj + t]
             a[ri + j] = v / d
+            i += lanes
         sync_lanes(lanes)  # every lane has read the pivot's row before lane 0 overwrites its diagonal
         if lane == 0:
             a[rj + j] = d

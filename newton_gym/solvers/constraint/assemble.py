@@ -10,7 +10,7 @@ from __future__ import annotations
 import warp as wp
 
 from ..collision.pairs import pair_arts, pair_bodies, slot_pair, template_slot
-from ..spatial import ltl_solve_t, point_jacobian
+from ..spatial import ltl_solve_t, ltl_solve_t3, point_jacobian
 from ..types import vec5
 from .tables import LIMIT, TENDON_LIMIT, ContactTables, RowData, RowModel, TreeTables, WorldInputs
 
@@ -486,8 +486,10 @@ def _basis_solve(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInp
         if ai >= 0:
             d0 = rm.tree.art_dof_start[ai]
             na = rm.tree.art_dof_start[ai + 1] - d0
+            offs = wp.vec3i(0)
             for t in range(3):
                 off = _basis(blk, t, width) + side * width
+                offs[t] = off
                 sa = float(0.0)
                 sv = float(0.0)
                 for kk in range(na):
@@ -496,7 +498,7 @@ def _basis_solve(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInp
                     sv += j * inp.joint_qd[d0 + kk]
                 a0[t] = a0[t] + sa
                 vel[t] = vel[t] + sv
-                ltl_solve_t(inp.chol, rm.tree.art_mat_start[ai], na, d0, rm.tree.dof_parent, rd.minv_jac, off)
+            ltl_solve_t3(inp.chol, rm.tree.art_mat_start[ai], na, d0, rm.tree.dof_parent, rd.minv_jac, offs)
     return a0, vel
 
 
