@@ -1,0 +1,121 @@
+"""The factorization helpers of :mod:`newton_gym.solvers.spatial` that do several rows at once give bitwise
+what one row at a time gives: the dense Cholesky's four running sums below each pivot, and the three-row
+L^-T solve of a pyramid's basis rows (:func:`ltl_solve_t3`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import warp as wp
+
+from newton_gym.solvers.spatial import dense_cholesky_solve, ltl_factor, ltl_solve_t, ltl_solve_t3
+
+wp.set_module_options({"enable_backward": False})
+
+
+@wp.func
+def _cholesky_row_by_row(
+    a: wp.array(dtype=float), off: int, n: int, b: wp.array(dtype=float), x: wp.array(dtype=float)
+):
+    """The dense Cholesky and solve one row below the pivot at a time (the reference order)."""
+    for j in range(n):
+        rj = off + j * n
+        p = a[rj + j]
+        for t in range(j):
+            p -= a[rj + t] * a[rj + t]
+        d = wp.sqrt(wp.max(p, 1.0e-20))
+        for i in range(j + 1, n):
+            ri = off + i * n
+            v = a[ri + j]
+            for t in range(j):
+                v -= a[ri + t] * a[rj + t]
+            a[ri + j] = v / d
+        a[rj + j] = d
+    for i in range(n):
+        ri = off + i * n
+        v = b[i]
+        for t in range(i):
+            v -= a[ri + t] * x[t]
+        x[i] = v / a[ri + i]
+    for ii in range(n):
+        i = n - 1 - ii
+        v = x[i]
+        for t in range(i + 1, n):
+            v -= a[off + t * n + i] * x[t]
+        x[i] = v / a[off + i * n + i]
+
+
+@wp.kernel
+def _cholesky_both(
+    n: int,
+    a1: wp.array(dtype=float),
+    a2: wp.array(dtype=float),
+    b: wp.array(dtype=float),
+    x1: wp.array(dtype=float),
+    x2: wp.array(dtype=float),
+):
+    dense_cholesky_solve(a1, 0, n, b, 0, x1, 0, 0, 1)
+    _cholesky_row_by_row(a2, 0, n, b, x2)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 9, 18, 23])
+def test_dense_cholesky_four_rows_is_row_by_row(n):
+    rng = np.random.default_rng(n)
+    g = rng.standard_normal((n, n + 3)).astype(np.float32)
+    a = (g @ g.T + 0.1 * np.eye(n, dtype=np.float32)).astype(np.float32)
+    low = np.tril(a).reshape(-1)
+    a1 = wp.array(low, dtype=float)
+    a2 = wp.array(low, dtype=float)
+    b = wp.array(rng.standard_normal(n).astype(np.float32), dtype=float)
+    x1 = wp.zeros(n, dtype=float)
+    x2 = wp.zeros(n, dtype=float)
+    wp.launch(_cholesky_both, dim=1, inputs=[n, a1, a2, b, x1, x2])
+    assert np.array_equal(a1.numpy(), a2.numpy())
+    assert np.array_equal(x1.numpy(), x2.numpy())
+    assert np.allclose(a @ x1.numpy(), b.numpy(), atol=1e-3)
+
+
+@wp.kernel
+def _factor(lf: wp.array(dtype=wp.float64), n: int, parent: wp.array(dtype=int)):
+    ltl_factor(lf, 0, n, 0, parent, 0, 1)
+
+
+@wp.kernel
+def _solve_three_ways(
+    lf: wp.array(dtype=wp.float64),
+    n: int,
+    parent: wp.array(dtype=int),
+    x1: wp.array(dtype=wp.float32),
+    x3: wp.array(dtype=wp.float32),
+):
+    for r in range(3):
+        ltl_solve_t(lf, 0, n, 0, parent, x1, r * n)
+    ltl_solve_t3(lf, 0, n, 0, parent, x3, wp.vec3i(0, n, 2 * n))
+
+
+def test_three_row_solve_is_three_solves():
+    # A floating base (6 DOFs in a chain) with two legs of three, numbered parents first.
+    parent = np.array([-1, 0, 1, 2, 3, 4, 5, 6, 7, 5, 9, 10], dtype=np.int32)
+    n = len(parent)
+    rng = np.random.default_rng(3)
+    g = rng.standard_normal((n, n + 2))
+    m = g @ g.T + n * np.eye(n)
+    anc = np.zeros((n, n), bool)  # keep M's tree pattern: entry (k, i) only where i is k or an ancestor
+    for k in range(n):
+        i = k
+        while i >= 0:
+            anc[k, i] = anc[i, k] = True
+            i = parent[i]
+    lf = wp.array((m * anc).reshape(-1), dtype=wp.float64)
+    wp.launch(_factor, dim=1, inputs=[lf, n, wp.array(parent, dtype=int)])
+    rhs = rng.standard_normal((3, n)).astype(np.float32)
+    rhs[0, 7:9] = 0.0  # a row off one leg, a row that is zero at a DOF the others are not
+    rhs[1, 4] = 0.0
+    rhs[2, 9:] = 0.0
+    x1 = wp.array(rhs.reshape(-1), dtype=wp.float32)
+    x3 = wp.array(rhs.reshape(-1), dtype=wp.float32)
+    wp.launch(_solve_three_ways, dim=1, inputs=[lf, n, wp.array(parent, dtype=int), x1, x3])
+    assert np.array_equal(x1.numpy(), x3.numpy())
+    # L^T z = b: z is L^-T b, so L^T z reproduces b.
+    low = np.tril(lf.numpy().reshape(n, n) * anc)
+    assert np.allclose(low.T @ x3.numpy().reshape(3, n).T, rhs.T, atol=1e-4)
