@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warp as wp
 
+from .items import item, item_set
 from .lanes import sync_lanes
 
 __all__ = [
@@ -98,30 +99,31 @@ def ltl_factor(
     for kk in range(n):
         k = n - 1 - kk
         row_k = off + k * n
-        d = wp.sqrt(wp.max(lf[row_k + k], wp.float64(1.0e-12)))
+        d = wp.sqrt(wp.max(item(lf, row_k + k), wp.float64(1.0e-12)))
         inv_d = wp.float64(1.0) / d
-        i = dof_parent[d0 + k]
+        i = item(dof_parent, d0 + k)
         t = int(0)
         while i >= 0:
             if t % lanes == lane:
-                lf[row_k + i - d0] = lf[row_k + i - d0] * inv_d
+                item_set(lf, row_k + i - d0, item(lf, row_k + i - d0) * inv_d)
             t += 1
-            i = dof_parent[i]
+            i = item(dof_parent, i)
         sync_lanes(lanes)  # row k is scaled, and every lane has read its pivot
         if lane == 0:
-            lf[row_k + k] = d
-        i = dof_parent[d0 + k]
+            item_set(lf, row_k + k, d)
+        i = item(dof_parent, d0 + k)
         t = int(0)
         while i >= 0:
             if t % lanes == lane:
-                li = lf[row_k + i - d0]
-                row_i = off + (i - d0) * n
+                li = item(lf, row_k + i - d0)
+                row_i = off + (i - d0) * n - d0
+                src = row_k - d0
                 j = i
                 while j >= 0:
-                    lf[row_i + j - d0] = lf[row_i + j - d0] - li * lf[row_k + j - d0]
-                    j = dof_parent[j]
+                    item_set(lf, row_i + j, item(lf, row_i + j) - li * item(lf, src + j))
+                    j = item(dof_parent, j)
             t += 1
-            i = dof_parent[i]
+            i = item(dof_parent, i)
         sync_lanes(lanes)  # the next pivot may be an entry just updated
 
 
@@ -139,15 +141,15 @@ def ltl_solve_t(
     z keeps b's sparsity pattern closed under ancestors (a Jacobian row's path stays its path)."""
     for kk in range(n):
         k = n - 1 - kk
-        zk = x[x_off + k]
+        zk = item(x, x_off + k)
         if zk != wp.float64(0.0):
             row_k = off + k * n
-            zk = zk / lf[row_k + k]
-            x[x_off + k] = zk
-            i = dof_parent[d0 + k]
+            zk = zk / item(lf, row_k + k)
+            item_set(x, x_off + k, zk)
+            i = item(dof_parent, d0 + k)
             while i >= 0:
-                x[x_off + i - d0] = x[x_off + i - d0] - lf[row_k + i - d0] * zk
-                i = dof_parent[i]
+                item_set(x, x_off + i - d0, item(x, x_off + i - d0) - item(lf, row_k + i - d0) * zk)
+                i = item(dof_parent, i)
 
 
 @wp.func  # Warp overload: chosen by argument types
@@ -164,15 +166,16 @@ def ltl_solve_t(  # noqa: F811
     each update stored in float32."""
     for kk in range(n):
         k = n - 1 - kk
-        zk = wp.float64(x[x_off + k])
+        zk = wp.float64(item(x, x_off + k))
         if zk != wp.float64(0.0):
             row_k = off + k * n
-            zk = zk / lf[row_k + k]
-            x[x_off + k] = wp.float32(zk)
-            i = dof_parent[d0 + k]
+            zk = zk / item(lf, row_k + k)
+            item_set(x, x_off + k, wp.float32(zk))
+            i = item(dof_parent, d0 + k)
             while i >= 0:
-                x[x_off + i - d0] = wp.float32(wp.float64(x[x_off + i - d0]) - lf[row_k + i - d0] * zk)
-                i = dof_parent[i]
+                at = x_off + i - d0
+                item_set(x, at, wp.float32(wp.float64(item(x, at)) - item(lf, row_k + i - d0) * zk))
+                i = item(dof_parent, i)
 
 
 @wp.func
@@ -190,34 +193,37 @@ def ltl_solve_t3(
     alone (a row skips a DOF where its own entry is zero), so the result is bitwise that of three calls."""
     for kk in range(n):
         k = n - 1 - kk
-        z0 = wp.float64(x[x_off[0] + k])
-        z1 = wp.float64(x[x_off[1] + k])
-        z2 = wp.float64(x[x_off[2] + k])
+        o0 = x_off[0] - d0
+        o1 = x_off[1] - d0
+        o2 = x_off[2] - d0
+        z0 = wp.float64(item(x, x_off[0] + k))
+        z1 = wp.float64(item(x, x_off[1] + k))
+        z2 = wp.float64(item(x, x_off[2] + k))
         on0 = z0 != wp.float64(0.0)
         on1 = z1 != wp.float64(0.0)
         on2 = z2 != wp.float64(0.0)
         if on0 or on1 or on2:
             row_k = off + k * n
-            dk = lf[row_k + k]
+            dk = item(lf, row_k + k)
             if on0:
                 z0 = z0 / dk
-                x[x_off[0] + k] = wp.float32(z0)
+                item_set(x, x_off[0] + k, wp.float32(z0))
             if on1:
                 z1 = z1 / dk
-                x[x_off[1] + k] = wp.float32(z1)
+                item_set(x, x_off[1] + k, wp.float32(z1))
             if on2:
                 z2 = z2 / dk
-                x[x_off[2] + k] = wp.float32(z2)
-            i = dof_parent[d0 + k]
+                item_set(x, x_off[2] + k, wp.float32(z2))
+            i = item(dof_parent, d0 + k)
             while i >= 0:
-                lki = lf[row_k + i - d0]
+                lki = item(lf, row_k + i - d0)
                 if on0:
-                    x[x_off[0] + i - d0] = wp.float32(wp.float64(x[x_off[0] + i - d0]) - lki * z0)
+                    item_set(x, o0 + i, wp.float32(wp.float64(item(x, o0 + i)) - lki * z0))
                 if on1:
-                    x[x_off[1] + i - d0] = wp.float32(wp.float64(x[x_off[1] + i - d0]) - lki * z1)
+                    item_set(x, o1 + i, wp.float32(wp.float64(item(x, o1 + i)) - lki * z1))
                 if on2:
-                    x[x_off[2] + i - d0] = wp.float32(wp.float64(x[x_off[2] + i - d0]) - lki * z2)
-                i = dof_parent[i]
+                    item_set(x, o2 + i, wp.float32(wp.float64(item(x, o2 + i)) - lki * z2))
+                i = item(dof_parent, i)
 
 
 @wp.func
@@ -234,12 +240,12 @@ def ltl_solve(
     M^-1 b."""
     for k in range(n):
         row_k = off + k * n
-        s = x[x_off + k]
-        i = dof_parent[d0 + k]
+        s = item(x, x_off + k)
+        i = item(dof_parent, d0 + k)
         while i >= 0:
-            s -= lf[row_k + i - d0] * x[x_off + i - d0]
-            i = dof_parent[i]
-        x[x_off + k] = s / lf[row_k + k]
+            s -= item(lf, row_k + i - d0) * item(x, x_off + i - d0)
+            i = item(dof_parent, i)
+        item_set(x, x_off + k, s / item(lf, row_k + k))
 
 
 @wp.func  # Warp overload: chosen by argument types
@@ -255,12 +261,12 @@ def ltl_solve(  # noqa: F811
     """:func:`ltl_solve` on a float32 array: each entry's sum in float64, stored once in float32."""
     for k in range(n):
         row_k = off + k * n
-        s = wp.float64(x[x_off + k])
-        i = dof_parent[d0 + k]
+        s = wp.float64(item(x, x_off + k))
+        i = item(dof_parent, d0 + k)
         while i >= 0:
-            s -= lf[row_k + i - d0] * wp.float64(x[x_off + i - d0])
-            i = dof_parent[i]
-        x[x_off + k] = wp.float32(s / lf[row_k + k])
+            s -= item(lf, row_k + i - d0) * wp.float64(item(x, x_off + i - d0))
+            i = item(dof_parent, i)
+        item_set(x, x_off + k, wp.float32(s / item(lf, row_k + k)))
 
 
 @wp.func
@@ -284,9 +290,9 @@ def dense_cholesky_solve(
     triangular solves on lane 0, then a barrier. Bitwise the same for any number of lanes."""
     for j in range(n):
         rj = off + j * n
-        p = a[rj + j]
+        p = item(a, rj + j)
         for t in range(j):
-            p -= a[rj + t] * a[rj + t]
+            p -= item(a, rj + t) * item(a, rj + t)
         d = wp.sqrt(wp.max(p, 1.0e-20))
         # This lane's rows below the pivot, four at a time: four independent running sums, each entry's own
         # terms in the same order as one at a time (so bitwise the same), overlap their multiply-add
@@ -295,44 +301,47 @@ def dense_cholesky_solve(
         step = n * lanes
         while i + 3 * lanes < n:
             r0 = off + i * n
-            v0 = a[r0 + j]
-            v1 = a[r0 + step + j]
-            v2 = a[r0 + 2 * step + j]
-            v3 = a[r0 + 3 * step + j]
+            r1 = r0 + step
+            r2 = r1 + step
+            r3 = r2 + step
+            v0 = item(a, r0 + j)
+            v1 = item(a, r1 + j)
+            v2 = item(a, r2 + j)
+            v3 = item(a, r3 + j)
             for t in range(j):
-                ajt = a[rj + t]
-                v0 -= a[r0 + t] * ajt
-                v1 -= a[r0 + step + t] * ajt
-                v2 -= a[r0 + 2 * step + t] * ajt
-                v3 -= a[r0 + 3 * step + t] * ajt
-            a[r0 + j] = v0 / d
-            a[r0 + step + j] = v1 / d
-            a[r0 + 2 * step + j] = v2 / d
-            a[r0 + 3 * step + j] = v3 / d
+                ajt = item(a, rj + t)
+                v0 -= item(a, r0 + t) * ajt
+                v1 -= item(a, r1 + t) * ajt
+                v2 -= item(a, r2 + t) * ajt
+                v3 -= item(a, r3 + t) * ajt
+            item_set(a, r0 + j, v0 / d)
+            item_set(a, r1 + j, v1 / d)
+            item_set(a, r2 + j, v2 / d)
+            item_set(a, r3 + j, v3 / d)
             i += 4 * lanes
         while i < n:
             ri = off + i * n
-            v = a[ri + j]
+            v = item(a, ri + j)
             for t in range(j):
-                v -= a[ri + t] * a[rj + t]
-            a[ri + j] = v / d
+                v -= item(a, ri + t) * item(a, rj + t)
+            item_set(a, ri + j, v / d)
             i += lanes
         sync_lanes(lanes)  # every lane has read the pivot's row before lane 0 overwrites its diagonal
         if lane == 0:
-            a[rj + j] = d
+            item_set(a, rj + j, d)
     if lane == 0:
         for i in range(n):
             ri = off + i * n
-            v = b[b_off + i]
+            v = item(b, b_off + i)
             for t in range(i):
-                v -= a[ri + t] * x[x_off + t]
-            x[x_off + i] = v / a[ri + i]
+                v -= item(a, ri + t) * item(x, x_off + t)
+            item_set(x, x_off + i, v / item(a, ri + i))
         for ii in range(n):
             i = n - 1 - ii
-            v = x[x_off + i]
+            v = item(x, x_off + i)
             for t in range(i + 1, n):
-                v -= a[off + t * n + i] * x[x_off + t]
-            x[x_off + i] = v / a[off + i * n + i]
+                v -= item(a, off + t * n + i) * item(x, x_off + t)
+            item_set(x, x_off + i, v / item(a, off + i * n + i))
     sync_lanes(lanes)
 
 

@@ -1,0 +1,67 @@
+"""Element access of the solver's contiguous 1-D arrays without Warp's index arithmetic, for the hottest loops.
+
+Warp's ``a[i]`` wraps a negative i (``i += shape[0]``) and scales i by the array's run-time stride; on the CPU
+that is about seven instructions per access, which bound the tree factorization, the triangular solves and
+the dense Cholesky (``perf`` on the factorization's inner loop: each update ran at the cost of its address
+arithmetic, and removing its ``dof_parent`` chase changed nothing). ``item(a, i)`` and ``item_set(a, i, v)``
+read and write ``a.data[i]``: one instruction. They hold for the solver's own buffers, which are contiguous
+(never strided views) and indexed from 0; a debug build (``wp.config.mode = "debug"``) still checks the
+bounds. The arithmetic of a loop is unchanged, so its results are bitwise the same.
+"""
+
+from __future__ import annotations
+
+import warp as wp
+
+__all__ = ["item", "item_set"]
+
+_READ = """
+assert(a.ndim == 1 && a.strides[0] == sizeof(a.data[0]) && i >= 0 && i < a.shape[0]);
+return a.data[i];
+"""
+_WRITE = """
+assert(a.ndim == 1 && a.strides[0] == sizeof(a.data[0]) && i >= 0 && i < a.shape[0]);
+a.data[i] = v;
+"""
+
+
+@wp.func_native(_READ)
+def item(a: wp.array(dtype=wp.float64), i: int) -> wp.float64:
+    """a[i] of a contiguous array (float64)."""
+    ...
+
+
+@wp.func_native(_READ)
+def item(a: wp.array(dtype=wp.float32), i: int) -> wp.float32:  # noqa: F811
+    """a[i] of a contiguous array (float32)."""
+    ...
+
+
+@wp.func_native(_READ)
+def item(a: wp.array(dtype=wp.int32), i: int) -> wp.int32:  # noqa: F811
+    """a[i] of a contiguous array (int32)."""
+    ...
+
+
+@wp.func_native(_READ)
+def item(a: wp.array(dtype=wp.int16), i: int) -> wp.int16:  # noqa: F811
+    """a[i] of a contiguous array (int16)."""
+    ...
+
+
+@wp.func_native(_WRITE)
+def item_set(a: wp.array(dtype=wp.float64), i: int, v: wp.float64):
+    """a[i] = v in a contiguous array (float64)."""
+    ...
+
+
+@wp.func_native(_WRITE)
+def item_set(a: wp.array(dtype=wp.float32), i: int, v: wp.float32):  # noqa: F811
+    """a[i] = v in a contiguous array (float32)."""
+    ...
+
+
+@wp.func_native(_WRITE)
+def item_set(a: wp.array(dtype=wp.int32), i: int, v: wp.int32):  # noqa: F811
+    """a[i] = v in a contiguous array (int32)."""
+    ...
