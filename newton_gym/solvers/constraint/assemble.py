@@ -10,6 +10,7 @@ from __future__ import annotations
 import warp as wp
 
 from ..collision.pairs import pair_arts, pair_bodies, slot_pair, template_slot
+from ..items import item, item_set
 from ..spatial import ltl_solve_t, ltl_solve_t3, point_jacobian
 from ..types import vec5
 from .tables import LIMIT, TENDON_LIMIT, ContactTables, RowData, RowModel, TreeTables, WorldInputs
@@ -108,8 +109,8 @@ def body_row(
             v = wp.dot(axis, wp.spatial_bottom(inp.cdof[k]))
         else:
             v = point_jacobian(inp.cdof[k], lever, axis)
-        rd.minv_jac[base + k] = rd.minv_jac[base + k] + sign * v
-        k = rm.tree.dof_parent[k]
+        item_set(rd.minv_jac, base + k, item(rd.minv_jac, base + k) + sign * v)
+        k = item(rm.tree.dof_parent, k)
 
 
 @wp.func(inline=True)
@@ -130,7 +131,7 @@ def _pad(rd: RowData, off: int, n: int):
     """Zero Y past a side's n DOFs up to its next multiple of 8: the dense products read whole vec8 chunks,
     and a compact row's storage held other rows before."""
     for kk in range(n, (n + 7) / 8 * 8):
-        rd.minv_jac[off + kk] = 0.0
+        item_set(rd.minv_jac, off + kk, 0.0)
 
 
 @wp.func(inline=True)
@@ -138,7 +139,7 @@ def clear_row(rd: RowData, blk: int, width: int):
     """Zero both Jacobian sides of block blk (their padding included)."""
     base = blk * 2 * width
     for k in range(2 * width):
-        rd.minv_jac[base + k] = 0.0
+        item_set(rd.minv_jac, base + k, 0.0)
 
 
 @wp.func(inline=True)
@@ -280,13 +281,13 @@ def dof_row_fill(ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs)
     n = rm.tree.art_dof_start[ai + 1] - d0
     off = blk * 2 * rm.width  # side 0
     for kk in range(n):
-        rd.minv_jac[off + kk] = 0.0
+        item_set(rd.minv_jac, off + kk, 0.0)
     _pad(rd, off, n)
-    rd.minv_jac[off + d - d0] = sign
+    item_set(rd.minv_jac, off + d - d0, sign)
     ltl_solve_t(inp.chol, rm.tree.art_mat_start[ai], n, d0, rm.tree.dof_parent, rd.minv_jac, off)
     diag = float(0.0)
     for kk in range(d - d0 + 1):
-        y = rd.minv_jac[off + kk]
+        y = item(rd.minv_jac, off + kk)
         diag += y * y
     _finish_soft(ci, diag, sign * inp.qacc_smooth[d], sign * inp.joint_qd[d], inp.dt, 1.0, rd)
 
@@ -397,12 +398,12 @@ def finish_row(ci: int, blk: int, stiff: float, rm: RowModel, rd: RowData, inp: 
             n = rm.tree.art_dof_start[ai + 1] - d0
             off = blk * 2 * width + side * width
             for kk in range(n):
-                j = rd.minv_jac[off + kk]
-                a0 += j * inp.qacc_smooth[d0 + kk]
-                vel += j * inp.joint_qd[d0 + kk]
+                j = item(rd.minv_jac, off + kk)
+                a0 += j * item(inp.qacc_smooth, d0 + kk)
+                vel += j * item(inp.joint_qd, d0 + kk)
             ltl_solve_t(inp.chol, rm.tree.art_mat_start[ai], n, d0, rm.tree.dof_parent, rd.minv_jac, off)
             for kk in range(n):
-                y = rd.minv_jac[off + kk]
+                y = item(rd.minv_jac, off + kk)
                 diag += y * y
     _finish_soft(ci, diag, a0, vel, inp.dt, stiff, rd)
 
@@ -439,7 +440,7 @@ def _clear_basis(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData):
             for t in range(3):
                 off = _basis(blk, t, rm.width) + side * rm.width
                 for kk in range(rm.tree.art_dof_start[ai + 1] - rm.tree.art_dof_start[ai]):
-                    rd.minv_jac[off + kk] = 0.0
+                    item_set(rd.minv_jac, off + kk, 0.0)
 
 
 @wp.func(inline=True)
@@ -468,10 +469,10 @@ def _basis_body(b: int, bside: int, a: wp.vec2i, slot: int, blk: int, rm: RowMod
     while kd >= 0:
         sk = inp.cdof[kd]
         v = sign * (wp.spatial_top(sk) + wp.cross(wp.spatial_bottom(sk), lever))
-        rd.minv_jac[on + kd] = rd.minv_jac[on + kd] + wp.dot(n, v)
-        rd.minv_jac[o1 + kd] = rd.minv_jac[o1 + kd] + wp.dot(t1, v)
-        rd.minv_jac[o2 + kd] = rd.minv_jac[o2 + kd] + wp.dot(t2, v)
-        kd = rm.tree.dof_parent[kd]
+        item_set(rd.minv_jac, on + kd, item(rd.minv_jac, on + kd) + wp.dot(n, v))
+        item_set(rd.minv_jac, o1 + kd, item(rd.minv_jac, o1 + kd) + wp.dot(t1, v))
+        item_set(rd.minv_jac, o2 + kd, item(rd.minv_jac, o2 + kd) + wp.dot(t2, v))
+        kd = item(rm.tree.dof_parent, kd)
 
 
 @wp.func(inline=True)
@@ -493,9 +494,9 @@ def _basis_solve(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInp
                 sa = float(0.0)
                 sv = float(0.0)
                 for kk in range(na):
-                    j = rd.minv_jac[off + kk]
-                    sa += j * inp.qacc_smooth[d0 + kk]
-                    sv += j * inp.joint_qd[d0 + kk]
+                    j = item(rd.minv_jac, off + kk)
+                    sa += j * item(inp.qacc_smooth, d0 + kk)
+                    sv += j * item(inp.joint_qd, d0 + kk)
                 a0[t] = a0[t] + sa
                 vel[t] = vel[t] + sv
             ltl_solve_t3(inp.chol, rm.tree.art_mat_start[ai], na, d0, rm.tree.dof_parent, rd.minv_jac, offs)
@@ -519,12 +520,12 @@ def _pyramid_edges(half: int, mu: float, a: wp.vec2i, blk: int, rm: RowModel, rd
             ob = oa + 2 * width
             odd = wp.vec2(0.0)  # even entries add into diag, odd ones apart, as two sums
             for kk in range(na):  # read both bases before writing: edge 2 half + 1 replaces one of them
-                yn = rd.minv_jac[on + kk]
-                yt = rd.minv_jac[ot + kk]
+                yn = item(rd.minv_jac, on + kk)
+                yt = item(rd.minv_jac, ot + kk)
                 ya = yn + mu * yt
                 yb = yn + (-mu) * yt
-                rd.minv_jac[oa + kk] = ya
-                rd.minv_jac[ob + kk] = yb
+                item_set(rd.minv_jac, oa + kk, ya)
+                item_set(rd.minv_jac, ob + kk, yb)
                 if kk % 2 == 0:
                     diag = wp.vec2(diag[0] + ya * ya, diag[1] + yb * yb)
                 else:

@@ -8,6 +8,7 @@ import warp as wp
 
 from ...sim.stage_args import fill
 from ..collision.pairs import PairTopology, pair_bodies, slot_pair, template_slot
+from ..items import item
 
 __all__ = ["ContactOutputArgs", "contact_output_slots", "contact_output_args"]
 
@@ -43,7 +44,7 @@ def contact_output_slots(w: int, first: int, end: int, step: int, args: ContactO
     force was cleared with its active flag by the narrow phase)."""
     rw = args.world_row_start[w]
     for s in range(first, end, step):
-        if args.active[s] == 0:
+        if item(args.active, s) == 0:
             continue
         pp = slot_pair(args.topo, w, s)
         p = pp[0]

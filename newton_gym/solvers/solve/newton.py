@@ -46,6 +46,7 @@ import warp as wp
 
 from ..constraint.assemble import jac_side
 from ..constraint.tables import RowData, RowModel, WorldBlock, WorldInputs
+from ..items import item, item_set
 from ..lanes import block_sync
 from ..spatial import dense_cholesky_solve
 
@@ -108,16 +109,16 @@ def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
     wn = b.wn
     row = b.yoff + c * wn
     for a in range(wn):
-        rd.ydense[row + a] = 0.0
+        item_set(rd.ydense, row + a, 0.0)
     arts = rd.art[b.r0 + c]
     for side in range(2):
         js = jac_side(arts, side, blk, rm)
         dst = row + js[1] - b.wd0
         for kk in range(js[2]):
-            rd.ydense[dst + kk] = rd.ydense[dst + kk] + rd.minv_jac[js[0] + kk]
+            item_set(rd.ydense, dst + kk, item(rd.ydense, dst + kk) + item(rd.minv_jac, js[0] + kk))
     count = int(0)
     for a in range(wn):
-        if rd.ydense[row + a] != 0.0:
+        if item(rd.ydense, row + a) != 0.0:
             rd.ynz[row + count] = wp.int16(a)
             count += 1
     rd.ynz_count[b.r0 + c] = count
@@ -128,8 +129,8 @@ def _dot_row(row: int, count: int, rd: RowData, x: wp.array(dtype=float), xoff: 
     """Y_c . x over the row's non-zero columns."""
     s = float(0.0)
     for t in range(count):
-        a = int(rd.ynz[row + t])
-        s += rd.ydense[row + a] * x[xoff + a]
+        a = int(item(rd.ynz, row + t))
+        s += item(rd.ydense, row + a) * item(x, xoff + a)
     return s
 
 
@@ -195,7 +196,7 @@ def _cost_at_jar(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     """Cost at u with jar already current (every lane sums it, in the same order)."""
     total = float(0.0)
     for a in range(b.wn):
-        total += 0.5 * u[b.wd0 + a] * u[b.wd0 + a]
+        total += 0.5 * item(u, b.wd0 + a) * item(u, b.wd0 + a)
     c = int(0)
     while c < b.k:
         if rd.cone[b.r0 + c] != 0:
@@ -231,11 +232,9 @@ def _zones(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     for a in range(b.lane, b.wn, b.lanes):
         rd.grad[b.wd0 + a] = u[b.wd0 + a]
         ha = b.hoff + a * b.wn
-        for bb in range(a + 1):
-            v = float(0.0)
-            if a == bb:
-                v = 1.0
-            rd.hess[ha + bb] = v
+        for bb in range(a):
+            item_set(rd.hess, ha + bb, 0.0)
+        item_set(rd.hess, ha + a, 1.0)
     block_sync()
 
 
@@ -257,13 +256,15 @@ def _add_cone(c: int, b: WorldBlock, rd: RowData):
     if h[0, 0] > 0.0:
         # H += Y^T h Y over the contact's three rows.
         for a in range(b.lane, wn, b.lanes):
-            ya = wp.vec3(rd.ydense[row + a], rd.ydense[row + wn + a], rd.ydense[row + 2 * wn + a])
+            ya = wp.vec3(item(rd.ydense, row + a), item(rd.ydense, row + wn + a), item(rd.ydense, row + 2 * wn + a))
             if wp.length_sq(ya) > 0.0:
                 hy = h * ya
                 ha = b.hoff + a * wn
                 for bb in range(a + 1):
-                    yb = wp.vec3(rd.ydense[row + bb], rd.ydense[row + wn + bb], rd.ydense[row + 2 * wn + bb])
-                    rd.hess[ha + bb] = rd.hess[ha + bb] + wp.dot(hy, yb)
+                    yb = wp.vec3(
+                        item(rd.ydense, row + bb), item(rd.ydense, row + wn + bb), item(rd.ydense, row + 2 * wn + bb)
+                    )
+                    item_set(rd.hess, ha + bb, item(rd.hess, ha + bb) + wp.dot(hy, yb))
 
 
 @wp.func(inline=True)
@@ -275,18 +276,19 @@ def _add_row(c: int, b: WorldBlock, rd: RowData):
     count = rd.ynz_count[b.r0 + c]
     if fd[0] != 0.0:
         for t in range(count):
-            a = int(rd.ynz[row + t])
+            a = int(item(rd.ynz, row + t))
             if a % b.lanes == b.lane:
-                rd.grad[b.wd0 + a] = rd.grad[b.wd0 + a] - fd[0] * rd.ydense[row + a]
+                at = b.wd0 + a
+                item_set(rd.grad, at, item(rd.grad, at) - fd[0] * item(rd.ydense, row + a))
     if fd[1] > 0.0:
         for t in range(count):
-            a = int(rd.ynz[row + t])
+            a = int(item(rd.ynz, row + t))
             if a % b.lanes == b.lane:
-                dy = fd[1] * rd.ydense[row + a]
+                dy = fd[1] * item(rd.ydense, row + a)
                 ha = b.hoff + a * b.wn
                 for t2 in range(t + 1):
-                    bb = int(rd.ynz[row + t2])
-                    rd.hess[ha + bb] = rd.hess[ha + bb] + dy * rd.ydense[row + bb]
+                    bb = int(item(rd.ynz, row + t2))
+                    item_set(rd.hess, ha + bb, item(rd.hess, ha + bb) + dy * item(rd.ydense, row + bb))
 
 
 @wp.func(inline=True)
@@ -339,8 +341,8 @@ def _line_search(b: WorldBlock, rm: RowModel, rd: RowData, u: wp.array(dtype=flo
     up = float(0.0)
     pp = float(0.0)
     for a in range(b.wn):
-        up += u[b.wd0 + a] * rd.search[b.wd0 + a]
-        pp += rd.search[b.wd0 + a] * rd.search[b.wd0 + a]
+        up += item(u, b.wd0 + a) * item(rd.search, b.wd0 + a)
+        pp += item(rd.search, b.wd0 + a) * item(rd.search, b.wd0 + a)
     for c in range(b.lane, b.k, b.lanes):
         rd.jv[b.r0 + c] = _dot_row(b.yoff + c * b.wn, rd.ynz_count[b.r0 + c], rd, rd.search, b.wd0)
     block_sync()
@@ -400,11 +402,11 @@ def _start(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.arr
         n = rm.tree.art_dof_start[art + 1] - d0
         for d in range(d0, d0 + n):
             row = rm.tree.art_mat_start[art] + (d - d0) * n
-            s = inp.chol[row + d - d0] * wp.float64(rd.qacc_warm[d] - inp.qacc_smooth[d])
-            i = rm.tree.dof_parent[d]
+            s = item(inp.chol, row + d - d0) * wp.float64(item(rd.qacc_warm, d) - item(inp.qacc_smooth, d))
+            i = item(rm.tree.dof_parent, d)
             while i >= 0:
-                s += inp.chol[row + i - d0] * wp.float64(rd.qacc_warm[i] - inp.qacc_smooth[i])
-                i = rm.tree.dof_parent[i]
+                s += item(inp.chol, row + i - d0) * wp.float64(item(rd.qacc_warm, i) - item(inp.qacc_smooth, i))
+                i = item(rm.tree.dof_parent, i)
             u[d] = wp.float32(s)
     block_sync()
     cost = _cost(b, rd, u)
@@ -449,8 +451,8 @@ def _advance(alpha: float, b: WorldBlock, rd: RowData, u: wp.array(dtype=float))
     up = float(0.0)
     pp = float(0.0)
     for a in range(b.wn):
-        up += u[b.wd0 + a] * rd.search[b.wd0 + a]
-        pp += rd.search[b.wd0 + a] * rd.search[b.wd0 + a]
+        up += item(u, b.wd0 + a) * item(rd.search, b.wd0 + a)
+        pp += item(rd.search, b.wd0 + a) * item(rd.search, b.wd0 + a)
     gain = -(alpha * up + 0.5 * alpha * alpha * pp)
     c = int(0)
     while c < b.k:
@@ -490,11 +492,11 @@ def _qacc_gradient(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs):
             d0 = rm.tree.art_dof_start[art]
             row = rm.tree.art_mat_start[art] + (d - d0) * (rm.tree.art_dof_start[art + 1] - d0)
             g = wp.float64(rd.grad[d])
-            rd.search[d] = rd.search[d] + wp.float32(inp.chol[row + d - d0] * g)
-            i = rm.tree.dof_parent[d]
+            item_set(rd.search, d, item(rd.search, d) + wp.float32(item(inp.chol, row + d - d0) * g))
+            i = item(rm.tree.dof_parent, d)
             while i >= 0:
-                rd.search[i] = rd.search[i] + wp.float32(inp.chol[row + i - d0] * g)
-                i = rm.tree.dof_parent[i]
+                item_set(rd.search, i, item(rd.search, i) + wp.float32(item(inp.chol, row + i - d0) * g))
+                i = item(rm.tree.dof_parent, i)
     block_sync()
     norm = float(0.0)
     for a in range(b.wn):

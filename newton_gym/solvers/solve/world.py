@@ -61,6 +61,7 @@ from ..constraint.tables import (
     WorldInputs,
     vec8,
 )
+from ..items import item
 from ..lanes import block_sync
 from ..spatial import ltl_solve
 from ..types import vec5
@@ -169,7 +170,7 @@ def _list_slots(w: int, first: int, last: int, k: int, cap: int, rm: RowModel, r
     rw = rm.world_row_start[w]
     total = int(0)
     for slot in range(first, last):
-        if rm.contacts.active[slot] == 0:
+        if item(rm.contacts.active, slot) == 0:
             if rm.newton == 0:
                 row = rw + rm.slot_row[ts0 + slot]
                 for e in range(rm.slot_nrows[ts0 + slot]):
