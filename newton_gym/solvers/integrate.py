@@ -16,6 +16,7 @@ import warp as wp
 
 from ..sim.stage_args import fill
 from ..sim.wpmath import JOINT_BALL, JOINT_D6, JOINT_DISTANCE, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
+from .items import item, item_set
 from .spatial import ltl_solve, ltl_solve_t, quat_exp
 from .types import TreeModel, tree_model
 
@@ -107,12 +108,12 @@ def _implicit_correction(
         scratch[d0 + k] = (mass_matrix[off + k * n + k] + wp.float64(joint_armature[d0 + k])) * wp.float64(qacc[d0 + k])
     for k in range(n):
         row = off + k * n - d0
-        i = dof_parent[d0 + k]
+        i = item(dof_parent, d0 + k)
         while i >= 0:
-            m = mass_matrix[row + i]
-            scratch[d0 + k] = scratch[d0 + k] + m * wp.float64(qacc[i])
-            scratch[i] = scratch[i] + m * wp.float64(qacc[d0 + k])
-            i = dof_parent[i]
+            m = item(mass_matrix, row + i)
+            item_set(scratch, d0 + k, item(scratch, d0 + k) + m * wp.float64(item(qacc, i)))
+            item_set(scratch, i, item(scratch, i) + m * wp.float64(item(qacc, d0 + k)))
+            i = item(dof_parent, i)
     ltl_solve_t(chol_implicit, off, n, d0, dof_parent, scratch, d0)
     ltl_solve(chol_implicit, off, n, d0, dof_parent, scratch, d0)
     for k in range(n):

@@ -22,6 +22,7 @@ from ...sim.wpmath import (
     JOINT_REVOLUTE,
     d6_axis_world,
 )
+from ..items import item, item_set
 from ..lanes import sync_lanes
 from ..spatial import cross_force, cross_motion, inertia_about, inertia_mul, ltl_factor, ltl_solve, ltl_solve_t
 from ..types import TreeModel, tree_model
@@ -328,9 +329,9 @@ def mass_matrix_rows(first: int, end: int, step: int, args: CrbArgs):
                     args.ten_fixed_jac,
                     args.tendon_armature,
                 )
-            args.mass_matrix_out[off + (i - d0) * n + (k - d0)] = val
-            args.mass_matrix_out[off + (k - d0) * n + (i - d0)] = val
-            k = args.m.dof_parent[k]
+            item_set(args.mass_matrix_out, off + (i - d0) * n + (k - d0), val)
+            item_set(args.mass_matrix_out, off + (k - d0) * n + (i - d0), val)
+            k = item(args.m.dof_parent, k)
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
@@ -510,11 +511,11 @@ def _copy_ancestors(
     :func:`.spatial.ltl_factor` reads and writes); rows strided over ``lanes``."""
     for k in range(lane, n, lanes):
         row = off + k * n - d0
-        dst[row + d0 + k] = src[row + d0 + k] + wp.float64(diag[d0 + k])
-        i = dof_parent[d0 + k]
+        item_set(dst, row + d0 + k, item(src, row + d0 + k) + wp.float64(item(diag, d0 + k)))
+        i = item(dof_parent, d0 + k)
         while i >= 0:
-            dst[row + i] = src[row + i]
-            i = dof_parent[i]
+            item_set(dst, row + i, item(src, row + i))
+            i = item(dof_parent, i)
 
 
 @wp.struct
