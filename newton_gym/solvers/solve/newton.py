@@ -121,7 +121,7 @@ def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
         if item(rd.ydense, row + a) != 0.0:
             rd.ynz[row + count] = wp.int16(a)
             count += 1
-    rd.ynz_count[b.r0 + c] = count
+    item_set(rd.ynz_count, b.r0 + c, count)
 
 
 @wp.func(inline=True)
@@ -142,15 +142,15 @@ def _triple(v: wp.array(dtype=float), r: int):
 @wp.func(inline=True)
 def _dvec(rd: RowData, r: int):
     """D = 1 / R of compact rows r .. r + 2."""
-    return wp.vec3(1.0 / rd.reg[r], 1.0 / rd.reg[r + 1], 1.0 / rd.reg[r + 2])
+    return wp.vec3(1.0 / item(rd.reg, r), 1.0 / item(rd.reg, r + 1), 1.0 / item(rd.reg, r + 2))
 
 
 @wp.func(inline=True)
 def _cone_at(c: int, b: WorldBlock, rd: RowData, jar: wp.vec3):
     """(cost, force, local Hessian) of the elliptic contact whose normal is compact row c at ``jar``."""
     r = b.r0 + c
-    fr = rd.cone_mu[r]
-    return _cone(jar, fr * wp.sqrt(rd.reg[r + 1] / rd.reg[r]), fr, _dvec(rd, r))
+    fr = item(rd.cone_mu, r)
+    return _cone(jar, fr * wp.sqrt(item(rd.reg, r + 1) / item(rd.reg, r)), fr, _dvec(rd, r))
 
 
 @wp.func(inline=True)
@@ -172,21 +172,25 @@ def _row_gain(x: float, dx: float, r: float, lo: float, hi: float):
 def _row_at(c: int, b: WorldBlock, rd: RowData, x: float):
     """(s(x), f, s''(x)) of compact row c at jar = x."""
     r = b.r0 + c
-    return _row_zone(x, rd.reg[r], rd.lo[r], rd.hi[r])
+    return _row_zone(x, item(rd.reg, r), item(rd.lo, r), item(rd.hi, r))
 
 
 @wp.func(inline=True)
 def _jar_at_zero(b: WorldBlock, rd: RowData):
     """jar of every row at u = 0: its bias (lanes over rows)."""
     for c in range(b.lane, b.k, b.lanes):
-        rd.jar[b.r0 + c] = rd.bias[b.r0 + c]
+        item_set(rd.jar, b.r0 + c, item(rd.bias, b.r0 + c))
 
 
 @wp.func(inline=True)
 def _cost(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     """Cost at u; also refreshes jar of every row (lanes over rows, then a barrier)."""
     for c in range(b.lane, b.k, b.lanes):
-        rd.jar[b.r0 + c] = rd.bias[b.r0 + c] + _dot_row(b.yoff + c * b.wn, rd.ynz_count[b.r0 + c], rd, u, b.wd0)
+        item_set(
+            rd.jar,
+            b.r0 + c,
+            item(rd.bias, b.r0 + c) + _dot_row(b.yoff + c * b.wn, item(rd.ynz_count, b.r0 + c), rd, u, b.wd0),
+        )
     block_sync()
     return _cost_at_jar(b, rd, u)
 
@@ -199,12 +203,12 @@ def _cost_at_jar(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
         total += 0.5 * item(u, b.wd0 + a) * item(u, b.wd0 + a)
     c = int(0)
     while c < b.k:
-        if rd.cone[b.r0 + c] != 0:
+        if item(rd.cone, b.r0 + c) != 0:
             cost, _f, _h = _cone_at(c, b, rd, _triple(rd.jar, b.r0 + c))
             total += cost
             c += 3
         else:
-            total += _row_at(c, b, rd, rd.jar[b.r0 + c])[0]
+            total += _row_at(c, b, rd, item(rd.jar, b.r0 + c))[0]
             c += 1
     return total
 
@@ -212,9 +216,9 @@ def _cost_at_jar(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
 @wp.func(inline=True)
 def _is_tangent(c: int, r0: int, rd: RowData):
     """Whether compact row c is a tangent row of an elliptic contact (its normal is row c - 1 or c - 2)."""
-    if c >= 1 and rd.cone[r0 + c - 1] != 0:
+    if c >= 1 and item(rd.cone, r0 + c - 1) != 0:
         return True
-    return c >= 2 and rd.cone[r0 + c - 2] != 0
+    return c >= 2 and item(rd.cone, r0 + c - 2) != 0
 
 
 @wp.func(inline=True)
@@ -222,15 +226,15 @@ def _zones(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     """Each row's force and local Hessian D at the current jar (``zone``; lanes over rows), the gradient's
     start u and the Hessian's lower triangle I (lanes over DOFs), then a barrier."""
     for c in range(b.lane, b.k, b.lanes):
-        if rd.cone[b.r0 + c] != 0:
+        if item(rd.cone, b.r0 + c) != 0:
             _cost_c, f, _h = _cone_at(c, b, rd, _triple(rd.jar, b.r0 + c))
             for e in range(3):
                 rd.zone[b.r0 + c + e] = wp.vec2(f[e], 0.0)
         elif not _is_tangent(c, b.r0, rd):
-            zone = _row_at(c, b, rd, rd.jar[b.r0 + c])
+            zone = _row_at(c, b, rd, item(rd.jar, b.r0 + c))
             rd.zone[b.r0 + c] = wp.vec2(zone[1], zone[2])
     for a in range(b.lane, b.wn, b.lanes):
-        rd.grad[b.wd0 + a] = u[b.wd0 + a]
+        item_set(rd.grad, b.wd0 + a, u[b.wd0 + a])
         ha = b.hoff + a * b.wn
         for bb in range(a):
             item_set(rd.hess, ha + bb, 0.0)
@@ -248,10 +252,10 @@ def _add_cone(c: int, b: WorldBlock, rd: RowData):
         fe = rd.zone[b.r0 + c + e][0]
         if fe != 0.0:
             re = row + e * wn
-            for t in range(rd.ynz_count[b.r0 + c + e]):
+            for t in range(item(rd.ynz_count, b.r0 + c + e)):
                 a = int(rd.ynz[re + t])
                 if a % b.lanes == b.lane:
-                    rd.grad[b.wd0 + a] = rd.grad[b.wd0 + a] - fe * rd.ydense[re + a]
+                    item_set(rd.grad, b.wd0 + a, item(rd.grad, b.wd0 + a) - fe * item(rd.ydense, re + a))
     _cost_c, _f, h = _cone_at(c, b, rd, _triple(rd.jar, b.r0 + c))
     if h[0, 0] > 0.0:
         # H += Y^T h Y over the contact's three rows.
@@ -273,7 +277,7 @@ def _add_row(c: int, b: WorldBlock, rd: RowData):
     D Y_c Y_c^T over the row's non-zero columns, lower triangle (ynz ascends: b <= a)."""
     row = b.yoff + c * b.wn
     fd = rd.zone[b.r0 + c]
-    count = rd.ynz_count[b.r0 + c]
+    count = item(rd.ynz_count, b.r0 + c)
     if fd[0] != 0.0:
         for t in range(count):
             a = int(item(rd.ynz, row + t))
@@ -301,7 +305,7 @@ def _hessian_and_gradient(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     _zones(b, rd, u)
     c = int(0)
     while c < b.k:
-        if rd.cone[b.r0 + c] != 0:
+        if item(rd.cone, b.r0 + c) != 0:
             _add_cone(c, b, rd)
             c += 3
         else:
@@ -316,7 +320,7 @@ def _slope(alpha: float, up: float, pp: float, b: WorldBlock, rd: RowData):
     d2 = pp
     c = int(0)
     while c < b.k:
-        if rd.cone[b.r0 + c] != 0:
+        if item(rd.cone, b.r0 + c) != 0:
             jv = _triple(rd.jv, b.r0 + c)
             if wp.length_sq(jv) > 0.0:
                 _cost_c, f, h = _cone_at(c, b, rd, _triple(rd.jar, b.r0 + c) + alpha * jv)
@@ -324,9 +328,9 @@ def _slope(alpha: float, up: float, pp: float, b: WorldBlock, rd: RowData):
                 d2 += wp.dot(jv, h * jv)
             c += 3
             continue
-        jv1 = rd.jv[b.r0 + c]
+        jv1 = item(rd.jv, b.r0 + c)
         if jv1 != 0.0:
-            zone = _row_at(c, b, rd, rd.jar[b.r0 + c] + alpha * jv1)
+            zone = _row_at(c, b, rd, item(rd.jar, b.r0 + c) + alpha * jv1)
             d1 -= zone[1] * jv1
             d2 += zone[2] * jv1 * jv1
         c += 1
@@ -344,7 +348,7 @@ def _line_search(b: WorldBlock, rm: RowModel, rd: RowData, u: wp.array(dtype=flo
         up += item(u, b.wd0 + a) * item(rd.search, b.wd0 + a)
         pp += item(rd.search, b.wd0 + a) * item(rd.search, b.wd0 + a)
     for c in range(b.lane, b.k, b.lanes):
-        rd.jv[b.r0 + c] = _dot_row(b.yoff + c * b.wn, rd.ynz_count[b.r0 + c], rd, rd.search, b.wd0)
+        item_set(rd.jv, b.r0 + c, _dot_row(b.yoff + c * b.wn, item(rd.ynz_count, b.r0 + c), rd, rd.search, b.wd0))
     block_sync()
     s = _slope(0.0, up, pp, b, rd)
     if s[0] >= 0.0:
@@ -385,8 +389,8 @@ def _start(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.arr
     returns its cost. The friction of each elliptic contact is held at least 1e-5 first: the cone's cost
     divides by it."""
     for c in range(b.lane, b.k, b.lanes):
-        if rd.cone[b.r0 + c] != 0:
-            rd.cone_mu[b.r0 + c] = wp.max(rd.cone_mu[b.r0 + c], 1.0e-5)
+        if item(rd.cone, b.r0 + c) != 0:
+            item_set(rd.cone_mu, b.r0 + c, wp.max(item(rd.cone_mu, b.r0 + c), 1.0e-5))
     _jar_at_zero(b, rd)
     block_sync()
     cold = _cost_at_jar(b, rd, u)
@@ -425,11 +429,11 @@ def _descent(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     """Hessian H and -gradient at u (in ``hess`` and ``grad``; every lane); returns |g|^2 (every lane alike)."""
     _hessian_and_gradient(b, rd, u)
     for a in range(b.lane, b.wn, b.lanes):
-        rd.grad[b.wd0 + a] = -rd.grad[b.wd0 + a]
+        item_set(rd.grad, b.wd0 + a, -item(rd.grad, b.wd0 + a))
     block_sync()
     gnorm = float(0.0)
     for a in range(b.wn):
-        gnorm += rd.grad[b.wd0 + a] * rd.grad[b.wd0 + a]
+        gnorm += item(rd.grad, b.wd0 + a) * item(rd.grad, b.wd0 + a)
     return gnorm
 
 
@@ -439,7 +443,7 @@ def _decrement(b: WorldBlock, rd: RowData):
     ``search`` H^-1 (-g)); every lane alike."""
     dec = float(0.0)
     for a in range(b.wn):
-        dec += rd.grad[b.wd0 + a] * rd.search[b.wd0 + a]
+        dec += item(rd.grad, b.wd0 + a) * item(rd.search, b.wd0 + a)
     return wp.max(0.5 * dec, 0.0)  # >= 0, as MuJoCo clamps it: tolerance 0 never stops on rounding
 
 
@@ -456,7 +460,7 @@ def _advance(alpha: float, b: WorldBlock, rd: RowData, u: wp.array(dtype=float))
     gain = -(alpha * up + 0.5 * alpha * alpha * pp)
     c = int(0)
     while c < b.k:
-        if rd.cone[b.r0 + c] != 0:
+        if item(rd.cone, b.r0 + c) != 0:
             jv = _triple(rd.jv, b.r0 + c)
             if wp.length_sq(jv) > 0.0:
                 jar = _triple(rd.jar, b.r0 + c)
@@ -465,16 +469,16 @@ def _advance(alpha: float, b: WorldBlock, rd: RowData, u: wp.array(dtype=float))
                 gain += before - after
             c += 3
             continue
-        jv1 = rd.jv[b.r0 + c]
+        jv1 = item(rd.jv, b.r0 + c)
         if jv1 != 0.0:
             r = b.r0 + c
-            gain += _row_gain(rd.jar[r], alpha * jv1, rd.reg[r], rd.lo[r], rd.hi[r])
+            gain += _row_gain(item(rd.jar, r), alpha * jv1, item(rd.reg, r), item(rd.lo, r), item(rd.hi, r))
         c += 1
     block_sync()  # every lane has taken its last slope and gain (they read jar and u) before they move
     for a in range(b.lane, b.wn, b.lanes):
-        u[b.wd0 + a] = u[b.wd0 + a] + alpha * rd.search[b.wd0 + a]
+        u[b.wd0 + a] = u[b.wd0 + a] + alpha * item(rd.search, b.wd0 + a)
     for c in range(b.lane, b.k, b.lanes):
-        rd.jar[b.r0 + c] = rd.jar[b.r0 + c] + alpha * rd.jv[b.r0 + c]
+        item_set(rd.jar, b.r0 + c, item(rd.jar, b.r0 + c) + alpha * item(rd.jv, b.r0 + c))
     block_sync()
     return gain
 
@@ -485,13 +489,13 @@ def _qacc_gradient(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs):
     ``search`` (free until the Newton direction), every lane alike."""
     if b.lane == 0:
         for a in range(b.wn):
-            rd.search[b.wd0 + a] = 0.0
+            item_set(rd.search, b.wd0 + a, 0.0)
         for a in range(b.wn):
             d = b.wd0 + a
             art = rm.tree.dof_art[d]
             d0 = rm.tree.art_dof_start[art]
             row = rm.tree.art_mat_start[art] + (d - d0) * (rm.tree.art_dof_start[art + 1] - d0)
-            g = wp.float64(rd.grad[d])
+            g = wp.float64(item(rd.grad, d))
             item_set(rd.search, d, item(rd.search, d) + wp.float32(item(inp.chol, row + d - d0) * g))
             i = item(rm.tree.dof_parent, d)
             while i >= 0:
@@ -500,7 +504,7 @@ def _qacc_gradient(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs):
     block_sync()
     norm = float(0.0)
     for a in range(b.wn):
-        norm += rd.search[b.wd0 + a] * rd.search[b.wd0 + a]
+        norm += item(rd.search, b.wd0 + a) * item(rd.search, b.wd0 + a)
     block_sync()  # every lane has read it before the direction overwrites ``search``
     return wp.sqrt(norm)
 
@@ -510,13 +514,13 @@ def _write_forces(b: WorldBlock, rd: RowData):
     """Each active row's force at the final jar into its row's ``force`` (lane 0)."""
     c = int(0)
     while c < b.k:
-        if rd.cone[b.r0 + c] != 0:
+        if item(rd.cone, b.r0 + c) != 0:
             _cost_c, fc, _h = _cone_at(c, b, rd, _triple(rd.jar, b.r0 + c))
             for e in range(3):
-                rd.force[rd.act_list[b.r0 + c + e]] = fc[e]
+                item_set(rd.force, item(rd.act_list, b.r0 + c + e), fc[e])
             c += 3
         else:
-            rd.force[rd.act_list[b.r0 + c]] = _row_at(c, b, rd, rd.jar[b.r0 + c])[1]
+            item_set(rd.force, item(rd.act_list, b.r0 + c), _row_at(c, b, rd, item(rd.jar, b.r0 + c))[1])
             c += 1
 
 
