@@ -191,11 +191,11 @@ def ltl_solve_t3(
     """:func:`ltl_solve_t` (float32 right-hand sides) on three rows at once, at ``x_off[0..2]``: one walk of
     the factor and the DOF tree serves the three, and each row sees the same operations in the same order as
     alone (a row skips a DOF where its own entry is zero), so the result is bitwise that of three calls."""
+    o0 = x_off[0] - d0  # where DOF i of each row is: o + i
+    o1 = x_off[1] - d0
+    o2 = x_off[2] - d0
     for kk in range(n):
         k = n - 1 - kk
-        o0 = x_off[0] - d0
-        o1 = x_off[1] - d0
-        o2 = x_off[2] - d0
         z0 = wp.float64(item(x, x_off[0] + k))
         z1 = wp.float64(item(x, x_off[1] + k))
         z2 = wp.float64(item(x, x_off[2] + k))
