@@ -4,9 +4,11 @@ Warp's ``a[i]`` wraps a negative i (``i += shape[0]``) and scales i by the array
 that is about seven instructions per access, which bound the tree factorization, the triangular solves and
 the dense Cholesky (``perf`` on the factorization's inner loop: each update ran at the cost of its address
 arithmetic, and removing its ``dof_parent`` chase changed nothing). ``item(a, i)`` and ``item_set(a, i, v)``
-read and write ``a.data[i]``: one instruction. They hold for the solver's own buffers, which are contiguous
-(never strided views) and indexed from 0; a debug build (``wp.config.mode = "debug"``) still checks the
-bounds. The arithmetic of a loop is unchanged, so its results are bitwise the same.
+read and write ``a.data[i]``: one instruction. They are used on the solver's own buffers and the model's
+tables only, which it allocates contiguous (never strided views) and indexes from 0; arrays of the user's
+State keep Warp's indexing, which honours a view's strides. A debug build (``wp.config.mode = "debug"``)
+asserts the bounds and the contiguity. The arithmetic of a loop is unchanged, so its results are bitwise
+the same.
 """
 
 from __future__ import annotations

@@ -400,7 +400,7 @@ def finish_row(ci: int, blk: int, stiff: float, rm: RowModel, rd: RowData, inp: 
             for kk in range(n):
                 j = item(rd.minv_jac, off + kk)
                 a0 += j * item(inp.qacc_smooth, d0 + kk)
-                vel += j * item(inp.joint_qd, d0 + kk)
+                vel += j * inp.joint_qd[d0 + kk]
             ltl_solve_t(inp.chol, rm.tree.art_mat_start[ai], n, d0, rm.tree.dof_parent, rd.minv_jac, off)
             for kk in range(n):
                 y = item(rd.minv_jac, off + kk)
@@ -496,7 +496,7 @@ def _basis_solve(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInp
                 for kk in range(na):
                     j = item(rd.minv_jac, off + kk)
                     sa += j * item(inp.qacc_smooth, d0 + kk)
-                    sv += j * item(inp.joint_qd, d0 + kk)
+                    sv += j * inp.joint_qd[d0 + kk]
                 a0[t] = a0[t] + sa
                 vel[t] = vel[t] + sv
             ltl_solve_t3(inp.chol, rm.tree.art_mat_start[ai], na, d0, rm.tree.dof_parent, rd.minv_jac, offs)
