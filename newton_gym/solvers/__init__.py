@@ -33,6 +33,8 @@ The package follows MuJoCo's computation chapter, one folder or module per stage
 ``partition``       world spans for CPU threads and launch blocks
 ``spatial``         spatial algebra and small dense linear algebra (``@wp.func``)
 ``lanes``           the barrier between the passes of a block
+``items``           element access of the solver's contiguous arrays without Warp's index arithmetic (the
+                    hottest loops on the CPU)
 ==================  ================================================================================
 
 Glossary (one name per concept):
