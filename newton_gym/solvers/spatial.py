@@ -9,6 +9,8 @@ h = m (c - r) and rotational inertia about r.
 
 from __future__ import annotations
 
+from typing import Any
+
 import warp as wp
 
 from .items import item, item_set
@@ -80,27 +82,31 @@ def point_jacobian(s: wp.spatial_vector, lever: wp.vec3, direction: wp.vec3):
 
 @wp.func
 def ltl_factor(
-    lf: wp.array(dtype=wp.float64), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int), lane: int, lanes: int
+    lf: wp.array(dtype=Any), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int), lane: int, lanes: int
 ):
     """In-place tree-sparse factorization M = L^T L of an articulation's mass matrix (row-major n x n at
     ``off``, DOFs d0 .. d0 + n - 1 numbered parents first), Featherstone RBDA sec. 6.5 (LTL): L is
     lower triangular and L_ki is non-zero only where DOF i is an ancestor of DOF k, so there is no
     fill-in and only those entries (and the diagonal) are read or written. Non-positive pivots are
-    clamped so a degenerate articulation cannot produce NaNs.
+    clamped so a degenerate articulation cannot produce NaNs. Any symmetric positive definite matrix whose
+    lower triangle is non-zero only at (descendant, ancestor) entries factors alike (a Newton Hessian of
+    rows along root paths, :mod:`.solve.newton`); the DOF tree may be a forest (several articulations).
 
     By the ``lanes`` lanes of a block (every lane calls it; lanes = 1: a single thread): per DOF k, leaves
     first, every lane takes the pivot, then the scaling of row k and the update of each ancestor's row are
     strided over k's ancestors, with a barrier after each. Each entry sees the same operations in the same
     order for any number of lanes, so the factor is bitwise the same.
 
-    float64: a long chain's M is ill-conditioned (a horizontal chain of 90 hinged links: cond(M) ~ 1.5e8,
-    200 links: ~4e9), and its pivots near the root are small differences of large sums that float32
-    cannot resolve (the root pivot turned negative and was clamped, giving inf)."""
+    In the element type of ``lf``. The mass matrix is float64: a long chain's M is ill-conditioned (a
+    horizontal chain of 90 hinged links: cond(M) ~ 1.5e8, 200 links: ~4e9), and its pivots near the root are
+    small differences of large sums that float32 cannot resolve (the root pivot turned negative and was
+    clamped, giving inf)."""
     for kk in range(n):
         k = n - 1 - kk
         row_k = off + k * n
-        d = wp.sqrt(wp.max(item(lf, row_k + k), wp.float64(1.0e-12)))
-        inv_d = wp.float64(1.0) / d
+        pivot = item(lf, row_k + k)
+        d = wp.sqrt(wp.max(pivot, type(pivot)(1.0e-12)))
+        inv_d = type(pivot)(1.0) / d
         i = item(dof_parent, d0 + k)
         t = int(0)
         while i >= 0:
@@ -129,52 +135,33 @@ def ltl_factor(
 
 @wp.func
 def ltl_solve_t(
-    lf: wp.array(dtype=wp.float64),
+    lf: wp.array(dtype=Any),
     off: int,
     n: int,
     d0: int,
     dof_parent: wp.array(dtype=int),
-    x: wp.array(dtype=wp.float64),
+    x: wp.array(dtype=Any),
     x_off: int,
 ):
     """Solve L^T z = b in place (b given in x[x_off : x_off + n]) for the factor of :func:`ltl_factor`.
-    z keeps b's sparsity pattern closed under ancestors (a Jacobian row's path stays its path)."""
+    z keeps b's sparsity pattern closed under ancestors (a Jacobian row's path stays its path). Products in
+    the factor's element type, each update stored in x's (a float32 Jacobian row against the float64 mass
+    matrix factor: products in float64)."""
+    if n == 0:
+        return
+    zero = type(item(lf, off))(0.0)  # 0 in the factor's element type
     for kk in range(n):
         k = n - 1 - kk
-        zk = item(x, x_off + k)
-        if zk != wp.float64(0.0):
+        xk = item(x, x_off + k)
+        zk = type(zero)(xk)
+        if zk != zero:
             row_k = off + k * n
             zk = zk / item(lf, row_k + k)
-            item_set(x, x_off + k, zk)
-            i = item(dof_parent, d0 + k)
-            while i >= 0:
-                item_set(x, x_off + i - d0, item(x, x_off + i - d0) - item(lf, row_k + i - d0) * zk)
-                i = item(dof_parent, i)
-
-
-@wp.func  # Warp overload: chosen by argument types
-def ltl_solve_t(  # noqa: F811
-    lf: wp.array(dtype=wp.float64),
-    off: int,
-    n: int,
-    d0: int,
-    dof_parent: wp.array(dtype=int),
-    x: wp.array(dtype=wp.float32),
-    x_off: int,
-):
-    """:func:`ltl_solve_t` on a float32 right-hand side (constraint Jacobian rows): products in float64,
-    each update stored in float32."""
-    for kk in range(n):
-        k = n - 1 - kk
-        zk = wp.float64(item(x, x_off + k))
-        if zk != wp.float64(0.0):
-            row_k = off + k * n
-            zk = zk / item(lf, row_k + k)
-            item_set(x, x_off + k, wp.float32(zk))
+            item_set(x, x_off + k, type(xk)(zk))
             i = item(dof_parent, d0 + k)
             while i >= 0:
                 at = x_off + i - d0
-                item_set(x, at, wp.float32(wp.float64(item(x, at)) - item(lf, row_k + i - d0) * zk))
+                item_set(x, at, type(xk)(type(zero)(item(x, at)) - item(lf, row_k + i - d0) * zk))
                 i = item(dof_parent, i)
 
 
@@ -228,45 +215,28 @@ def ltl_solve_t3(
 
 @wp.func
 def ltl_solve(
-    lf: wp.array(dtype=wp.float64),
+    lf: wp.array(dtype=Any),
     off: int,
     n: int,
     d0: int,
     dof_parent: wp.array(dtype=int),
-    x: wp.array(dtype=wp.float64),
+    x: wp.array(dtype=Any),
     x_off: int,
 ):
     """Solve L x = z in place (z given in x[x_off : x_off + n]); after :func:`ltl_solve_t` this gives
-    M^-1 b."""
+    M^-1 b. Each entry's sum in the factor's element type, stored once in x's."""
+    if n == 0:
+        return
+    zero = type(item(lf, off))(0.0)  # 0 in the factor's element type
     for k in range(n):
         row_k = off + k * n
-        s = item(x, x_off + k)
+        xk = item(x, x_off + k)
+        s = type(zero)(xk)
         i = item(dof_parent, d0 + k)
         while i >= 0:
-            s -= item(lf, row_k + i - d0) * item(x, x_off + i - d0)
+            s -= item(lf, row_k + i - d0) * type(zero)(item(x, x_off + i - d0))
             i = item(dof_parent, i)
-        item_set(x, x_off + k, s / item(lf, row_k + k))
-
-
-@wp.func  # Warp overload: chosen by argument types
-def ltl_solve(  # noqa: F811
-    lf: wp.array(dtype=wp.float64),
-    off: int,
-    n: int,
-    d0: int,
-    dof_parent: wp.array(dtype=int),
-    x: wp.array(dtype=wp.float32),
-    x_off: int,
-):
-    """:func:`ltl_solve` on a float32 array: each entry's sum in float64, stored once in float32."""
-    for k in range(n):
-        row_k = off + k * n
-        s = wp.float64(item(x, x_off + k))
-        i = item(dof_parent, d0 + k)
-        while i >= 0:
-            s -= item(lf, row_k + i - d0) * wp.float64(item(x, x_off + i - d0))
-            i = item(dof_parent, i)
-        item_set(x, x_off + k, wp.float32(s / item(lf, row_k + k)))
+        item_set(x, x_off + k, type(xk)(s / item(lf, row_k + k)))
 
 
 @wp.func
