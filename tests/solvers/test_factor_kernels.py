@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import warp as wp
 
-from newton_gym.solvers.spatial import dense_cholesky_solve, ltl_factor, ltl_solve_t, ltl_solve_t3
+from newton_gym.solvers.solve.newton import on_path
+from newton_gym.solvers.spatial import dense_cholesky_solve, ltl_factor, ltl_solve, ltl_solve_t, ltl_solve_t3
 
 wp.set_module_options({"enable_backward": False})
 
@@ -119,3 +120,101 @@ def test_three_row_solve_is_three_solves():
     # L^T z = b: z is L^-T b, so L^T z reproduces b.
     low = np.tril(lf.numpy().reshape(n, n) * anc)
     assert np.allclose(low.T @ x3.numpy().reshape(3, n).T, rhs.T, atol=1e-4)
+
+
+# A forest of 14 DOFs numbered parents first: a base chain 0-5, two limbs 6-8 and 9-11 hanging off DOF 5,
+# and a second articulation 12-13 (the shape of a legged robot's DOF tree, plus a free body).
+_FOREST = np.array([-1, 0, 1, 2, 3, 4, 5, 6, 7, 5, 9, 10, -1, 12], np.int32)
+
+
+def _root_path(parent, leaf):
+    path = []
+    while leaf >= 0:
+        path.append(int(leaf))
+        leaf = parent[leaf]
+    return path
+
+
+@wp.kernel
+def _tree_solve(n: int, parent: wp.array(dtype=int), h: wp.array(dtype=float), x: wp.array(dtype=float)):
+    ltl_factor(h, 0, n, 0, parent, 0, 1)
+    ltl_solve_t(h, 0, n, 0, parent, x, 0)
+    ltl_solve(h, 0, n, 0, parent, x, 0)
+
+
+def test_tree_factor_solves_a_float32_hessian_on_the_tree_pattern():
+    """A Newton Hessian I + sum D y y^T of rows along root paths (non-zero at (descendant, ancestor) entries
+    only) factored in float32 by the tree factorization, leaves first, without fill-in: H x = g as NumPy
+    solves it, and the lower triangle off the pattern stays untouched (zero)."""
+    rng = np.random.default_rng(3)
+    n = len(_FOREST)
+    h = np.eye(n)
+    for leaf in (8, 11, 8, 4, 13, 10):  # limb tips, a base DOF, the free body: rows along each root path
+        y = np.zeros(n)
+        y[_root_path(_FOREST, leaf)] = rng.normal(size=len(_root_path(_FOREST, leaf)))
+        h += rng.uniform(0.5, 50.0) * np.outer(y, y)
+    g = rng.normal(size=n)
+    lower = np.tril(h).astype(np.float32)
+    pattern = np.zeros((n, n), bool)
+    for k in range(n):
+        pattern[k, _root_path(_FOREST, k)] = True
+    assert np.all(lower[~pattern] == 0.0)  # the rows' terms lie on the pattern
+    ha = wp.array(lower.ravel(), dtype=float)
+    xa = wp.array(g.astype(np.float32), dtype=float)
+    wp.launch(_tree_solve, dim=1, inputs=[n, wp.array(_FOREST, dtype=int), ha, xa])
+    x = xa.numpy()
+    ref = np.linalg.solve(h, g)
+    assert np.abs(x - ref).max() < 1e-4 * np.abs(ref).max()
+    assert np.all(ha.numpy().reshape(n, n)[~pattern] == 0.0)
+
+
+@wp.kernel
+def _on_path_kernel(
+    ynz: wp.array(dtype=wp.int16),
+    start: wp.array(dtype=int),
+    count: wp.array(dtype=int),
+    deep: wp.array(dtype=int),
+    parent: wp.array(dtype=int),
+    wd0: int,
+    out: wp.array(dtype=int),
+):
+    i = wp.tid()
+    out[i] = on_path(ynz, start[i], count[i], deep[i], parent, wd0)
+
+
+def test_on_path_tells_root_paths_from_branches():
+    """A row's non-zero columns lie on one root path (its deepest column's) or they do not: a limb with the
+    base, a subset of a path, across two limbs, across two articulations, and columns below the deepest."""
+    wd0 = 2  # the world's DOFs start at global DOF 2: the forest shifted by it
+    parent = np.concatenate([[-1, 0], np.where(_FOREST >= 0, _FOREST + wd0, -1)]).astype(np.int32)
+    cases = [
+        ([0, 1, 2, 3, 4, 5, 6, 7, 8], 8, 1),  # base and limb one: a root path
+        ([2, 5, 10], 10, 1),  # a subset of limb two's path (zero entries between)
+        ([5, 8, 11], 11, 0),  # both limbs
+        ([3, 12, 13], 13, 0),  # the base and the free body: two articulations
+        ([12, 13], 13, 1),  # the free body alone
+        ([0, 5, 6], 6, 1),
+        ([0, 5, 6], 9, 0),  # column 6 is not on DOF 9's path
+        ([], -1, 1),  # a row of zeros
+    ]
+    flat, start, count, deep = [], [], [], []
+    for cols, d, _expect in cases:
+        start.append(len(flat))
+        count.append(len(cols))
+        deep.append(d)
+        flat += cols
+    out = wp.zeros(len(cases), dtype=int)
+    wp.launch(
+        _on_path_kernel,
+        dim=len(cases),
+        inputs=[
+            wp.array(np.array(flat + [0], np.int16), dtype=wp.int16),
+            wp.array(np.array(start, np.int32), dtype=int),
+            wp.array(np.array(count, np.int32), dtype=int),
+            wp.array(np.array(deep, np.int32), dtype=int),
+            wp.array(parent, dtype=int),
+            wd0,
+        ],
+        outputs=[out],
+    )
+    assert out.numpy().tolist() == [c[2] for c in cases]

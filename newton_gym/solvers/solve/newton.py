@@ -15,7 +15,8 @@ MuJoCo's three zones, N = mu x_n, T = mu |(x_1, x_2)|: zero where N >= mu T (sep
 quadratics where mu N + T <= 0, else Dm (N - mu T)^2 / 2 with Dm = D_n / (mu^2 (1 + mu^2)) (:func:`_cone`).
 The gradient is u - sum_c f_c Y_c and the Hessian H = I + sum Y^T H_local Y over the rows' local
 Hessians (D_c = 1 / R_c on a quadratic row, the 3 x 3 cone Hessian on a contact in the middle zone).
-Each iteration solves H p = -g by a dense Cholesky of the world's DOF block, then finds
+Each iteration solves H p = -g by a Cholesky of the world's DOF block (tree-sparse where every row lies on
+one root path of the DOF tree, :func:`_tree_pattern`, else dense), then finds
 the exact minimum of the convex piecewise quadratic cost along p by a bracketed 1-D Newton search. The
 forces f_c at the optimum are the dual solution (u = sum_c f_c Y_c), stored per row. As MuJoCo's, the solve
 starts from the cheaper of the previous solve's qacc (``qacc_warm``: u = L (qacc_warm - qacc_smooth), on the
@@ -33,8 +34,8 @@ of lanes (:mod:`..lanes`) shares the work: per-row passes are strided over rows,
 Hessian over DOFs (each lane owns rows of H and entries of the gradient, so no two lanes add into one
 entry), and every sum a decision depends on (costs, slopes, the gradient norm) is taken by every lane in
 the same order, so all lanes take the same branches and one lane gives bitwise what any number gives.
-The Newton direction H p = -g comes from the lanes' dense Cholesky (each column's entries strided over
-lanes; the triangular solves on lane 0) or, where every world has one DOF count (:func:`make_newton_solve`),
+The Newton direction H p = -g comes from the lanes' tree or dense Cholesky (each column's entries strided
+over lanes; the triangular solves on lane 0) or, where every world has one DOF count (:func:`make_newton_solve`),
 from Warp's block-cooperative tile Cholesky. The final forces are written by lane 0.
 """
 
@@ -48,9 +49,9 @@ from ..constraint.assemble import jac_side
 from ..constraint.tables import RowData, RowModel, WorldBlock, WorldInputs
 from ..items import item, item_set
 from ..lanes import block_sync
-from ..spatial import dense_cholesky_solve
+from ..spatial import dense_cholesky_solve, ltl_factor, ltl_solve, ltl_solve_t
 
-__all__ = ["make_newton_solve", "gather_row"]
+__all__ = ["make_newton_solve", "gather_row", "on_path"]
 
 wp.set_module_options({"enable_backward": False})
 
@@ -524,6 +525,48 @@ def _write_forces(b: WorldBlock, rd: RowData):
             c += 1
 
 
+@wp.func
+def on_path(ynz: wp.array(dtype=wp.int16), row: int, count: int, deep: int, dof_parent: wp.array(dtype=int), wd0: int):
+    """1 where each of the ``count`` non-zero columns of a Y row (``ynz[row:]``, ascending, world columns of a
+    world whose DOFs start at ``wd0``) is column ``deep`` or one of its ancestors, else 0: one walk up from
+    ``deep``, the columns taken deepest first."""
+    p = deep
+    on = int(1)
+    for tt in range(count):
+        a = int(item(ynz, row + count - 1 - tt))
+        while p > a:
+            p = item(dof_parent, wd0 + p) - wd0  # below 0 past the root
+        if p != a:
+            on = 0
+    return on
+
+
+@wp.func(inline=True)
+def _tree_pattern(b: WorldBlock, rm: RowModel, rd: RowData):
+    """1 where every active row's Y (every elliptic contact's three rows together) is non-zero on one root
+    path of the DOF tree only, else 0; every lane alike. Then each term Y^T D Y of the Hessian is non-zero
+    only at (descendant, ancestor) entries, the mass matrix's pattern, and H = L^T L factors leaves first
+    without fill-in (:func:`..spatial.ltl_factor`): per DOF its depth squared, where the dense Cholesky takes
+    n^3 / 6 (G1, 35 DOFs: legs and arms hang off the base and meet only there). A row across two branches
+    or two articulations (a contact between two limbs, a loop-closing equality) keeps the dense Cholesky."""
+    tree = int(1)
+    c = int(0)
+    while c < b.k:
+        rows = int(1)
+        if item(rd.cone, b.r0 + c) != 0:
+            rows = 3
+        deep = int(-1)
+        for e in range(rows):
+            count = item(rd.ynz_count, b.r0 + c + e)
+            if count > 0:
+                deep = wp.max(deep, int(item(rd.ynz, b.yoff + (c + e) * b.wn + count - 1)))
+        for e in range(rows):
+            row = b.yoff + (c + e) * b.wn
+            tree = tree * on_path(rd.ynz, row, item(rd.ynz_count, b.r0 + c + e), deep, rm.tree.dof_parent, b.wd0)
+        c += rows
+    return tree
+
+
 @functools.cache
 def make_newton_solve(tile_dofs: int = 0):
     """The world kernel's Newton solve (:func:`newton_solve` below). ``tile_dofs`` = 0: each iteration's
@@ -534,13 +577,22 @@ def make_newton_solve(tile_dofs: int = 0):
     not bitwise."""
 
     @wp.func(inline=True)
-    def newton_direction(b: WorldBlock, rd: RowData):
-        """search = H^-1 (-g) from ``hess`` and ``grad`` (every lane; H >= I: pivots >= 1)."""
+    def newton_direction(tree: int, b: WorldBlock, rm: RowModel, rd: RowData):
+        """search = H^-1 (-g) from ``hess`` and ``grad`` (every lane; H >= I: pivots >= 1); ``tree``: H lies
+        on the DOF tree's pattern (:func:`_tree_pattern`), factored as the mass matrix is, without fill-in."""
         if wp.static(tile_dofs > 0):
             hess = wp.tile_load(rd.hess_tiles, shape=(tile_dofs, tile_dofs), offset=(b.w * tile_dofs, 0))
             grad = wp.tile_load(rd.grad, shape=tile_dofs, offset=b.wd0)
             search = rd.search  # (tile_store takes no struct field as its destination in Warp 1.19)
             wp.tile_store(search, wp.tile_cholesky_solve(wp.tile_cholesky(hess), grad), offset=b.wd0)
+            block_sync()
+        elif tree != 0:
+            for a in range(b.lane, b.wn, b.lanes):
+                item_set(rd.search, b.wd0 + a, item(rd.grad, b.wd0 + a))
+            ltl_factor(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, b.lane, b.lanes)  # ends on a barrier
+            if b.lane == 0:
+                ltl_solve_t(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.search, b.wd0)
+                ltl_solve(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.search, b.wd0)
             block_sync()
         else:
             dense_cholesky_solve(rd.hess, b.hoff, b.wn, rd.grad, b.wd0, rd.search, b.wd0, b.lane, b.lanes)
@@ -552,6 +604,7 @@ def make_newton_solve(tile_dofs: int = 0):
         u = L (qacc - qacc_smooth) in ``u`` at the world's DOFs (zero on entry), the iterations in
         ``rd.niter`` and each row's force in ``rd.force``."""
         cost = _start(b, rm, rd, inp, u)
+        tree = _tree_pattern(b, rm, rd)
         scale = rm.world_scale[b.w]
         tol = inp.tolerance
         # MuJoCo's tests, on the scaled cost: at the start, the duality gap 0.5 g^T M^-1 g (0.5 |g_u|^2) and
@@ -564,7 +617,7 @@ def make_newton_solve(tile_dofs: int = 0):
         if gap < tol and grad < tol:
             finished = 1
         else:
-            newton_direction(b, rd)
+            newton_direction(tree, b, rm, rd)
             if grad < tol and scale * _decrement(b, rd) < tol:
                 finished = 1
         while finished == 0 and done < inp.iterations:
@@ -578,7 +631,7 @@ def make_newton_solve(tile_dofs: int = 0):
             cost -= gain
             _descent(b, rd, u)
             grad = scale * _qacc_gradient(b, rm, rd, inp)
-            newton_direction(b, rd)
+            newton_direction(tree, b, rm, rd)
             if (scale * gain < tol) or grad < tol or scale * _decrement(b, rd) < tol:
                 finished = 1
         if b.lane == 0:
