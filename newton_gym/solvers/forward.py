@@ -62,7 +62,7 @@ from .smooth.passive import (
     passive_dofs,
 )
 from .smooth.tendon import TendonArgs, tendon_args, tendon_kinematics
-from .solve.forces import ContactOutputArgs, contact_output_args, contact_output_slots
+from .solve.forces import ContactOutputArgs, contact_output_args, contact_output_slot, contact_output_world
 
 wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
 
@@ -188,10 +188,10 @@ def _finish_kernel(
             out.world_count_out[w] = 0
         block_sync()  # the slots add into bodies other lanes cleared
         if w1 - w0 == 1:
-            contact_output_slots(w0, ranges.slot_start[b] + lane, ranges.slot_start[b + 1], lanes, out)
+            contact_output_world(w0, ranges.slot_start[b], ranges.slot_start[b + 1], lane, lanes, out)
         else:  # a block of several worlds: each slot's world from the pair tables
             for s in range(ranges.slot_start[b] + lane, ranges.slot_start[b + 1], lanes):
-                contact_output_slots(block_of(out.topo.block_slot_start, s), s, s + 1, 1, out)
+                contact_output_slot(block_of(out.topo.block_slot_start, s), s, out)
     for a in range(ranges.art_start[b] + lane, ranges.art_start[b + 1], lanes):
         integrate_articulation(a, integ)
     if last != 0:
@@ -249,6 +249,7 @@ def bind(solver, state, body_f, control, ctrl, dt: float) -> StepArgs:
             data,
             solver.contacts,
             solver.rows,
+            solver.world_solver,
             solver.body_contact_wrench,
             solver.body_contact_count,
             solver.world_contact_count,

@@ -134,6 +134,33 @@ def test_32_lanes_list_rows_like_one_lane_when_contacts_overflow():
         np.testing.assert_array_equal(b, a)
 
 
+@pytest.mark.parametrize("kind, block_dim", [("mixed", 1), ("mixed", 32), ("humanoid", 1), ("shared", 1)])
+def test_contact_outputs_from_the_listed_rows_equal_those_of_every_slot(kind, block_dim):
+    """The finish pass outputs the contacts of the world solve's list of active rows; a world whose rows
+    overflowed its budget (flag set by hand here) takes every slot's flag instead: the same contact forces,
+    body wrenches and counts, bitwise, for one lane and 32 (Humanoid: self-contacts; "shared": blocks of
+    several worlds, which scan the slots either way)."""
+    model, acts = _scene(kind)
+    dt = 0.01 if kind != "humanoid" else 0.003
+    solvers = [SolverGeneralized(model, actuators=acts, block_dim=block_dim) for _ in range(2)]
+    states = [model.state(), model.state()]
+    rng = np.random.default_rng(5)
+    steps = 200 if kind == "humanoid" else 20  # each in contact with the floor at its last step
+    for i in range(steps):
+        ctrl = rng.uniform(-1.0, 1.0, acts.count).astype(np.float32)
+        for k, (solver, state) in enumerate(zip(solvers, states)):
+            if k == 1 and i == steps - 1:
+                solver.rows.row_overflow.fill_(1)
+            solver.ctrl.assign(ctrl)
+            solver.step(state, state, None, dt)
+    a, b = solvers
+    assert a.world_contact_count.numpy().sum() > 0
+    assert np.array_equal(a.rows.row_overflow.numpy(), np.zeros(model.world_count))
+    for name in ("body_contact_wrench", "body_contact_count", "world_contact_count"):
+        assert np.array_equal(getattr(a, name).numpy(), getattr(b, name).numpy()), name
+    assert np.array_equal(a.contacts.force.numpy(), b.contacts.force.numpy())
+
+
 def test_tile_cholesky_32_lanes_equal_one_lane_and_follow_the_lanes_cholesky():
     """Newton with each iteration's Hessian factored by Warp's tile_cholesky (Ant worlds of 14 DOFs each):
     32 lanes equal one lane bitwise, and the trajectory follows that of the lanes' own Cholesky up to
