@@ -174,15 +174,21 @@ def ltl_solve_t3(
     dof_parent: wp.array(dtype=int),
     x: wp.array(dtype=wp.float32),
     x_off: wp.vec3i,
+    leaf: int,
 ):
     """:func:`ltl_solve_t` (float32 right-hand sides) on three rows at once, at ``x_off[0..2]``: one walk of
     the factor and the DOF tree serves the three, and each row sees the same operations in the same order as
-    alone (a row skips a DOF where its own entry is zero), so the result is bitwise that of three calls."""
+    alone (a row skips a DOF where its own entry is zero), so the result is bitwise that of three calls.
+    ``leaf`` >= 0 (an index from 0 to n - 1): the rows are zero off the path from the articulation's DOF
+    ``leaf`` to its root (a body's Jacobian), so only that path is walked (leaves first, as the whole walk
+    meets its non-zero DOFs); -1: every DOF."""
     o0 = x_off[0] - d0  # where DOF i of each row is: o + i
     o1 = x_off[1] - d0
     o2 = x_off[2] - d0
-    for kk in range(n):
-        k = n - 1 - kk
+    k = n - 1
+    if leaf >= 0:
+        k = leaf
+    while k >= 0:
         z0 = wp.float64(item(x, x_off[0] + k))
         z1 = wp.float64(item(x, x_off[1] + k))
         z2 = wp.float64(item(x, x_off[2] + k))
@@ -211,6 +217,10 @@ def ltl_solve_t3(
                 if on2:
                     item_set(x, o2 + i, wp.float32(wp.float64(item(x, o2 + i)) - lki * z2))
                 i = item(dof_parent, i)
+        if leaf >= 0:
+            k = item(dof_parent, d0 + k) - d0  # below 0 past the root
+        else:
+            k -= 1
 
 
 @wp.func

@@ -88,13 +88,17 @@ def _solve_three_ways(
     parent: wp.array(dtype=int),
     x1: wp.array(dtype=wp.float32),
     x3: wp.array(dtype=wp.float32),
+    leaf: int,
 ):
     for r in range(3):
         ltl_solve_t(lf, 0, n, 0, parent, x1, r * n)
-    ltl_solve_t3(lf, 0, n, 0, parent, x3, wp.vec3i(0, n, 2 * n))
+    ltl_solve_t3(lf, 0, n, 0, parent, x3, wp.vec3i(0, n, 2 * n), leaf)
 
 
-def test_three_row_solve_is_three_solves():
+@pytest.mark.parametrize("leaf", [-1, 8])
+def test_three_row_solve_is_three_solves(leaf):
+    """Bitwise three single-row solves, walking every DOF (leaf -1) or only the path of DOF 8 (the rows are
+    zero off it: a body's Jacobian)."""
     # A floating base (6 DOFs in a chain) with two legs of three, numbered parents first.
     parent = np.array([-1, 0, 1, 2, 3, 4, 5, 6, 7, 5, 9, 10], dtype=np.int32)
     n = len(parent)
@@ -113,9 +117,11 @@ def test_three_row_solve_is_three_solves():
     rhs[0, 7:9] = 0.0  # a row off one leg, a row that is zero at a DOF the others are not
     rhs[1, 4] = 0.0
     rhs[2, 9:] = 0.0
+    if leaf >= 0:
+        rhs[:, 9:] = 0.0  # the path of DOF 8: the base and the first leg
     x1 = wp.array(rhs.reshape(-1), dtype=wp.float32)
     x3 = wp.array(rhs.reshape(-1), dtype=wp.float32)
-    wp.launch(_solve_three_ways, dim=1, inputs=[lf, n, wp.array(parent, dtype=int), x1, x3])
+    wp.launch(_solve_three_ways, dim=1, inputs=[lf, n, wp.array(parent, dtype=int), x1, x3, leaf])
     assert np.array_equal(x1.numpy(), x3.numpy())
     # L^T z = b: z is L^-T b, so L^T z reproduces b.
     low = np.tril(lf.numpy().reshape(n, n) * anc)

@@ -432,15 +432,56 @@ def _basis(blk: int, t: int, width: int):
 
 
 @wp.func(inline=True)
-def _clear_basis(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData):
-    """Zero the three basis rows over the DOFs of each side's articulation."""
+def _clear_blocks(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData):
+    """Zero the pyramid's four Jacobian blocks over the DOFs of each side's articulation: the basis rows add
+    into three of them, and the edges, written on the rows' DOF paths only, leave the rest of all four zero
+    for the products that read whole sides."""
     for side in range(2):
         ai = a[side]
         if ai >= 0:
-            for t in range(3):
-                off = _basis(blk, t, rm.width) + side * rm.width
+            for t in range(4):
+                off = (blk + t) * 2 * rm.width + side * rm.width
                 for kk in range(rm.tree.art_dof_start[ai + 1] - rm.tree.art_dof_start[ai]):
                     item_set(rd.minv_jac, off + kk, 0.0)
+
+
+@wp.func(inline=True)
+def _side_leaves(bodies: wp.vec2i, a: wp.vec2i, rm: RowModel):
+    """Per Jacobian side (articulations ``a``), the index within its articulation of the last DOF moving the
+    side's one body, whose Jacobian lies on that DOF's path to the root; -1 where the side holds two bodies
+    (a contact within one articulation: two paths) or none, whose rows are walked over every DOF."""
+    leaves = wp.vec2i(-1, -1)
+    for side in range(2):
+        ai = a[side]
+        if ai >= 0:
+            count = int(0)
+            last = int(-1)
+            for bs in range(2):
+                body = bodies[bs]
+                if body >= 0:
+                    if rm.tree.body_art[body] == ai:
+                        count += 1
+                        last = rm.tree.body_dof_last[body]
+            if count == 1 and last >= 0:
+                leaves[side] = last - rm.tree.art_dof_start[ai]
+    return leaves
+
+
+@wp.func(inline=True)
+def _walk_start(leaf: int, n: int):
+    """First DOF (articulation index) of a side's walk, deepest first: ``leaf`` where it is one path, else
+    the last of the articulation's n DOFs."""
+    if leaf >= 0:
+        return leaf
+    return n - 1
+
+
+@wp.func(inline=True)
+def _walk_next(k: int, leaf: int, d0: int, dof_parent: wp.array(dtype=int)):
+    """The DOF after k in a side's walk: its parent on a one-path side (below 0 past the root), else k - 1."""
+    if leaf >= 0:
+        return item(dof_parent, d0 + k) - d0
+    return k - 1
 
 
 @wp.func(inline=True)
@@ -476,9 +517,9 @@ def _basis_body(b: int, bside: int, a: wp.vec2i, slot: int, blk: int, rm: RowMod
 
 
 @wp.func(inline=True)
-def _basis_solve(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
-    """a0 = J qacc_smooth and v = J qd of the three basis rows (per side, then summed), then their
-    Y = L^-T J^T in place; returns (a0, v)."""
+def _basis_solve(a: wp.vec2i, leaves: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """a0 = J qacc_smooth and v = J qd of the three basis rows (per side, then summed; each side's walk,
+    deepest DOF first: its body's path, or every DOF), then their Y = L^-T J^T in place; returns (a0, v)."""
     width = rm.width
     a0 = wp.vec3(0.0)
     vel = wp.vec3(0.0)
@@ -487,50 +528,61 @@ def _basis_solve(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInp
         if ai >= 0:
             d0 = rm.tree.art_dof_start[ai]
             na = rm.tree.art_dof_start[ai + 1] - d0
-            offs = wp.vec3i(0)
-            for t in range(3):
-                off = _basis(blk, t, width) + side * width
-                offs[t] = off
-                sa = float(0.0)
-                sv = float(0.0)
-                for kk in range(na):
-                    j = item(rd.minv_jac, off + kk)
-                    sa += j * item(inp.qacc_smooth, d0 + kk)
-                    sv += j * inp.joint_qd[d0 + kk]
-                a0[t] = a0[t] + sa
-                vel[t] = vel[t] + sv
-            ltl_solve_t3(inp.chol, rm.tree.art_mat_start[ai], na, d0, rm.tree.dof_parent, rd.minv_jac, offs)
+            leaf = leaves[side]
+            o0 = _basis(blk, 0, width) + side * width
+            o1 = _basis(blk, 1, width) + side * width
+            o2 = _basis(blk, 2, width) + side * width
+            sa = wp.vec3(0.0)
+            sv = wp.vec3(0.0)
+            k = _walk_start(leaf, na)
+            while k >= 0:
+                j = wp.vec3(item(rd.minv_jac, o0 + k), item(rd.minv_jac, o1 + k), item(rd.minv_jac, o2 + k))
+                sa += j * item(inp.qacc_smooth, d0 + k)
+                sv += j * inp.joint_qd[d0 + k]
+                k = _walk_next(k, leaf, d0, rm.tree.dof_parent)
+            a0 += sa
+            vel += sv
+            art_mat = rm.tree.art_mat_start[ai]
+            ltl_solve_t3(inp.chol, art_mat, na, d0, rm.tree.dof_parent, rd.minv_jac, wp.vec3i(o0, o1, o2), leaf)
     return a0, vel
 
 
 @wp.func(inline=True)
-def _pyramid_edges(half: int, mu: float, a: wp.vec2i, blk: int, rm: RowModel, rd: RowData):
+def _pyramid_edges(half: int, mu: float, a: wp.vec2i, leaves: wp.vec2i, blk: int, rm: RowModel, rd: RowData):
     """Y of edges 2 half (n + mu t) and 2 half + 1 (n - mu t), t = t1 for half 0 and t2 for half 1, from the
-    basis Y, into their blocks (replacing the basis rows stored there); returns their A_ii = |Y|^2."""
+    basis Y, into their blocks (replacing the basis rows stored there) along each side's walk (zero off it);
+    returns their A_ii = |Y|^2."""
     width = rm.width
     t = 1 + half
     diag = wp.vec2(0.0)
     for side in range(2):
         ai = a[side]
         if ai >= 0:
-            na = rm.tree.art_dof_start[ai + 1] - rm.tree.art_dof_start[ai]
+            d0 = rm.tree.art_dof_start[ai]
+            na = rm.tree.art_dof_start[ai + 1] - d0
+            leaf = leaves[side]
             on = _basis(blk, 0, width) + side * width
             ot = _basis(blk, t, width) + side * width
             oa = (blk + 2 * half) * 2 * width + side * width
             ob = oa + 2 * width
-            odd = wp.vec2(0.0)  # even entries add into diag, odd ones apart, as two sums
-            for kk in range(na):  # read both bases before writing: edge 2 half + 1 replaces one of them
-                yn = item(rd.minv_jac, on + kk)
-                yt = item(rd.minv_jac, ot + kk)
+            even = wp.vec2(0.0)  # alternate entries add into two sums, which overlap their latencies
+            odd = wp.vec2(0.0)
+            parity = int(0)
+            k = _walk_start(leaf, na)
+            while k >= 0:  # read both bases before writing: edge 2 half + 1 replaces one of them
+                yn = item(rd.minv_jac, on + k)
+                yt = item(rd.minv_jac, ot + k)
                 ya = yn + mu * yt
                 yb = yn + (-mu) * yt
-                item_set(rd.minv_jac, oa + kk, ya)
-                item_set(rd.minv_jac, ob + kk, yb)
-                if kk % 2 == 0:
-                    diag = wp.vec2(diag[0] + ya * ya, diag[1] + yb * yb)
+                item_set(rd.minv_jac, oa + k, ya)
+                item_set(rd.minv_jac, ob + k, yb)
+                if parity == 0:
+                    even = wp.vec2(even[0] + ya * ya, even[1] + yb * yb)
                 else:
                     odd = wp.vec2(odd[0] + ya * ya, odd[1] + yb * yb)
-            diag = wp.vec2(diag[0] + odd[0], diag[1] + odd[1])
+                parity = 1 - parity
+                k = _walk_next(k, leaf, d0, rm.tree.dof_parent)
+            diag = wp.vec2(diag[0] + (even[0] + odd[0]), diag[1] + (even[1] + odd[1]))
             _pad(rd, oa, na)
             _pad(rd, ob, na)
     return diag
@@ -551,21 +603,22 @@ def contact_pyramid(w: int, ci: int, blk: int, rm: RowModel, rd: RowData, inp: W
     mu = rm.contacts.pair_mu[p]
     bodies = pair_bodies(rm.contacts.topo, w, pp[1])
     a = pair_arts(bodies, rm.tree.body_art)
-    _clear_basis(a, blk, rm, rd)
+    leaves = _side_leaves(bodies, a, rm)
+    _clear_blocks(a, blk, rm, rd)
     tran = float(0.0)
     for bside in range(2):
         b = bodies[bside]
         if b >= 0:
             tran += rm.body_invweight[b][0]
             _basis_body(b, bside, a, slot, blk, rm, rd, inp)
-    a0, vel = _basis_solve(a, blk, rm, rd, inp)
+    a0, vel = _basis_solve(a, leaves, blk, rm, rd, inp)
     pos = _contact_pos(slot, p, rm.contacts)
     soft = _soft(rm.contacts.pair_solref[p], rm.contacts.pair_solimp[p], pos, inp.dt)
     # MuJoCo's pyramid R: 2 mu^2 / impratio times the R of a row with diagApprox (1 + mu^2) tran.
     approx = tran * 2.0 * mu * mu / rm.impratio * (1.0 + mu * mu)
     for half in range(2):  # edges 2 half and 2 half + 1: n + mu t and n - mu t, t = t1 then t2
         t = 1 + half
-        diag = _pyramid_edges(half, mu, a, blk, rm, rd)
+        diag = _pyramid_edges(half, mu, a, leaves, blk, rm, rd)
         for e in range(2):
             cc = ci + 2 * half + e
             c = mu
