@@ -106,22 +106,31 @@ def _cone(x: wp.vec3, mu: float, fr: float, d: wp.vec3):
 @wp.func(inline=True)
 def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
     """ydense[c, :] = Y of the world's compact row c (held in Jacobian block ``blk`` of ``minv_jac``) over the
-    world's DOFs (zero off the row's articulations), and its non-zero columns in ``ynz``."""
+    world's DOFs (zero off the row's articulations), and its non-zero columns in ``ynz``, ascending: one pass
+    over each side's DOFs, the side of the lower DOFs first (the two sides hold different articulations)."""
     wn = b.wn
     row = b.yoff + c * wn
-    for a in range(wn):
-        item_set(rd.ydense, row + a, 0.0)
     arts = rd.art[b.r0 + c]
-    for side in range(2):
-        js = jac_side(arts, side, blk, rm)
-        dst = row + js[1] - b.wd0
-        for kk in range(js[2]):
-            item_set(rd.ydense, dst + kk, item(rd.ydense, dst + kk) + item(rd.minv_jac, js[0] + kk))
+    js0 = jac_side(arts, 0, blk, rm)
+    js1 = jac_side(arts, 1, blk, rm)
+    if js0[2] + js1[2] < wn:  # columns of other articulations: zero
+        for a in range(wn):
+            item_set(rd.ydense, row + a, 0.0)
+    first = int(0)
+    if js1[2] > 0 and (js0[2] == 0 or js1[1] < js0[1]):
+        first = 1
     count = int(0)
-    for a in range(wn):
-        if item(rd.ydense, row + a) != 0.0:
-            rd.ynz[row + count] = wp.int16(a)
-            count += 1
+    for o in range(2):
+        js = js0
+        if (o == 0) == (first == 1):
+            js = js1
+        col = js[1] - b.wd0
+        for kk in range(js[2]):
+            y = item(rd.minv_jac, js[0] + kk)
+            item_set(rd.ydense, row + col + kk, y)
+            if y != 0.0:
+                rd.ynz[row + count] = wp.int16(col + kk)
+                count += 1
     item_set(rd.ynz_count, b.r0 + c, count)
 
 
