@@ -233,8 +233,8 @@ def _is_tangent(c: int, r0: int, rd: RowData):
 
 @wp.func(inline=True)
 def _zones(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
-    """Each row's force and local Hessian D at the current jar (``zone``; lanes over rows), the gradient's
-    start u and the Hessian's lower triangle I (lanes over DOFs), then a barrier."""
+    """Each row's force and local Hessian D at the current jar (``zone``; lanes over rows) and the gradient's
+    start u (lanes over DOFs), then a barrier."""
     for c in range(b.lane, b.k, b.lanes):
         if item(rd.cone, b.r0 + c) != 0:
             _cost_c, f, _h = _cone_at(c, b, rd, _triple(rd.jar, b.r0 + c))
@@ -245,17 +245,13 @@ def _zones(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
             rd.zone[b.r0 + c] = wp.vec2(zone[1], zone[2])
     for a in range(b.lane, b.wn, b.lanes):
         item_set(rd.grad, b.wd0 + a, u[b.wd0 + a])
-        ha = b.hoff + a * b.wn
-        for bb in range(a):
-            item_set(rd.hess, ha + bb, 0.0)
-        item_set(rd.hess, ha + a, 1.0)
     block_sync()
 
 
 @wp.func(inline=True)
-def _add_cone(c: int, b: WorldBlock, rd: RowData):
-    """Gradient and Hessian terms of the elliptic contact whose normal is compact row c, into this lane's
-    DOFs: -f_e Y_e of its three rows, and Y^T h Y (its 3 x 3 cone Hessian h) where h is not zero."""
+def _cone_gradient(c: int, b: WorldBlock, rd: RowData):
+    """Gradient terms of the elliptic contact whose normal is compact row c, into this lane's DOFs: -f_e Y_e
+    of its three rows."""
     wn = b.wn
     row = b.yoff + c * wn
     for e in range(3):
@@ -266,6 +262,14 @@ def _add_cone(c: int, b: WorldBlock, rd: RowData):
                 a = int(rd.ynz[re + t])
                 if a % b.lanes == b.lane:
                     item_set(rd.grad, b.wd0 + a, item(rd.grad, b.wd0 + a) - fe * item(rd.ydense, re + a))
+
+
+@wp.func(inline=True)
+def _cone_hessian(c: int, b: WorldBlock, rd: RowData):
+    """Hessian terms of the elliptic contact whose normal is compact row c, into this lane's rows of H:
+    Y^T h Y (its 3 x 3 cone Hessian h) where h is not zero."""
+    wn = b.wn
+    row = b.yoff + c * wn
     _cost_c, _f, h = _cone_at(c, b, rd, _triple(rd.jar, b.r0 + c))
     if h[0, 0] > 0.0:
         # H += Y^T h Y over the contact's three rows.
@@ -282,9 +286,9 @@ def _add_cone(c: int, b: WorldBlock, rd: RowData):
 
 
 @wp.func(inline=True)
-def _add_row(c: int, b: WorldBlock, rd: RowData):
-    """Gradient and Hessian terms of compact row c (not in a cone), into this lane's DOFs: -f Y_c, and
-    D Y_c Y_c^T over the row's non-zero columns, lower triangle (ynz ascends: b <= a)."""
+def _row_gradient(c: int, b: WorldBlock, rd: RowData):
+    """Gradient terms of compact row c (not in a cone), into this lane's DOFs: -f Y_c over the row's non-zero
+    columns."""
     row = b.yoff + c * b.wn
     fd = rd.zone[b.r0 + c]
     count = item(rd.ynz_count, b.r0 + c)
@@ -294,6 +298,15 @@ def _add_row(c: int, b: WorldBlock, rd: RowData):
             if a % b.lanes == b.lane:
                 at = b.wd0 + a
                 item_set(rd.grad, at, item(rd.grad, at) - fd[0] * item(rd.ydense, row + a))
+
+
+@wp.func(inline=True)
+def _row_hessian(c: int, b: WorldBlock, rd: RowData):
+    """Hessian terms of compact row c (not in a cone), into this lane's rows of H: D Y_c Y_c^T over the
+    row's non-zero columns, lower triangle (ynz ascends: b <= a)."""
+    row = b.yoff + c * b.wn
+    fd = rd.zone[b.r0 + c]
+    count = item(rd.ynz_count, b.r0 + c)
     if fd[1] > 0.0:
         for t in range(count):
             a = int(item(rd.ynz, row + t))
@@ -306,21 +319,48 @@ def _add_row(c: int, b: WorldBlock, rd: RowData):
 
 
 @wp.func(inline=True)
-def _hessian_and_gradient(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
-    """Lower triangle of the Hessian at ``hess`` and the gradient u - sum f_c Y_c at ``grad``, from the
-    current jar. First each row's force and local Hessian D (:func:`_zones`), then every lane walks the rows
-    in order and adds their terms into the gradient entries and Hessian rows of its own DOFs only
-    (a % lanes == lane), so no two lanes add into one entry and each entry sums in row order (as one lane
-    does)."""
+def _gradient(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
+    """-g at u, g = u - sum f_c Y_c, into ``grad`` from the current jar; returns |g|^2 (every lane alike). First
+    each row's force and local Hessian D (:func:`_zones`), then every lane walks the rows in order and adds
+    their terms into the gradient entries of its own DOFs only (a % lanes == lane), so no two lanes add
+    into one entry and each entry sums in row order (as one lane does)."""
     _zones(b, rd, u)
     c = int(0)
     while c < b.k:
         if item(rd.cone, b.r0 + c) != 0:
-            _add_cone(c, b, rd)
+            _cone_gradient(c, b, rd)
             c += 3
         else:
-            _add_row(c, b, rd)
+            _row_gradient(c, b, rd)
             c += 1
+    for a in range(b.lane, b.wn, b.lanes):
+        item_set(rd.grad, b.wd0 + a, -item(rd.grad, b.wd0 + a))
+    block_sync()
+    gnorm = float(0.0)
+    for a in range(b.wn):
+        gnorm += item(rd.grad, b.wd0 + a) * item(rd.grad, b.wd0 + a)
+    return gnorm
+
+
+@wp.func(inline=True)
+def _hessian(b: WorldBlock, rd: RowData):
+    """Lower triangle of the Hessian H = I + sum Y^T D Y at ``hess`` from the rows' local Hessians of the
+    last :func:`_gradient`: every lane starts its own rows of H at I and walks the rows in order, adding
+    their terms into its rows only (a % lanes == lane), then a barrier."""
+    for a in range(b.lane, b.wn, b.lanes):
+        ha = b.hoff + a * b.wn
+        for bb in range(a):
+            item_set(rd.hess, ha + bb, 0.0)
+        item_set(rd.hess, ha + a, 1.0)
+    c = int(0)
+    while c < b.k:
+        if item(rd.cone, b.r0 + c) != 0:
+            _cone_hessian(c, b, rd)
+            c += 3
+        else:
+            _row_hessian(c, b, rd)
+            c += 1
+    block_sync()
 
 
 @wp.func(inline=True)
@@ -432,19 +472,6 @@ def _start(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.arr
         cost = cold
         block_sync()
     return cost
-
-
-@wp.func(inline=True)
-def _descent(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
-    """Hessian H and -gradient at u (in ``hess`` and ``grad``; every lane); returns |g|^2 (every lane alike)."""
-    _hessian_and_gradient(b, rd, u)
-    for a in range(b.lane, b.wn, b.lanes):
-        item_set(rd.grad, b.wd0 + a, -item(rd.grad, b.wd0 + a))
-    block_sync()
-    gnorm = float(0.0)
-    for a in range(b.wn):
-        gnorm += item(rd.grad, b.wd0 + a) * item(rd.grad, b.wd0 + a)
-    return gnorm
 
 
 @wp.func(inline=True)
@@ -619,13 +646,16 @@ def make_newton_solve(tile_dofs: int = 0):
         # MuJoCo's tests, on the scaled cost: at the start, the duality gap 0.5 g^T M^-1 g (0.5 |g_u|^2) and
         # the gradient |g|, or the gradient and the Newton decrement 0.5 g^T H^-1 g; after each step, its
         # gain, the gradient or the decrement.
+        # The Hessian and the direction are formed only where a test needs them: a solve that stops on its
+        # gain or gradient skips them.
         done = int(0)
-        gap = 0.5 * scale * _descent(b, rd, u)
+        gap = 0.5 * scale * _gradient(b, rd, u)
         grad = scale * _qacc_gradient(b, rm, rd, inp)
         finished = int(0)
         if gap < tol and grad < tol:
             finished = 1
         else:
+            _hessian(b, rd)
             newton_direction(tree, b, rm, rd)
             if grad < tol and scale * _decrement(b, rd) < tol:
                 finished = 1
@@ -638,11 +668,15 @@ def make_newton_solve(tile_dofs: int = 0):
             if gain <= 1.0e-6 * cost:  # no gain float32 can resolve (MuJoCo, in float64, needs no such test)
                 break
             cost -= gain
-            _descent(b, rd, u)
+            _gradient(b, rd, u)
             grad = scale * _qacc_gradient(b, rm, rd, inp)
-            newton_direction(tree, b, rm, rd)
-            if (scale * gain < tol) or grad < tol or scale * _decrement(b, rd) < tol:
+            if scale * gain < tol or grad < tol:
                 finished = 1
+            else:
+                _hessian(b, rd)
+                newton_direction(tree, b, rm, rd)
+                if scale * _decrement(b, rd) < tol:
+                    finished = 1
         if b.lane == 0:
             rd.niter[b.w] = done
             _write_forces(b, rd)
