@@ -23,6 +23,7 @@ __all__ = [
     "inertia_about",
     "point_jacobian",
     "ltl_factor",
+    "ltl_factor_pair",
     "ltl_solve_t",
     "ltl_solve",
     "quat_exp",
@@ -81,56 +82,92 @@ def point_jacobian(s: wp.spatial_vector, lever: wp.vec3, direction: wp.vec3):
 
 
 @wp.func
-def ltl_factor(
-    lf: wp.array(dtype=Any), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int), lane: int, lanes: int
+def ltl_factor_pair(
+    la: wp.array(dtype=Any),
+    lb: wp.array(dtype=Any),
+    both: int,
+    off: int,
+    n: int,
+    d0: int,
+    dof_parent: wp.array(dtype=int),
+    lane: int,
+    lanes: int,
 ):
     """In-place tree-sparse factorization M = L^T L of an articulation's mass matrix (row-major n x n at
-    ``off``, DOFs d0 .. d0 + n - 1 numbered parents first), Featherstone RBDA sec. 6.5 (LTL): L is
+    ``off`` of ``la``, DOFs d0 .. d0 + n - 1 numbered parents first), Featherstone RBDA sec. 6.5 (LTL): L is
     lower triangular and L_ki is non-zero only where DOF i is an ancestor of DOF k, so there is no
     fill-in and only those entries (and the diagonal) are read or written. Non-positive pivots are
     clamped so a degenerate articulation cannot produce NaNs. Any symmetric positive definite matrix whose
     lower triangle is non-zero only at (descendant, ancestor) entries factors alike (a Newton Hessian of
     rows along root paths, :mod:`.solve.newton`); the DOF tree may be a forest (several articulations).
+    ``both`` 1: also factor the matrix of the same pattern at ``off`` of ``lb`` (M and the implicit M_hat),
+    in the same walk of the tree: each sees the operations it would alone, in the same order.
 
     By the ``lanes`` lanes of a block (every lane calls it; lanes = 1: a single thread): per DOF k, leaves
     first, every lane takes the pivot, then the scaling of row k and the update of each ancestor's row are
     strided over k's ancestors, with a barrier after each. Each entry sees the same operations in the same
     order for any number of lanes, so the factor is bitwise the same.
 
-    In the element type of ``lf``. The mass matrix is float64: a long chain's M is ill-conditioned (a
+    In the element type of the arrays. The mass matrix is float64: a long chain's M is ill-conditioned (a
     horizontal chain of 90 hinged links: cond(M) ~ 1.5e8, 200 links: ~4e9), and its pivots near the root are
     small differences of large sums that float32 cannot resolve (the root pivot turned negative and was
     clamped, giving inf)."""
     for kk in range(n):
         k = n - 1 - kk
         row_k = off + k * n
-        pivot = item(lf, row_k + k)
+        pivot = item(la, row_k + k)
         d = wp.sqrt(wp.max(pivot, type(pivot)(1.0e-12)))
         inv_d = type(pivot)(1.0) / d
+        d_b = d
+        inv_b = inv_d
+        if both != 0:
+            d_b = wp.sqrt(wp.max(item(lb, row_k + k), type(pivot)(1.0e-12)))
+            inv_b = type(pivot)(1.0) / d_b
         i = item(dof_parent, d0 + k)
         t = int(0)
         while i >= 0:
             if t % lanes == lane:
-                item_set(lf, row_k + i - d0, item(lf, row_k + i - d0) * inv_d)
+                item_set(la, row_k + i - d0, item(la, row_k + i - d0) * inv_d)
+                if both != 0:
+                    item_set(lb, row_k + i - d0, item(lb, row_k + i - d0) * inv_b)
             t += 1
             i = item(dof_parent, i)
         sync_lanes(lanes)  # row k is scaled, and every lane has read its pivot
         if lane == 0:
-            item_set(lf, row_k + k, d)
+            item_set(la, row_k + k, d)
+            if both != 0:
+                item_set(lb, row_k + k, d_b)
         i = item(dof_parent, d0 + k)
         t = int(0)
         while i >= 0:
             if t % lanes == lane:
-                li = item(lf, row_k + i - d0)
+                li = item(la, row_k + i - d0)
+                li_b = li
+                if both != 0:
+                    li_b = item(lb, row_k + i - d0)
                 row_i = off + (i - d0) * n - d0
                 src = row_k - d0
                 j = i
-                while j >= 0:
-                    item_set(lf, row_i + j, item(lf, row_i + j) - li * item(lf, src + j))
-                    j = item(dof_parent, j)
+                if both != 0:
+                    while j >= 0:
+                        item_set(la, row_i + j, item(la, row_i + j) - li * item(la, src + j))
+                        item_set(lb, row_i + j, item(lb, row_i + j) - li_b * item(lb, src + j))
+                        j = item(dof_parent, j)
+                else:
+                    while j >= 0:
+                        item_set(la, row_i + j, item(la, row_i + j) - li * item(la, src + j))
+                        j = item(dof_parent, j)
             t += 1
             i = item(dof_parent, i)
         sync_lanes(lanes)  # the next pivot may be an entry just updated
+
+
+@wp.func
+def ltl_factor(
+    lf: wp.array(dtype=Any), off: int, n: int, d0: int, dof_parent: wp.array(dtype=int), lane: int, lanes: int
+):
+    """:func:`ltl_factor_pair` of one matrix (at ``off`` of ``lf``)."""
+    ltl_factor_pair(lf, lf, 0, off, n, d0, dof_parent, lane, lanes)
 
 
 @wp.func

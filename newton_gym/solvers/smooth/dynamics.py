@@ -24,7 +24,7 @@ from ...sim.wpmath import (
 )
 from ..items import item, item_set
 from ..lanes import sync_lanes
-from ..spatial import cross_force, cross_motion, inertia_about, inertia_mul, ltl_factor, ltl_solve, ltl_solve_t
+from ..spatial import cross_force, cross_motion, inertia_about, inertia_mul, ltl_factor_pair, ltl_solve, ltl_solve_t
 from ..types import TreeModel, tree_model
 from .tendon import tendon_armature_pair, tendon_arts_implicit, tendon_implicit_rows
 
@@ -585,9 +585,7 @@ def factor_articulation(a: int, args: FactorArgs, lane: int, lanes: int):
             lanes,
         )
     sync_lanes(lanes)  # the copies are whole before their factorizations
-    ltl_factor(args.chol_out, off, n, d0, args.m.dof_parent, lane, lanes)
-    if implicit != 0:
-        ltl_factor(args.chol_implicit_out, off, n, d0, args.m.dof_parent, lane, lanes)
+    ltl_factor_pair(args.chol_out, args.chol_implicit_out, implicit, off, n, d0, args.m.dof_parent, lane, lanes)
     if lane == 0:
         for k in range(n):
             args.scratch[d0 + k] = wp.float64(args.qfrc[d0 + k]) - wp.float64(args.qfrc_bias[d0 + k])
