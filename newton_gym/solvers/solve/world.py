@@ -169,22 +169,30 @@ def _list_slots(w: int, first: int, last: int, k: int, cap: int, rm: RowModel, r
     ts0 = template_slot(rm.contacts.topo, w, 0)  # template slot of the world's slot 0 (slots map one to one)
     rw = rm.world_row_start[w]
     total = int(0)
-    for slot in range(first, last):
-        if item(rm.contacts.active, slot) == 0:
+    active = rm.contacts.active
+    slot = first
+    while slot < last:
+        if rm.newton != 0 and slot + 4 <= last:  # four inactive slots at once (no forces to clear)
+            if (item(active, slot) | item(active, slot + 1) | item(active, slot + 2) | item(active, slot + 3)) == 0:
+                slot += 4
+                continue
+        s = slot
+        slot += 1
+        if item(active, s) == 0:
             if rm.newton == 0:
-                row = rw + rm.slot_row[ts0 + slot]
-                for e in range(rm.slot_nrows[ts0 + slot]):
+                row = rw + rm.slot_row[ts0 + s]
+                for e in range(rm.slot_nrows[ts0 + s]):
                     rd.force[row + e] = 0.0
             continue
-        nr = rm.slot_nrows[ts0 + slot]
+        nr = rm.slot_nrows[ts0 + s]
         total += nr
-        row = rw + rm.slot_row[ts0 + slot]
+        row = rw + rm.slot_row[ts0 + s]
         if k + nr > cap:
             for e in range(nr):
                 rd.force[row + e] = 0.0
             continue
         for e in range(nr):
-            _list_row(r0 + k, row + e, CONTACT, slot, rd)
+            _list_row(r0 + k, row + e, CONTACT, s, rd)
             k += 1
     return wp.vec2i(k, total)
 
