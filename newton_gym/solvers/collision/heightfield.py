@@ -8,7 +8,9 @@ B the field (the HFIELD type sorts last), per step:
 1. A's bounding sphere, then its axis-aligned box in the field frame (its support points along the field's
    axes), must meet the field's box (half extents x, y, top and bottom z, grown by the margin);
 2. the cells under A's box, rows then columns, each cell's two prisms in MuJoCo's order, are tested: a prism
-   whose three top corners all lie below A's lowest point is skipped, the others go through GJK / EPA
+   whose three top corners all lie below A's lowest point is skipped, and so is one with A beyond the plane
+   of its top face or of a vertical side by more than 1e-5 m (a separating plane: no contact), the others go
+   through GJK / EPA
    (:func:`.convex.witnesses`) against A; each prism that A penetrates gives one contact (depth, normal from
    A to the prism, point midway between the surfaces), until the pair's slots are full.
 
@@ -29,6 +31,8 @@ from .primitive import HFIELD, MAX_FIELD_CONTACTS, PHASE_FIELD, Convex, NarrowAr
 wp.set_module_options({"enable_backward": False})
 
 __all__ = ["field_kernel", "field_slots"]
+
+_APART = 1.0e-5  # [m] a separating plane's clearance that GJK's tolerance cannot turn into a contact
 
 
 def field_slots(radius: np.ndarray, margin: np.ndarray, spacing: np.ndarray, cells: np.ndarray) -> np.ndarray:
@@ -73,6 +77,50 @@ def _corners(start: int, cols: int, r: int, c: int, i: int):
     if i == 0:
         return wp.vec3i(hi - 1, lo - 1, hi)
     return wp.vec3i(lo - 1, hi, lo)
+
+
+@wp.func
+def _lowest(a: Convex, axis: wp.vec3, rot: wp.quat, origin: wp.vec3, verts: wp.array(dtype=wp.vec3)):
+    """Lowest coordinate of shape a (core and radius) along the unit field-frame ``axis`` (field at rotation
+    ``rot`` and ``origin``)."""
+    d = wp.quat_rotate(rot, axis)
+    return wp.dot(support(a, -d, verts) - origin, d) - a.radius
+
+
+@wp.func
+def _apart(
+    a: Convex, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, rot: wp.quat, origin: wp.vec3, verts: wp.array(dtype=wp.vec3)
+):
+    """Whether a plane of a prism's top face or of one of its three vertical sides (top corners t0, t1, t2,
+    field frame) has shape a beyond it by more than ``_APART`` [m]: a separating plane, so the prism's
+    GJK would find the two apart, and the prism is skipped."""
+    n = wp.cross(t1 - t0, t2 - t0)
+    if n[2] < 0.0:
+        n = -n
+    apart = False
+    if wp.length(n) > 0.0:
+        n = wp.normalize(n)
+        apart = _lowest(a, n, rot, origin, verts) > wp.dot(n, t0) + _APART
+    for e in range(3):
+        if not apart:
+            p = t0
+            q = t1
+            r = t2
+            if e == 1:
+                p = t1
+                q = t2
+                r = t0
+            elif e == 2:
+                p = t2
+                q = t0
+                r = t1
+            m = wp.vec3(q[1] - p[1], p[0] - q[0], 0.0)  # normal to the edge p q in the xy plane
+            if wp.length(m) > 0.0:
+                m = wp.normalize(m)
+                if wp.dot(m, r - p) > 0.0:  # outward: away from the third corner
+                    m = -m
+                apart = _lowest(a, m, rot, origin, verts) > wp.dot(m, p) + _APART
+    return apart
 
 
 @wp.func
@@ -135,12 +183,17 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
                         if verts[corners[k]][2] + margin >= zmin:
                             low = False
                     if not low:
-                        prism = _prism(b.xf, f, corners, margin, ext[3])
-                        ok, n, wa, wb, d = witnesses(other, prism, verts)
-                        if ok and d < 0.0:
-                            pt = 0.5 * (wa + other.radius * n + wb)
-                            emit_contact(slots[0] + count, d, n, pt, 0.0, wp.vec3(0.0), args.out)
-                            count += 1
+                        raise_by = wp.vec3(0.0, 0.0, margin)
+                        t0 = verts[corners[0]] + raise_by
+                        t1 = verts[corners[1]] + raise_by
+                        t2 = verts[corners[2]] + raise_by
+                        if not _apart(other, t0, t1, t2, rot, origin, verts):
+                            prism = _prism(b.xf, f, corners, margin, ext[3])
+                            ok, n, wa, wb, d = witnesses(other, prism, verts)
+                            if ok and d < 0.0:
+                                pt = 0.5 * (wa + other.radius * n + wb)
+                                emit_contact(slots[0] + count, d, n, pt, 0.0, wp.vec3(0.0), args.out)
+                                count += 1
 
 
 field_kernel = world_pair_kernel(_field_pair, PHASE_FIELD, "_field_kernel", __name__)
