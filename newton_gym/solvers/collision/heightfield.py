@@ -10,8 +10,8 @@ B the field (the HFIELD type sorts last), per step:
 2. the cells under A's box, rows then columns, each cell's two prisms in MuJoCo's order, are tested: a prism
    whose three top corners all lie below A's lowest point is skipped, and so is one with A beyond the plane
    of its top face or of a vertical side by more than 1e-5 m (a separating plane: no contact), the others go
-   through GJK / EPA
-   (:func:`.convex.witnesses`) against A; each prism that A penetrates gives one contact (depth, normal from
+   through GJK / EPA (:func:`.convex.witnesses`) against A (a sphere, whose core is a point, through
+   :func:`point_prism` where it has a closed form); each prism that A penetrates gives one contact (depth, normal from
    A to the prism, point midway between the surfaces), until the pair's slots are full.
 
 As MuJoCo, a margin m raises the prisms' tops by m and inflates A by m / 2, and only overlapping shapes
@@ -26,11 +26,20 @@ import warp as wp
 
 from .convex import witnesses
 from .gjk import support
-from .primitive import HFIELD, MAX_FIELD_CONTACTS, PHASE_FIELD, Convex, NarrowArgs, emit_contact, world_pair_kernel
+from .primitive import (
+    HFIELD,
+    MAX_FIELD_CONTACTS,
+    PHASE_FIELD,
+    SPHERE,
+    Convex,
+    NarrowArgs,
+    emit_contact,
+    world_pair_kernel,
+)
 
 wp.set_module_options({"enable_backward": False})
 
-__all__ = ["field_kernel", "field_slots"]
+__all__ = ["field_kernel", "field_slots", "point_prism"]
 
 _APART = 1.0e-5  # [m] a separating plane's clearance that GJK's tolerance cannot turn into a contact
 
@@ -124,6 +133,66 @@ def _apart(
 
 
 @wp.func
+def _cross2(a: wp.vec3, b: wp.vec3):
+    """z of a x b: twice the signed area of the xy triangle (0, a, b)."""
+    return a[0] * b[1] - a[1] * b[0]
+
+
+@wp.func
+def point_prism(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float):
+    """A point c against a prism (top corners t0, t1, t2, solid down to z = ``bottom``; field frame) where
+    the answer has a closed form: c above the top face's plane with its foot inside the face (the foot is
+    the closest point), or c inside the prism (the nearest face plane is the way out, as EPA finds it).
+    Returns (case, n, w, core): case 0 where neither holds (the caller runs GJK / EPA); else n the unit
+    normal from the point toward the prism, w the prism's witness point and core the signed distance
+    (positive apart, negative the depth)."""
+    n = wp.cross(t1 - t0, t2 - t0)
+    if n[2] < 0.0:
+        n = -n
+    if wp.length(n) <= 0.0:
+        return 0, wp.vec3(0.0), wp.vec3(0.0), 0.0
+    n = wp.normalize(n)
+    s = wp.dot(n, c - t0)
+    area = _cross2(t1 - t0, t2 - t0)
+    x = c
+    if s >= 0.0:
+        x = c - s * n  # the foot on the top face's plane
+    e0 = _cross2(t1 - t0, x - t0) * area
+    e1 = _cross2(t2 - t1, x - t1) * area
+    e2 = _cross2(t0 - t2, x - t2) * area
+    if e0 <= 0.0 or e1 <= 0.0 or e2 <= 0.0:
+        return 0, wp.vec3(0.0), wp.vec3(0.0), 0.0  # over an edge or outside the triangle: GJK decides
+    if s >= 0.0:
+        return 1, -n, x, s
+    if c[2] < bottom:
+        return 0, wp.vec3(0.0), wp.vec3(0.0), 0.0  # under the prism
+    # Inside: the nearest of the five face planes (top, bottom, three sides), each an outward normal f and
+    # the depth of c behind it.
+    best_f = n
+    best = -s
+    if c[2] - bottom < best:
+        best = c[2] - bottom
+        best_f = wp.vec3(0.0, 0.0, -1.0)
+    for e in range(3):
+        p = t0
+        q = t1
+        if e == 1:
+            p = t1
+            q = t2
+        elif e == 2:
+            p = t2
+            q = t0
+        m = wp.normalize(wp.vec3(q[1] - p[1], p[0] - q[0], 0.0))
+        if area < 0.0:
+            m = -m  # outward for a clockwise triangle
+        depth = wp.dot(m, p - c)
+        if depth < best:
+            best = depth
+            best_f = m
+    return 2, -best_f, c + best * best_f, -best
+
+
+@wp.func
 def _prism(xf: wp.transform, field: int, corners: wp.vec3i, margin: float, bottom: float):
     """The :class:`.primitive.Convex` of one prism of a field at pose xf: top triangle ``corners`` raised by
     ``margin``, bottom at z = ``bottom`` (field frame)."""
@@ -188,8 +257,21 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
                         t1 = verts[corners[1]] + raise_by
                         t2 = verts[corners[2]] + raise_by
                         if not _apart(other, t0, t1, t2, rot, origin, verts):
-                            prism = _prism(b.xf, f, corners, margin, ext[3])
-                            ok, n, wa, wb, d = witnesses(other, prism, verts)
+                            form = int(0)
+                            ok = bool(True)
+                            n = wp.vec3(0.0)
+                            wa = wp.transform_get_translation(other.xf)
+                            wb = wp.vec3(0.0)
+                            d = float(0.0)
+                            if other.kind == SPHERE:  # a point core: the closed form where it has one
+                                cf = wp.quat_rotate_inv(rot, wa - origin)
+                                form, nf, wf, core = point_prism(cf, t0, t1, t2, ext[3])
+                                n = wp.quat_rotate(rot, nf)
+                                wb = origin + wp.quat_rotate(rot, wf)
+                                d = core - other.radius
+                            if form == 0:
+                                prism = _prism(b.xf, f, corners, margin, ext[3])
+                                ok, n, wa, wb, d = witnesses(other, prism, verts)
                             if ok and d < 0.0:
                                 pt = 0.5 * (wa + other.radius * n + wb)
                                 emit_contact(slots[0] + count, d, n, pt, 0.0, wp.vec3(0.0), args.out)
