@@ -319,20 +319,33 @@ def _row_hessian(c: int, b: WorldBlock, rd: RowData):
 
 
 @wp.func(inline=True)
+def _add_terms(hessian: int, b: WorldBlock, rd: RowData):
+    """Every active row's gradient terms (``hessian`` 0) or Hessian terms (1) into this lane's entries, in
+    row order (an elliptic contact's three rows together)."""
+    c = int(0)
+    while c < b.k:
+        if item(rd.cone, b.r0 + c) != 0:
+            if hessian != 0:
+                _cone_hessian(c, b, rd)
+            else:
+                _cone_gradient(c, b, rd)
+            c += 3
+        else:
+            if hessian != 0:
+                _row_hessian(c, b, rd)
+            else:
+                _row_gradient(c, b, rd)
+            c += 1
+
+
+@wp.func(inline=True)
 def _gradient(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     """-g at u, g = u - sum f_c Y_c, into ``grad`` from the current jar; returns |g|^2 (every lane alike). First
     each row's force and local Hessian D (:func:`_zones`), then every lane walks the rows in order and adds
     their terms into the gradient entries of its own DOFs only (a % lanes == lane), so no two lanes add
     into one entry and each entry sums in row order (as one lane does)."""
     _zones(b, rd, u)
-    c = int(0)
-    while c < b.k:
-        if item(rd.cone, b.r0 + c) != 0:
-            _cone_gradient(c, b, rd)
-            c += 3
-        else:
-            _row_gradient(c, b, rd)
-            c += 1
+    _add_terms(0, b, rd)
     for a in range(b.lane, b.wn, b.lanes):
         item_set(rd.grad, b.wd0 + a, -item(rd.grad, b.wd0 + a))
     block_sync()
@@ -352,14 +365,7 @@ def _hessian(b: WorldBlock, rd: RowData):
         for bb in range(a):
             item_set(rd.hess, ha + bb, 0.0)
         item_set(rd.hess, ha + a, 1.0)
-    c = int(0)
-    while c < b.k:
-        if item(rd.cone, b.r0 + c) != 0:
-            _cone_hessian(c, b, rd)
-            c += 3
-        else:
-            _row_hessian(c, b, rd)
-            c += 1
+    _add_terms(1, b, rd)
     block_sync()
 
 
