@@ -36,7 +36,7 @@ import newton_gym as ng
 from newton_gym.solvers import SolverGeneralized
 from newton_gym.solvers.collision import driver as collision_driver
 from newton_gym.solvers.collision.convex import witnesses
-from newton_gym.solvers.collision.heightfield import point_prism
+from newton_gym.solvers.collision.heightfield import point_prism, prism_planes
 from newton_gym.solvers.collision.primitive import HFIELD, SPHERE, Convex
 
 mujoco = pytest.importorskip("mujoco")
@@ -374,7 +374,8 @@ def _point_prism_both(
 ):
     i = wp.tid()
     c = points[i]
-    k, n, w, core = point_prism(c, verts[0], verts[1], verts[2], bottom)
+    top, sides = prism_planes(verts[0], verts[1], verts[2])
+    k, n, w, core = point_prism(c, verts[0], verts[1], verts[2], bottom, top, sides)
     form[i] = k
     closed[i] = wp.vec4(n[0], n[1], n[2], core)
     closed_w[i] = w

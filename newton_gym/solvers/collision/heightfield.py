@@ -39,7 +39,7 @@ from .primitive import (
 
 wp.set_module_options({"enable_backward": False})
 
-__all__ = ["field_kernel", "field_slots", "point_prism"]
+__all__ = ["field_kernel", "field_slots", "point_prism", "prism_planes"]
 
 _APART = 1.0e-5  # [m] a separating plane's clearance that GJK's tolerance cannot turn into a contact
 
@@ -97,61 +97,82 @@ def _lowest(a: Convex, axis: wp.vec3, rot: wp.quat, origin: wp.vec3, verts: wp.a
 
 
 @wp.func
-def _apart(
-    a: Convex, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, rot: wp.quat, origin: wp.vec3, verts: wp.array(dtype=wp.vec3)
-):
-    """Whether a plane of a prism's top face or of one of its three vertical sides (top corners t0, t1, t2,
-    field frame) has shape a beyond it by more than ``_APART`` [m]: a separating plane, so the prism's
-    GJK would find the two apart, and the prism is skipped."""
-    n = wp.cross(t1 - t0, t2 - t0)
-    if n[2] < 0.0:
-        n = -n
-    apart = False
-    if wp.length(n) > 0.0:
-        n = wp.normalize(n)
-        apart = _lowest(a, n, rot, origin, verts) > wp.dot(n, t0) + _APART
-    for e in range(3):
-        if not apart:
-            p = t0
-            q = t1
-            r = t2
-            if e == 1:
-                p = t1
-                q = t2
-                r = t0
-            elif e == 2:
-                p = t2
-                q = t0
-                r = t1
-            m = wp.vec3(q[1] - p[1], p[0] - q[0], 0.0)  # normal to the edge p q in the xy plane
-            if wp.length(m) > 0.0:
-                m = wp.normalize(m)
-                if wp.dot(m, r - p) > 0.0:  # outward: away from the third corner
-                    m = -m
-                apart = _lowest(a, m, rot, origin, verts) > wp.dot(m, p) + _APART
-    return apart
-
-
-@wp.func
 def _cross2(a: wp.vec3, b: wp.vec3):
     """z of a x b: twice the signed area of the xy triangle (0, a, b)."""
     return a[0] * b[1] - a[1] * b[0]
 
 
 @wp.func
-def point_prism(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float):
-    """A point c against a prism (top corners t0, t1, t2, solid down to z = ``bottom``; field frame) where
-    the answer has a closed form: c above the top face's plane with its foot inside the face (the foot is
-    the closest point), or c inside the prism (the nearest face plane is the way out, as EPA finds it).
-    Returns (case, n, w, core): case 0 where neither holds (the caller runs GJK / EPA); else n the unit
-    normal from the point toward the prism, w the prism's witness point and core the signed distance
-    (positive apart, negative the depth)."""
-    n = wp.cross(t1 - t0, t2 - t0)
-    if n[2] < 0.0:
-        n = -n
+def prism_planes(t0: wp.vec3, t1: wp.vec3, t2: wp.vec3):
+    """The face planes of a prism with top corners t0, t1, t2 (field frame): the top face's unit upward normal
+    (its plane through t0) and, as rows, the unit outward normals of the vertical sides t0 t1, t1 t2, t2 t0
+    (each plane through its first corner); zero where a face is degenerate."""
+    top = wp.cross(t1 - t0, t2 - t0)
+    if top[2] < 0.0:
+        top = -top
+    if wp.length(top) > 0.0:
+        top = wp.normalize(top)
+    area = _cross2(t1 - t0, t2 - t0)
+    sides = wp.mat33(0.0)
+    for e in range(3):
+        p = t0
+        q = t1
+        if e == 1:
+            p = t1
+            q = t2
+        elif e == 2:
+            p = t2
+            q = t0
+        m = wp.vec3(q[1] - p[1], p[0] - q[0], 0.0)  # normal to the edge p q in the xy plane
+        if wp.length(m) > 0.0:
+            m = wp.normalize(m)
+            if area < 0.0:
+                m = -m  # outward for a clockwise triangle
+        sides[e] = m
+    return top, sides
+
+
+@wp.func
+def _apart(
+    a: Convex,
+    t0: wp.vec3,
+    t1: wp.vec3,
+    t2: wp.vec3,
+    top: wp.vec3,
+    sides: wp.mat33,
+    rot: wp.quat,
+    origin: wp.vec3,
+    verts: wp.array(dtype=wp.vec3),
+):
+    """Whether a plane of a prism's top face or of one of its three vertical sides (top corners t0, t1, t2,
+    field frame; planes from :func:`prism_planes`) has shape a beyond it by more than ``_APART`` [m]: a
+    separating plane, so the prism's GJK would find the two apart, and the prism is skipped."""
+    apart = False
+    if wp.length(top) > 0.0:
+        apart = _lowest(a, top, rot, origin, verts) > wp.dot(top, t0) + _APART
+    for e in range(3):
+        m = sides[e]
+        if not apart and wp.length(m) > 0.0:
+            p = t0
+            if e == 1:
+                p = t1
+            elif e == 2:
+                p = t2
+            apart = _lowest(a, m, rot, origin, verts) > wp.dot(m, p) + _APART
+    return apart
+
+
+@wp.func
+def point_prism(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float, top: wp.vec3, sides: wp.mat33):
+    """A point c against a prism (top corners t0, t1, t2, solid down to z = ``bottom``; field frame; face
+    planes from :func:`prism_planes`) where the answer has a closed form: c above the top face's plane with
+    its foot inside the face (the foot is the closest point), or c inside the prism (the nearest face plane
+    is the way out, as EPA finds it). Returns (case, n, w, core): case 0 where neither holds (the caller runs
+    GJK / EPA); else n the unit normal from the point toward the prism, w the prism's witness point and core
+    the signed distance (positive apart, negative the depth)."""
+    n = top
     if wp.length(n) <= 0.0:
         return 0, wp.vec3(0.0), wp.vec3(0.0), 0.0
-    n = wp.normalize(n)
     s = wp.dot(n, c - t0)
     area = _cross2(t1 - t0, t2 - t0)
     x = c
@@ -174,17 +195,12 @@ def point_prism(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float
         best = c[2] - bottom
         best_f = wp.vec3(0.0, 0.0, -1.0)
     for e in range(3):
+        m = sides[e]
         p = t0
-        q = t1
         if e == 1:
             p = t1
-            q = t2
         elif e == 2:
             p = t2
-            q = t0
-        m = wp.normalize(wp.vec3(q[1] - p[1], p[0] - q[0], 0.0))
-        if area < 0.0:
-            m = -m  # outward for a clockwise triangle
         depth = wp.dot(m, p - c)
         if depth < best:
             best = depth
@@ -256,7 +272,8 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
                         t0 = verts[corners[0]] + raise_by
                         t1 = verts[corners[1]] + raise_by
                         t2 = verts[corners[2]] + raise_by
-                        if not _apart(other, t0, t1, t2, rot, origin, verts):
+                        top, sides = prism_planes(t0, t1, t2)
+                        if not _apart(other, t0, t1, t2, top, sides, rot, origin, verts):
                             form = int(0)
                             ok = bool(True)
                             n = wp.vec3(0.0)
@@ -265,7 +282,7 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
                             d = float(0.0)
                             if other.kind == SPHERE:  # a point core: the closed form where it has one
                                 cf = wp.quat_rotate_inv(rot, wa - origin)
-                                form, nf, wf, core = point_prism(cf, t0, t1, t2, ext[3])
+                                form, nf, wf, core = point_prism(cf, t0, t1, t2, ext[3], top, sides)
                                 n = wp.quat_rotate(rot, nf)
                                 wb = origin + wp.quat_rotate(rot, wf)
                                 d = core - other.radius

@@ -122,7 +122,7 @@ def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
     count = int(0)
     for o in range(2):
         js = js0
-        if (o == 0) == (first == 1):
+        if (first + o) % 2 == 1:  # side ``first`` then the other
             js = js1
         col = js[1] - b.wd0
         for kk in range(js[2]):
