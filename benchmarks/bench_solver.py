@@ -2,11 +2,18 @@
 same time step and the same number of threads, in one run.
 
 Both start from a state MuJoCo reaches after ``--settle`` seconds of weak random control (so the
-robots stand on the floor: an RL episode is spent in contact), then step ``--steps`` physics steps of
-every world under random controls. Ours: every world at once, the steps captured as one graph and
-replayed (Newton, and PGS for comparison). MuJoCo: ``mujoco.rollout`` over the same worlds (one MjData per
-thread). Figures are world physics steps per second, the median of ``--repeats`` timings; the ratio
-ours / MuJoCo is taken within the same repeat. Bytes of solver scratch + state per world are printed.
+robots are on the floor: an RL episode is spent in contact), then step ``--steps`` physics steps of
+every world, each world under its own constant controls (home controls + a draw in [-0.1, 0.1]), the same
+on both sides. Each repeat starts again from the settled state. Ours: every world at once, the steps
+captured as one graph and replayed (Newton, and PGS for comparison). MuJoCo: ``mujoco.rollout`` over the
+same worlds (one MjData per thread). Figures are world physics steps per second, the median of
+``--repeats`` timings; the ratio ours / MuJoCo is taken within the same repeat. Bytes of solver scratch +
+state per world are printed, and MuJoCo's base height and contacts at the start and end of the timed steps.
+
+The settle time is per robot unless ``--settle`` is given (:data:`SETTLE`): Ant and Go1 stand on their
+legs, gymnasium's Humanoid (no controller) lies where it fell within its first second, and the G1, whose
+servos hold its home pose with no balance controller, stands for about 0.8 s and then falls: it is timed
+at 0.3 s, standing on both feet.
 
     python benchmarks/bench_solver.py [--robots ant humanoid go1 g1] [--worlds 1 64 256] [--threads 1]
     python benchmarks/bench_solver.py --device cuda:0 --worlds 1024 4096      (on a GPU)
@@ -15,6 +22,7 @@ ours / MuJoCo is taken within the same repeat. Bytes of solver scratch + state p
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import statistics
 import sys
@@ -45,6 +53,14 @@ def _mujoco_model(robot: str):
     m.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
     m.opt.solver = mujoco.mjtSolver.mjSOL_NEWTON
     return m
+
+
+SETTLE = {"ant": 1.0, "humanoid": 1.0, "go1": 1.0, "g1": 0.3}  # [s] default settle time per robot
+
+
+def settle_time(robot: str, settle: float | None) -> float:
+    """``settle`` where given, else the robot's :data:`SETTLE` (1 s for a robot not listed)."""
+    return SETTLE.get(robot, 1.0) if settle is None else settle
 
 
 def _settled_state(m, settle: float):
@@ -94,11 +110,12 @@ def _ours(m, d0, n, steps, repeats, solver_name, device, threads):
     qd[3:6] = quat_to_matrix(q[3:7].astype(np.float64)) @ qd[3:6]  # root COM = body origin (asserted)
     state.joint_q.assign(np.tile(q, n).astype(np.float32))
     state.joint_qd.assign(np.tile(qd, n).astype(np.float32))
-    rng = np.random.default_rng(0)
-    solver.ctrl.assign((np.tile(_base_ctrl(m), n) + rng.uniform(-0.1, 0.1, m.nu * n)).astype(np.float32))
+    solver.ctrl.assign(_world_ctrl(m, n).reshape(-1).astype(np.float32))
     solver.capture(state, state, None, m.opt.timestep, steps=steps)
     times = []
     for _ in range(repeats):
+        state.joint_q.assign(np.tile(q, n).astype(np.float32))  # each repeat from the settled state
+        state.joint_qd.assign(np.tile(qd, n).astype(np.float32))
         wp.synchronize()
         t = time.perf_counter()
         solver.replay()
@@ -117,7 +134,7 @@ def _mujoco(m, d0, n, steps, repeats, threads):
     state0 = np.zeros(mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_FULLPHYSICS))
     mujoco.mj_getState(m, d0, state0, mujoco.mjtState.mjSTATE_FULLPHYSICS)
     states = np.tile(state0, (n, 1))
-    ctrl = _base_ctrl(m) + np.random.default_rng(0).uniform(-0.1, 0.1, (n, steps, m.nu))
+    ctrl = np.repeat(_world_ctrl(m, n)[:, None, :], steps, axis=1)  # (n, steps, nu): constant per world
     datas = [mujoco.MjData(m) for _ in range(threads)]
     rates = []
     with rollout.Rollout(nthread=threads) as pool:
@@ -128,13 +145,30 @@ def _mujoco(m, d0, n, steps, repeats, threads):
     return rates
 
 
+def _world_ctrl(m, n: int) -> np.ndarray:
+    """(n, nu) each world's constant controls: the home controls + a draw in [-0.1, 0.1]."""
+    return _base_ctrl(m) + np.random.default_rng(0).uniform(-0.1, 0.1, (n, m.nu))
+
+
+def _window(m, d0, steps: int) -> str:
+    """MuJoCo's base height and contact count at the start and the end of ``steps`` steps of world 0."""
+    import mujoco
+
+    d = copy.copy(d0)
+    d.ctrl[:] = _world_ctrl(m, 1)[0]
+    start = (float(d.qpos[2]), d.ncon)
+    for _ in range(steps):
+        mujoco.mj_step(m, d)
+    return f"base z {start[0]:.3f} -> {float(d.qpos[2]):.3f} m, contacts {start[1]} -> {d.ncon}"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--robots", nargs="+", default=["ant"])
     p.add_argument("--worlds", type=int, nargs="+", default=[1, 64, 256])
     p.add_argument("--steps", type=int, default=50, help="physics steps per timing")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--settle", type=float, default=1.0, help="simulated seconds before timing")
+    p.add_argument("--settle", type=float, default=None, help="simulated seconds before timing (SETTLE)")
     p.add_argument("--device", default="cpu", help="Warp device of our solver; MuJoCo stays on the CPU")
     p.add_argument("--threads", type=int, default=1, help="CPU threads, ours and MuJoCo's alike")
     a = p.parse_args()
@@ -150,7 +184,9 @@ def main():
     )
     for robot in a.robots:
         m = _mujoco_model(robot)
-        d0 = _settled_state(m, a.settle)
+        settle = settle_time(robot, a.settle)
+        d0 = _settled_state(m, settle)
+        print(f"{robot:>9}: settled {settle:g} s; MuJoCo over the timed steps: {_window(m, d0, a.steps)}")
         for n in a.worlds:
             newton, mem, finite = _ours(m, d0, n, a.steps, a.repeats, "newton", a.device, a.threads)
             pgs, _, finite_pgs = _ours(m, d0, n, a.steps, a.repeats, "pgs", a.device, a.threads)

@@ -2,8 +2,9 @@
 controls, one thread each, in one run.
 
 The model, settled state and controls are bench_solver's: the MJCF compiled by MuJoCo (implicitfast, Newton,
-its own dt), ``--settle`` seconds under weak random control, then each of the ``--worlds`` worlds under its
-own random controls (home controls + a draw in [-0.1, 0.1]). MuJoCo steps one MjData per world, ``--steps``
+its own dt), ``--settle`` seconds under weak random control (bench_solver's per-robot SETTLE unless given),
+then each of the ``--worlds`` worlds under its own random controls (home controls + a draw in [-0.1, 0.1]);
+each repeat starts again from the settled state, on both sides. MuJoCo steps one MjData per world, ``--steps``
 times each with ``mj_step``; its figures are ``mjData.timer`` durations over the calls (MuJoCo 4 keeps
 them by itself; older MuJoCo only with an ``mjcb_time`` callback, which this script installs and removes),
 in microseconds per step. Ours steps every world at once on the CPU with ``threads=1``; each launch of
@@ -77,7 +78,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import warp as wp
-from bench_solver import _base_ctrl, _mujoco_model, _settled_state  # also puts tests/solvers on sys.path
+from bench_solver import _base_ctrl, _mujoco_model, _settled_state, settle_time  # also puts tests/solvers on sys.path
 
 # Our timings: the four launches of one substep, and the kernels timed alone (in the order they run).
 _STEP = ("smooth", "collide", "solve", "finish")
@@ -284,9 +285,10 @@ def _time_alone(graphs: dict, names, loops: int, world_count: int) -> dict:
     return out
 
 
-def _time_ours(graphs: dict, solver, steps: int):
+def _time_ours(graphs: dict, solver, steps: int, restart):
     """One repeat of our timings: the step's launches, the kernels alone, the solve with 0 iterations and the
-    solver's own captured step: ({name: us per world-step}, (rows, iterations) per world-step)."""
+    solver's own captured step (from the settled state again: ``restart()``): ({name: us per world-step},
+    (rows, iterations) per world-step)."""
     n = solver.world_count
     out, stats = _time_step(graphs, solver, steps)
     # The kernels alone see the state the last step left (the smooth pass and collision rerun on it first).
@@ -297,6 +299,7 @@ def _time_ours(graphs: dict, solver, steps: int):
     wp.capture_launch(graphs["smooth"])
     out.update(_time_alone(graphs, ("rows",), steps, n))
     out["newton"] = out["solve"] - out["rows"]
+    restart()
     wp.synchronize()
     start = time.perf_counter()
     solver.replay()
@@ -319,26 +322,34 @@ def _robot(robot: str, m, n: int, steps: int, repeats: int, settle: float):
     d0 = _settled_state(m, settle)
     solver, state, ctrl = _solver(m, d0, n)
     dt = float(m.opt.timestep)
-    datas = [copy.copy(d0) for _ in range(n)]
-    for d, c in zip(datas, ctrl):
-        d.ctrl[:] = c
+    q0, qd0 = state.joint_q.numpy().copy(), state.joint_qd.numpy().copy()  # numpy() of a CPU array is a view
     graphs = _stage_graphs(solver, state, dt)
     solver.capture(state, state, None, dt, steps=steps)
-    for name in _STEP:  # one step untimed: the data the kernels alone read is a step's
-        wp.capture_launch(graphs[name])
     mj, ours, mj_stats, our_stats = [], [], [], []
-    for _ in range(repeats):
+
+    def restart():
+        state.joint_q.assign(q0)
+        state.joint_qd.assign(qd0)
+
+    for _ in range(repeats):  # each from the settled state
+        datas = [copy.copy(d0) for _ in range(n)]
+        for d, c in zip(datas, ctrl):
+            d.ctrl[:] = c
+        restart()
+        for name in _STEP:  # one step untimed: the data the kernels alone read is a step's
+            wp.capture_launch(graphs[name])
         timers, stats = _time_mujoco(m, datas, steps)
         mj.append(timers)
         mj_stats.append(stats)
-        figures, stats = _time_ours(graphs, solver, steps)
+        figures, stats = _time_ours(graphs, solver, steps, restart)
         ours.append(figures)
         our_stats.append(stats)
     finite = bool(np.isfinite(state.joint_q.numpy()).all())
     rows, iterations = (statistics.median(s[i] for s in our_stats) for i in range(2))
     mj_rows, mj_iterations = (statistics.median(s[i] for s in mj_stats) for i in range(2))
     header = (
-        f"{robot}: {n} worlds, {m.nv} DOFs, dt {dt:g} s, ours {_bytes_per_world(solver, state):,.0f} bytes/world; "
+        f"{robot}: settled {settle:g} s, {n} worlds, {m.nv} DOFs, dt {dt:g} s, "
+        f"ours {_bytes_per_world(solver, state):,.0f} bytes/world; "
         f"per world-step: rows ours {rows:.1f} / MuJoCo {mj_rows:.1f}, Newton iterations ours {iterations:.2f} / "
         f"MuJoCo {mj_iterations:.2f}; finite {finite and all(np.isfinite(d.qpos).all() for d in datas)}"
     )
@@ -365,7 +376,7 @@ def main():
     p.add_argument("--worlds", type=int, default=64)
     p.add_argument("--steps", type=int, default=100, help="physics steps per timing (and loops of a kernel alone)")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--settle", type=float, default=1.0, help="simulated seconds before timing")
+    p.add_argument("--settle", type=float, default=None, help="simulated seconds before timing (bench_solver.SETTLE)")
     a = p.parse_args()
     import mujoco
 
@@ -378,7 +389,7 @@ def main():
     for robot in a.robots:
         m = _mujoco_model(robot)
         with _mujoco_clock(m) as clock:
-            mj, ours, header = _robot(robot, m, a.worlds, a.steps, a.repeats, a.settle)
+            mj, ours, header = _robot(robot, m, a.worlds, a.steps, a.repeats, settle_time(robot, a.settle))
         print(f"\n{header}\nMuJoCo timers: {clock} clock")
         _print_table(mj, ours)
 

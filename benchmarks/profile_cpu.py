@@ -168,10 +168,10 @@ def main():
     wp.config.cpu_compiler_flags = _DEBUG_LINES
     wp.config.kernel_cache_dir = a.cache
     import bench_stages as bs
-    from bench_solver import _mujoco_model, _settled_state
+    from bench_solver import _mujoco_model, _settled_state, settle_time
 
     m = _mujoco_model(a.robot)
-    solver, state, _ctrl = bs._solver(m, _settled_state(m, 1.0), a.worlds)
+    solver, state, _ctrl = bs._solver(m, _settled_state(m, settle_time(a.robot, None)), a.worlds)
     graphs = bs._stage_graphs(solver, state, float(m.opt.timestep))
     for _ in range(101):  # as bench_stages times them: after a hundred steps
         for name in bs._STEP:
