@@ -10,10 +10,10 @@ same worlds (one MjData per thread). Figures are world physics steps per second,
 ``--repeats`` timings; the ratio ours / MuJoCo is taken within the same repeat. Bytes of solver scratch +
 state per world are printed, and MuJoCo's base height and contacts at the start and end of the timed steps.
 
-The settle time is per robot unless ``--settle`` is given (:data:`SETTLE`): Ant and Go1 stand on their
-legs, gymnasium's Humanoid (no controller) lies where it fell within its first second, and the G1, whose
-servos hold its home pose with no balance controller, stands for about 0.8 s and then falls: it is timed
-at 0.3 s, standing on both feet.
+The settle time is per robot unless ``--settle`` is given (:data:`SETTLE`): Ant and Go1 are on their
+legs (the Ant hops under its random controls), gymnasium's Humanoid (no controller) lies where it fell
+within its first second, and the G1, whose servos hold its home pose with no balance controller, stands
+for about 0.8 s and then falls: it is timed at 0.3 s, standing on both feet.
 
     python benchmarks/bench_solver.py [--robots ant humanoid go1 g1] [--worlds 1 64 256] [--threads 1]
     python benchmarks/bench_solver.py --device cuda:0 --worlds 1024 4096      (on a GPU)
