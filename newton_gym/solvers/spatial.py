@@ -287,24 +287,14 @@ def ltl_solve(
 
 
 @wp.func
-def dense_cholesky_solve(
-    a: wp.array(dtype=float),
-    off: int,
-    n: int,
-    b: wp.array(dtype=float),
-    b_off: int,
-    x: wp.array(dtype=float),
-    x_off: int,
-    lane: int,
-    lanes: int,
-):
+def dense_cholesky(a: wp.array(dtype=float), off: int, n: int, lane: int, lanes: int):
     """Factor the symmetric positive definite n x n matrix whose lower triangle is stored row-major at
     ``off`` in ``a`` in place (A = C C^T; squared pivots clamped at 1e-20, so a degenerate block gives no
-    NaN), then solve A x = b (``b`` and ``x`` may be the same array and offset).
+    NaN).
 
     By the ``lanes`` lanes of a block (every lane calls it; lanes = 1: a single thread or lane): column j's
-    pivot by every lane alike, its entries below the pivot strided over lanes, a barrier per column; the two
-    triangular solves on lane 0, then a barrier. Bitwise the same for any number of lanes."""
+    pivot by every lane alike, its entries below the pivot strided over lanes, a barrier per column. Bitwise
+    the same for any number of lanes."""
     for j in range(n):
         rj = off + j * n
         p = item(a, rj + j)
@@ -346,6 +336,23 @@ def dense_cholesky_solve(
         sync_lanes(lanes)  # every lane has read the pivot's row before lane 0 overwrites its diagonal
         if lane == 0:
             item_set(a, rj + j, d)
+    sync_lanes(lanes)
+
+
+@wp.func
+def dense_solve(
+    a: wp.array(dtype=float),
+    off: int,
+    n: int,
+    b: wp.array(dtype=float),
+    b_off: int,
+    x: wp.array(dtype=float),
+    x_off: int,
+    lane: int,
+    lanes: int,
+):
+    """Solve A x = b with A = C C^T factored by :func:`dense_cholesky` at ``off`` in ``a`` (``b`` and ``x``
+    may be the same array and offset): the two triangular solves on lane 0, then a barrier."""
     if lane == 0:
         for i in range(n):
             ri = off + i * n
@@ -360,6 +367,24 @@ def dense_cholesky_solve(
                 v -= item(a, off + t * n + i) * item(x, x_off + t)
             item_set(x, x_off + i, v / item(a, off + i * n + i))
     sync_lanes(lanes)
+
+
+@wp.func
+def dense_cholesky_solve(
+    a: wp.array(dtype=float),
+    off: int,
+    n: int,
+    b: wp.array(dtype=float),
+    b_off: int,
+    x: wp.array(dtype=float),
+    x_off: int,
+    lane: int,
+    lanes: int,
+):
+    """:func:`dense_cholesky` of the n x n block at ``off`` in ``a`` in place, then :func:`dense_solve` of
+    A x = b."""
+    dense_cholesky(a, off, n, lane, lanes)
+    dense_solve(a, off, n, b, b_off, x, x_off, lane, lanes)
 
 
 @wp.func

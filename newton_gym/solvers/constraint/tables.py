@@ -193,7 +193,7 @@ class RowData:
     cone_mu: wp.array(dtype=float)  # compact: that contact's friction coefficient
     bias: wp.array(dtype=float)  # compact: a0 - a_ref [m/s^2 or rad/s^2]
     reg: wp.array(dtype=float)  # compact: regularizer R [1/kg or 1/(kg m^2)]
-    inv: wp.array(dtype=float)  # compact: 1 / (A_ii + R)
+    inv: wp.array(dtype=float)  # compact: PGS: 1 / (A_ii + R); Newton: each row's D at the last Hessian formed
     cforce: wp.array(dtype=float)  # compact: force [N or N m]
     force: wp.array(dtype=float)  # (rows,) last solved force [N or N m], the next substep's warm start (PGS)
     qacc_warm: wp.array(dtype=float)  # (joint_dof_count,) last solved qacc, the next Newton warm start

@@ -49,7 +49,7 @@ from ..constraint.assemble import jac_side
 from ..constraint.tables import RowData, RowModel, WorldBlock, WorldInputs
 from ..items import item, item_set
 from ..lanes import block_sync
-from ..spatial import dense_cholesky_solve, ltl_factor, ltl_solve, ltl_solve_t
+from ..spatial import dense_cholesky, dense_solve, ltl_factor, ltl_solve, ltl_solve_t
 
 __all__ = ["make_newton_solve", "gather_row", "on_path"]
 
@@ -359,7 +359,18 @@ def _gradient(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
 def _hessian(b: WorldBlock, rd: RowData):
     """Lower triangle of the Hessian H = I + sum Y^T D Y at ``hess`` from the rows' local Hessians of the
     last :func:`_gradient`: every lane starts its own rows of H at I and walks the rows in order, adding
-    their terms into its rows only (a % lanes == lane), then a barrier."""
+    their terms into its rows only (a % lanes == lane), then a barrier. Returns 1 when it formed H, 0 when
+    every row's D is the one of the last H formed (``inv``; no elliptic contact, whose local Hessian moves
+    with jar): H would be the same, bit for bit, and ``hess`` still holds its factor (every lane alike)."""
+    same = int(1)
+    for c in range(b.k):
+        if item(rd.cone, b.r0 + c) != 0 or rd.zone[b.r0 + c][1] != item(rd.inv, b.r0 + c):
+            same = 0
+    if same != 0:
+        return 0
+    block_sync()  # every lane has compared before the D are kept
+    for c in range(b.lane, b.k, b.lanes):
+        item_set(rd.inv, b.r0 + c, rd.zone[b.r0 + c][1])
     for a in range(b.lane, b.wn, b.lanes):
         ha = b.hoff + a * b.wn
         for bb in range(a):
@@ -367,6 +378,7 @@ def _hessian(b: WorldBlock, rd: RowData):
         item_set(rd.hess, ha + a, 1.0)
     _add_terms(1, b, rd)
     block_sync()
+    return 1
 
 
 @wp.func(inline=True)
@@ -447,6 +459,7 @@ def _start(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.arr
     for c in range(b.lane, b.k, b.lanes):
         if item(rd.cone, b.r0 + c) != 0:
             item_set(rd.cone_mu, b.r0 + c, wp.max(item(rd.cone_mu, b.r0 + c), 1.0e-5))
+        item_set(rd.inv, b.r0 + c, -1.0)  # no H formed yet (a D is never negative)
     _jar_at_zero(b, rd)
     block_sync()
     cold = _cost_at_jar(b, rd, u)
@@ -619,9 +632,10 @@ def make_newton_solve(tile_dofs: int = 0):
     not bitwise."""
 
     @wp.func(inline=True)
-    def newton_direction(tree: int, b: WorldBlock, rm: RowModel, rd: RowData):
+    def newton_direction(tree: int, formed: int, b: WorldBlock, rm: RowModel, rd: RowData):
         """search = H^-1 (-g) from ``hess`` and ``grad`` (every lane; H >= I: pivots >= 1); ``tree``: H lies
-        on the DOF tree's pattern (:func:`_tree_pattern`), factored as the mass matrix is, without fill-in."""
+        on the DOF tree's pattern (:func:`_tree_pattern`), factored as the mass matrix is, without fill-in.
+        ``formed`` 0: ``hess`` holds the factor of this same H already (:func:`_hessian`), not H."""
         if wp.static(tile_dofs > 0):
             hess = wp.tile_load(rd.hess_tiles, shape=(tile_dofs, tile_dofs), offset=(b.w * tile_dofs, 0))
             grad = wp.tile_load(rd.grad, shape=tile_dofs, offset=b.wd0)
@@ -631,13 +645,18 @@ def make_newton_solve(tile_dofs: int = 0):
         elif tree != 0:
             for a in range(b.lane, b.wn, b.lanes):
                 item_set(rd.search, b.wd0 + a, item(rd.grad, b.wd0 + a))
-            ltl_factor(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, b.lane, b.lanes)  # ends on a barrier
+            if formed != 0:
+                ltl_factor(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, b.lane, b.lanes)  # ends on a barrier
+            else:
+                block_sync()  # search is whole before lane 0 solves in it
             if b.lane == 0:
                 ltl_solve_t(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.search, b.wd0)
                 ltl_solve(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.search, b.wd0)
             block_sync()
         else:
-            dense_cholesky_solve(rd.hess, b.hoff, b.wn, rd.grad, b.wd0, rd.search, b.wd0, b.lane, b.lanes)
+            if formed != 0:
+                dense_cholesky(rd.hess, b.hoff, b.wn, b.lane, b.lanes)
+            dense_solve(rd.hess, b.hoff, b.wn, rd.grad, b.wd0, rd.search, b.wd0, b.lane, b.lanes)
 
     @wp.func(inline=True)
     def newton_solve(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.array(dtype=float)):
@@ -661,8 +680,8 @@ def make_newton_solve(tile_dofs: int = 0):
         if gap < tol and grad < tol:
             finished = 1
         else:
-            _hessian(b, rd)
-            newton_direction(tree, b, rm, rd)
+            formed = _hessian(b, rd)
+            newton_direction(tree, formed, b, rm, rd)
             if grad < tol and scale * _decrement(b, rd) < tol:
                 finished = 1
         while finished == 0 and done < inp.iterations:
@@ -679,8 +698,8 @@ def make_newton_solve(tile_dofs: int = 0):
             if scale * gain < tol or grad < tol:
                 finished = 1
             else:
-                _hessian(b, rd)
-                newton_direction(tree, b, rm, rd)
+                formed = _hessian(b, rd)
+                newton_direction(tree, formed, b, rm, rd)
                 if scale * _decrement(b, rd) < tol:
                     finished = 1
         if b.lane == 0:
