@@ -432,17 +432,23 @@ def _basis(blk: int, t: int, width: int):
 
 
 @wp.func(inline=True)
-def _clear_blocks(a: wp.vec2i, blk: int, rm: RowModel, rd: RowData):
+def _clear_blocks(a: wp.vec2i, leaves: wp.vec2i, blk: int, rm: RowModel, rd: RowData):
     """Zero the pyramid's four Jacobian blocks over the DOFs of each side's articulation: the basis rows add
     into three of them, and the edges, written on the rows' DOF paths only, leave the rest of all four zero
-    for the products that read whole sides."""
+    for the products that read whole sides (PGS's). Under Newton a side on one DOF path (``leaves``) is read
+    on that path only (:func:`..solve.newton.gather_row`): only the path is zeroed."""
     for side in range(2):
         ai = a[side]
         if ai >= 0:
-            for t in range(4):
-                off = (blk + t) * 2 * rm.width + side * rm.width
-                for kk in range(rm.tree.art_dof_start[ai + 1] - rm.tree.art_dof_start[ai]):
-                    item_set(rd.minv_jac, off + kk, 0.0)
+            d0 = rm.tree.art_dof_start[ai]
+            leaf = leaves[side]
+            if rm.newton == 0:
+                leaf = -1
+            k = _walk_start(leaf, rm.tree.art_dof_start[ai + 1] - d0)
+            while k >= 0:
+                for t in range(4):
+                    item_set(rd.minv_jac, (blk + t) * 2 * rm.width + side * rm.width + k, 0.0)
+                k = _walk_next(k, leaf, d0, rm.tree.dof_parent)
 
 
 @wp.func(inline=True)
@@ -595,7 +601,8 @@ def contact_pyramid(w: int, ci: int, blk: int, rm: RowModel, rd: RowData, inp: W
     walk up each body's DOF path gives the three basis Jacobians, three L^-T solves give their Y (in the
     ``minv_jac`` blocks of edges 3, 1, 2, see :func:`_basis`) and the edges' Y, a0 and v are combinations of the
     basis ones (all linear in the direction). The edges share pos, impedance and R (MuJoCo's diagApprox is the
-    same for the four edges). Edge rows keep only what the solve reads."""
+    same for the four edges). Edge rows keep only what the solve reads. Returns each side's DOF path
+    (:func:`_side_leaves`), the only DOFs where its blocks are written (and, under Newton, cleared)."""
     slot = rd.owner[ci]
     row = rd.act_list[ci]
     pp = slot_pair(rm.contacts.topo, w, slot)
@@ -604,7 +611,7 @@ def contact_pyramid(w: int, ci: int, blk: int, rm: RowModel, rd: RowData, inp: W
     bodies = pair_bodies(rm.contacts.topo, w, pp[1])
     a = pair_arts(bodies, rm.tree.body_art)
     leaves = _side_leaves(bodies, a, rm)
-    _clear_blocks(a, blk, rm, rd)
+    _clear_blocks(a, leaves, blk, rm, rd)
     tran = float(0.0)
     for bside in range(2):
         b = bodies[bside]
@@ -633,3 +640,4 @@ def contact_pyramid(w: int, ci: int, blk: int, rm: RowModel, rd: RowData, inp: W
             rd.reg[cc] = reg
             rd.inv[cc] = 1.0 / (diag[e] + reg)
             rd.cforce[cc] = rd.force[row + 2 * half + e]
+    return leaves

@@ -104,16 +104,19 @@ def _cone(x: wp.vec3, mu: float, fr: float, d: wp.vec3):
 
 
 @wp.func(inline=True)
-def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
+def gather_row(c: int, blk: int, leaves: wp.vec2i, b: WorldBlock, rm: RowModel, rd: RowData):
     """ydense[c, :] = Y of the world's compact row c (held in Jacobian block ``blk`` of ``minv_jac``) over the
     world's DOFs (zero off the row's articulations), and its non-zero columns in ``ynz``, ascending: one pass
-    over each side's DOFs, the side of the lower DOFs first (the two sides hold different articulations)."""
+    over each side's DOFs, the side of the lower DOFs first (the two sides hold different articulations).
+    A side whose row lies on one DOF path (``leaves``, :func:`..constraint.assemble.contact_pyramid`; -1:
+    none) is read on that path only, where its block holds Y (the rest of the block is not cleared): twice up
+    the path, to count its non-zero columns, then to list them from the last."""
     wn = b.wn
     row = b.yoff + c * wn
     arts = rd.art[b.r0 + c]
     js0 = jac_side(arts, 0, blk, rm)
     js1 = jac_side(arts, 1, blk, rm)
-    if js0[2] + js1[2] < wn:  # columns of other articulations: zero
+    if js0[2] + js1[2] < wn or leaves[0] >= 0 or leaves[1] >= 0:  # columns no pass below writes: zero
         for a in range(wn):
             item_set(rd.ydense, row + a, 0.0)
     first = int(0)
@@ -121,16 +124,36 @@ def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
         first = 1
     count = int(0)
     for o in range(2):
+        side = (first + o) % 2  # side ``first`` then the other
         js = js0
-        if (first + o) % 2 == 1:  # side ``first`` then the other
+        if side == 1:
             js = js1
         col = js[1] - b.wd0
-        for kk in range(js[2]):
-            y = item(rd.minv_jac, js[0] + kk)
-            item_set(rd.ydense, row + col + kk, y)
-            if y != 0.0:
-                rd.ynz[row + count] = wp.int16(col + kk)
-                count += 1
+        leaf = leaves[side]
+        if leaf >= 0:
+            listed = int(0)
+            k = leaf
+            while k >= 0:
+                if item(rd.minv_jac, js[0] + k) != 0.0:
+                    listed += 1
+                k = item(rm.tree.dof_parent, js[1] + k) - js[1]
+            at = count + listed
+            k = leaf
+            while k >= 0:  # deepest DOF first: listed from the end
+                y = item(rd.minv_jac, js[0] + k)
+                if y != 0.0:
+                    item_set(rd.ydense, row + col + k, y)
+                    at -= 1
+                    rd.ynz[row + at] = wp.int16(col + k)
+                k = item(rm.tree.dof_parent, js[1] + k) - js[1]
+            count += listed
+        else:
+            for kk in range(js[2]):
+                y = item(rd.minv_jac, js[0] + kk)
+                item_set(rd.ydense, row + col + kk, y)
+                if y != 0.0:
+                    rd.ynz[row + count] = wp.int16(col + kk)
+                    count += 1
     item_set(rd.ynz_count, b.r0 + c, count)
 
 

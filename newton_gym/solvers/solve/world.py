@@ -304,13 +304,14 @@ def _fill_row(c: int, b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs
         blk = (b.w * rm.jac_lanes + b.lane) * 4
     kind = rd.kind[ci]
     filled = int(1)  # rows filled from ci on
+    leaves = wp.vec2i(-1, -1)  # per side, the DOF path its rows lie on (-1: read the whole side)
     if kind == CONTACT:
         ts = template_slot(rm.contacts.topo, b.w, rd.owner[ci])
         sub = rd.act_list[ci] - rm.world_row_start[b.w] - rm.slot_row[ts]
         if rm.slot_nrows[ts] == 4:
             filled = 0
             if sub == 0:
-                contact_pyramid(b.w, ci, blk, rm, rd, inp)
+                leaves = contact_pyramid(b.w, ci, blk, rm, rd, inp)
                 filled = 4
         else:
             contact_row(b.w, sub, ci, blk, rm, rd, inp)
@@ -322,7 +323,7 @@ def _fill_row(c: int, b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs
         dof_row_fill(ci, blk, rm, rd, inp)
     if rm.newton != 0:
         for e in range(filled):
-            gather_row(c + e, blk + e, b, rm, rd)
+            gather_row(c + e, blk + e, leaves, b, rm, rd)
 
 
 def world_dof_start(layout, arts=None, art_start=None) -> np.ndarray:
