@@ -141,3 +141,47 @@ def test_newton_and_pgs_solve_the_same_problem(seed):
     np.testing.assert_allclose(
         newton.rows.force.numpy(), pgs.rows.force.numpy(), atol=1e-3 * np.abs(pgs.rows.force.numpy()).max()
     )
+
+
+def test_standing_g1_constraint_matches_mujoco():
+    """The shipped G1 (MJCF, home keyframe, its servos holding the home pose) 0.3 s after MuJoCo starts it
+    standing: both feet and both hands on the thighs in contact, 80-90 pyramidal rows, some of them across
+    two branches of the DOF tree (a hand against a thigh), so the Newton solve takes its dense Cholesky, the
+    Hessian kept between iterations and the four edges of a contact summed together. The constrained
+    acceleration of one step against MuJoCo's qacc: 6e-4 of its largest entry today, held to 2e-3 (float32
+    rows against float64; the Ant's tests above hold 1e-3 with a fifth of the rows). The free root's COM is
+    7.6 cm below its origin: qvel_mj = T qd as in test_mujoco_oracle.py."""
+    from newton_gym.assets.robots import robot_source_path
+
+    m = mujoco.MjModel.from_xml_path(robot_source_path("g1"))
+    m.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    m.opt.solver = mujoco.mjtSolver.mjSOL_NEWTON
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, 0)
+    for _ in range(60):
+        mujoco.mj_step(m, d)
+    mujoco.mj_forward(m, d)
+    bodies = [(m.geom_bodyid[c.geom1], m.geom_bodyid[c.geom2]) for c in d.contact[: d.ncon]]
+    assert d.nefc >= 60 and any(b1 > 0 and b2 > 0 for b1, b2 in bodies)  # a contact between two links
+    rot = np.zeros(9)
+    mujoco.mju_quat2Mat(rot, d.qpos[3:7])
+    rot = rot.reshape(3, 3)
+    lever = rot @ m.body_ipos[1]
+    t = np.eye(m.nv)
+    t[0:3, 3:6] = np.array([[0.0, -lever[2], lever[1]], [lever[2], 0.0, -lever[0]], [-lever[1], lever[0], 0.0]])
+    t[3:6, 3:6] = rot.T
+    qd = np.linalg.solve(t, d.qvel)  # ours: COM velocity and angular velocity in world axes
+    model, act, _ = model_from_xml(m)
+    solver = SolverGeneralized(model, iterations=100, actuators=act, solver="newton")
+    s0, s1 = model.state(), model.state()
+    s0.joint_q.assign(mujoco_qpos_to_joint_q(m, d.qpos).astype(np.float32))
+    s0.joint_qd.assign(qd.astype(np.float32))
+    solver.ctrl.assign(d.ctrl.astype(np.float32))
+    solver.data.qacc_constraint.fill_(float("nan"))
+    solver.step(s0, s1, None, float(m.opt.timestep))
+    assert solver.world_contact_count.numpy()[0] == d.ncon
+    w = qd[3:6]
+    tdot_qd = np.zeros(m.nv)
+    tdot_qd[0:3] = np.cross(np.cross(w, lever), w)
+    qacc = (solver.data.qacc_smooth.numpy() + solver.data.qacc_constraint.numpy()).astype(np.float64)
+    _close(qacc, np.linalg.solve(t, d.qacc - tdot_qd), 2e-3)
