@@ -30,6 +30,8 @@ __all__ = [
     "clear_row",
     "set_row",
     "jac_entry",
+    "walk_start",
+    "walk_next",
 ]
 
 wp.set_module_options({"enable_backward": False})
@@ -444,11 +446,11 @@ def _clear_blocks(a: wp.vec2i, leaves: wp.vec2i, blk: int, rm: RowModel, rd: Row
             leaf = leaves[side]
             if rm.newton == 0:
                 leaf = -1
-            k = _walk_start(leaf, rm.tree.art_dof_start[ai + 1] - d0)
+            k = walk_start(leaf, rm.tree.art_dof_start[ai + 1] - d0)
             while k >= 0:
                 for t in range(4):
                     item_set(rd.minv_jac, (blk + t) * 2 * rm.width + side * rm.width + k, 0.0)
-                k = _walk_next(k, leaf, d0, rm.tree.dof_parent)
+                k = walk_next(k, leaf, d0, rm.tree.dof_parent)
 
 
 @wp.func(inline=True)
@@ -474,7 +476,7 @@ def _side_leaves(bodies: wp.vec2i, a: wp.vec2i, rm: RowModel):
 
 
 @wp.func(inline=True)
-def _walk_start(leaf: int, n: int):
+def walk_start(leaf: int, n: int):
     """First DOF (articulation index) of a side's walk, deepest first: ``leaf`` where it is one path, else
     the last of the articulation's n DOFs."""
     if leaf >= 0:
@@ -483,7 +485,7 @@ def _walk_start(leaf: int, n: int):
 
 
 @wp.func(inline=True)
-def _walk_next(k: int, leaf: int, d0: int, dof_parent: wp.array(dtype=int)):
+def walk_next(k: int, leaf: int, d0: int, dof_parent: wp.array(dtype=int)):
     """The DOF after k in a side's walk: its parent on a one-path side (below 0 past the root), else k - 1."""
     if leaf >= 0:
         return item(dof_parent, d0 + k) - d0
@@ -540,12 +542,12 @@ def _basis_solve(a: wp.vec2i, leaves: wp.vec2i, blk: int, rm: RowModel, rd: RowD
             o2 = _basis(blk, 2, width) + side * width
             sa = wp.vec3(0.0)
             sv = wp.vec3(0.0)
-            k = _walk_start(leaf, na)
+            k = walk_start(leaf, na)
             while k >= 0:
                 j = wp.vec3(item(rd.minv_jac, o0 + k), item(rd.minv_jac, o1 + k), item(rd.minv_jac, o2 + k))
                 sa += j * item(inp.qacc_smooth, d0 + k)
                 sv += j * inp.joint_qd[d0 + k]
-                k = _walk_next(k, leaf, d0, rm.tree.dof_parent)
+                k = walk_next(k, leaf, d0, rm.tree.dof_parent)
             a0 += sa
             vel += sv
             art_mat = rm.tree.art_mat_start[ai]
@@ -574,7 +576,7 @@ def _pyramid_edges(half: int, mu: float, a: wp.vec2i, leaves: wp.vec2i, blk: int
             even = wp.vec2(0.0)  # alternate entries add into two sums, which overlap their latencies
             odd = wp.vec2(0.0)
             parity = int(0)
-            k = _walk_start(leaf, na)
+            k = walk_start(leaf, na)
             while k >= 0:  # read both bases before writing: edge 2 half + 1 replaces one of them
                 yn = item(rd.minv_jac, on + k)
                 yt = item(rd.minv_jac, ot + k)
@@ -587,7 +589,7 @@ def _pyramid_edges(half: int, mu: float, a: wp.vec2i, leaves: wp.vec2i, blk: int
                 else:
                     odd = wp.vec2(odd[0] + ya * ya, odd[1] + yb * yb)
                 parity = 1 - parity
-                k = _walk_next(k, leaf, d0, rm.tree.dof_parent)
+                k = walk_next(k, leaf, d0, rm.tree.dof_parent)
             diag = wp.vec2(diag[0] + (even[0] + odd[0]), diag[1] + (even[1] + odd[1]))
             _pad(rd, oa, na)
             _pad(rd, ob, na)

@@ -45,7 +45,7 @@ import functools
 
 import warp as wp
 
-from ..constraint.assemble import jac_side
+from ..constraint.assemble import jac_side, walk_next
 from ..constraint.tables import CONTACT, RowData, RowModel, WorldBlock, WorldInputs
 from ..items import item, item_set
 from ..lanes import block_sync
@@ -136,7 +136,7 @@ def gather_row(c: int, blk: int, leaves: wp.vec2i, b: WorldBlock, rm: RowModel, 
             while k >= 0:
                 if item(rd.minv_jac, js[0] + k) != 0.0:
                     listed += 1
-                k = item(rm.tree.dof_parent, js[1] + k) - js[1]
+                k = walk_next(k, leaf, js[1], rm.tree.dof_parent)
             at = count + listed
             k = leaf
             while k >= 0:  # deepest DOF first: listed from the end
@@ -145,7 +145,7 @@ def gather_row(c: int, blk: int, leaves: wp.vec2i, b: WorldBlock, rm: RowModel, 
                     item_set(rd.ydense, row + col + k, y)
                     at -= 1
                     rd.ynz[row + at] = wp.int16(col + k)
-                k = item(rm.tree.dof_parent, js[1] + k) - js[1]
+                k = walk_next(k, leaf, js[1], rm.tree.dof_parent)
             count += listed
         else:
             for kk in range(js[2]):
