@@ -146,9 +146,9 @@ def test_newton_and_pgs_solve_the_same_problem(seed):
 def test_standing_g1_constraint_matches_mujoco():
     """The shipped G1 (MJCF, home keyframe, its servos holding the home pose) 0.3 s after MuJoCo starts it
     standing: both feet and both hands on the thighs in contact, 80-90 pyramidal rows, some of them across
-    two branches of the DOF tree (a hand against a thigh), so the Newton solve takes its dense Cholesky, the
-    Hessian kept between iterations and the four edges of a contact summed together. The constrained
-    acceleration of one step against MuJoCo's qacc: 6e-4 of its largest entry today, held to 2e-3 (float32
+    two branches of the DOF tree (a hand against a thigh), so the Newton solve takes its dense Cholesky and
+    keeps a Hessian between iterations where no row changes zone. The constrained acceleration of one step
+    against MuJoCo's qacc: 6e-4 of its largest entry today, held to 2e-3 (float32
     rows against float64; the Ant's tests above hold 1e-3 with a fifth of the rows). The free root's COM is
     7.6 cm below its origin: qvel_mj = T qd as in test_mujoco_oracle.py."""
     from newton_gym.assets.robots import robot_source_path
