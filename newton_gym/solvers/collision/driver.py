@@ -30,7 +30,7 @@ from .box_box import box_box
 from .candidates import PairLayout, decode, lay_out_pairs, shape_columns
 from .capsule_pairs import capsule_box, capsule_capsule
 from .convex import convex_kernel
-from .heightfield import field_kernel, field_slots
+from .heightfield import FIELD_BLOCK, field_block_top, field_kernel, field_slots
 from .hull import hull_tables
 from .pairs import PairTopology, Templates
 from .params import combine_pair_params
@@ -89,6 +89,9 @@ class Contacts(DeclaredFields):
     cols: wp.array = None  # (field_count,) int32 grid points along x
     point_start: wp.array = None  # (field_count,) int32 first grid point in mesh_verts
     extent: wp.array = None  # (field_count,) vec4 half extent x, half extent y, top z, bottom z [m]
+    block_start: wp.array = None  # (field_count,) int32 first entry of each field in block_top
+    block_cols: wp.array = None  # (field_count,) int32 blocks along x of each field
+    block_top: wp.array = None  # (blocks,) float32 highest grid point of each block of FIELD_BLOCK^2 cells [m]
     # Pair parameters (:func:`.params.combine_pair_params`; edited by set_world_friction).
     pair_mu: wp.array = None  # (pair_count,) float32 friction coefficient (max of the two) [-]
     pair_margin: wp.array = None  # (pair_count,) float32 MuJoCo margin (sum of margins + gaps) [m]
@@ -282,6 +285,11 @@ def _field_tables(model, hulls, arr, c: Contacts):
     c.point_start = arr(starts.astype(np.int32), wp.int32)
     extent = [(h.hx, h.hy, h.heights.max(), h.bottom) for h in fields]
     c.extent = arr(np.array(extent, np.float32).reshape(-1, 4), wp.vec4)
+    tops = [field_block_top(h.heights.astype(np.float32), FIELD_BLOCK) for h in fields]
+    sizes = np.array([t.size for t in tops], dtype=np.int64)
+    c.block_start = arr((np.concatenate([[0], np.cumsum(sizes)])[:-1]).astype(np.int32), wp.int32)
+    c.block_cols = arr(np.array([t.shape[1] for t in tops], np.int32), wp.int32)
+    c.block_top = arr(np.concatenate([t.ravel() for t in tops] + [np.zeros(1, np.float32)]), wp.float32)
     return np.concatenate([hulls.verts.reshape(-1, 3)] + [h.points() for h in fields])
 
 

@@ -7,11 +7,13 @@ B the field (the HFIELD type sorts last), per step:
 
 1. A's bounding sphere, then its axis-aligned box in the field frame (its support points along the field's
    axes), must meet the field's box (half extents x, y, top and bottom z, grown by the margin);
-2. the cells under A's box, rows then columns, each cell's two prisms in MuJoCo's order, are tested: a prism
-   whose three top corners all lie below A's lowest point is skipped, and so is one with A beyond the plane
+2. the cells under A's box, rows then columns, each cell's two prisms in MuJoCo's order, are tested: a cell
+   whose block of ``FIELD_BLOCK`` x ``FIELD_BLOCK`` cells lies wholly below A's lowest point (its highest grid
+   point, stored once per field, :func:`field_block_top`) is skipped, as is a prism
+   whose three top corners all lie below A's lowest point, and so is one with A beyond the plane
    of its top face or of a vertical side by more than 1e-5 m (a separating plane: no contact), the others go
    through GJK / EPA (:func:`.convex.witnesses`) against A (a sphere, whose core is a point, through
-   :func:`point_prism` where it has a closed form); each prism that A penetrates gives one contact (depth, normal from
+   :func:`point_prism`'s closed form); each prism that A penetrates gives one contact (depth, normal from
    A to the prism, point midway between the surfaces), until the pair's slots are full.
 
 As MuJoCo, a margin m raises the prisms' tops by m and inflates A by m / 2, and only overlapping shapes
@@ -39,9 +41,22 @@ from .primitive import (
 
 wp.set_module_options({"enable_backward": False})
 
-__all__ = ["field_kernel", "field_slots", "point_prism", "prism_planes"]
+__all__ = ["FIELD_BLOCK", "field_block_top", "field_kernel", "field_slots", "point_prism", "prism_planes"]
 
 _APART = 1.0e-5  # [m] a separating plane's clearance that GJK's tolerance cannot turn into a contact
+FIELD_BLOCK = 4  # [cells] side of the square blocks of cells whose highest point the cell scan tests first
+
+
+def field_block_top(z: np.ndarray, block: int) -> np.ndarray:
+    """(ceil((nrow - 1) / block), ceil((ncol - 1) / block)) highest elevation over the grid points of each
+    block of ``block`` x ``block`` cells of the (nrow, ncol) elevations z: block (i, j) holds the cells of rows
+    i block .. i block + block - 1 and columns j block ..., so the points of rows i block .. (i + 1) block and
+    columns j block .. (j + 1) block (clipped to the grid), every corner of its cells."""
+    nrow, ncol = z.shape
+    rows = [z[i * block : (i + 1) * block + 1].max(axis=0) for i in range(-(-(nrow - 1) // block))]
+    by_row = np.stack(rows)
+    cols = [by_row[:, j * block : (j + 1) * block + 1].max(axis=1) for j in range(-(-(ncol - 1) // block))]
+    return np.stack(cols, axis=1)
 
 
 def field_slots(radius: np.ndarray, margin: np.ndarray, spacing: np.ndarray, cells: np.ndarray) -> np.ndarray:
@@ -163,13 +178,86 @@ def _apart(
 
 
 @wp.func
+def _triangle_nearest(p: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
+    """The point of triangle a b c nearest to p (Ericson, Real-Time Collision Detection, sec. 5.1.5: p's
+    Voronoi region among the corners, edges and face)."""
+    ab = b - a
+    ac = c - a
+    ap = p - a
+    d1 = wp.dot(ab, ap)
+    d2 = wp.dot(ac, ap)
+    if d1 <= 0.0 and d2 <= 0.0:
+        return a
+    bp = p - b
+    d3 = wp.dot(ab, bp)
+    d4 = wp.dot(ac, bp)
+    if d3 >= 0.0 and d4 <= d3:
+        return b
+    vc = d1 * d4 - d3 * d2
+    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+        return a + d1 / (d1 - d3) * ab
+    cp = p - c
+    d5 = wp.dot(ab, cp)
+    d6 = wp.dot(ac, cp)
+    if d6 >= 0.0 and d5 <= d6:
+        return c
+    vb = d5 * d2 - d1 * d6
+    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+        return a + d2 / (d2 - d6) * ac
+    va = d3 * d6 - d5 * d4
+    if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
+        return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b)
+    denom = 1.0 / (va + vb + vc)
+    return a + ab * (vb * denom) + ac * (vc * denom)
+
+
+@wp.func
+def _prism_nearest(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float):
+    """The point nearest to c of a prism (top corners t0, t1, t2, solid down to z = ``bottom``) that c lies
+    outside of, at or above the bottom: the nearest of the top face's nearest point and each vertical side's
+    candidate. A side p q is the trapezoid of the points (p + t (q - p)) in xy, z in [bottom, z_top(t)];
+    its candidate, c's foot on the edge line in xy (t clamped to [0, 1]) at c's height clamped to that range,
+    is the side's nearest point wherever c is not above the side's top edge, and a point of the prism where
+    it is (the top face's nearest point, its edges included, is nearer then)."""
+    best = _triangle_nearest(c, t0, t1, t2)
+    dist = wp.length_sq(best - c)
+    for e in range(3):
+        p = t0
+        q = t1
+        if e == 1:
+            p = t1
+            q = t2
+        elif e == 2:
+            p = t2
+            q = t0
+        ex = q[0] - p[0]
+        ey = q[1] - p[1]
+        length_sq = ex * ex + ey * ey
+        t = float(0.0)
+        if length_sq > 0.0:
+            t = wp.clamp(((c[0] - p[0]) * ex + (c[1] - p[1]) * ey) / length_sq, 0.0, 1.0)
+        z_top = p[2] + t * (q[2] - p[2])
+        x = wp.vec3(p[0] + t * ex, p[1] + t * ey, wp.clamp(c[2], bottom, z_top))
+        dx = wp.length_sq(x - c)
+        if dx < dist:
+            best = x
+            dist = dx
+    return best
+
+
+@wp.func
 def point_prism(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float, top: wp.vec3, sides: wp.mat33):
     """A point c against a prism (top corners t0, t1, t2, solid down to z = ``bottom``; field frame; face
-    planes from :func:`prism_planes`) where the answer has a closed form: c above the top face's plane with
-    its foot inside the face (the foot is the closest point), or c inside the prism (the nearest face plane
-    is the way out, as EPA finds it). Returns (case, n, w, core): case 0 where neither holds (the caller runs
-    GJK / EPA); else n the unit normal from the point toward the prism, w the prism's witness point and core
-    the signed distance (positive apart, negative the depth)."""
+    planes from :func:`prism_planes`) in closed form. Returns (case, n, w, core): n the unit normal from the
+    point toward the prism, w the prism's witness point and core the signed distance (positive apart,
+    negative the depth), by case:
+
+    1. c above the top face's plane with its foot inside the face: the foot is the nearest point;
+    2. c inside the prism: the nearest of its five face planes is the way out, as EPA finds it;
+    3. c outside otherwise (over an edge, or beside the prism), at or above its bottom: the nearest point of
+       its faces (:func:`_prism_nearest`), where it is apart from c;
+    0. none of these (c below the bottom, a degenerate top face, c on the boundary): the caller runs
+       GJK / EPA."""
     n = top
     if wp.length(n) <= 0.0:
         return 0, wp.vec3(0.0), wp.vec3(0.0), 0.0
@@ -181,12 +269,16 @@ def point_prism(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float
     e0 = _cross2(t1 - t0, x - t0) * area
     e1 = _cross2(t2 - t1, x - t1) * area
     e2 = _cross2(t0 - t2, x - t2) * area
-    if e0 <= 0.0 or e1 <= 0.0 or e2 <= 0.0:
-        return 0, wp.vec3(0.0), wp.vec3(0.0), 0.0  # over an edge or outside the triangle: GJK decides
-    if s >= 0.0:
-        return 1, -n, x, s
     if c[2] < bottom:
         return 0, wp.vec3(0.0), wp.vec3(0.0), 0.0  # under the prism
+    if e0 <= 0.0 or e1 <= 0.0 or e2 <= 0.0:  # over an edge or beside the triangle: outside the prism
+        w = _prism_nearest(c, t0, t1, t2, bottom)
+        gap = wp.length(w - c)
+        if gap <= 0.0:
+            return 0, wp.vec3(0.0), wp.vec3(0.0), 0.0
+        return 3, (w - c) / gap, w, gap
+    if s >= 0.0:
+        return 1, -n, x, s
     # Inside: the nearest of the five face planes (top, bottom, three sides), each an outward normal f and
     # the depth of c behind it.
     best_f = n
@@ -257,11 +349,15 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
     other = a
     other.radius = a.radius + 0.5 * margin
     start = args.fields.point_start[f]
+    block_cols = args.fields.block_cols[f]
     count = int(0)
     for r in range(rmin, rmax):
+        block_row = args.fields.block_start[f] + (r // FIELD_BLOCK) * block_cols
         for c in range(cmin + 1, cmax + 1):
+            # the cell's block wholly below A: each prism's low test below would skip it
+            reach = args.fields.block_top[block_row + (c - 1) // FIELD_BLOCK] + margin >= zmin
             for i in range(2):
-                if count < slots[1]:
+                if reach and count < slots[1]:
                     corners = _corners(start, cols, r, c, i)
                     low = True
                     for k in range(3):

@@ -342,6 +342,9 @@ class Heightfields:
     cols: wp.array(dtype=int)  # (field_count,) grid points along x
     point_start: wp.array(dtype=int)  # (field_count,) first grid point in MeshHulls.mesh_verts, row by row
     extent: wp.array(dtype=wp.vec4)  # (field_count,) half extent x, half extent y, top z, bottom z [m]
+    block_start: wp.array(dtype=int)  # (field_count,) first entry of each field in block_top
+    block_cols: wp.array(dtype=int)  # (field_count,) blocks along x of each field
+    block_top: wp.array(dtype=float)  # highest grid point of each block of cells (.heightfield.FIELD_BLOCK) [m]
 
 
 @wp.struct
