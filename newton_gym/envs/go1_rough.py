@@ -108,6 +108,10 @@ class Go1RoughTask(Go1Task):
         self.scanner = HeightScanner(sim.model, base, size=tuple(c.scan_size), resolution=float(c.scan_resolution))
         self.num_rays = self.scanner.num_rays
         self.scan = None  # (N, rays) the height scan of the last observe() [m]
+        # Whether the scanner's hits are the current state's, but for the worlds of _rescan (reset since),
+        # so that the observation after a reset recasts the rays of the reset worlds only.
+        self._scan_current = False
+        self._rescan = None
 
     # ------------------------------------------------------------------ observations
     def observation_size(self) -> int:
@@ -118,8 +122,10 @@ class Go1RoughTask(Go1Task):
 
     def observe(self, sim):
         # The scan of this state, once: the critic's observation of the same state (which the env asks for
-        # after the observation, outside the step's cached block) reads it back.
-        self.scanner.update(sim.state)
+        # after the observation, outside the step's cached block) reads it back. After a reset of some worlds
+        # (the step's observation already scanned the others' state) only theirs are recast.
+        self.scanner.update(sim.state, mask=self._rescan if self._scan_current else None)
+        self._scan_current, self._rescan = True, None
         self.scan = self.scanner.heights(offset=_SCAN_OFFSET, clip=(-1.0, 1.0))
         obs = super().observe(sim)
         if not self.cfg.height_scan_policy:
@@ -142,6 +148,10 @@ class Go1RoughTask(Go1Task):
     def step_info(self, sim) -> dict:
         return {**super().step_info(sim), "terrain_level": self.terrain_level.float().mean()}
 
+    def pre_step(self, sim):
+        self._scan_current = False  # the step moves every world
+        return super().pre_step(sim)
+
     # ------------------------------------------------------------------ curriculum and spawn
     def reward_terms(self, sim, action, pre):
         self.root_xy.copy_(self.layout.qpos()[:, :2])
@@ -159,6 +169,11 @@ class Go1RoughTask(Go1Task):
         random_level = (self._rand(_LEVEL_STREAM, 1)[:, 0] * self.num_levels).long()
         level = torch.where(past_top, random_level, level.clamp(min=0))
         self.terrain_level = torch.where(mask, level, self.terrain_level)
+
+    def reset_state(self, sim, mask, rng):
+        super().reset_state(sim, mask, rng)
+        if self._scan_current:
+            self._rescan = mask.clone() if self._rescan is None else self._rescan | mask
 
     def spawn(self, qpos, mask, rng):
         if not self._started:

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 import warp as wp
 
-from .common import SensorError, body_index_array
+from .common import SensorError, body_index_array, mask_array
 from .static_scene import StaticScene, cast_down, pack_static_scene
 
 wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
@@ -85,20 +85,28 @@ def _scan_kernel(
     body_index: wp.array(dtype=wp.int32),
     ray_start: wp.array(dtype=wp.vec3),
     max_distance: float,
+    rays_per_thread: int,
+    mask: wp.array(dtype=wp.bool),
     # Data out:
     ray_origins_out: wp.array2d(dtype=wp.vec3),
     hits_z_out: wp.array2d(dtype=wp.float32),
     body_z_out: wp.array(dtype=wp.float32),
 ):
-    i, r = wp.tid()
+    i, chunk = wp.tid()
+    if not mask[i]:
+        return
     b = body_index[i]
     pose = body_q[b]
     p = wp.transform_get_translation(pose)
-    o = p + _yaw_rotate(wp.transform_get_rotation(pose), ray_start[r])
-    t = cast_down(scene, body_world[b], o, max_distance)
-    ray_origins_out[i, r] = o
-    hits_z_out[i, r] = o[2] - wp.min(t, max_distance)
-    if r == 0:
+    q = wp.transform_get_rotation(pose)
+    world = body_world[b]
+    first = chunk * rays_per_thread
+    for r in range(first, wp.min(first + rays_per_thread, ray_start.shape[0])):
+        o = p + _yaw_rotate(q, ray_start[r])
+        t = cast_down(scene, world, o, max_distance)
+        ray_origins_out[i, r] = o
+        hits_z_out[i, r] = o[2] - wp.min(t, max_distance)
+    if first == 0:
         body_z_out[i] = p[2]
 
 
@@ -149,16 +157,21 @@ class HeightScanner:
         self.ray_origins = wp.zeros((self.count, self.num_rays), dtype=wp.vec3, device=device)
         self.hits_z = wp.zeros((self.count, self.num_rays), dtype=wp.float32, device=device)
         self.body_z = wp.zeros(self.count, dtype=wp.float32, device=device)
+        self._everyone = wp.ones(self.count, dtype=wp.bool, device=device)  # the mask of a full update
         self.views = HeightScanViews(
             hits_z=wp.to_torch(self.hits_z), ray_origins=wp.to_torch(self.ray_origins), body_z=wp.to_torch(self.body_z)
         )
 
-    def update(self, state):
-        """Cast every ray from the body poses in ``state.body_q``: one launch over (N, R), no host sync, no
-        allocation (capturable in a graph)."""
+    def update(self, state, mask=None):
+        """Cast the rays of every sensor (``mask`` (N,) bool: of those where it is True; the others keep their
+        last hits) from the body poses in ``state.body_q``: one launch, no host sync, no allocation (capturable
+        in a graph). A thread casts one ray on a GPU and all R rays of its body on the CPU, where a thread's
+        setup (it copies the scene's tables, about 1 KB) would outweigh a ray's work."""
+        mask = self._everyone if mask is None else mask_array(mask, self.count, self.model.device)
+        per_thread = 1 if wp.get_device(self.model.device).is_cuda else self.num_rays
         wp.launch(
             _scan_kernel,
-            dim=(self.count, self.num_rays),
+            dim=(self.count, (self.num_rays + per_thread - 1) // per_thread),
             inputs=[
                 state.body_q,
                 self.model.body_world,
@@ -166,6 +179,8 @@ class HeightScanner:
                 self.body_indices,
                 self._ray_start,
                 self.max_distance,
+                per_thread,
+                mask,
             ],
             outputs=[self.ray_origins, self.hits_z, self.body_z],
             device=self.model.device,

@@ -195,7 +195,7 @@ def pack_static_scene(model) -> SceneHandle:
     return SceneHandle(scene=scene, bvh=bvh, item_shape=items, ignored=ignored)
 
 
-@wp.func
+@wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
 def _field_depth(scene: StaticScene, field: int, o: wp.vec3):
     """Distance [m] down from ``o`` (field frame) to the field's surface below it, or MISS where ``o`` is
     outside the grid or below the surface. The triangles of Heightfield.triangles: cell (r, c) is split
@@ -228,7 +228,7 @@ def _field_depth(scene: StaticScene, field: int, o: wp.vec3):
     return o[2] - z
 
 
-@wp.func
+@wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
 def _item_depth(scene: StaticScene, item: int, o: wp.vec3):
     """Ray parameter (distance [m], the direction being unit) where the ray from world point ``o`` along
     -z first meets item ``item``, or MISS."""
@@ -246,7 +246,7 @@ def _item_depth(scene: StaticScene, item: int, o: wp.vec3):
     return t
 
 
-@wp.func
+@wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
 def _group_depth(scene: StaticScene, group: int, o: wp.vec3, t_max: float, t_best: float):
     """``t_best`` lowered to the nearest hit among the items of ``group`` (a world, or world_count: global)."""
     best = t_best
@@ -266,14 +266,14 @@ def _group_depth(scene: StaticScene, group: int, o: wp.vec3, t_max: float, t_bes
     return best
 
 
-@wp.func
+@wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
 def _group_filled(scene: StaticScene, group: int):
     """Whether ``group`` holds any item."""
     bounded = scene.bounded_start[group + 1] > scene.bounded_start[group]
     return bounded or scene.unbounded_start[group + 1] > scene.unbounded_start[group]
 
 
-@wp.func
+@wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
 def cast_down(scene: StaticScene, world: int, o: wp.vec3, t_max: float):
     """Distance [m] from world point ``o`` straight down (-z) to the nearest static item of ``world`` or of
     the global shapes, if it is at most ``t_max``; MISS otherwise. ``world`` -1 sees the global items only."""

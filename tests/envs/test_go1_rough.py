@@ -126,3 +126,22 @@ def test_bad_terrain_settings_raise_config_errors():
     with pytest.raises(ConfigError, match="max_init_level"):
         make(num_envs=1, max_init_level=1.5)
     assert make(num_envs=1, max_init_level=7).task.max_init_level == 2  # Isaac Lab's: at most the top level
+
+
+def test_scan_after_autoresets_is_the_scan_of_the_state():
+    """After steps in which worlds reset (their rays recast alone), the observation's and the critic's scans
+    equal a full scan of the state they describe."""
+    e = make(num_envs=8, max_episode_steps=3)
+    e.reset(seed=0)
+    gen = torch.Generator().manual_seed(0)
+    rays = e.task.num_rays
+    resets = 0
+    for _ in range(7):
+        _, _, terminated, truncated, _ = e.step(2.0 * torch.rand((8, 12), generator=gen) - 1.0)
+        resets += int((terminated | truncated).sum())
+        critic = e.critic_observation()
+        e.task.scanner.update(e.sim.state)  # a full scan of the state
+        full = e.task.scanner.heights(offset=0.5, clip=(-1.0, 1.0))
+        torch.testing.assert_close(critic[:, -rays:], full, rtol=0, atol=0)
+    assert resets >= 8  # the worlds' episodes of 3 steps ended and were reset within the steps
+    e.close()

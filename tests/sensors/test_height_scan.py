@@ -173,6 +173,31 @@ def test_random_fields_boxes_and_plane_match_host_geometry(seed):
     assert np.isclose(got, -0.4, atol=TOL).any() and (got > 0.0).any()
 
 
+def test_masked_update_recasts_the_masked_sensors_only():
+    """update(state, mask) recasts the rays of the sensors where mask is True, bitwise as a full update does,
+    and leaves the others' hits and origins as they were."""
+    rng = np.random.default_rng(5)
+    model = _random_scene(rng)
+    state = model.state()
+    n = model.world_count
+    poses = np.array([[rng.uniform(-2.0, 2.0), rng.uniform(-1.0, 1.0), 0.5, 0.0, 0.0, 0.0, 1.0] for _ in range(n)])
+    _place_bodies(model, state, poses)
+    scanner = HeightScanner(model, np.arange(n), size=(2.0, 1.4), resolution=0.1)
+    scanner.update(state)
+    before = scanner.hits_z.numpy().copy(), scanner.ray_origins.numpy().copy()
+    moved = poses.copy()
+    moved[:, 0] += 0.37
+    _place_bodies(model, state, moved)
+    mask = np.arange(n) == 1
+    scanner.update(state, mask=mask)
+    masked = scanner.hits_z.numpy().copy(), scanner.ray_origins.numpy().copy()
+    scanner.update(state)
+    for got, old, full in zip(masked, before, (scanner.hits_z.numpy(), scanner.ray_origins.numpy())):
+        np.testing.assert_array_equal(got[mask], full[mask])
+        np.testing.assert_array_equal(got[~mask], old[~mask])
+    assert not np.array_equal(before[1][mask], masked[1][mask])  # the masked sensor moved
+
+
 def test_rays_off_every_shape_read_the_far_end_of_the_ray():
     model = _random_scene(np.random.default_rng(3), with_plane=False, worlds=2)
     state = model.state()
