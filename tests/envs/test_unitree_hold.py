@@ -3,7 +3,10 @@
 Go1 (the issue's gate): zero action = position targets at the home pose, 5 s at the MJCF's 0.005 s
 implicitfast step, base height within 5 mm of MuJoCo's at every step. G1 under the same PD hold topples
 over (in MuJoCo too: standing needs a balance policy), which makes a stricter check: the whole fall,
-contacts of arms and torso included, follows MuJoCo's within 5 mm for 2 s.
+contacts of arms and torso included, follows MuJoCo's for 2 s. From t = 0.58 s its toes chatter (contacts
+within 1e-8 to 1e-7 m of touching make and break), and from there MuJoCo C's own fall moves by up to 8 mm
+when only its state is rounded to float32 after each step: the fall is compared with MuJoCo's as closely as
+MuJoCo's float32-rounded falls compare with it.
 """
 
 from __future__ import annotations
@@ -49,9 +52,39 @@ def test_go1_holds_home_pose_like_mujoco():
     assert err.max() < 5e-3, (err.max(), ref[-1], ours[-1])
 
 
+def _float32_falls(name: str, seconds: float, seeds=(0, 1, 2, 3)) -> np.ndarray:
+    """(seeds, steps) MuJoCo C's base heights with its state rounded to float32 after every step (as a float32
+    State holds it) and, for seeds above 0, one float32 rounding's relative noise (6e-8) on the joint angles:
+    falls that a float32 state cannot tell apart from the float64 one."""
+    m = mujoco.MjModel.from_xml_string(open(robot_source_path(name)).read())
+    key = m.key("home").id
+    out = []
+    for seed in seeds:
+        d = mujoco.MjData(m)
+        mujoco.mj_resetDataKeyframe(m, d, key)
+        rng = np.random.default_rng(seed)
+        heights = []
+        for _ in range(int(round(seconds / m.opt.timestep))):
+            mujoco.mj_step(m, d)
+            if seed:
+                d.qpos[7:] *= 1.0 + rng.uniform(-6e-8, 6e-8, m.nq - 7)
+            d.qpos[:] = d.qpos.astype(np.float32)
+            d.qvel[:] = d.qvel.astype(np.float32)
+            heights.append(d.qpos[2])
+        out.append(heights)
+    return np.array(out)
+
+
 def test_g1_topples_under_pd_hold_like_mujoco():
     heights, start = _hold("g1", 2.0)
     ref, ours = heights[:, 0], heights[:, 1]
     assert ref[0] > 0.75 and ref[-1] < 0.3  # it does fall, from standing height to the floor
     err = np.abs(ours - ref)
-    assert err.max() < 5e-3, (err.max(), ref[-1], ours[-1])
+    spread = np.abs(_float32_falls("g1", 2.0) - ref)  # (seeds, steps)
+    # Well conditioned while float32 rounding moves MuJoCo's fall by less than 0.01 mm (until the toes
+    # chatter, about 0.6 s): there ours stays within 0.1 mm.
+    calm = int(np.argmax(spread.max(axis=0) > 1e-5))
+    assert calm * 0.005 > 0.5 and err[:calm].max() < 1e-4, (calm, err[:calm].max())
+    # The whole fall: within MuJoCo's own float32 spread (the most any of its float32 falls leaves it by;
+    # 1.2 to 8.2 mm at the impact of t = 1.41 s), and within 5 mm where that spread is smaller.
+    assert err.max() < max(5e-3, spread.max()), (err.max(), spread.max(axis=1), ref[-1], ours[-1])

@@ -53,16 +53,20 @@ def test_one_checkpoint_runs_in_both_simulators(tmp_path, capsys):
     ],
 )
 def test_shipped_policies_transfer_both_ways(name, keep, floor):
-    """A short version of ``python scripts/sim2sim.py``: 400 steps from the same (noise-free) start in
-    each simulator; the MuJoCo-trained policy is compared under its training integrator (implicitfast),
-    the newton_gym-trained one under Ant-v5's RK4 and under implicitfast."""
+    """A short version of ``python scripts/sim2sim.py``: 32 episodes of 400 steps in each simulator, from
+    the same start perturbed by 1e-6 (reset noise scale), compared by their median return; the
+    MuJoCo-trained policy under its training integrator (implicitfast), the newton_gym-trained one under
+    Ant-v5's RK4 and under implicitfast. One episode from one start is chaotic: MuJoCo C's own Ant return
+    spreads from 1223 to 1472 over starts 1e-6 apart, and 2 of 32 episodes fall over in either simulator,
+    so a single return moves by more than the gate with the float32 rounding of a solver change."""
     import numpy as np
 
     from newton_gym.train.checkpoint import load_policy
     from newton_gym.train.evaluate import evaluate
 
     policy = load_policy(os.path.join(ROOT, "newton_gym", "assets", "policies", name))
-    results = {k: float(np.mean(v)) for k, v in evaluate(policy, policy.meta["task"], 1, 0, 400, 0.0).items()}
+    runs = evaluate(policy, policy.meta["task"], 32, 0, 400, 1e-6)
+    results = {k: float(np.median(v)) for k, v in runs.items()}
     newton = results.pop(next(k for k in results if k.startswith("Newton/")))
     if policy.meta["task"].startswith("Newton/"):
         trained, others = newton, list(results.values())
