@@ -46,7 +46,7 @@ import functools
 import warp as wp
 
 from ..constraint.assemble import jac_side, walk_next
-from ..constraint.tables import RowData, RowModel, WorldBlock, WorldInputs
+from ..constraint.tables import CONTACT, RowData, RowModel, WorldBlock, WorldInputs
 from ..items import item, item_set
 from ..lanes import block_sync
 from ..spatial import dense_cholesky, dense_solve, ltl_factor, ltl_solve, ltl_solve_t
@@ -342,9 +342,79 @@ def _row_hessian(c: int, b: WorldBlock, rd: RowData):
 
 
 @wp.func(inline=True)
+def _quad(c: int, b: WorldBlock, rd: RowData):
+    """Whether compact rows c .. c + 3 are the four edges of one pyramidal contact with one list of non-zero
+    columns (the edges n +- mu t of one body path: the same list unless an entry cancels exactly)."""
+    if c + 3 >= b.k:
+        return False
+    r = b.r0 + c
+    if rd.kind[r] != CONTACT or rd.kind[r + 3] != CONTACT or rd.owner[r] != rd.owner[r + 3]:
+        return False
+    count = item(rd.ynz_count, r)
+    for e in range(1, 4):
+        if item(rd.ynz_count, r + e) != count:
+            return False
+    row = b.yoff + c * b.wn
+    for t in range(count):
+        col = rd.ynz[row + t]
+        for e in range(1, 4):
+            if rd.ynz[row + e * b.wn + t] != col:
+                return False
+    return True
+
+
+@wp.func(inline=True)
+def _quad_y(rd: RowData, row: int, wn: int, a: int):
+    """Column a of the four edge rows whose Y starts at ``row`` (rows ``wn`` apart)."""
+    return wp.vec4(
+        item(rd.ydense, row + a),
+        item(rd.ydense, row + wn + a),
+        item(rd.ydense, row + 2 * wn + a),
+        item(rd.ydense, row + 3 * wn + a),
+    )
+
+
+@wp.func(inline=True)
+def _quad_gradient(c: int, b: WorldBlock, rd: RowData):
+    """Gradient terms of the four edges at compact rows c .. c + 3 (:func:`_quad`), into this lane's DOFs:
+    -sum_e f_e Y_e over their non-zero columns, the edges summed before the entry is updated."""
+    r = b.r0 + c
+    f = wp.vec4(rd.zone[r][0], rd.zone[r + 1][0], rd.zone[r + 2][0], rd.zone[r + 3][0])
+    if f == wp.vec4(0.0):
+        return
+    row = b.yoff + c * b.wn
+    for t in range(item(rd.ynz_count, r)):
+        a = int(item(rd.ynz, row + t))
+        if a % b.lanes == b.lane:
+            at = b.wd0 + a
+            item_set(rd.grad, at, item(rd.grad, at) - wp.dot(f, _quad_y(rd, row, b.wn, a)))
+
+
+@wp.func(inline=True)
+def _quad_hessian(c: int, b: WorldBlock, rd: RowData):
+    """Hessian terms of the four edges at compact rows c .. c + 3 (:func:`_quad`), into this lane's rows of
+    H: sum_e D_e Y_e Y_e^T over their non-zero columns, lower triangle, the edges summed before the entry is
+    updated (one read and write of H per entry, not four)."""
+    r = b.r0 + c
+    d = wp.vec4(rd.zone[r][1], rd.zone[r + 1][1], rd.zone[r + 2][1], rd.zone[r + 3][1])
+    if d == wp.vec4(0.0):
+        return
+    row = b.yoff + c * b.wn
+    for t in range(item(rd.ynz_count, r)):
+        a = int(item(rd.ynz, row + t))
+        if a % b.lanes == b.lane:
+            dy = wp.cw_mul(d, _quad_y(rd, row, b.wn, a))
+            ha = b.hoff + a * b.wn
+            for t2 in range(t + 1):
+                bb = int(item(rd.ynz, row + t2))
+                item_set(rd.hess, ha + bb, item(rd.hess, ha + bb) + wp.dot(dy, _quad_y(rd, row, b.wn, bb)))
+
+
+@wp.func(inline=True)
 def _add_terms(hessian: int, b: WorldBlock, rd: RowData):
     """Every active row's gradient terms (``hessian`` 0) or Hessian terms (1) into this lane's entries, in
-    row order (an elliptic contact's three rows together)."""
+    row order (an elliptic contact's three rows together, a pyramidal contact's four edges together where
+    they share their columns)."""
     c = int(0)
     while c < b.k:
         if item(rd.cone, b.r0 + c) != 0:
@@ -353,6 +423,12 @@ def _add_terms(hessian: int, b: WorldBlock, rd: RowData):
             else:
                 _cone_gradient(c, b, rd)
             c += 3
+        elif _quad(c, b, rd):
+            if hessian != 0:
+                _quad_hessian(c, b, rd)
+            else:
+                _quad_gradient(c, b, rd)
+            c += 4
         else:
             if hessian != 0:
                 _row_hessian(c, b, rd)
