@@ -36,8 +36,8 @@ import newton_gym as ng
 from newton_gym.solvers import SolverGeneralized
 from newton_gym.solvers.collision import driver as collision_driver
 from newton_gym.solvers.collision.convex import witnesses
-from newton_gym.solvers.collision.heightfield import field_block_top, point_prism, prism_planes
-from newton_gym.solvers.collision.primitive import HFIELD, SPHERE, Convex
+from newton_gym.solvers.collision.heightfield import field_block_top, point_prism, prism_planes, segment_prism
+from newton_gym.solvers.collision.primitive import CAPSULE, HFIELD, SPHERE, Convex
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -424,6 +424,80 @@ def test_point_prism_closed_form_is_gjk_epa():
         np.testing.assert_array_less(turn, np.maximum(2e-4, 3e-8 / np.abs(general[on, 3])))
         np.testing.assert_allclose(closed_w[on], general_w[on], atol=1e-5)  # the witness [m]: GJK stops at 1e-6 rel.
     assert min(seen.values()) > 20, seen  # above, inside, beside and deferred cases all met
+
+
+@wp.kernel
+def _segment_prism_both(
+    ends: wp.array(dtype=wp.vec3),
+    verts: wp.array(dtype=wp.vec3),
+    bottom: float,
+    form: wp.array(dtype=int),
+    closed: wp.array(dtype=wp.vec4),
+    closed_w: wp.array2d(dtype=wp.vec3),
+    general: wp.array(dtype=wp.vec4),
+    general_w: wp.array2d(dtype=wp.vec3),
+):
+    i = wp.tid()
+    s0 = ends[2 * i]
+    s1 = ends[2 * i + 1]
+    top, sides = prism_planes(verts[0], verts[1], verts[2])
+    k, n, ws, wp_, core = segment_prism(s0, s1, verts[0], verts[1], verts[2], bottom, top, sides)
+    form[i] = k
+    closed[i] = wp.vec4(n[0], n[1], n[2], core)
+    closed_w[i, 0] = ws
+    closed_w[i, 1] = wp_
+    a = Convex()
+    a.kind = CAPSULE
+    axis = s1 - s0
+    a.size = wp.vec3(0.05, 0.5 * wp.length(axis), 0.0)
+    a.xf = wp.transform(0.5 * (s0 + s1), wp.quat_between_vectors(wp.vec3(0.0, 0.0, 1.0), wp.normalize(axis)))
+    a.radius = 0.0  # the segment core alone
+    a.field = -1
+    prism = Convex()
+    prism.kind = HFIELD
+    prism.size = wp.vec3(0.0, 0.0, bottom)
+    prism.xf = wp.transform_identity()
+    prism.field = 0
+    prism.corners = wp.vec3i(0, 1, 2)
+    ok, gn, wa, wb, d = witnesses(a, prism, verts)
+    general[i] = wp.vec4(gn[0], gn[1], gn[2], d)
+    general_w[i, 0] = wa
+    general_w[i, 1] = wb
+
+
+def test_segment_prism_closed_form_is_gjk():
+    """The capsule core's closed form against a prism (segment and prism apart, one closest pair) gives GJK's
+    normal, witnesses and distance, on random prisms and segments; where the segment meets the prism or lies
+    parallel to a face near it, it defers to GJK / EPA."""
+    rng = np.random.default_rng(11)
+    seen = {0: 0, 1: 0}
+    for trial in range(24):
+        top = np.c_[rng.uniform(-0.1, 0.1, (3, 2)), rng.uniform(0.0, 0.05, 3)].astype(np.float32)
+        if trial == 0:
+            top[:, 2] = 0.02  # a flat prism: segments parallel to its top face defer
+        bottom = -0.2
+        lo, hi = top.min(0), top.max(0)
+        centre = rng.uniform([lo[0] - 0.05, lo[1] - 0.05, -0.05], [hi[0] + 0.05, hi[1] + 0.05, 0.12], (64, 3))
+        axis = rng.normal(size=(64, 3))
+        axis[:16, 2] = 0.0  # level segments, some parallel to the flat top
+        axis /= np.linalg.norm(axis, axis=1, keepdims=True)
+        half = rng.uniform(0.01, 0.1, (64, 1))
+        ends = np.stack([centre - half * axis, centre + half * axis], axis=1).reshape(-1, 3).astype(np.float32)
+        out = [wp.zeros(64, dtype=int), wp.zeros(64, dtype=wp.vec4), wp.zeros((64, 2), dtype=wp.vec3)]
+        out += [wp.zeros(64, dtype=wp.vec4), wp.zeros((64, 2), dtype=wp.vec3)]
+        verts = wp.array(top, dtype=wp.vec3)
+        wp.launch(_segment_prism_both, dim=64, inputs=[wp.array(ends, dtype=wp.vec3), verts, bottom], outputs=out)
+        form, closed, closed_w, general, general_w = (a.numpy() for a in out)
+        for k in seen:
+            seen[k] += int((form == k).sum())
+        on = form > 0
+        assert (general[on, 3] > 0.0).all()  # GJK finds those apart too
+        np.testing.assert_allclose(closed[on, 3], general[on, 3], atol=2e-6)  # distance [m]
+        turn = np.abs(closed[on, :3] - general[on, :3]).max(1)
+        np.testing.assert_array_less(turn, np.maximum(2e-4, 3e-8 / general[on, 3]))  # as the point's normal
+        np.testing.assert_allclose(closed_w[on], general_w[on], atol=2e-5)  # witnesses [m]
+        assert (general[~on & (general[:, 3] <= 0.0), 3] <= 0.0).all()
+    assert min(seen.values()) > 200, seen  # both closed-form and deferred pairs met
 
 
 @pytest.mark.parametrize("block", [1, 3, 4])

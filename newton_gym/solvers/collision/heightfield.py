@@ -29,6 +29,7 @@ import warp as wp
 from .convex import witnesses
 from .gjk import support
 from .primitive import (
+    CAPSULE,
     HFIELD,
     MAX_FIELD_CONTACTS,
     PHASE_FIELD,
@@ -41,7 +42,15 @@ from .primitive import (
 
 wp.set_module_options({"enable_backward": False})
 
-__all__ = ["FIELD_BLOCK", "field_block_top", "field_kernel", "field_slots", "point_prism", "prism_planes"]
+__all__ = [
+    "FIELD_BLOCK",
+    "field_block_top",
+    "field_kernel",
+    "field_slots",
+    "point_prism",
+    "prism_planes",
+    "segment_prism",
+]
 
 _APART = 1.0e-5  # [m] a separating plane's clearance that GJK's tolerance cannot turn into a contact
 FIELD_BLOCK = 4  # [cells] side of the square blocks of cells whose highest point the cell scan tests first
@@ -300,6 +309,143 @@ def point_prism(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float
     return 2, -best_f, c + best * best_f, -best
 
 
+_mat83 = wp.types.matrix(shape=(8, 3), dtype=wp.float32)
+_vec8 = wp.types.vector(length=8, dtype=wp.float32)
+
+
+@wp.func
+def _segments_nearest(p1: wp.vec3, q1: wp.vec3, p2: wp.vec3, q2: wp.vec3):
+    """Closest points of segments p1 q1 and p2 q2, on the first then on the second (Ericson, Real-Time Collision
+    Detection, sec. 5.1.9). Segments within 0.01 rad of parallel take the first's start: their closest points
+    are not unique, or nearly so, and :func:`segment_prism` defers such pairs."""
+    d1 = q1 - p1
+    d2 = q2 - p2
+    r = p1 - p2
+    a = wp.dot(d1, d1)
+    e = wp.dot(d2, d2)
+    f = wp.dot(d2, r)
+    s = float(0.0)
+    t = float(0.0)
+    if a > 0.0 and e > 0.0:
+        c = wp.dot(d1, r)
+        b = wp.dot(d1, d2)
+        denom = a * e - b * b
+        if denom > 1.0e-4 * a * e:
+            s = wp.clamp((b * f - c * e) / denom, 0.0, 1.0)
+        t = (b * s + f) / e
+        if t < 0.0:
+            t = 0.0
+            s = wp.clamp(-c / a, 0.0, 1.0)
+        elif t > 1.0:
+            t = 1.0
+            s = wp.clamp((b - c) / a, 0.0, 1.0)
+    elif a > 0.0:
+        s = wp.clamp(-wp.dot(d1, r) / a, 0.0, 1.0)
+    elif e > 0.0:
+        t = wp.clamp(f / e, 0.0, 1.0)
+    return p1 + s * d1, p2 + t * d2
+
+
+@wp.func
+def _segment_crosses(
+    s0: wp.vec3, s1: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float, top: wp.vec3, sides: wp.mat33
+):
+    """Whether segment s0 s1 meets the prism (clipped against its five face planes, from :func:`prism_planes`)."""
+    lo = float(0.0)
+    hi = float(1.0)
+    d = s1 - s0
+    for k in range(5):
+        f = top
+        h = wp.dot(top, t0)
+        if k == 1:
+            f = wp.vec3(0.0, 0.0, -1.0)
+            h = -bottom
+        elif k >= 2:
+            f = sides[k - 2]
+            p = t0
+            if k == 3:
+                p = t1
+            elif k == 4:
+                p = t2
+            h = wp.dot(f, p)
+        if wp.length_sq(f) > 0.0:  # f . (s0 + u d) <= h
+            start = wp.dot(f, s0) - h
+            rate = wp.dot(f, d)
+            if rate > 0.0:
+                hi = wp.min(hi, -start / rate)
+            elif rate < 0.0:
+                lo = wp.max(lo, -start / rate)
+            elif start > 0.0:
+                hi = -1.0  # parallel to the plane, outside it
+    return lo <= hi
+
+
+@wp.func
+def segment_prism(
+    s0: wp.vec3, s1: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float, top: wp.vec3, sides: wp.mat33
+):
+    """A segment s0 s1 (a capsule's core) against a prism (as :func:`point_prism`) in closed form where the two
+    are apart and their closest points unique: the nearest of the candidate pairs, each end of the segment
+    with its nearest point of the prism (:func:`point_prism`) and the segment with each top and vertical
+    edge (:func:`_segments_nearest`), which holds the closest pair of a segment and a convex polytope that
+    do not meet. Returns (case, n, w_segment, w_prism, core): case 1 with n the unit normal from the segment
+    toward the prism, the witness points and their distance; case 0 where the segment meets the prism,
+    reaches below its bottom, or where a second candidate pair as near (within float32's resolution of the
+    coordinates) has another point on the segment (a segment parallel to a face or an edge): the caller
+    runs GJK / EPA."""
+    none = wp.vec3(0.0)
+    if wp.length(top) <= 0.0 or s0[2] < bottom or s1[2] < bottom:
+        return 0, none, none, none, 0.0
+    if _segment_crosses(s0, s1, t0, t1, t2, bottom, top, sides):
+        return 0, none, none, none, 0.0
+    on_s = _mat83()
+    on_p = _mat83()
+    dist = _vec8()
+    for k in range(2):
+        c = s0
+        if k == 1:
+            c = s1
+        form, n, w, core = point_prism(c, t0, t1, t2, bottom, top, sides)
+        if form == 0:
+            return 0, none, none, none, 0.0
+        on_s[k] = c
+        on_p[k] = w
+        dist[k] = core
+    for e in range(3):
+        p = t0
+        q = t1
+        if e == 1:
+            p = t1
+            q = t2
+        elif e == 2:
+            p = t2
+            q = t0
+        xs, xp = _segments_nearest(s0, s1, p, q)  # a top edge
+        on_s[2 + e] = xs
+        on_p[2 + e] = xp
+        dist[2 + e] = wp.length(xp - xs)
+        xs, xp = _segments_nearest(s0, s1, p, wp.vec3(p[0], p[1], bottom))  # a vertical edge
+        on_s[5 + e] = xs
+        on_p[5 + e] = xp
+        dist[5 + e] = wp.length(xp - xs)
+    best = int(0)
+    for k in range(1, 8):
+        if dist[k] < dist[best]:
+            best = k
+    scale = wp.max(wp.max(wp.max(wp.abs(s0[0]), wp.abs(s0[1])), wp.max(wp.abs(s1[0]), wp.abs(s1[1]))), 1.0)
+    tol = 1.0e-6 * scale  # a few float32 roundings of the coordinates [m]
+    d = dist[best]
+    if d <= tol:
+        return 0, none, none, none, 0.0
+    xs = wp.vec3(on_s[best, 0], on_s[best, 1], on_s[best, 2])
+    xp = wp.vec3(on_p[best, 0], on_p[best, 1], on_p[best, 2])
+    for k in range(8):
+        other = wp.vec3(on_s[k, 0], on_s[k, 1], on_s[k, 2])
+        if dist[k] - d <= tol and wp.length(other - xs) > 10.0 * tol:
+            return 0, none, none, none, 0.0
+    return 1, (xp - xs) / d, xs, xp, d
+
+
 @wp.func
 def _prism(xf: wp.transform, field: int, corners: wp.vec3i, margin: float, bottom: float):
     """The :class:`.primitive.Convex` of one prism of a field at pose xf: top triangle ``corners`` raised by
@@ -380,6 +526,17 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
                                 cf = wp.quat_rotate_inv(rot, wa - origin)
                                 form, nf, wf, core = point_prism(cf, t0, t1, t2, ext[3], top, sides)
                                 n = wp.quat_rotate(rot, nf)
+                                wb = origin + wp.quat_rotate(rot, wf)
+                                d = core - other.radius
+                            elif other.kind == CAPSULE:  # a segment core: the closed form where it has one
+                                half = wp.quat_rotate(
+                                    wp.transform_get_rotation(other.xf), wp.vec3(0.0, 0.0, other.size[1])
+                                )
+                                e0 = wp.quat_rotate_inv(rot, wa - half - origin)
+                                e1 = wp.quat_rotate_inv(rot, wa + half - origin)
+                                form, nf, ws, wf, core = segment_prism(e0, e1, t0, t1, t2, ext[3], top, sides)
+                                n = wp.quat_rotate(rot, nf)
+                                wa = origin + wp.quat_rotate(rot, ws)
                                 wb = origin + wp.quat_rotate(rot, wf)
                                 d = core - other.radius
                             if form == 0:
