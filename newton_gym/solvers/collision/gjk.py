@@ -446,194 +446,167 @@ def _face_plane(p0: wp.vec3, p1: wp.vec3, p2: wp.vec3, fallback: wp.vec3):
     return nrm, wp.dot(nrm, p0)
 
 
-@wp.struct
-class _Polytope:
-    """EPA's polytope in M: vertices (as their support points on A and B) and triangular faces in slots that
-    are reused once a face dies."""
-
-    va: _epa_pts  # (EPA_VERTS, 3) support point on A of each vertex, world [m]
-    vb: _epa_pts  # (EPA_VERTS, 3) support point on B of each vertex, world [m]
-    tri: _epa_tri  # (EPA_FACES, 3) vertices of each face, counter-clockwise seen from outside
-    adj: _epa_tri  # (EPA_FACES, 3) the face across edge (k, k + 1) of each face
-    nrm: _epa_nrm  # (EPA_FACES, 3) outward unit normal of each face
-    off: _epa_val  # (EPA_FACES,) distance of each face's plane from the origin [m]
-    alive: _epa_flag  # (EPA_FACES,) 1 for a face of the polytope, 0 for a dead one
-    nv: int  # vertices
-    nf: int  # face slots in use (alive or dead)
-
-
 @wp.func
-def _adjacent(tri: _epa_tri, f: int, e: int, nf: int, alive: _epa_flag):
-    """The live face other than f holding edge e of face f reversed, and that edge's index in it."""
-    a = tri[f, e]
-    b = tri[f, (e + 1) % 3]
-    for g in range(nf):
-        if g != f and alive[g] == 1:
-            for k in range(3):
-                if tri[g, k] == b and tri[g, (k + 1) % 3] == a:
-                    return g, k
-    return -1, -1
+def _epa_run(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_in: mat43, n_in: int):
+    """EPA from a GJK simplex holding the origin (see :func:`epa`): (depth, normal, witness on A, witness on
+    B, the final face's corners on A and on B as matrix rows, ok).
 
-
-@wp.func
-def _tetrahedron(sa: mat43, sb: mat43):
-    """The polytope of the GJK tetrahedron (support points sa[i] on A, sb[i] on B)."""
-    poly = _Polytope()
+    The polytope lives in local arrays of this one function: its vertices (as their support points on A and
+    B) and triangular faces in slots that are reused once a face dies, each face with its vertices
+    (counter-clockwise seen from outside), the faces across its edges (k, k + 1), its outward unit normal, its
+    plane's offset from the origin and whether it is alive. Held in a struct, about 5 KB were copied into
+    every helper and on every read of one of its fields."""
+    sa, sb, n = _grow_simplex(a, b, verts, sa_in, sb_in, n_in)
+    if n < 4:
+        return float(0.0), wp.vec3(0.0, 0.0, 1.0), wp.vec3(0.0), wp.vec3(0.0), wp.mat33(0.0), wp.mat33(0.0), False
+    va = _epa_pts()  # (EPA_VERTS, 3) support point on A of each vertex, world [m]
+    vb = _epa_pts()  # (EPA_VERTS, 3) support point on B of each vertex, world [m]
+    tri = _epa_tri()  # (EPA_FACES, 3) vertices of each face
+    adj = _epa_tri()  # (EPA_FACES, 3) the face across edge (k, k + 1) of each face
+    nrm = _epa_nrm()  # (EPA_FACES, 3) outward unit normal of each face
+    off = _epa_val()  # (EPA_FACES,) distance of each face's plane from the origin [m]
+    alive = _epa_flag()  # (EPA_FACES,) 1 for a face of the polytope, 0 for a dead one
+    # The tetrahedron's four faces, each wound counter-clockwise seen from outside (away from the opposite
+    # corner).
     for i in range(4):
-        poly.va[i] = sa[i]
-        poly.vb[i] = sb[i]
-    # The four faces, each wound counter-clockwise seen from outside (away from the opposite corner).
+        va[i] = sa[i]
+        vb[i] = sb[i]
     for f in range(4):
         i0 = f
         i1 = (f + 1) % 4
         i2 = (f + 2) % 4
         i3 = (f + 3) % 4
-        p0 = poly.va[i0] - poly.vb[i0]
-        p1 = poly.va[i1] - poly.vb[i1]
-        p2 = poly.va[i2] - poly.vb[i2]
-        if wp.dot(wp.cross(p1 - p0, p2 - p0), (poly.va[i3] - poly.vb[i3]) - p0) > 0.0:
+        p0 = va[i0] - vb[i0]
+        p1 = va[i1] - vb[i1]
+        p2 = va[i2] - vb[i2]
+        if wp.dot(wp.cross(p1 - p0, p2 - p0), (va[i3] - vb[i3]) - p0) > 0.0:
             tmp = i1
             i1 = i2
             i2 = tmp
-        poly.tri[f, 0] = i0
-        poly.tri[f, 1] = i1
-        poly.tri[f, 2] = i2
-        p0 = poly.va[i0] - poly.vb[i0]
-        p1 = poly.va[i1] - poly.vb[i1]
-        p2 = poly.va[i2] - poly.vb[i2]
+        tri[f, 0] = i0
+        tri[f, 1] = i1
+        tri[f, 2] = i2
+        p0 = va[i0] - vb[i0]
+        p1 = va[i1] - vb[i1]
+        p2 = va[i2] - vb[i2]
         fn, fo = _face_plane(p0, p1, p2, wp.vec3(0.0, 0.0, 1.0))
-        poly.nrm[f] = fn
-        poly.off[f] = fo
-        poly.alive[f] = 1
-    for f in range(4):
+        nrm[f] = fn
+        off[f] = fo
+        alive[f] = 1
+    for f in range(4):  # the face across each edge: the other face holding it reversed
         for e in range(3):
-            g, _k = _adjacent(poly.tri, f, e, 4, poly.alive)
-            poly.adj[f, e] = g
-    poly.nv = 4
-    poly.nf = 4
-    return poly
-
-
-@wp.func(inline=True)  # the polytope by value: inlined into epa, it is not copied
-def _nearest_face(poly: _Polytope, last: int):
-    """The live face nearest the origin and its offset (``last`` where no face is alive)."""
-    best = last
-    best_off = float(1.0e30)
-    for f in range(poly.nf):
-        if poly.alive[f] == 1 and poly.off[f] < best_off:
-            best_off = poly.off[f]
-            best = f
-    return best, best_off
-
-
-@wp.func(inline=True)  # the polytope by value: inlined into epa, it is not copied
-def _visible_faces(poly: _Polytope, best: int, w: wp.vec3):
-    """Flood fill from the face ``best`` over the faces that see the point w. Returns (seen flags, horizon
-    edges (a, b, the face across that does not see w), horizon edge count, seen count)."""
-    seen = _epa_flag()
+            ea = tri[f, e]
+            eb = tri[f, (e + 1) % 3]
+            across = int(-1)
+            for g in range(4):
+                for k in range(3):
+                    if across < 0 and g != f and tri[g, k] == eb and tri[g, (k + 1) % 3] == ea:
+                        across = g
+            adj[f, e] = across
+    nv = int(4)
+    nf = int(4)
+    seen = _epa_flag()  # the step in which each face was seen (a step number, so it is never cleared)
     stack = _epa_flag()
-    horizon = _epa_tri()
-    seen[best] = 1
-    stack[0] = best
-    top = int(1)
-    nh = int(0)
-    nvis = int(1)
-    while top > 0:
-        top -= 1
-        f = stack[top]
-        for e in range(3):
-            g = poly.adj[f, e]
-            if seen[g] == 0:
-                if wp.dot(wp.vec3(poly.nrm[g]), w) - poly.off[g] > 1.0e-9:
-                    seen[g] = 1
-                    stack[top] = g
-                    top += 1
-                    nvis += 1
-                elif nh < EPA_FACES:
-                    horizon[nh, 0] = poly.tri[f, e]
-                    horizon[nh, 1] = poly.tri[f, (e + 1) % 3]
-                    horizon[nh, 2] = g
-                    nh += 1
-    return seen, horizon, nh, nvis
-
-
-@wp.func(inline=True)  # the polytope by value: inlined into epa, it is not copied
-def _keeps_convex(
-    poly: _Polytope, horizon: _epa_tri, nh: int, nvis: int, w: wp.vec3, dn: wp.vec3, best_off: float
-) -> bool:
-    """False where replacing the nvis seen faces by the nh faces from the horizon to w would break the
-    polytope: too few or too many faces, or a new face nearer the origin than the nearest one, best_off
-    (float32 round-off near coplanar faces)."""
-    ok = nh >= 3 and poly.nf - nvis + nh <= EPA_FACES
-    for h in range(nh):
-        e0 = horizon[h, 0]
-        e1 = horizon[h, 1]
-        fn, fo = _face_plane(poly.va[e0] - poly.vb[e0], poly.va[e1] - poly.vb[e1], w, dn)
-        if fo < best_off - EPA_TOL:
-            ok = False
-    return ok
-
-
-@wp.func(inline=True)  # the polytope by value: inlined into epa, it is not copied
-def _add_vertex(
-    poly: _Polytope, qa: wp.vec3, qb: wp.vec3, seen: _epa_flag, horizon: _epa_tri, nh: int, dn: wp.vec3
-) -> _Polytope:
-    """The polytope with the vertex w = qa - qb (support points on A and B) added: the seen faces die, a new
-    face joins each horizon edge to w (dn: the fallback normal of a degenerate one)."""
-    nv = poly.nv
-    nf = poly.nf
-    w = qa - qb
-    for f in range(nf):
-        if seen[f] == 1:
-            poly.alive[f] = 0
-    poly.va[nv] = qa
-    poly.vb[nv] = qb
+    horizon = _epa_tri()  # horizon edges: (a, b, the face across that does not see the new point)
     slots = _epa_flag()
-    slot = int(0)
-    for h in range(nh):
-        while slot < nf and poly.alive[slot] == 1:
-            slot += 1
-        e0 = horizon[h, 0]
-        e1 = horizon[h, 1]
-        poly.tri[slot, 0] = e0
-        poly.tri[slot, 1] = e1
-        poly.tri[slot, 2] = nv
-        fn, fo = _face_plane(poly.va[e0] - poly.vb[e0], poly.va[e1] - poly.vb[e1], w, dn)
-        poly.nrm[slot] = fn
-        poly.off[slot] = fo
-        poly.alive[slot] = 1
-        slots[h] = slot
-        # The outer face across (e0, e1) now borders the new face.
-        g = horizon[h, 2]
-        poly.adj[slot, 0] = g
-        for k in range(3):
-            if poly.tri[g, k] == e1 and poly.tri[g, (k + 1) % 3] == e0:
-                poly.adj[g, k] = slot
-        if slot == nf:
-            nf += 1
-    for h in range(nh):  # new faces border each other across (e1, w) and (w, e0)
-        for j in range(nh):
-            if horizon[j, 0] == horizon[h, 1]:
-                poly.adj[slots[h], 1] = slots[j]
-            if horizon[j, 1] == horizon[h, 0]:
-                poly.adj[slots[h], 2] = slots[j]
-    poly.nv = nv + 1
-    poly.nf = nf
-    return poly
-
-
-@wp.func(inline=True)  # the polytope by value: inlined into epa, it is not copied
-def _face_witness(poly: _Polytope, best: int):
-    """Depth, normal and witness points on A and B of face ``best``: the origin's projection on it, in
-    barycentric coordinates."""
-    dn = wp.vec3(poly.nrm[best])
-    depth = poly.off[best]
-    i0 = poly.tri[best, 0]
-    i1 = poly.tri[best, 1]
-    i2 = poly.tri[best, 2]
-    p0 = poly.va[i0] - poly.vb[i0]
-    g1 = (poly.va[i1] - poly.vb[i1]) - p0
-    g2 = (poly.va[i2] - poly.vb[i2]) - p0
+    best = int(0)
+    for it in range(EPA_VERTS):
+        # The live face nearest the origin.
+        best_off = float(1.0e30)
+        for f in range(nf):
+            if alive[f] == 1 and off[f] < best_off:
+                best_off = off[f]
+                best = f
+        dn = wp.vec3(nrm[best])
+        qa = support(a, dn, verts)
+        qb = support(b, -dn, verts)
+        w = qa - qb
+        if wp.dot(w, dn) - best_off <= EPA_TOL or nv == EPA_VERTS:
+            break
+        # The faces that see w: a flood fill from the nearest face (the seen region is connected and its
+        # boundary, the horizon, one loop, which keeps the polytope closed and convex in float32).
+        stamp = it + 1
+        seen[best] = stamp
+        stack[0] = best
+        top = int(1)
+        nh = int(0)
+        nvis = int(1)
+        while top > 0:
+            top -= 1
+            f = stack[top]
+            for e in range(3):
+                g = adj[f, e]
+                if seen[g] != stamp:
+                    if wp.dot(wp.vec3(nrm[g]), w) - off[g] > 1.0e-9:
+                        seen[g] = stamp
+                        stack[top] = g
+                        top += 1
+                        nvis += 1
+                    elif nh < EPA_FACES:
+                        horizon[nh, 0] = tri[f, e]
+                        horizon[nh, 1] = tri[f, (e + 1) % 3]
+                        horizon[nh, 2] = g
+                        nh += 1
+        # Replacing the seen faces by faces from the horizon to w must keep a polytope: enough faces, room
+        # for them, and no new face nearer the origin than the nearest one (impossible in exact arithmetic,
+        # the polytope only grows: float32 round-off near coplanar faces), else the expansion ends.
+        keeps = nh >= 3 and nf - nvis + nh <= EPA_FACES
+        for h in range(nh):
+            e0 = horizon[h, 0]
+            e1 = horizon[h, 1]
+            fn, fo = _face_plane(va[e0] - vb[e0], va[e1] - vb[e1], w, dn)
+            if fo < best_off - EPA_TOL:
+                keeps = False
+        if not keeps:
+            break
+        # Add the vertex w: the seen faces die, a new face joins each horizon edge to w (dn: the fallback
+        # normal of a degenerate one).
+        for f in range(nf):
+            if seen[f] == stamp:
+                alive[f] = 0
+        va[nv] = qa
+        vb[nv] = qb
+        slot = int(0)
+        used = nf
+        for h in range(nh):
+            while slot < used and alive[slot] == 1:
+                slot += 1
+            e0 = horizon[h, 0]
+            e1 = horizon[h, 1]
+            tri[slot, 0] = e0
+            tri[slot, 1] = e1
+            tri[slot, 2] = nv
+            fn, fo = _face_plane(va[e0] - vb[e0], va[e1] - vb[e1], w, dn)
+            nrm[slot] = fn
+            off[slot] = fo
+            alive[slot] = 1
+            slots[h] = slot
+            # The outer face across (e0, e1) now borders the new face.
+            g = horizon[h, 2]
+            adj[slot, 0] = g
+            for k in range(3):
+                if tri[g, k] == e1 and tri[g, (k + 1) % 3] == e0:
+                    adj[g, k] = slot
+            if slot == used:
+                used += 1
+        for h in range(nh):  # new faces border each other across (e1, w) and (w, e0)
+            for j in range(nh):
+                if horizon[j, 0] == horizon[h, 1]:
+                    adj[slots[h], 1] = slots[j]
+                if horizon[j, 1] == horizon[h, 0]:
+                    adj[slots[h], 2] = slots[j]
+        nv += 1
+        nf = used
+    # Depth, normal and witness points of the nearest face: the origin's projection on it, in barycentric
+    # coordinates.
+    dn = wp.vec3(nrm[best])
+    depth = off[best]
+    i0 = tri[best, 0]
+    i1 = tri[best, 1]
+    i2 = tri[best, 2]
+    p0 = va[i0] - vb[i0]
+    g1 = (va[i1] - vb[i1]) - p0
+    g2 = (va[i2] - vb[i2]) - p0
     q = dn * depth - p0
     d11 = wp.dot(g1, g1)
     d12 = wp.dot(g1, g2)
@@ -645,40 +618,21 @@ def _face_witness(poly: _Polytope, best: int):
         l1 = (d22 * wp.dot(q, g1) - d12 * wp.dot(q, g2)) / det
         l2 = (d11 * wp.dot(q, g2) - d12 * wp.dot(q, g1)) / det
     l0 = 1.0 - l1 - l2
-    pa = l0 * wp.vec3(poly.va[i0]) + l1 * wp.vec3(poly.va[i1]) + l2 * wp.vec3(poly.va[i2])
-    pb = l0 * wp.vec3(poly.vb[i0]) + l1 * wp.vec3(poly.vb[i1]) + l2 * wp.vec3(poly.vb[i2])
-    return depth, dn, pa, pb
-
-
-@wp.func(inline=True)  # the polytope by value: inlined, it is not copied
-def _expand(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_in: mat43, n_in: int):
-    """EPA's expansion (see :func:`epa`): (polytope, its face nearest the origin, ok)."""
-    sa, sb, n = _grow_simplex(a, b, verts, sa_in, sb_in, n_in)
-    poly = _tetrahedron(sa, sb)
-    best = int(0)
-    if n < 4:
-        return poly, best, False
-    for _it in range(EPA_VERTS):
-        best, best_off = _nearest_face(poly, best)
-        dn = wp.vec3(poly.nrm[best])
-        qa = support(a, dn, verts)
-        qb = support(b, -dn, verts)
-        w = qa - qb
-        if wp.dot(w, dn) - best_off <= EPA_TOL or poly.nv == EPA_VERTS:
-            break
-        # The faces that see w, found from the nearest one, and the horizon around them.
-        seen, horizon, nh, nvis = _visible_faces(poly, best, w)
-        if not _keeps_convex(poly, horizon, nh, nvis, w, dn, best_off):
-            break
-        poly = _add_vertex(poly, qa, qb, seen, horizon, nh, dn)
-    return poly, best, True
+    pa = l0 * wp.vec3(va[i0]) + l1 * wp.vec3(va[i1]) + l2 * wp.vec3(va[i2])
+    pb = l0 * wp.vec3(vb[i0]) + l1 * wp.vec3(vb[i1]) + l2 * wp.vec3(vb[i2])
+    ca = wp.mat33(0.0)
+    cb = wp.mat33(0.0)
+    for k in range(3):
+        ca[k] = wp.vec3(va[tri[best, k]])
+        cb[k] = wp.vec3(vb[tri[best, k]])
+    return depth, dn, pa, pb, ca, cb, True
 
 
 @wp.func
 def epa(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_in: mat43, n_in: int):
     """Penetration of the cores of a and b from a GJK simplex holding the origin.
 
-    The polytope's faces keep their neighbours (``adj``), so the faces a new support point sees are
+    The polytope's faces keep their neighbours, so the faces a new support point sees are
     found by a flood fill from the nearest face: a connected region whose boundary (the horizon) is
     one loop, which keeps the polytope closed and convex in float32. A step whose new faces would come
     nearer the origin than the current nearest face (impossible in exact arithmetic, the polytope only
@@ -688,11 +642,8 @@ def epa(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43, sb_i
         (depth [m] >= 0, unit normal from A to B, witness on A, witness on B, ok). ok is False when no
         tetrahedron could be built (a flat Minkowski difference); the other values are then unset.
     """
-    poly, best, ok = _expand(a, b, verts, sa_in, sb_in, n_in)
-    if not ok:
-        return float(0.0), wp.vec3(0.0, 0.0, 1.0), wp.vec3(0.0), wp.vec3(0.0), False
-    depth, dn, pa, pb = _face_witness(poly, best)
-    return depth, dn, pa, pb, True
+    depth, dn, pa, pb, ca, cb, ok = _epa_run(a, b, verts, sa_in, sb_in, n_in)
+    return depth, dn, pa, pb, ok
 
 
 @wp.func
@@ -701,13 +652,4 @@ def epa_face(a: Convex, b: Convex, verts: wp.array(dtype=wp.vec3), sa_in: mat43,
     points on A and on B (rows of two 3x3 matrices), whose distinct vertices are the features MuJoCo's
     multicontact starts from. Returns (depth, normal, witness on A, witness on B, corners on A, corners
     on B, ok)."""
-    poly, best, ok = _expand(a, b, verts, sa_in, sb_in, n_in)
-    ca = wp.mat33(0.0)
-    cb = wp.mat33(0.0)
-    if not ok:
-        return float(0.0), wp.vec3(0.0, 0.0, 1.0), wp.vec3(0.0), wp.vec3(0.0), ca, cb, False
-    depth, dn, pa, pb = _face_witness(poly, best)
-    for k in range(3):
-        ca[k] = wp.vec3(poly.va[poly.tri[best, k]])
-        cb[k] = wp.vec3(poly.vb[poly.tri[best, k]])
-    return depth, dn, pa, pb, ca, cb, True
+    return _epa_run(a, b, verts, sa_in, sb_in, n_in)
