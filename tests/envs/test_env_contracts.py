@@ -10,7 +10,7 @@ import torch
 
 import newton_gym  # noqa: F401  (registers the tasks)
 from newton_gym.envs import simulation as simulation_module
-from newton_gym.envs.world_rng import WorldRng, _mul32
+from newton_gym.envs.world_rng import WorldRng
 from newton_gym.errors import EnvError, EnvTypeError, NewtonGymError
 from newton_gym.solvers import generalized as generalized_module
 
@@ -164,11 +164,32 @@ def test_reset_runs_forward_kinematics_once(monkeypatch):
     assert len(calls) == 1
 
 
+def _reference_bits(seed: int, stream: int, counter: torch.Tensor, width: int) -> torch.Tensor:
+    """WorldRng's hash in exact Python integers: mix(mix(mix(mix(key ^ w) ^ c_lo) ^ c_hi) ^ e), key =
+    mix(seed ^ stream * 0x9E3779B1), mix the 'lowbias32' finalizer, all mod 2^32."""
+    m = 0xFFFFFFFF
+
+    def mix(x):
+        x ^= x >> 16
+        x = (x * 0x7FEB352D) & m
+        x ^= x >> 15
+        x = (x * 0x846CA68B) & m
+        return x ^ (x >> 16)
+
+    key = mix((seed & m) ^ ((stream * 0x9E3779B1) & m))
+    out = []
+    for w, c in enumerate(counter.tolist()):
+        h = mix(mix(mix(key ^ w) ^ (c & m)) ^ ((c >> 32) & m))
+        out.append([mix(h ^ e) for e in range(width)])
+    return torch.tensor(out, dtype=torch.int64)
+
+
 def test_world_rng_is_uniform_and_overflow_free():
-    for x in (0, 1, 0xFFFFFFFF, 0x12345678):
-        for c in (0x7FEB352D, 0x846CA68B, 0x9E3779B1):
-            assert _mul32(torch.tensor(x, dtype=torch.int64), c).item() == (x * c) % 2**32
     rng = WorldRng(3, 64, "cpu")
+    rng.counter.copy_(torch.arange(64, dtype=torch.int64) * 0x1234567 + (torch.arange(64) % 3) * 2**33)
+    for stream in (0, 1, 5, 0xFFFFFFFF):  # the exact hash, counters past 2^32 included
+        assert torch.equal(rng.bits(stream, 7), _reference_bits(3, stream, rng.counter, 7))
+    rng.seed(3)
     u = rng.uniform(1, 4096)
     assert u.min() >= 0.0 and u.max() < 1.0 and abs(u.mean().item() - 0.5) < 0.01
     n = rng.normal(2, 4096)
