@@ -198,6 +198,36 @@ def test_masked_update_recasts_the_masked_sensors_only():
     assert not np.array_equal(before[1][mask], masked[1][mask])  # the masked sensor moved
 
 
+def test_one_ray_per_thread_equals_every_ray_per_thread():
+    """The GPU's launch shape (one ray per thread) gives bitwise the CPU's (a thread per body, all its rays),
+    run here on the CPU with the kernel's chunk size set by hand."""
+    from newton_gym.sensors.height_scan import _scan_kernel
+
+    rng = np.random.default_rng(6)
+    model = _random_scene(rng)
+    state = model.state()
+    n = model.world_count
+    poses = np.array([[rng.uniform(-2.0, 2.0), rng.uniform(-1.0, 1.0), 0.5, 0.0, 0.0, 0.0, 1.0] for _ in range(n)])
+    _place_bodies(model, state, poses)
+    scanner = HeightScanner(model, np.arange(n), size=(2.0, 1.4), resolution=0.1)
+    outs = []
+    for per_thread in (1, scanner.num_rays):
+        hits = wp.zeros((n, scanner.num_rays), dtype=wp.float32)
+        origins = wp.zeros((n, scanner.num_rays), dtype=wp.vec3)
+        body_z = wp.zeros(n, dtype=wp.float32)
+        wp.launch(
+            _scan_kernel,
+            dim=(n, -(-scanner.num_rays // per_thread)),
+            inputs=[state.body_q, model.body_world, scanner._scene.scene, scanner.body_indices, scanner._ray_start]
+            + [scanner.max_distance, per_thread, scanner._everyone],
+            outputs=[origins, hits, body_z],
+        )
+        outs.append([a.numpy() for a in (hits, origins, body_z)])
+    for one, every in zip(*outs):
+        np.testing.assert_array_equal(one, every)
+    assert (outs[0][0] > -50.0).any()  # rays hit the scene
+
+
 def test_rays_off_every_shape_read_the_far_end_of_the_ray():
     model = _random_scene(np.random.default_rng(3), with_plane=False, worlds=2)
     state = model.state()
