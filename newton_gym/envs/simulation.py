@@ -147,8 +147,9 @@ class Simulation:
         return Actuators.from_records(records, n, self.dofs_per_world, self.model.tendon_count // max(n, 1))
 
     def _step_solver(self):
-        for _ in range(self.cfg.frame_skip):
-            self.solver.step(self.state, self.state, self.control, self.cfg.sim_dt)
+        n = self.cfg.frame_skip
+        for k in range(n):  # the bodies, contact forces and health flags of the last step only
+            self.solver.step(self.state, self.state, self.control, self.cfg.sim_dt, outputs=k == n - 1)
 
     def step(self):
         """Advance every world by one control period (frame_skip solver steps). Inside a capture begun

@@ -12,7 +12,8 @@ one block of ``block_dim`` lanes per launch block (a world, or every world where
 3. Constraint rows and their solve (:mod:`.solve.world`, one block per world).
 4. :func:`launch_finish`: on the last substep the contact forces (lanes over the block's bodies, then its
    contact slots); integration (lanes over trees); on the last substep forward kinematics into the state
-   (level by level) and each world's health flag.
+   (level by level) and each world's health flag. "Last" is the last substep of a step that writes its
+   outputs (all but the last of an env's frame-skip steps do not: ``SolverGeneralized.step``'s ``outputs``).
 
 A model with a fluid medium (``model.fluid_density`` or ``fluid_viscosity`` above zero) adds one launch after
 pass 1: the fluid forces, their implicit term and the smooth acceleration again (:mod:`.smooth.fluid`).

@@ -280,17 +280,23 @@ class SolverGeneralized(SolverBase):
                 stacklevel=3,
             )
 
-    def step(self, state_in, state_out, control, dt: float):
+    def step(self, state_in, state_out, control, dt: float, outputs: bool = True):
+        """Advance ``state_in`` by ``dt`` [s] under ``control`` into ``state_out`` (which may be the same
+        object). ``outputs`` False skips what the step writes only for readers of its result, not for the
+        next step: the bodies' poses and twists in ``state_out`` (forward kinematics), the contact wrenches
+        and counts, and the health flags. It is for all but the last of consecutive steps in place (an
+        env's frame skip): the joint state is bitwise the same, and the last step writes the outputs of its
+        own state as always."""
         if dt != self._checked_dt and not self.device.is_capturing:
             self._check_timestep(float(dt))
         args = self._step_args(state_in, state_out, control, dt)
         # The first step loads the kernels, and a capture records this thread's launches: both run here.
         if self._pool is None or not self._warm or self.device.is_capturing:
             for span in self.spans:
-                self._step_span(span, *args)
+                self._step_span(span, *args, outputs)
             self._warm = True
         else:
-            for future in [self._pool.submit(self._step_span, span, *args) for span in self.spans]:
+            for future in [self._pool.submit(self._step_span, span, *args, outputs) for span in self.spans]:
                 future.result()
 
     def _step_args(self, state_in, state_out, control, dt):
@@ -298,9 +304,9 @@ class SolverGeneralized(SolverBase):
         ctrl = getattr(control, "ctrl", None)
         return state_in, state_out, control, ctrl if ctrl is not None else self.ctrl, float(dt)
 
-    def _step_span(self, span, state_in, state_out, control, ctrl, dt):
+    def _step_span(self, span, state_in, state_out, control, ctrl, dt, outputs=True):
         """One step of the worlds in ``span`` (a :class:`.partition.Span`): ``substeps`` runs of
-        :func:`.forward.substep`."""
+        :func:`.forward.substep`, the last writing the step's outputs where ``outputs`` (:meth:`step`)."""
         model = self.model
         if state_in is not state_out:
             integrate.copy_joint_state(model, state_in, state_out, span.coords, span.dofs)
@@ -309,7 +315,7 @@ class SolverGeneralized(SolverBase):
         h = dt / self.substeps
         args = self._bind(state_out, state_in.body_f, control, ctrl, h)
         for k in range(self.substeps):
-            forward.substep(self, span, state_out, args, h, k == self.substeps - 1)
+            forward.substep(self, span, state_out, args, h, outputs and k == self.substeps - 1)
 
     def _bind(self, state, body_f, control, ctrl, dt) -> forward.StepArgs:
         """The stage structs for these arrays (kept while they stay the same: :class:`BoundStruct`)."""
@@ -321,7 +327,8 @@ class SolverGeneralized(SolverBase):
     def capture(self, state_in, state_out, control, dt: float, steps: int = 1):
         """Record ``steps`` consecutive :meth:`step` calls with these exact arrays as replayable graphs
         (``wp.ScopedCapture``; one per thread's group of worlds); replay them with :meth:`replay`. Several
-        steps need ``state_in is state_out`` (stepping in place). Returns the list of graphs."""
+        steps need ``state_in is state_out`` (stepping in place); all but the last skip their outputs
+        (:meth:`step`'s ``outputs``). Returns the list of graphs."""
         steps = int(steps)
         if steps < 1 or (steps > 1 and state_in is not state_out):
             raise SolverError(
@@ -338,8 +345,8 @@ class SolverGeneralized(SolverBase):
         # size, most of which the step never launches: on an H100, a first capture still compiled after 185 s.
         for span in self.spans:  # recorded one after another, replayed side by side
             with wp.ScopedCapture(device=self.device) as cap:
-                for _ in range(steps):
-                    self._step_span(span, *args)
+                for k in range(steps):
+                    self._step_span(span, *args, k == steps - 1)
             graphs.append(cap.graph)
         self._graphs = graphs
         self._warm = True

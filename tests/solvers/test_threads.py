@@ -103,3 +103,34 @@ def test_shared_entities_fall_back_to_one_thread():
     assert solver.threads == 1
     with pytest.raises(ValueError, match="threads"):
         SolverGeneralized(model, threads=0)
+
+
+@pytest.mark.parametrize("captured", [False, True])
+def test_steps_without_outputs_leave_the_physics_bitwise_the_same(captured):
+    """All but the last of consecutive steps may skip their outputs (step(outputs=False); capture(steps=k)
+    does so): after each group of 4 steps the joint state, the bodies, the contact wrenches and counts and
+    the health flags are bitwise those of stepping with every output written."""
+    results = []
+    for skip in (False, True):
+        model, acts = _mixed_worlds()
+        solver = SolverGeneralized(model, substeps=2, iterations=50, actuators=acts)
+        state = model.state()
+        ctrl = ant_control(40)
+        if skip and captured:
+            solver.capture(state, state, None, 0.01, steps=4)
+        groups = []
+        for g in range(10):
+            solver.ctrl.assign(np.tile(ctrl[4 * g], acts.count // 8).astype(np.float32))
+            if skip and captured:
+                solver.replay()
+            else:
+                for k in range(4):
+                    solver.step(state, state, None, 0.01, outputs=not skip or k == 3)
+            outs = (state.joint_q, state.joint_qd, state.body_q, state.body_qd, solver.body_contact_wrench)
+            outs += (solver.world_contact_count, solver.world_unhealthy)
+            groups.append([a.numpy().copy() for a in outs])
+        results.append(groups)
+    for every, last in zip(*results):
+        for a, b in zip(every, last):
+            np.testing.assert_array_equal(a, b)
+    assert results[0][-1][5].sum() > 0  # the ants touch the ground
