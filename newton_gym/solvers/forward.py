@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import warp as wp
 
-from ..sim.kinematics import FkArgs, fk_args, fk_joint
+from ..sim.kinematics import FkArgs, fk_args, fk_articulation, fk_joint
 from .collision.driver import collide
 from .collision.pairs import block_of
 from .integrate import HealthArgs, IntegrateArgs, health_args, health_world, integrate_args, integrate_articulation
@@ -110,7 +110,11 @@ def _smooth_kernel(
     block, lane = wp.tid()
     b = block + first_block
     lanes = wp.block_dim()
-    _fk_levels(b, lane, lanes, ranges, fk)
+    if lanes == 1:  # one lane: each articulation's joints in tree order (as by levels: parents first)
+        for a in range(ranges.art_start[b], ranges.art_start[b + 1]):
+            fk_articulation(a, fk)
+    else:
+        _fk_levels(b, lane, lanes, ranges, fk)
     for a in range(ranges.art_start[b] + lane, ranges.art_start[b + 1], lanes):
         subspace_ref(a, sub)
     block_sync()  # every joint's subspace needs its articulation's reference point
@@ -125,21 +129,34 @@ def _smooth_kernel(
     if t1 > t0:  # uniform over the block
         tendon_kinematics(t0 + lane, t1, lanes, ten)
         block_sync()  # the passive forces, actuators and factorization read every tendon's results
-    # Bias forces root to leaves (accelerations), then leaves to root (forces) with the composite inertias.
-    lt = ranges.level_template[b]
-    j0 = ranges.joint_start[b]
-    for level in range(ranges.level_start[lt], ranges.level_start[lt + 1]):
-        for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
-            j = j0 + ranges.level_joint[jj]
-            rne_forward(j, crb.m.body_art[sub.m.joint_child[j]], rne)
-        block_sync()
-    for t in range(ranges.level_start[lt + 1] - ranges.level_start[lt]):
-        level = ranges.level_start[lt + 1] - 1 - t
-        for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
-            j = j0 + ranges.level_joint[jj]
-            crb_gather(j, crb)
-            rne_backward(j, crb.m.body_art[sub.m.joint_child[j]], rne)
-        block_sync()
+    # Bias forces root to leaves (accelerations), then leaves to root (forces) with the composite inertias:
+    # by the lanes one tree level at a time; one lane walks each articulation's joints in tree order and
+    # back (each joint reads its parent's results, or gathers its children's in a fixed order: bitwise the
+    # same as by levels).
+    if lanes == 1:
+        for a in range(ranges.art_start[b], ranges.art_start[b + 1]):
+            ja = crb.m.articulation_start[a]
+            jb = crb.m.articulation_start[a + 1]
+            for j in range(ja, jb):
+                rne_forward(j, a, rne)
+            for jj in range(jb - ja):
+                crb_gather(jb - 1 - jj, crb)
+                rne_backward(jb - 1 - jj, a, rne)
+    else:
+        lt = ranges.level_template[b]
+        j0 = ranges.joint_start[b]
+        for level in range(ranges.level_start[lt], ranges.level_start[lt + 1]):
+            for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
+                j = j0 + ranges.level_joint[jj]
+                rne_forward(j, crb.m.body_art[sub.m.joint_child[j]], rne)
+            block_sync()
+        for t in range(ranges.level_start[lt + 1] - ranges.level_start[lt]):
+            level = ranges.level_start[lt + 1] - 1 - t
+            for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
+                j = j0 + ranges.level_joint[jj]
+                crb_gather(j, crb)
+                rne_backward(j, crb.m.body_art[sub.m.joint_child[j]], rne)
+            block_sync()
     mass_matrix_rows(ranges.dof_start[b] + lane, ranges.dof_start[b + 1], lanes, crb)
     passive_dofs(ranges.dof_start[b] + lane, ranges.dof_start[b + 1], lanes, pas)
     block_sync()  # actuators add to the passive forces of DOFs other lanes wrote
