@@ -44,10 +44,12 @@ from .smooth.dynamics import (
     crb_args,
     crb_body,
     crb_gather,
+    crb_gather_articulation,
     factor_args,
     factor_articulation,
     mass_matrix_rows,
     rne_args,
+    rne_articulation,
     rne_backward,
     rne_forward,
     subspace_args,
@@ -135,13 +137,8 @@ def _smooth_kernel(
     # same as by levels).
     if lanes == 1:
         for a in range(ranges.art_start[b], ranges.art_start[b + 1]):
-            ja = crb.m.articulation_start[a]
-            jb = crb.m.articulation_start[a + 1]
-            for j in range(ja, jb):
-                rne_forward(j, a, rne)
-            for jj in range(jb - ja):
-                crb_gather(jb - 1 - jj, crb)
-                rne_backward(jb - 1 - jj, a, rne)
+            rne_articulation(a, rne)
+            crb_gather_articulation(a, crb)
     else:
         lt = ranges.level_template[b]
         j0 = ranges.joint_start[b]

@@ -173,16 +173,23 @@ def test_random_fields_boxes_and_plane_match_host_geometry(seed):
     assert np.isclose(got, -0.4, atol=TOL).any() and (got > 0.0).any()
 
 
-def test_masked_update_recasts_the_masked_sensors_only():
-    """update(state, mask) recasts the rays of the sensors where mask is True, bitwise as a full update does,
-    and leaves the others' hits and origins as they were."""
-    rng = np.random.default_rng(5)
+def _level_bodies_over_a_scene(seed: int):
+    """A random scene (:func:`_random_scene`) with each world's body level at z 0.5 over a random (x, y), and a
+    2.0 x 1.4 m scanner on them: (model, state, poses, scanner)."""
+    rng = np.random.default_rng(seed)
     model = _random_scene(rng)
     state = model.state()
     n = model.world_count
     poses = np.array([[rng.uniform(-2.0, 2.0), rng.uniform(-1.0, 1.0), 0.5, 0.0, 0.0, 0.0, 1.0] for _ in range(n)])
     _place_bodies(model, state, poses)
-    scanner = HeightScanner(model, np.arange(n), size=(2.0, 1.4), resolution=0.1)
+    return model, state, poses, HeightScanner(model, np.arange(n), size=(2.0, 1.4), resolution=0.1)
+
+
+def test_masked_update_recasts_the_masked_sensors_only():
+    """update(state, mask) recasts the rays of the sensors where mask is True, bitwise as a full update does,
+    and leaves the others' hits and origins as they were."""
+    model, state, poses, scanner = _level_bodies_over_a_scene(5)
+    n = model.world_count
     scanner.update(state)
     before = scanner.hits_z.numpy().copy(), scanner.ray_origins.numpy().copy()
     moved = poses.copy()
@@ -203,13 +210,8 @@ def test_one_ray_per_thread_equals_every_ray_per_thread():
     run here on the CPU with the kernel's chunk size set by hand."""
     from newton_gym.sensors.height_scan import _scan_kernel
 
-    rng = np.random.default_rng(6)
-    model = _random_scene(rng)
-    state = model.state()
+    model, state, _, scanner = _level_bodies_over_a_scene(6)
     n = model.world_count
-    poses = np.array([[rng.uniform(-2.0, 2.0), rng.uniform(-1.0, 1.0), 0.5, 0.0, 0.0, 0.0, 1.0] for _ in range(n)])
-    _place_bodies(model, state, poses)
-    scanner = HeightScanner(model, np.arange(n), size=(2.0, 1.4), resolution=0.1)
     outs = []
     for per_thread in (1, scanner.num_rays):
         hits = wp.zeros((n, scanner.num_rays), dtype=wp.float32)

@@ -361,6 +361,18 @@ def test_far_field_makes_no_contact():
     assert solver.contacts.active.numpy().sum() == 0
 
 
+@wp.func
+def _unit_prism(bottom: float):
+    """The prism of grid points 0, 1, 2 (the kernel's ``verts``) down to z = bottom, at the origin."""
+    prism = Convex()
+    prism.kind = HFIELD
+    prism.size = wp.vec3(0.0, 0.0, bottom)
+    prism.xf = wp.transform_identity()
+    prism.field = 0
+    prism.corners = wp.vec3i(0, 1, 2)
+    return prism
+
+
 @wp.kernel
 def _point_prism_both(
     points: wp.array(dtype=wp.vec3),
@@ -385,12 +397,7 @@ def _point_prism_both(
     a.xf = wp.transform(c, wp.quat_identity())
     a.radius = 0.0  # the point core alone
     a.field = -1
-    prism = Convex()
-    prism.kind = HFIELD
-    prism.size = wp.vec3(0.0, 0.0, bottom)
-    prism.xf = wp.transform_identity()
-    prism.field = 0
-    prism.corners = wp.vec3i(0, 1, 2)
+    prism = _unit_prism(bottom)
     ok, gn, wa, wb, d = witnesses(a, prism, verts)
     general[i] = wp.vec4(gn[0], gn[1], gn[2], d)
     general_w[i] = wb
@@ -453,12 +460,7 @@ def _segment_prism_both(
     a.xf = wp.transform(0.5 * (s0 + s1), wp.quat_between_vectors(wp.vec3(0.0, 0.0, 1.0), wp.normalize(axis)))
     a.radius = 0.0  # the segment core alone
     a.field = -1
-    prism = Convex()
-    prism.kind = HFIELD
-    prism.size = wp.vec3(0.0, 0.0, bottom)
-    prism.xf = wp.transform_identity()
-    prism.field = 0
-    prism.corners = wp.vec3i(0, 1, 2)
+    prism = _unit_prism(bottom)
     ok, gn, wa, wb, d = witnesses(a, prism, verts)
     general[i] = wp.vec4(gn[0], gn[1], gn[2], d)
     general_w[i, 0] = wa

@@ -37,6 +37,7 @@ from .primitive import (
     Convex,
     NarrowArgs,
     emit_contact,
+    segment_closest,
     world_pair_kernel,
 )
 
@@ -127,6 +128,16 @@ def _cross2(a: wp.vec3, b: wp.vec3):
 
 
 @wp.func
+def _edge(t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, e: int):
+    """Edge e (0, 1, 2) of the triangle t0 t1 t2 as its (start, end): t0 t1, t1 t2, t2 t0."""
+    if e == 1:
+        return t1, t2
+    if e == 2:
+        return t2, t0
+    return t0, t1
+
+
+@wp.func
 def prism_planes(t0: wp.vec3, t1: wp.vec3, t2: wp.vec3):
     """The face planes of a prism with top corners t0, t1, t2 (field frame): the top face's unit upward normal
     (its plane through t0) and, as rows, the unit outward normals of the vertical sides t0 t1, t1 t2, t2 t0
@@ -139,14 +150,7 @@ def prism_planes(t0: wp.vec3, t1: wp.vec3, t2: wp.vec3):
     area = _cross2(t1 - t0, t2 - t0)
     sides = wp.mat33(0.0)
     for e in range(3):
-        p = t0
-        q = t1
-        if e == 1:
-            p = t1
-            q = t2
-        elif e == 2:
-            p = t2
-            q = t0
+        p, q = _edge(t0, t1, t2, e)
         m = wp.vec3(q[1] - p[1], p[0] - q[0], 0.0)  # normal to the edge p q in the xy plane
         if wp.length(m) > 0.0:
             m = wp.normalize(m)
@@ -177,11 +181,7 @@ def _apart(
     for e in range(3):
         m = sides[e]
         if not apart and wp.length(m) > 0.0:
-            p = t0
-            if e == 1:
-                p = t1
-            elif e == 2:
-                p = t2
+            p, _q = _edge(t0, t1, t2, e)
             apart = _lowest(a, m, rot, origin, verts) > wp.dot(m, p) + _APART
     return apart
 
@@ -231,14 +231,7 @@ def _prism_nearest(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: fl
     best = _triangle_nearest(c, t0, t1, t2)
     dist = wp.length_sq(best - c)
     for e in range(3):
-        p = t0
-        q = t1
-        if e == 1:
-            p = t1
-            q = t2
-        elif e == 2:
-            p = t2
-            q = t0
+        p, q = _edge(t0, t1, t2, e)
         ex = q[0] - p[0]
         ey = q[1] - p[1]
         length_sq = ex * ex + ey * ey
@@ -297,11 +290,7 @@ def point_prism(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float
         best_f = wp.vec3(0.0, 0.0, -1.0)
     for e in range(3):
         m = sides[e]
-        p = t0
-        if e == 1:
-            p = t1
-        elif e == 2:
-            p = t2
+        p, _q = _edge(t0, t1, t2, e)
         depth = wp.dot(m, p - c)
         if depth < best:
             best = depth
@@ -311,39 +300,6 @@ def point_prism(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float
 
 _mat83 = wp.types.matrix(shape=(8, 3), dtype=wp.float32)
 _vec8 = wp.types.vector(length=8, dtype=wp.float32)
-
-
-@wp.func
-def _segments_nearest(p1: wp.vec3, q1: wp.vec3, p2: wp.vec3, q2: wp.vec3):
-    """Closest points of segments p1 q1 and p2 q2, on the first then on the second (Ericson, Real-Time Collision
-    Detection, sec. 5.1.9). Segments within 0.01 rad of parallel take the first's start: their closest points
-    are not unique, or nearly so, and :func:`segment_prism` defers such pairs."""
-    d1 = q1 - p1
-    d2 = q2 - p2
-    r = p1 - p2
-    a = wp.dot(d1, d1)
-    e = wp.dot(d2, d2)
-    f = wp.dot(d2, r)
-    s = float(0.0)
-    t = float(0.0)
-    if a > 0.0 and e > 0.0:
-        c = wp.dot(d1, r)
-        b = wp.dot(d1, d2)
-        denom = a * e - b * b
-        if denom > 1.0e-4 * a * e:
-            s = wp.clamp((b * f - c * e) / denom, 0.0, 1.0)
-        t = (b * s + f) / e
-        if t < 0.0:
-            t = 0.0
-            s = wp.clamp(-c / a, 0.0, 1.0)
-        elif t > 1.0:
-            t = 1.0
-            s = wp.clamp((b - c) / a, 0.0, 1.0)
-    elif a > 0.0:
-        s = wp.clamp(-wp.dot(d1, r) / a, 0.0, 1.0)
-    elif e > 0.0:
-        t = wp.clamp(f / e, 0.0, 1.0)
-    return p1 + s * d1, p2 + t * d2
 
 
 @wp.func
@@ -362,11 +318,7 @@ def _segment_crosses(
             h = -bottom
         elif k >= 2:
             f = sides[k - 2]
-            p = t0
-            if k == 3:
-                p = t1
-            elif k == 4:
-                p = t2
+            p, _q = _edge(t0, t1, t2, k - 2)
             h = wp.dot(f, p)
         if wp.length_sq(f) > 0.0:  # f . (s0 + u d) <= h
             start = wp.dot(f, s0) - h
@@ -387,8 +339,8 @@ def segment_prism(
     """A segment s0 s1 (a capsule's core) against a prism (as :func:`point_prism`) in closed form where the two
     are apart and their closest points unique: the nearest of the candidate pairs, each end of the segment
     with its nearest point of the prism (:func:`point_prism`) and the segment with each top and vertical
-    edge (:func:`_segments_nearest`), which holds the closest pair of a segment and a convex polytope that
-    do not meet. Returns (case, n, w_segment, w_prism, core): case 1 with n the unit normal from the segment
+    edge (:func:`.primitive.segment_closest`), which holds the closest pair of a segment and a convex polytope
+    that do not meet. Returns (case, n, w_segment, w_prism, core): case 1 with n the unit normal from the segment
     toward the prism, the witness points and their distance; case 0 where the segment meets the prism,
     reaches below its bottom, or where a second candidate pair as near (within float32's resolution of the
     coordinates) has another point on the segment (a segment parallel to a face or an edge): the caller
@@ -412,19 +364,12 @@ def segment_prism(
         on_p[k] = w
         dist[k] = core
     for e in range(3):
-        p = t0
-        q = t1
-        if e == 1:
-            p = t1
-            q = t2
-        elif e == 2:
-            p = t2
-            q = t0
-        xs, xp = _segments_nearest(s0, s1, p, q)  # a top edge
+        p, q = _edge(t0, t1, t2, e)
+        xs, xp = segment_closest(s0, s1, p, q)  # a top edge
         on_s[2 + e] = xs
         on_p[2 + e] = xp
         dist[2 + e] = wp.length(xp - xs)
-        xs, xp = _segments_nearest(s0, s1, p, wp.vec3(p[0], p[1], bottom))  # a vertical edge
+        xs, xp = segment_closest(s0, s1, p, wp.vec3(p[0], p[1], bottom))  # a vertical edge
         on_s[5 + e] = xs
         on_p[5 + e] = xp
         dist[5 + e] = wp.length(xp - xs)

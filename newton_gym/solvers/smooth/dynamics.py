@@ -294,10 +294,16 @@ def crb_composite(a: int, args: CrbArgs):
     over a long chain (about a reference point metres away) they are large, and M's small eigenvalues (the
     distal links' inertias) are lost to float32 rounding (see :func:`.spatial.ltl_factor`). Leaves to
     root (Featherstone RBDA sec. 6.2, CRBA)."""
+    for j in range(args.m.articulation_start[a], args.m.articulation_start[a + 1]):
+        crb_body(j, a, args)
+    crb_gather_articulation(a, args)
+
+
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
+def crb_gather_articulation(a: int, args: CrbArgs):
+    """:func:`crb_gather` over articulation a's joints, leaves to root (each body's own inertia set)."""
     j0 = args.m.articulation_start[a]
     j1 = args.m.articulation_start[a + 1]
-    for j in range(j0, j1):
-        crb_body(j, a, args)
     for jj in range(j1 - j0):
         crb_gather(j1 - 1 - jj, args)
 
