@@ -12,7 +12,7 @@ pyramidal contacts are four edge rows), s_c(x) = max over f in [lo_c, hi_c] of (
 quadratic x^2 / (2 R_c) while f = -x / R_c lies inside the bounds, linear beyond. An elliptic contact's
 three rows (normal, two tangents; friction mu) share one cost of their jar = (x_n, x_1, x_2) with
 MuJoCo's three zones, N = mu x_n, T = mu |(x_1, x_2)|: zero where N >= mu T (separating), the rows'
-quadratics where mu N + T <= 0, else Dm (N - mu T)^2 / 2 with Dm = D_n / (mu^2 (1 + mu^2)) (:func:`_cone`).
+quadratics where mu N + T <= 0, else Dm (N - mu T)^2 / 2 with Dm = D_n / (mu^2 (1 + mu^2)) (:func:`.row_costs.cone`).
 The gradient is u - sum_c f_c Y_c and the Hessian H = I + sum Y^T H_local Y over the rows' local
 Hessians (D_c = 1 / R_c on a quadratic row, the 3 x 3 cone Hessian on a contact in the middle zone).
 Each iteration solves H p = -g by a Cholesky of the world's DOF block (tree-sparse where every row lies on
@@ -24,7 +24,7 @@ articulations the rows act on) and qacc_smooth (u = 0), and stops on MuJoCo's sc
 diag(M) DOFs), tolerance opt.tolerance): at the start, when the duality gap 0.5 |g_u|^2 and the gradient
 |g| in qacc (|L^T g_u|) are both small, or the gradient and the Newton decrement 0.5 g^T H^-1 g; after a
 step, when its gain, the gradient or the decrement is; or when a step gains nothing float32 resolves
-(1e-6 of the cost). The gain is summed term by term in closed form (:func:`_row_gain`), not taken as the
+(1e-6 of the cost). The gain is summed term by term in closed form (:func:`.row_costs.row_gain`), not taken as the
 difference of two rounded costs.
 
 Per world the active rows' Y are gathered into a dense (k, n) block over the world's n DOFs (``ydense``),
@@ -50,57 +50,11 @@ from ..constraint.tables import CONTACT, RowData, RowModel, WorldBlock, WorldInp
 from ..items import item, item_set
 from ..lanes import block_sync
 from ..spatial import dense_cholesky, dense_solve, ltl_factor, ltl_solve, ltl_solve_t
+from .row_costs import cone_at, row_at, row_gain, triple
 
 __all__ = ["make_newton_solve", "gather_row", "on_path"]
 
 wp.set_module_options({"enable_backward": False})
-
-
-@wp.func(inline=True)
-def _row_zone(x: float, r: float, lo: float, hi: float):
-    """(s(x), f, s''(x)) of a row with regularizer r and force bounds [lo, hi] at jar = x."""
-    f = -x / r
-    if f < lo:
-        return wp.vec3(-lo * x - 0.5 * r * lo * lo, lo, 0.0)
-    if f > hi:
-        return wp.vec3(-hi * x - 0.5 * r * hi * hi, hi, 0.0)
-    return wp.vec3(-0.5 * x * f, f, 1.0 / r)
-
-
-@wp.func(inline=True)
-def _cone(x: wp.vec3, mu: float, fr: float, d: wp.vec3):
-    """(cost, force, local Hessian d^2 s / d jar^2) of an elliptic contact (condim 3, friction ``fr`` on both
-    tangents) at jar = x, with its rows' D = 1 / R in ``d`` and the regularized cone's mu = fr sqrt(R_t / R_n)
-    (fr / sqrt(impratio)) (MuJoCo computation: "elliptic cones"; U = (mu jar_n, fr jar_t1, fr jar_t2))."""
-    n = mu * x[0]
-    u = wp.vec2(fr * x[1], fr * x[2])
-    t = wp.length(u)
-    if n >= mu * t or (t <= 0.0 and n >= 0.0):
-        return 0.0, wp.vec3(0.0), wp.mat33(0.0)
-    if mu * n + t <= 0.0 or (t <= 0.0 and n < 0.0):
-        cost = 0.5 * (d[0] * x[0] * x[0] + d[1] * x[1] * x[1] + d[2] * x[2] * x[2])
-        return cost, wp.vec3(-d[0] * x[0], -d[1] * x[1], -d[2] * x[2]), wp.diag(d)
-    dm = d[0] / (mu * mu * (1.0 + mu * mu))
-    nmt = n - mu * t
-    f0 = -dm * nmt * mu
-    force = wp.vec3(f0, -f0 / t * u[0] * fr, -f0 / t * u[1] * fr)
-    # d^2 / dU^2 of (N - mu T)^2 / 2, then scaled by dU / djar = (mu, fr, fr) on both sides and by Dm.
-    a = mu * n / (t * t * t)
-    b = mu * mu - mu * n / t
-    h = wp.mat33(
-        1.0,
-        -mu / t * u[0],
-        -mu / t * u[1],
-        -mu / t * u[0],
-        a * u[0] * u[0] + b,
-        a * u[0] * u[1],
-        -mu / t * u[1],
-        a * u[0] * u[1],
-        a * u[1] * u[1] + b,
-    )
-    s = wp.vec3(dm * mu, dm * fr, dm * fr)
-    scale = wp.mat33(s[0] * mu, s[0] * fr, s[0] * fr, s[1] * mu, s[1] * fr, s[1] * fr, s[2] * mu, s[2] * fr, s[2] * fr)
-    return 0.5 * dm * nmt * nmt, force, wp.cw_mul(h, scale)
 
 
 @wp.func(inline=True)
@@ -168,47 +122,6 @@ def _dot_row(row: int, count: int, rd: RowData, x: wp.array(dtype=float), xoff: 
 
 
 @wp.func(inline=True)
-def _triple(v: wp.array(dtype=float), r: int):
-    return wp.vec3(v[r], v[r + 1], v[r + 2])
-
-
-@wp.func(inline=True)
-def _dvec(rd: RowData, r: int):
-    """D = 1 / R of compact rows r .. r + 2."""
-    return wp.vec3(1.0 / item(rd.reg, r), 1.0 / item(rd.reg, r + 1), 1.0 / item(rd.reg, r + 2))
-
-
-@wp.func(inline=True)
-def _cone_at(c: int, b: WorldBlock, rd: RowData, jar: wp.vec3):
-    """(cost, force, local Hessian) of the elliptic contact whose normal is compact row c at ``jar``."""
-    r = b.r0 + c
-    fr = item(rd.cone_mu, r)
-    return _cone(jar, fr * wp.sqrt(item(rd.reg, r + 1) / item(rd.reg, r)), fr, _dvec(rd, r))
-
-
-@wp.func(inline=True)
-def _row_gain(x: float, dx: float, r: float, lo: float, hi: float):
-    """s(x) - s(x + dx) of a row (:func:`_row_zone`), in closed form where both ends lie in one zone (no
-    difference of two rounded costs): -dx (2 x + dx) / (2 r) inside the bounds, -bound dx on a bound."""
-    f0 = -x / r
-    f1 = -(x + dx) / r
-    if f0 < lo and f1 < lo:
-        return lo * dx
-    if f0 > hi and f1 > hi:
-        return hi * dx
-    if f0 >= lo and f0 <= hi and f1 >= lo and f1 <= hi:
-        return -dx * (2.0 * x + dx) / (2.0 * r)
-    return _row_zone(x, r, lo, hi)[0] - _row_zone(x + dx, r, lo, hi)[0]
-
-
-@wp.func(inline=True)
-def _row_at(c: int, b: WorldBlock, rd: RowData, x: float):
-    """(s(x), f, s''(x)) of compact row c at jar = x."""
-    r = b.r0 + c
-    return _row_zone(x, item(rd.reg, r), item(rd.lo, r), item(rd.hi, r))
-
-
-@wp.func(inline=True)
 def _jar_at_zero(b: WorldBlock, rd: RowData):
     """jar of every row at u = 0: its bias (lanes over rows)."""
     for c in range(b.lane, b.k, b.lanes):
@@ -237,11 +150,11 @@ def _cost_at_jar(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     c = int(0)
     while c < b.k:
         if item(rd.cone, b.r0 + c) != 0:
-            cost, _f, _h = _cone_at(c, b, rd, _triple(rd.jar, b.r0 + c))
+            cost, _f, _h = cone_at(c, b, rd, triple(rd.jar, b.r0 + c))
             total += cost
             c += 3
         else:
-            total += _row_at(c, b, rd, item(rd.jar, b.r0 + c))[0]
+            total += row_at(c, b, rd, item(rd.jar, b.r0 + c))[0]
             c += 1
     return total
 
@@ -260,11 +173,11 @@ def _zones(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     start u (lanes over DOFs), then a barrier."""
     for c in range(b.lane, b.k, b.lanes):
         if item(rd.cone, b.r0 + c) != 0:
-            _cost_c, f, _h = _cone_at(c, b, rd, _triple(rd.jar, b.r0 + c))
+            _cost_c, f, _h = cone_at(c, b, rd, triple(rd.jar, b.r0 + c))
             for e in range(3):
                 rd.zone[b.r0 + c + e] = wp.vec2(f[e], 0.0)
         elif not _is_tangent(c, b.r0, rd):
-            zone = _row_at(c, b, rd, item(rd.jar, b.r0 + c))
+            zone = row_at(c, b, rd, item(rd.jar, b.r0 + c))
             rd.zone[b.r0 + c] = wp.vec2(zone[1], zone[2])
     for a in range(b.lane, b.wn, b.lanes):
         item_set(rd.grad, b.wd0 + a, u[b.wd0 + a])
@@ -293,7 +206,7 @@ def _cone_hessian(c: int, b: WorldBlock, rd: RowData):
     Y^T h Y (its 3 x 3 cone Hessian h) where h is not zero."""
     wn = b.wn
     row = b.yoff + c * wn
-    _cost_c, _f, h = _cone_at(c, b, rd, _triple(rd.jar, b.r0 + c))
+    _cost_c, _f, h = cone_at(c, b, rd, triple(rd.jar, b.r0 + c))
     if h[0, 0] > 0.0:
         # H += Y^T h Y over the contact's three rows.
         for a in range(b.lane, wn, b.lanes):
@@ -488,16 +401,16 @@ def _slope(alpha: float, up: float, pp: float, b: WorldBlock, rd: RowData):
     c = int(0)
     while c < b.k:
         if item(rd.cone, b.r0 + c) != 0:
-            jv = _triple(rd.jv, b.r0 + c)
+            jv = triple(rd.jv, b.r0 + c)
             if wp.length_sq(jv) > 0.0:
-                _cost_c, f, h = _cone_at(c, b, rd, _triple(rd.jar, b.r0 + c) + alpha * jv)
+                _cost_c, f, h = cone_at(c, b, rd, triple(rd.jar, b.r0 + c) + alpha * jv)
                 d1 -= wp.dot(f, jv)
                 d2 += wp.dot(jv, h * jv)
             c += 3
             continue
         jv1 = item(rd.jv, b.r0 + c)
         if jv1 != 0.0:
-            zone = _row_at(c, b, rd, item(rd.jar, b.r0 + c) + alpha * jv1)
+            zone = row_at(c, b, rd, item(rd.jar, b.r0 + c) + alpha * jv1)
             d1 -= zone[1] * jv1
             d2 += zone[2] * jv1 * jv1
         c += 1
@@ -616,18 +529,18 @@ def _advance(alpha: float, b: WorldBlock, rd: RowData, u: wp.array(dtype=float))
     c = int(0)
     while c < b.k:
         if item(rd.cone, b.r0 + c) != 0:
-            jv = _triple(rd.jv, b.r0 + c)
+            jv = triple(rd.jv, b.r0 + c)
             if wp.length_sq(jv) > 0.0:
-                jar = _triple(rd.jar, b.r0 + c)
-                before, _f0, _h0 = _cone_at(c, b, rd, jar)
-                after, _f1, _h1 = _cone_at(c, b, rd, jar + alpha * jv)
+                jar = triple(rd.jar, b.r0 + c)
+                before, _f0, _h0 = cone_at(c, b, rd, jar)
+                after, _f1, _h1 = cone_at(c, b, rd, jar + alpha * jv)
                 gain += before - after
             c += 3
             continue
         jv1 = item(rd.jv, b.r0 + c)
         if jv1 != 0.0:
             r = b.r0 + c
-            gain += _row_gain(item(rd.jar, r), alpha * jv1, item(rd.reg, r), item(rd.lo, r), item(rd.hi, r))
+            gain += row_gain(item(rd.jar, r), alpha * jv1, item(rd.reg, r), item(rd.lo, r), item(rd.hi, r))
         c += 1
     block_sync()  # every lane has taken its last slope and gain (they read jar and u) before they move
     for a in range(b.lane, b.wn, b.lanes):
@@ -670,12 +583,12 @@ def _write_forces(b: WorldBlock, rd: RowData):
     c = int(0)
     while c < b.k:
         if item(rd.cone, b.r0 + c) != 0:
-            _cost_c, fc, _h = _cone_at(c, b, rd, _triple(rd.jar, b.r0 + c))
+            _cost_c, fc, _h = cone_at(c, b, rd, triple(rd.jar, b.r0 + c))
             for e in range(3):
                 item_set(rd.force, item(rd.act_list, b.r0 + c + e), fc[e])
             c += 3
         else:
-            item_set(rd.force, item(rd.act_list, b.r0 + c), _row_at(c, b, rd, item(rd.jar, b.r0 + c))[1])
+            item_set(rd.force, item(rd.act_list, b.r0 + c), row_at(c, b, rd, item(rd.jar, b.r0 + c))[1])
             c += 1
 
 
