@@ -32,7 +32,7 @@ from .primitive import BOX, CAPSULE, CYLINDER, ELLIPSOID, HFIELD, MESH, Convex
 
 wp.set_module_options({"enable_backward": False})
 
-__all__ = ["support", "centre", "gjk", "epa", "epa_face", "GJK_ITERS", "EPA_VERTS", "EPA_TOL"]
+__all__ = ["support", "centre", "gjk", "epa", "epa_face", "triangle_weights", "GJK_ITERS", "EPA_VERTS", "EPA_TOL"]
 
 GJK_ITERS = 64
 EPA_VERTS = 48
@@ -145,7 +145,7 @@ def _corner_or_edge(d1: float, d2: float, d3: float, d4: float):
 
 
 @wp.func
-def _triangle_weights(a: wp.vec3, b: wp.vec3, c: wp.vec3):
+def triangle_weights(a: wp.vec3, b: wp.vec3, c: wp.vec3):
     """Barycentric weights of the point of triangle abc closest to the origin (Ericson 5.1.5)."""
     ab = b - a
     ac = c - a
@@ -214,31 +214,31 @@ def _simplex_weights(sa: mat43, sb: mat43, n: int):
         ws = _segment_weights(m0, m1)
         return wp.vec4(ws[0], ws[1], 0.0, 0.0)
     if n == 3:
-        wt = _triangle_weights(m0, m1, m2)
+        wt = triangle_weights(m0, m1, m2)
         return wp.vec4(wt[0], wt[1], wt[2], 0.0)
     # Tetrahedron: the closest point of each face the origin lies outside of (Ericson 5.1.6).
     best = float(1.0e30)
     lam = wp.vec4(0.25, 0.25, 0.25, 0.25)
     if _outside_face(m0, m1, m2, m3):
-        w = _triangle_weights(m0, m1, m2)
+        w = triangle_weights(m0, m1, m2)
         q = w[0] * m0 + w[1] * m1 + w[2] * m2
         if wp.length_sq(q) < best:
             best = wp.length_sq(q)
             lam = wp.vec4(w[0], w[1], w[2], 0.0)
     if _outside_face(m0, m2, m3, m1):
-        w = _triangle_weights(m0, m2, m3)
+        w = triangle_weights(m0, m2, m3)
         q = w[0] * m0 + w[1] * m2 + w[2] * m3
         if wp.length_sq(q) < best:
             best = wp.length_sq(q)
             lam = wp.vec4(w[0], 0.0, w[1], w[2])
     if _outside_face(m0, m3, m1, m2):
-        w = _triangle_weights(m0, m3, m1)
+        w = triangle_weights(m0, m3, m1)
         q = w[0] * m0 + w[1] * m3 + w[2] * m1
         if wp.length_sq(q) < best:
             best = wp.length_sq(q)
             lam = wp.vec4(w[0], w[2], 0.0, w[1])
     if _outside_face(m1, m3, m2, m0):
-        w = _triangle_weights(m1, m3, m2)
+        w = triangle_weights(m1, m3, m2)
         q = w[0] * m1 + w[1] * m3 + w[2] * m2
         if wp.length_sq(q) < best:
             best = wp.length_sq(q)
@@ -269,20 +269,20 @@ def _holds_origin(m0: wp.vec3, m1: wp.vec3, m2: wp.vec3, m3: wp.vec3):
 @wp.func
 def _nearest_face(m0: wp.vec3, m1: wp.vec3, m2: wp.vec3, m3: wp.vec3):
     """Weights of the point nearest the origin over the tetrahedron's four faces (no sign test)."""
-    w = _triangle_weights(m0, m1, m2)
+    w = triangle_weights(m0, m1, m2)
     best = wp.length_sq(w[0] * m0 + w[1] * m1 + w[2] * m2)
     lam = wp.vec4(w[0], w[1], w[2], 0.0)
-    w = _triangle_weights(m0, m2, m3)
+    w = triangle_weights(m0, m2, m3)
     d = wp.length_sq(w[0] * m0 + w[1] * m2 + w[2] * m3)
     if d < best:
         best = d
         lam = wp.vec4(w[0], 0.0, w[1], w[2])
-    w = _triangle_weights(m0, m3, m1)
+    w = triangle_weights(m0, m3, m1)
     d = wp.length_sq(w[0] * m0 + w[1] * m3 + w[2] * m1)
     if d < best:
         best = d
         lam = wp.vec4(w[0], w[2], 0.0, w[1])
-    w = _triangle_weights(m1, m3, m2)
+    w = triangle_weights(m1, m3, m2)
     d = wp.length_sq(w[0] * m1 + w[1] * m3 + w[2] * m2)
     if d < best:
         lam = wp.vec4(0.0, w[0], w[2], w[1])

@@ -27,7 +27,7 @@ import numpy as np
 import warp as wp
 
 from .convex import witnesses
-from .gjk import support
+from .gjk import support, triangle_weights
 from .primitive import (
     CAPSULE,
     HFIELD,
@@ -187,40 +187,6 @@ def _apart(
 
 
 @wp.func
-def _triangle_nearest(p: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3):
-    """The point of triangle a b c nearest to p (Ericson, Real-Time Collision Detection, sec. 5.1.5: p's
-    Voronoi region among the corners, edges and face)."""
-    ab = b - a
-    ac = c - a
-    ap = p - a
-    d1 = wp.dot(ab, ap)
-    d2 = wp.dot(ac, ap)
-    if d1 <= 0.0 and d2 <= 0.0:
-        return a
-    bp = p - b
-    d3 = wp.dot(ab, bp)
-    d4 = wp.dot(ac, bp)
-    if d3 >= 0.0 and d4 <= d3:
-        return b
-    vc = d1 * d4 - d3 * d2
-    if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
-        return a + d1 / (d1 - d3) * ab
-    cp = p - c
-    d5 = wp.dot(ab, cp)
-    d6 = wp.dot(ac, cp)
-    if d6 >= 0.0 and d5 <= d6:
-        return c
-    vb = d5 * d2 - d1 * d6
-    if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
-        return a + d2 / (d2 - d6) * ac
-    va = d3 * d6 - d5 * d4
-    if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
-        return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b)
-    denom = 1.0 / (va + vb + vc)
-    return a + ab * (vb * denom) + ac * (vc * denom)
-
-
-@wp.func
 def _prism_nearest(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float):
     """The point nearest to c of a prism (top corners t0, t1, t2, solid down to z = ``bottom``) that c lies
     outside of, at or above the bottom: the nearest of the top face's nearest point and each vertical side's
@@ -228,7 +194,8 @@ def _prism_nearest(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: fl
     its candidate, c's foot on the edge line in xy (t clamped to [0, 1]) at c's height clamped to that range,
     is the side's nearest point wherever c is not above the side's top edge, and a point of the prism where
     it is (the top face's nearest point, its edges included, is nearer then)."""
-    best = _triangle_nearest(c, t0, t1, t2)
+    w = triangle_weights(t0 - c, t1 - c, t2 - c)  # the top face's point nearest c
+    best = w[0] * t0 + w[1] * t1 + w[2] * t2
     dist = wp.length_sq(best - c)
     for e in range(3):
         p, q = _edge(t0, t1, t2, e)
