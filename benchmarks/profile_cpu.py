@@ -9,10 +9,11 @@ Warp loads its CPU objects itself, so ``perf report`` sees them as anonymous mem
 module's load address from a kernel's ``cpu_forward`` symbol and reads the object's line tables with
 ``addr2line``.
 
-The kernels are compiled with line tables (``-debug-info-kind=line-tables-only``) into their own cache
-(``--cache``). That build is not byte for byte the production one (it copies large stage structs at some
-inlined calls that the production build does not), so read its shares as a ranking, and time changes with
-bench_stages.py. Needs Linux ``perf`` (and ``addr2line`` from binutils).
+The kernels are compiled with line tables (``-debug-info-kind=line-tables-only``) added to Warp's own CPU flags
+(``wp.config.cpu_compiler_flags``: its raised inlining thresholds shape the code) into their own cache
+(``--cache``). Without those flags the build copied the large stage structs at inlined calls that the
+production build does not; still, time changes with bench_stages.py. Needs Linux ``perf`` (and ``addr2line``
+from binutils).
 
     python benchmarks/profile_cpu.py --robot go1 --graph step
     python benchmarks/profile_cpu.py --robot humanoid --graph factor --module smooth.dynamics
@@ -35,7 +36,7 @@ import time
 
 import warp as wp
 
-_DEBUG_LINES = "-march=native -debug-info-kind=line-tables-only -dwarf-version=4"
+_DEBUG_LINES = "-debug-info-kind=line-tables-only -dwarf-version=4"
 _STATEMENT = re.compile(r"//\s*(.*?)\s*<L (\d+)>")
 _NATIVE = re.compile(r"^(_ZL\d+)?item(_set)?_\d+")
 
@@ -165,7 +166,9 @@ def main():
     a = p.parse_args()
     if not shutil.which("perf") or not shutil.which("addr2line"):
         sys.exit("profile_cpu.py needs Linux perf and addr2line (binutils) on PATH")
-    wp.config.cpu_compiler_flags = _DEBUG_LINES
+    # Line tables added to Warp's own flags (its inlining thresholds shape the code): the build timed is the one
+    # profiled.
+    wp.config.cpu_compiler_flags = f"{wp.config.cpu_compiler_flags or '-march=native'} {_DEBUG_LINES}"
     wp.config.kernel_cache_dir = a.cache
     import bench_stages as bs
     from bench_solver import _mujoco_model, _settled_state, settle_time

@@ -60,8 +60,10 @@ wp.set_module_options({"enable_backward": False})
 @wp.func(inline=True)
 def gather_row(c: int, blk: int, leaves: wp.vec2i, b: WorldBlock, rm: RowModel, rd: RowData):
     """ydense[c, :] = Y of the world's compact row c (held in Jacobian block ``blk`` of ``minv_jac``) over the
-    world's DOFs (zero off the row's articulations), and its non-zero columns in ``ynz``, ascending: one pass
-    over each side's DOFs, the side of the lower DOFs first (the two sides hold different articulations).
+    world's DOFs, and its non-zero columns in ``ynz``, ascending: one pass over each side's DOFs, the side of
+    the lower DOFs first (the two sides hold different articulations). The row's other entries are zeroed only
+    where a pass reads whole rows (an elliptic cone's Hessian, the noslip pass): with pyramidal cones and no
+    noslip every reader goes through ``ynz``, and clearing the row was 8% of the G1's row fill.
     A side whose row lies on one DOF path (``leaves``, :func:`..constraint.assemble.contact_pyramid`; -1:
     none) is read on that path only, where its block holds Y (the rest of the block is not cleared): twice up
     the path, to count its non-zero columns, then to list them from the last."""
@@ -70,7 +72,8 @@ def gather_row(c: int, blk: int, leaves: wp.vec2i, b: WorldBlock, rm: RowModel, 
     arts = rd.art[b.r0 + c]
     js0 = jac_side(arts, 0, blk, rm)
     js1 = jac_side(arts, 1, blk, rm)
-    if js0[2] + js1[2] < wn or leaves[0] >= 0 or leaves[1] >= 0:  # columns no pass below writes: zero
+    dense = rm.noslip_iterations > 0 or rm.cone_rows != 4  # whole rows are read
+    if dense and (js0[2] + js1[2] < wn or leaves[0] >= 0 or leaves[1] >= 0):  # columns no pass below writes: zero
         for a in range(wn):
             item_set(rd.ydense, row + a, 0.0)
     first = int(0)
