@@ -13,7 +13,7 @@ from ..collision.pairs import pair_arts, pair_bodies, slot_pair, template_slot
 from ..items import item, item_set
 from ..spatial import ltl_solve_t, ltl_solve_t3, point_jacobian
 from ..types import vec5
-from .tables import LIMIT, TENDON_LIMIT, ContactTables, RowData, RowModel, TreeTables, WorldInputs
+from .tables import LIMIT, TENDON_LIMIT, ContactTables, RowData, RowModel, TreeTables, WorldBlock, WorldInputs
 
 __all__ = [
     "impedance",
@@ -437,8 +437,9 @@ def _basis(blk: int, t: int, width: int):
 def _clear_blocks(a: wp.vec2i, leaves: wp.vec2i, blk: int, rm: RowModel, rd: RowData):
     """Zero the pyramid's four Jacobian blocks over the DOFs of each side's articulation: the basis rows add
     into three of them, and the edges, written on the rows' DOF paths only, leave the rest of all four zero
-    for the products that read whole sides (PGS's). Under Newton a side on one DOF path (``leaves``) is read
-    on that path only (:func:`..solve.newton.gather_row`): only the path is zeroed."""
+    for the products that read whole sides (PGS's). Under Newton the edges go straight to ``ydense``
+    (:func:`_pyramid_gather`): only the three basis blocks are zeroed, and on a side on one DOF path
+    (``leaves``) only along the path, the only DOFs read."""
     for side in range(2):
         ai = a[side]
         if ai >= 0:
@@ -448,7 +449,7 @@ def _clear_blocks(a: wp.vec2i, leaves: wp.vec2i, blk: int, rm: RowModel, rd: Row
                 leaf = -1
             k = walk_start(leaf, rm.tree.art_dof_start[ai + 1] - d0)
             while k >= 0:
-                for t in range(4):
+                for t in range(rm.newton, 4):
                     item_set(rd.minv_jac, (blk + t) * 2 * rm.width + side * rm.width + k, 0.0)
                 k = walk_next(k, leaf, d0, rm.tree.dof_parent)
 
@@ -597,14 +598,89 @@ def _pyramid_edges(half: int, mu: float, a: wp.vec2i, leaves: wp.vec2i, blk: int
 
 
 @wp.func(inline=True)
-def contact_pyramid(w: int, ci: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
-    """Rows ci .. ci + 3 (Jacobian blocks blk .. blk + 3) of the active pyramidal contact slot listed at
-    compact ci of world w, the edges n +- mu t1, n +- mu t2, formed from the basis rows J_n, J_t1, J_t2: one
-    walk up each body's DOF path gives the three basis Jacobians, three L^-T solves give their Y (in the
-    ``minv_jac`` blocks of edges 3, 1, 2, see :func:`_basis`) and the edges' Y, a0 and v are combinations of the
-    basis ones (all linear in the direction). The edges share pos, impedance and R (MuJoCo's diagApprox is the
-    same for the four edges). Edge rows keep only what the solve reads. Returns each side's DOF path
-    (:func:`_side_leaves`), the only DOFs where its blocks are written (and, under Newton, cleared)."""
+def _pyramid_gather(
+    b: WorldBlock, c: int, mu: float, a: wp.vec2i, leaves: wp.vec2i, blk: int, rm: RowModel, rd: RowData
+):
+    """Newton: Y of the four edges (n + mu t1, n - mu t1, n + mu t2, n - mu t2) from the basis Y straight into
+    the world's ``ydense`` rows c .. c + 3, with each edge's non-zero columns in ``ynz`` (ascending) and their
+    count: one walk per side for all four edges (their Jacobian blocks are never written), the side of the
+    lower DOFs first, as :func:`..solve.newton.gather_row` lists a row. A walk goes deepest DOF first, so each
+    edge's columns are listed descending and then reversed. The rows' other entries are zeroed only where a
+    pass reads whole rows (noslip). Returns the edges' A_ii = |Y|^2, summed as :func:`_pyramid_edges` sums
+    them (alternate entries into two sums per side)."""
+    wn = b.wn
+    row = b.yoff + c * wn
+    width = rm.width
+    if rm.noslip_iterations > 0:
+        for t in range(4 * wn):
+            item_set(rd.ydense, row + t, 0.0)
+    js0 = jac_side(a, 0, blk, rm)
+    js1 = jac_side(a, 1, blk, rm)
+    first = int(0)
+    if js1[2] > 0 and (js0[2] == 0 or js1[1] < js0[1]):
+        first = 1
+    count = wp.vec4i(0)
+    diag = wp.vec4(0.0)
+    for o in range(2):
+        side = (first + o) % 2
+        js = js0
+        if side == 1:
+            js = js1
+        if js[2] > 0:
+            d0 = js[1]
+            col = d0 - b.wd0
+            leaf = leaves[side]
+            on = _basis(blk, 0, width) + side * width
+            o1 = _basis(blk, 1, width) + side * width
+            o2 = _basis(blk, 2, width) + side * width
+            listed = count
+            even = wp.vec4(0.0)  # alternate entries add into two sums, as _pyramid_edges adds them
+            odd = wp.vec4(0.0)
+            parity = int(0)
+            k = walk_start(leaf, js[2])
+            while k >= 0:
+                yn = item(rd.minv_jac, on + k)
+                y1 = item(rd.minv_jac, o1 + k)
+                y2 = item(rd.minv_jac, o2 + k)
+                y = wp.vec4(yn + mu * y1, yn + (-mu) * y1, yn + mu * y2, yn + (-mu) * y2)
+                for e in range(4):
+                    if y[e] != 0.0:
+                        item_set(rd.ydense, row + e * wn + col + k, y[e])
+                        rd.ynz[row + e * wn + count[e]] = wp.int16(col + k)
+                        count[e] = count[e] + 1
+                if parity == 0:
+                    even = even + wp.cw_mul(y, y)
+                else:
+                    odd = odd + wp.cw_mul(y, y)
+                parity = 1 - parity
+                k = walk_next(k, leaf, d0, rm.tree.dof_parent)
+            diag = diag + (even + odd)
+            for e in range(4):  # this side's columns, listed deepest first: ascending
+                i = row + e * wn + listed[e]
+                j = row + e * wn + count[e] - 1
+                while i < j:
+                    x = rd.ynz[i]
+                    rd.ynz[i] = rd.ynz[j]
+                    rd.ynz[j] = x
+                    i += 1
+                    j -= 1
+    for e in range(4):
+        item_set(rd.ynz_count, b.r0 + c + e, count[e])
+    return diag
+
+
+@wp.func(inline=True)
+def contact_pyramid(wb: WorldBlock, c: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+    """Compact rows c .. c + 3 of world block ``wb`` (Jacobian blocks blk .. blk + 3), the active pyramidal
+    contact slot listed at c: the edges n +- mu t1, n +- mu t2, formed from the basis rows J_n, J_t1, J_t2. One
+    walk up each body's DOF path (:func:`_side_leaves`) gives the three basis Jacobians, three L^-T solves give
+    their Y (in the ``minv_jac`` blocks of edges 3, 1, 2, see :func:`_basis`), and the edges' Y, a0 and v are
+    combinations of the basis ones (all linear in the direction): into the edges' blocks under PGS
+    (:func:`_pyramid_edges`), into the world's Newton rows under Newton (:func:`_pyramid_gather`). The edges
+    share pos, impedance and R (MuJoCo's diagApprox is the same for the four edges). Edge rows keep only what
+    the solve reads."""
+    w = wb.w
+    ci = wb.r0 + c
     slot = rd.owner[ci]
     row = rd.act_list[ci]
     pp = slot_pair(rm.contacts.topo, w, slot)
@@ -625,21 +701,26 @@ def contact_pyramid(w: int, ci: int, blk: int, rm: RowModel, rd: RowData, inp: W
     soft = _soft(rm.contacts.pair_solref[p], rm.contacts.pair_solimp[p], pos, inp.dt)
     # MuJoCo's pyramid R: 2 mu^2 / impratio times the R of a row with diagApprox (1 + mu^2) tran.
     approx = tran * 2.0 * mu * mu / rm.impratio * (1.0 + mu * mu)
+    diag = wp.vec4(0.0)
+    if rm.newton != 0:
+        diag = _pyramid_gather(wb, c, mu, a, leaves, blk, rm, rd)
+    else:
+        d01 = _pyramid_edges(0, mu, a, leaves, blk, rm, rd)
+        d23 = _pyramid_edges(1, mu, a, leaves, blk, rm, rd)
+        diag = wp.vec4(d01[0], d01[1], d23[0], d23[1])
     for half in range(2):  # edges 2 half and 2 half + 1: n + mu t and n - mu t, t = t1 then t2
         t = 1 + half
-        diag = _pyramid_edges(half, mu, a, leaves, blk, rm, rd)
         for e in range(2):
             cc = ci + 2 * half + e
-            c = mu
+            sign_mu = mu
             if e == 1:
-                c = -mu
-            reg = _regularizer(soft[0], approx, diag[e])
+                sign_mu = -mu
+            reg = _regularizer(soft[0], approx, diag[2 * half + e])
             rd.art[cc] = a
             rd.lo[cc] = 0.0
             rd.hi[cc] = 1.0e30
             rd.cone[cc] = 0
-            rd.bias[cc] = (a0[0] + c * a0[t]) + soft[1] * (vel[0] + c * vel[t]) + soft[2] * pos
+            rd.bias[cc] = (a0[0] + sign_mu * a0[t]) + soft[1] * (vel[0] + sign_mu * vel[t]) + soft[2] * pos
             rd.reg[cc] = reg
-            rd.inv[cc] = 1.0 / (diag[e] + reg)
+            rd.inv[cc] = 1.0 / (diag[2 * half + e] + reg)
             rd.cforce[cc] = rd.force[row + 2 * half + e]
-    return leaves

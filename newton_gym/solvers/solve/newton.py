@@ -45,7 +45,7 @@ import functools
 
 import warp as wp
 
-from ..constraint.assemble import jac_side, walk_next
+from ..constraint.assemble import jac_side
 from ..constraint.tables import CONTACT, RowData, RowModel, WorldBlock, WorldInputs
 from ..items import item, item_set
 from ..lanes import block_sync
@@ -58,22 +58,20 @@ wp.set_module_options({"enable_backward": False})
 
 
 @wp.func(inline=True)
-def gather_row(c: int, blk: int, leaves: wp.vec2i, b: WorldBlock, rm: RowModel, rd: RowData):
+def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
     """ydense[c, :] = Y of the world's compact row c (held in Jacobian block ``blk`` of ``minv_jac``) over the
     world's DOFs, and its non-zero columns in ``ynz``, ascending: one pass over each side's DOFs, the side of
-    the lower DOFs first (the two sides hold different articulations). The row's other entries are zeroed only
+    the lower DOFs first (the two sides hold different articulations). The columns of no side are zeroed only
     where a pass reads whole rows (an elliptic cone's Hessian, the noslip pass): with pyramidal cones and no
-    noslip every reader goes through ``ynz``, and clearing the row was 8% of the G1's row fill.
-    A side whose row lies on one DOF path (``leaves``, :func:`..constraint.assemble.contact_pyramid`; -1:
-    none) is read on that path only, where its block holds Y (the rest of the block is not cleared): twice up
-    the path, to count its non-zero columns, then to list them from the last."""
+    noslip every reader goes through ``ynz``. (A pyramidal contact's edges are gathered as they are formed:
+    :func:`..constraint.assemble.contact_pyramid`.)"""
     wn = b.wn
     row = b.yoff + c * wn
     arts = rd.art[b.r0 + c]
     js0 = jac_side(arts, 0, blk, rm)
     js1 = jac_side(arts, 1, blk, rm)
     dense = rm.noslip_iterations > 0 or rm.cone_rows != 4  # whole rows are read
-    if dense and (js0[2] + js1[2] < wn or leaves[0] >= 0 or leaves[1] >= 0):  # columns no pass below writes: zero
+    if dense and js0[2] + js1[2] < wn:
         for a in range(wn):
             item_set(rd.ydense, row + a, 0.0)
     first = int(0)
@@ -86,31 +84,12 @@ def gather_row(c: int, blk: int, leaves: wp.vec2i, b: WorldBlock, rm: RowModel, 
         if side == 1:
             js = js1
         col = js[1] - b.wd0
-        leaf = leaves[side]
-        if leaf >= 0:
-            listed = int(0)
-            k = leaf
-            while k >= 0:
-                if item(rd.minv_jac, js[0] + k) != 0.0:
-                    listed += 1
-                k = walk_next(k, leaf, js[1], rm.tree.dof_parent)
-            at = count + listed
-            k = leaf
-            while k >= 0:  # deepest DOF first: listed from the end
-                y = item(rd.minv_jac, js[0] + k)
-                if y != 0.0:
-                    item_set(rd.ydense, row + col + k, y)
-                    at -= 1
-                    rd.ynz[row + at] = wp.int16(col + k)
-                k = walk_next(k, leaf, js[1], rm.tree.dof_parent)
-            count += listed
-        else:
-            for kk in range(js[2]):
-                y = item(rd.minv_jac, js[0] + kk)
-                item_set(rd.ydense, row + col + kk, y)
-                if y != 0.0:
-                    rd.ynz[row + count] = wp.int16(col + kk)
-                    count += 1
+        for kk in range(js[2]):
+            y = item(rd.minv_jac, js[0] + kk)
+            item_set(rd.ydense, row + col + kk, y)
+            if y != 0.0:
+                rd.ynz[row + count] = wp.int16(col + kk)
+                count += 1
     item_set(rd.ynz_count, b.r0 + c, count)
 
 

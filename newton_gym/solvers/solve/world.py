@@ -297,22 +297,20 @@ def _fill_row(c: int, b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs
     """Steps 2-3 for the world's listed row c: Jacobian, Y = L^-T J^T, bias, R and warm start at its compact
     index; a pyramidal contact is filled whole with its first edge. PGS keeps each row's Y in its own
     ``minv_jac`` block; Newton fills a row in its lane's scratch blocks and moves its Y to ``ydense`` at
-    once."""
+    once (a pyramid's edges as they are formed from its basis rows)."""
     ci = b.r0 + c
     blk = ci
     if rm.newton != 0:
         blk = (b.w * rm.jac_lanes + b.lane) * 4
     kind = rd.kind[ci]
-    filled = int(1)  # rows filled from ci on
-    leaves = wp.vec2i(-1, -1)  # per side, the DOF path its rows lie on (-1: read the whole side)
+    gather = rm.newton  # whether the row's Y moves to ydense here
     if kind == CONTACT:
         ts = template_slot(rm.contacts.topo, b.w, rd.owner[ci])
         sub = rd.act_list[ci] - rm.world_row_start[b.w] - rm.slot_row[ts]
         if rm.slot_nrows[ts] == 4:
-            filled = 0
+            gather = 0
             if sub == 0:
-                leaves = contact_pyramid(b.w, ci, blk, rm, rd, inp)
-                filled = 4
+                contact_pyramid(b, c, blk, rm, rd, inp)
         else:
             contact_row(b.w, sub, ci, blk, rm, rd, inp)
     elif kind == EQUALITY:
@@ -321,9 +319,8 @@ def _fill_row(c: int, b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs
         tendon_row(ci, blk, rm, rd, inp)
     else:
         dof_row_fill(ci, blk, rm, rd, inp)
-    if rm.newton != 0:
-        for e in range(filled):
-            gather_row(c + e, blk + e, leaves, b, rm, rd)
+    if gather != 0:
+        gather_row(c, blk, b, rm, rd)
 
 
 def world_dof_start(layout, arts=None, art_start=None) -> np.ndarray:
