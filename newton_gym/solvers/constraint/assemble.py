@@ -13,7 +13,18 @@ from ..collision.pairs import pair_arts, pair_bodies, slot_pair, template_slot
 from ..items import item, item_set
 from ..spatial import ltl_solve_t, ltl_solve_t3, point_jacobian
 from ..types import vec5
-from .tables import LIMIT, TENDON_LIMIT, ContactTables, RowData, RowModel, TreeTables, WorldBlock, WorldInputs
+from .tables import (
+    LIMIT,
+    TENDON_LIMIT,
+    Y_PATH,
+    Y_QUAD,
+    ContactTables,
+    RowData,
+    RowModel,
+    TreeTables,
+    WorldBlock,
+    WorldInputs,
+)
 
 __all__ = [
     "impedance",
@@ -606,8 +617,8 @@ def _pyramid_gather(
     count: one walk per side for all four edges (their Jacobian blocks are never written), the side of the
     lower DOFs first, as :func:`..solve.newton.gather_row` lists a row. A walk goes deepest DOF first, so each
     edge's columns are listed descending and then reversed. The rows' other entries are zeroed only where a
-    pass reads whole rows (noslip). Returns the edges' A_ii = |Y|^2, summed as :func:`_pyramid_edges` sums
-    them (alternate entries into two sums per side)."""
+    pass reads whole rows (noslip). Sets the rows' ``yshape``. Returns the edges' A_ii = |Y|^2, summed as
+    :func:`_pyramid_edges` sums them (alternate entries into two sums per side)."""
     wn = b.wn
     row = b.yoff + c * wn
     width = rm.width
@@ -621,6 +632,7 @@ def _pyramid_gather(
         first = 1
     count = wp.vec4i(0)
     diag = wp.vec4(0.0)
+    same = int(1)  # the four edges are zero at the same columns
     for o in range(2):
         side = (first + o) % 2
         js = js0
@@ -643,6 +655,9 @@ def _pyramid_gather(
                 y1 = item(rd.minv_jac, o1 + k)
                 y2 = item(rd.minv_jac, o2 + k)
                 y = wp.vec4(yn + mu * y1, yn + (-mu) * y1, yn + mu * y2, yn + (-mu) * y2)
+                zeros = int(y[0] == 0.0) + int(y[1] == 0.0) + int(y[2] == 0.0) + int(y[3] == 0.0)
+                if zeros != 0 and zeros != 4:
+                    same = 0
                 for e in range(4):
                     if y[e] != 0.0:
                         item_set(rd.ydense, row + e * wn + col + k, y[e])
@@ -664,8 +679,17 @@ def _pyramid_gather(
                     rd.ynz[j] = x
                     i += 1
                     j -= 1
+    # Y_PATH where one side alone moves, on one DOF path (zero off it: L^-T keeps a root path's support).
+    shape = int(0)
+    if js0[2] > 0 and js1[2] == 0 and leaves[0] >= 0:
+        shape = Y_PATH
+    if js1[2] > 0 and js0[2] == 0 and leaves[1] >= 0:
+        shape = Y_PATH
     for e in range(4):
         item_set(rd.ynz_count, b.r0 + c + e, count[e])
+        item_set(rd.yshape, b.r0 + c + e, shape)
+    if same != 0:
+        item_set(rd.yshape, b.r0 + c, shape | Y_QUAD)
     return diag
 
 

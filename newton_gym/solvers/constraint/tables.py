@@ -27,6 +27,8 @@ __all__ = [
     "RowData",
     "WorldInputs",
     "WorldBlock",
+    "Y_PATH",
+    "Y_QUAD",
 ]
 
 wp.set_module_options({"enable_backward": False})
@@ -37,6 +39,10 @@ FRICTION = wp.constant(ROW_FRICTION)
 EQUALITY = wp.constant(ROW_EQUALITY)
 TENDON_LIMIT = wp.constant(ROW_TENDON_LIMIT)
 TENDON_FRICTION = wp.constant(ROW_TENDON_FRICTION)
+
+# Bits of RowData.yshape (Newton), set where a row's Y is gathered.
+Y_PATH = wp.constant(1)  # the row's Y lies on one root path of the DOF tree
+Y_QUAD = wp.constant(2)  # rows c .. c + 3 are a pyramid's four edges with one list of non-zero columns
 
 
 @wp.struct
@@ -204,6 +210,7 @@ class RowData:
     ydense: wp.array(dtype=float)  # Newton: per world (budget, DOFs) Y of its active rows
     ynz: wp.array(dtype=wp.int16)  # Newton: like ydense, each row's non-zero columns (ascending; DOFs < 2^15)
     ynz_count: wp.array(dtype=int)  # Newton, compact: number of non-zero columns of each row
+    yshape: wp.array(dtype=int)  # Newton, compact: Y_PATH and Y_QUAD bits of each row (0: not known)
     hess: wp.array(dtype=float)  # Newton: per world (DOFs, DOFs) Hessian, then its Cholesky factor
     hess_tiles: wp.array2d(dtype=float)  # Newton with tiles: hess seen as (worlds * n, n) (n DOFs per world)
     jar: wp.array(dtype=float)  # Newton, compact: J qacc - aref of each active row

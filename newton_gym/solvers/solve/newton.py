@@ -46,7 +46,7 @@ import functools
 import warp as wp
 
 from ..constraint.assemble import jac_side
-from ..constraint.tables import CONTACT, RowData, RowModel, WorldBlock, WorldInputs
+from ..constraint.tables import Y_PATH, Y_QUAD, RowData, RowModel, WorldBlock, WorldInputs
 from ..items import item, item_set
 from ..lanes import block_sync
 from ..spatial import dense_cholesky, dense_solve, ltl_factor, ltl_solve, ltl_solve_t
@@ -91,6 +91,7 @@ def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
                 rd.ynz[row + count] = wp.int16(col + kk)
                 count += 1
     item_set(rd.ynz_count, b.r0 + c, count)
+    item_set(rd.yshape, b.r0 + c, 0)  # not known: _tree_pattern tests it
 
 
 @wp.func(inline=True)
@@ -239,23 +240,9 @@ def _row_hessian(c: int, b: WorldBlock, rd: RowData):
 @wp.func(inline=True)
 def _quad(c: int, b: WorldBlock, rd: RowData):
     """Whether compact rows c .. c + 3 are the four edges of one pyramidal contact with one list of non-zero
-    columns (the edges n +- mu t of one body path: the same list unless an entry cancels exactly)."""
-    if c + 3 >= b.k:
-        return False
-    r = b.r0 + c
-    if rd.kind[r] != CONTACT or rd.kind[r + 3] != CONTACT or rd.owner[r] != rd.owner[r + 3]:
-        return False
-    count = item(rd.ynz_count, r)
-    for e in range(1, 4):
-        if item(rd.ynz_count, r + e) != count:
-            return False
-    row = b.yoff + c * b.wn
-    for t in range(count):
-        col = rd.ynz[row + t]
-        for e in range(1, 4):
-            if rd.ynz[row + e * b.wn + t] != col:
-                return False
-    return True
+    columns (the edges n +- mu t of one body path: the same list unless an entry cancels exactly), as their
+    gather found (``Y_QUAD``)."""
+    return (item(rd.yshape, b.r0 + c) & Y_QUAD) != 0
 
 
 @wp.func(inline=True)
@@ -604,6 +591,9 @@ def _tree_pattern(b: WorldBlock, rm: RowModel, rd: RowData):
         rows = int(1)
         if item(rd.cone, b.r0 + c) != 0:
             rows = 3
+        if rows == 1 and (item(rd.yshape, b.r0 + c) & Y_PATH) != 0:  # known where it was gathered
+            c += 1
+            continue
         deep = int(-1)
         for e in range(rows):
             count = item(rd.ynz_count, b.r0 + c + e)
