@@ -30,6 +30,9 @@ constraint + solve             ``WorldSolver.solve``                       POS_M
   rows, 0 iterations           ``WorldSolver.solve`` with iterations=0     POS_MAKE + POS_PROJECT
   Newton iterations            constraint + solve - rows, 0 iterations     CONSTRAINT
 integrate                      ``forward.launch_finish`` (last substep)    ADVANCE
+  integrate alone              ``forward.launch_finish`` (not the last     ADVANCE
+                               substep: no outputs)
+  outputs                      integrate - integrate alone                 -
 sum of the stages              the four launches                           the nine stage timers
 step                           ``solver.capture`` / ``replay`` of          STEP
                                ``--steps`` steps (bench_solver's figure
@@ -55,8 +58,10 @@ Where the two divide the work differently:
   writes the forces and qacc_constraint; MuJoCo's POS_MAKE + POS_PROJECT hold ``mj_makeConstraint``, ``mj_island`` and
   ``mj_projectConstraint``, its warm start is under CONSTRAINT, and its constraint references
   (``mj_referenceConstraint``) under VELOCITY.
-- Integrate: the finish pass also writes the contact forces (over every contact slot), runs forward
-  kinematics into the State (MuJoCo: the next step's POS_KINEMATICS) and sets the health flags.
+- Integrate: the finish pass of a step's last substep also writes the outputs: the contact forces (over
+  every contact slot), forward kinematics into the State (MuJoCo: the next step's POS_KINEMATICS) and the
+  health flags. "integrate alone" is the pass without them (as every substep but a frame's last runs it),
+  which is what MuJoCo's ADVANCE holds.
 - MuJoCo's STEP also holds what no stage timer covers (state checks, sensors, qacc_smooth): the step
   row minus the sum of the stages.
 
@@ -106,6 +111,8 @@ _ROWS = (
     ("  rows, 0 iterations", ("rows",), ("POS_MAKE", "POS_PROJECT")),
     ("  Newton iterations", ("newton",), ("CONSTRAINT",)),
     ("integrate", ("finish",), ("ADVANCE",)),
+    ("  integrate alone", ("advance",), ("ADVANCE",)),
+    ("  outputs", ("outputs",), ()),
     ("sum of the stages", _STEP, _MJ_STAGES),
     ("step", ("step",), ("STEP",)),
 )
@@ -205,8 +212,9 @@ def _graph(launch) -> wp.Graph:
 
 def _stage_graphs(solver, state, dt: float) -> dict:
     """A graph of each of :data:`_STEP` (the launches of ``forward.substep``, one substep a step), of each of
-    :data:`_SMOOTH` (the smooth pass's per-stage kernels, over every world) and of the world solve with 0
-    iterations (``rows``), bound to ``state`` and the solver's controls."""
+    :data:`_SMOOTH` (the smooth pass's per-stage kernels, over every world), of the world solve with 0
+    iterations (``rows``) and of the finish pass without outputs (``advance``), bound to ``state`` and the
+    solver's controls."""
     from newton_gym.sim.kinematics import eval_fk
     from newton_gym.solvers import forward
     from newton_gym.solvers.collision.driver import collide
@@ -250,6 +258,9 @@ def _stage_graphs(solver, state, dt: float) -> dict:
             span.actuators,
         ),
         "rows": lambda: ws.solve(data, q, qd, dt, 0, span.worlds, lanes),
+        "advance": lambda: forward.launch_finish(
+            dev, span.blocks, lanes, ranges, False, a.out, a.integ, a.fk_state, a.health
+        ),
     }
     return {name: _graph(launch) for name, launch in launches.items()}
 
@@ -299,6 +310,9 @@ def _time_ours(graphs: dict, solver, steps: int, restart):
     wp.capture_launch(graphs["smooth"])
     out.update(_time_alone(graphs, ("rows",), steps, n))
     out["newton"] = out["solve"] - out["rows"]
+    # Integration alone, on the step's last qacc (it moves the state: the timed step starts again below).
+    out.update(_time_alone(graphs, ("advance",), steps, n))
+    out["outputs"] = out["finish"] - out["advance"]
     restart()
     wp.synchronize()
     start = time.perf_counter()
