@@ -178,7 +178,7 @@ def _shape_radius(stype, scale, mesh_radius):
     r[stype == GeoType.MESH] = mesh_radius[stype == GeoType.MESH]
     ell = stype == GeoType.ELLIPSOID
     r[ell] = scale[ell].max(axis=1, initial=0.0)
-    r[stype == GeoType.PLANE] = np.inf
+    r[stype == GeoType.PLANE] = 0.0  # a plane pair's bound is the other shape's radius: its height is tested
     r[stype == GeoType.HFIELD] = 0.0  # a heightfield pair bounds the other shape by the field's box
     return r
 
@@ -417,6 +417,12 @@ def _mesh_vertex(k: int, c: Convex, mesh_verts: wp.array(dtype=wp.vec3), o: wp.v
     return best_d, best_p
 
 
+@wp.func(inline=True)
+def _plane_normal(a: Convex):
+    """The world normal of plane a (its frame's +z)."""
+    return wp.transform_vector(a.xf, wp.vec3(0.0, 0.0, 1.0))
+
+
 @wp.func
 def _plane_contacts(
     slots: wp.vec2i, a: Convex, b: Convex, mesh_verts: wp.array(dtype=wp.vec3), margin: float, out: ContactSlots
@@ -428,7 +434,7 @@ def _plane_contacts(
     if b.kind == CAPSULE:
         hint = wp.transform_vector(b.xf, wp.vec3(0.0, 0.0, 1.0))
     ca = wp.transform_get_translation(a.xf)
-    n = wp.transform_vector(a.xf, wp.vec3(0.0, 0.0, 1.0))
+    n = _plane_normal(a)
     if b.kind == MESH:
         for k in range(slots[1]):
             d, pw = _mesh_vertex(k, b, mesh_verts, ca, n)
@@ -491,6 +497,11 @@ def _collide_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, a
     contact slots."""
     margin = args.pair_margin[p]
     if a.kind == PLANE:
+        # b's origin higher above the plane than its bounding radius plus the margin (``bound``, with the
+        # bundles' float32 spare): no feature of b comes within the margin, and its slots stay cleared.
+        height = wp.dot(wp.transform_get_translation(b.xf) - wp.transform_get_translation(a.xf), _plane_normal(a))
+        if height > bound * (1.0 + 1.0e-5) + 1.0e-6:
+            return
         _plane_contacts(slots, a, b, args.hulls.mesh_verts, margin, args.out)
         return
     ca = wp.transform_get_translation(a.xf)
