@@ -361,6 +361,24 @@ def test_far_field_makes_no_contact():
     assert solver.contacts.active.numpy().sum() == 0
 
 
+def test_sphere_touching_its_cells_highest_point_below_zero_keeps_its_contact():
+    """The bounding sphere's test against the stored maxima of the blocks under it spares float32 rounding
+    on both sides of zero: a sphere 1 um into a field at -0.78 m (its own frame; the field's top is elsewhere)
+    keeps its contact."""
+    heights = np.full((41, 41), -0.78)
+    heights[0, 0] = 0.5
+    b = ng.ModelBuilder()
+    b.add_shape_heightfield(heightfield=ng.Heightfield(heights, 2.0, 2.0, 0.5))
+    body = b.add_body(xform=(0.52, 0.33, -0.78 + 0.023 - 1.0e-6, 0.0, 0.0, 0.0, 1.0))
+    b.add_shape_sphere(body, radius=0.023)
+    model = b.finalize("cpu")
+    solver = SolverGeneralized(model)
+    collision_driver.collide(model, solver.contacts, model.state().body_q)
+    on = np.nonzero(solver.contacts.active.numpy() == 1)[0]
+    assert len(on) >= 1
+    assert -2.0e-6 < solver.contacts.dist.numpy()[on].min() < 0.0
+
+
 @wp.func
 def _unit_prism(bottom: float):
     """The prism of grid points 0, 1, 2 (the kernel's ``verts``) down to z = bottom, at the origin."""

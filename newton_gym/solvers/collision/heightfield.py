@@ -35,6 +35,7 @@ from .primitive import (
     PHASE_FIELD,
     SPHERE,
     Convex,
+    Heightfields,
     NarrowArgs,
     emit_contact,
     segment_closest,
@@ -376,6 +377,20 @@ def _prism(xf: wp.transform, field: int, corners: wp.vec3i, margin: float, botto
     return c
 
 
+@wp.func(inline=True)
+def _blocks_top(f: int, cmin: int, cmax: int, rmin: int, rmax: int, fields: Heightfields):
+    """Highest grid point of field f's blocks that hold the cells of rows rmin .. rmax - 1 and right columns
+    cmin + 1 .. cmax (the cells the scan of :func:`_field_pair` visits for those grid lines), from the blocks'
+    stored maxima; -1e30 where there are none."""
+    top = float(-1.0e30)
+    block_cols = fields.block_cols[f]
+    for br in range(rmin / FIELD_BLOCK, (rmax - 1) / FIELD_BLOCK + 1):
+        row = fields.block_start[f] + br * block_cols
+        for bc in range(cmin / FIELD_BLOCK, (cmax - 1) / FIELD_BLOCK + 1):
+            top = wp.max(top, fields.block_top[row + bc])
+    return top
+
+
 @wp.func(inline=True)  # the tables by value: inlined into the per-world loop, they are not copied
 def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, args: NarrowArgs):
     """Heightfield pair p (a the other shape, b the field; slots its (first slot, slot count)): fills its
@@ -393,6 +408,13 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
     if pos[0] - bound > ext[0] or pos[0] + bound < -ext[0] or pos[1] - bound > ext[1] or pos[1] + bound < -ext[1]:
         return
     if pos[2] - bound > ext[2] or pos[2] + bound < ext[3]:
+        return
+    # The bounding sphere above the highest point of the blocks of cells under it (no prism can reach it;
+    # float32 rounding spared as for the bundles' bounds).
+    bmin, bmax = _cell_range(pos[0] - bound, pos[0] + bound, ext[0], cols)
+    brmin, brmax = _cell_range(pos[1] - bound, pos[1] + bound, ext[1], rows)
+    highest = _blocks_top(f, bmin, bmax, brmin, brmax, args.fields)
+    if pos[2] - bound > highest + 1.0e-5 * wp.abs(highest) + 1.0e-6:
         return
     # The shape's box in the field frame against the field's box.
     xmin, xmax = _extent(a, wp.quat_rotate(rot, wp.vec3(1.0, 0.0, 0.0)), origin, verts)
