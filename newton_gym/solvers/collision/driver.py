@@ -100,7 +100,9 @@ class Contacts(DeclaredFields):
     pair_solimp: wp.array = None  # (pair_count,) vec5 mean solimp
     # Bundles (.candidates; :func:`.params.combine_pair_params`): the bounding test of their pairs, per template
     # bundle (the bound holds in every world of the template), and per world bundle whether its slots are clear.
-    bundle_centre_a: wp.array = None  # (template bundles,) vec3 centre of its A shapes, body A's frame (static: world)
+    # (template bundles,) vec3 centre of the A shapes of every bundle of its body A, body A's frame (static: its
+    # own A shapes, world)
+    bundle_centre_a: wp.array = None
     bundle_centre_b: wp.array = None  # (template bundles,) vec3 centre of its B shapes, body B's frame (static: world)
     bundle_bound: wp.array = None  # (template bundles,) float32 centre distance beyond which no pair touches [m]
     bundle_clear: wp.array = None  # (bundles,) int32 1 while its slots are clear (it was far at the last collide)

@@ -403,7 +403,7 @@ class NarrowArgs:
     shape_scale: wp.array(dtype=wp.vec3)  # (shape_count,) radius / half sizes [m], or a mesh's vertex scale
     shape_mesh: wp.array(dtype=int)  # (shape_count,) mesh of each mesh shape (-1: none)
     pair_margin: wp.array(dtype=float)  # (pair_count,) contacts are kept below this distance [m]
-    bundle_centre_a: wp.array(dtype=wp.vec3)  # (template bundles,) centre of a bundle's A shapes, body A's frame [m]
+    bundle_centre_a: wp.array(dtype=wp.vec3)  # (template bundles,) centre of its body A's A shapes, A's frame [m]
     bundle_centre_b: wp.array(dtype=wp.vec3)  # (template bundles,) centre of its B shapes, body B's frame [m]
     bundle_bound: wp.array(dtype=float)  # (template bundles,) centre distance beyond which no pair touches [m]
     hulls: MeshHulls  # mesh convex hulls (and heightfield points)
@@ -462,6 +462,8 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
         at = world_pairs(args.topo, w)  # the world's offsets, read once
         g0 = args.topo.block_bundle_start[w]
         tb0 = args.topo.template_bundle_start[args.topo.block_template[w]]
+        centre_body = int(-1)  # the moving body A whose bundle centre ``ca`` holds (one per body)
+        ca = wp.vec3(0.0)
         for lb in range(lane, args.topo.block_bundle_start[w + 1] - g0, wp.block_dim()):
             tb = tb0 + lb
             e0 = args.topo.bundle_start[tb]
@@ -472,7 +474,9 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
             g = g0 + lb
             if wp.static(phase != PHASE_FIELD) and kind % 2 == 0:  # bound-tested: not a plane's, not a field's
                 bodies = local_pair(args.topo.bundle_body[tb], at.body)
-                ca = _centre(bodies[0], args.body_q, args.bundle_centre_a[tb])
+                if bodies[0] < 0 or bodies[0] != centre_body:
+                    ca = _centre(bodies[0], args.body_q, args.bundle_centre_a[tb])
+                    centre_body = bodies[0]
                 cb = _centre(bodies[1], args.body_q, args.bundle_centre_b[tb])
                 if wp.length(cb - ca) > args.bundle_bound[tb]:
                     if args.out.bundle_clear[g] == 0:  # near at the last collide: clear its slots once
