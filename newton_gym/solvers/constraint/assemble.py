@@ -14,6 +14,7 @@ from ..items import item, item_set
 from ..spatial import ltl_solve_t, ltl_solve_t3, point_jacobian
 from ..types import vec5
 from .tables import (
+    CONE,
     LIMIT,
     TENDON_LIMIT,
     Y_PATH,
@@ -230,7 +231,7 @@ def contact_row(w: int, s: int, ci: int, blk: int, rm: RowModel, rd: RowData, in
             stiff = 0.0
             tran = tran / rm.impratio  # MuJoCo: R_t = R_n / impratio
         else:
-            cone = 1
+            cone = CONE
     pos = _contact_pos(slot, p, rm.contacts)
     set_row(ci, a, tran, pos, rm.contacts.pair_solref[p], rm.contacts.pair_solimp[p], lo, 1.0e30, rd)
     rd.cone[ci] = cone
@@ -617,7 +618,7 @@ def _pyramid_gather(
     count: one walk per side for all four edges (their Jacobian blocks are never written), the side of the
     lower DOFs first, as :func:`..solve.newton.gather_row` lists a row. A walk goes deepest DOF first, so each
     edge's columns are listed descending and then reversed. The rows' other entries are zeroed only where a
-    pass reads whole rows (noslip). Sets the rows' ``yshape``. Returns the edges' A_ii = |Y|^2, summed as
+    pass reads whole rows (noslip). Sets the rows' ``cone`` (Y_PATH, Y_QUAD). Returns the edges' A_ii = |Y|^2, summed as
     :func:`_pyramid_edges` sums them (alternate entries into two sums per side)."""
     wn = b.wn
     row = b.yoff + c * wn
@@ -687,9 +688,9 @@ def _pyramid_gather(
         shape = Y_PATH
     for e in range(4):
         item_set(rd.ynz_count, b.r0 + c + e, count[e])
-        item_set(rd.yshape, b.r0 + c + e, shape)
+        item_set(rd.cone, b.r0 + c + e, shape)
     if same != 0:
-        item_set(rd.yshape, b.r0 + c, shape | Y_QUAD)
+        item_set(rd.cone, b.r0 + c, shape | Y_QUAD)
     return diag
 
 
@@ -743,7 +744,8 @@ def contact_pyramid(wb: WorldBlock, c: int, blk: int, rm: RowModel, rd: RowData,
             rd.art[cc] = a
             rd.lo[cc] = 0.0
             rd.hi[cc] = 1.0e30
-            rd.cone[cc] = 0
+            if rm.newton == 0:  # Newton: the gather set it
+                rd.cone[cc] = 0
             rd.bias[cc] = (a0[0] + sign_mu * a0[t]) + soft[1] * (vel[0] + sign_mu * vel[t]) + soft[2] * pos
             rd.reg[cc] = reg
             rd.inv[cc] = 1.0 / (diag[2 * half + e] + reg)

@@ -27,6 +27,7 @@ __all__ = [
     "RowData",
     "WorldInputs",
     "WorldBlock",
+    "CONE",
     "Y_PATH",
     "Y_QUAD",
 ]
@@ -40,9 +41,11 @@ EQUALITY = wp.constant(ROW_EQUALITY)
 TENDON_LIMIT = wp.constant(ROW_TENDON_LIMIT)
 TENDON_FRICTION = wp.constant(ROW_TENDON_FRICTION)
 
-# Bits of RowData.yshape (Newton), set where a row's Y is gathered.
-Y_PATH = wp.constant(1)  # the row's Y lies on one root path of the DOF tree
-Y_QUAD = wp.constant(2)  # rows c .. c + 3 are a pyramid's four edges with one list of non-zero columns
+# Bits of RowData.cone: CONE on the normal row of an elliptic contact; Newton sets the others where a row's Y
+# is gathered (0: not known).
+CONE = wp.constant(1)
+Y_PATH = wp.constant(2)  # the row's Y lies on one root path of the DOF tree
+Y_QUAD = wp.constant(4)  # rows c .. c + 3 are a pyramid's four edges with one list of non-zero columns
 
 
 @wp.struct
@@ -195,7 +198,7 @@ class RowData:
     diag_approx: wp.array(dtype=float)  # compact: MuJoCo's diagApprox of A_ii [1/kg or 1/(kg m^2)]
     lo: wp.array(dtype=float)  # compact: lower force bound [N or N m]
     hi: wp.array(dtype=float)  # compact: upper force bound [N or N m]
-    cone: wp.array(dtype=int)  # compact: 1 on the normal row of an elliptic contact
+    cone: wp.array(dtype=int)  # compact: CONE on the normal row of an elliptic contact; Newton: Y_PATH, Y_QUAD
     cone_mu: wp.array(dtype=float)  # compact: that contact's friction coefficient
     bias: wp.array(dtype=float)  # compact: a0 - a_ref [m/s^2 or rad/s^2]
     reg: wp.array(dtype=float)  # compact: regularizer R [1/kg or 1/(kg m^2)]
@@ -210,7 +213,6 @@ class RowData:
     ydense: wp.array(dtype=float)  # Newton: per world (budget, DOFs) Y of its active rows
     ynz: wp.array(dtype=wp.int16)  # Newton: like ydense, each row's non-zero columns (ascending; DOFs < 2^15)
     ynz_count: wp.array(dtype=int)  # Newton, compact: number of non-zero columns of each row
-    yshape: wp.array(dtype=int)  # Newton, compact: Y_PATH and Y_QUAD bits of each row (0: not known)
     hess: wp.array(dtype=float)  # Newton: per world (DOFs, DOFs) Hessian, then its Cholesky factor
     hess_tiles: wp.array2d(dtype=float)  # Newton with tiles: hess seen as (worlds * n, n) (n DOFs per world)
     jar: wp.array(dtype=float)  # Newton, compact: J qacc - aref of each active row

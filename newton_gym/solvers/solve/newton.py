@@ -46,7 +46,7 @@ import functools
 import warp as wp
 
 from ..constraint.assemble import jac_side
-from ..constraint.tables import Y_PATH, Y_QUAD, RowData, RowModel, WorldBlock, WorldInputs
+from ..constraint.tables import CONE, Y_PATH, Y_QUAD, RowData, RowModel, WorldBlock, WorldInputs
 from ..items import item, item_set
 from ..lanes import block_sync
 from ..spatial import dense_cholesky, dense_solve, ltl_factor, ltl_solve, ltl_solve_t
@@ -91,7 +91,6 @@ def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
                 rd.ynz[row + count] = wp.int16(col + kk)
                 count += 1
     item_set(rd.ynz_count, b.r0 + c, count)
-    item_set(rd.yshape, b.r0 + c, 0)  # not known: _tree_pattern tests it
 
 
 @wp.func(inline=True)
@@ -132,7 +131,7 @@ def _cost_at_jar(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
         total += 0.5 * item(u, b.wd0 + a) * item(u, b.wd0 + a)
     c = int(0)
     while c < b.k:
-        if item(rd.cone, b.r0 + c) != 0:
+        if (item(rd.cone, b.r0 + c) & CONE) != 0:
             cost, _f, _h = cone_at(c, b, rd, triple(rd.jar, b.r0 + c))
             total += cost
             c += 3
@@ -145,9 +144,9 @@ def _cost_at_jar(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
 @wp.func(inline=True)
 def _is_tangent(c: int, r0: int, rd: RowData):
     """Whether compact row c is a tangent row of an elliptic contact (its normal is row c - 1 or c - 2)."""
-    if c >= 1 and item(rd.cone, r0 + c - 1) != 0:
+    if c >= 1 and (item(rd.cone, r0 + c - 1) & CONE) != 0:
         return True
-    return c >= 2 and item(rd.cone, r0 + c - 2) != 0
+    return c >= 2 and (item(rd.cone, r0 + c - 2) & CONE) != 0
 
 
 @wp.func(inline=True)
@@ -155,7 +154,7 @@ def _zones(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     """Each row's force and local Hessian D at the current jar (``zone``; lanes over rows) and the gradient's
     start u (lanes over DOFs), then a barrier."""
     for c in range(b.lane, b.k, b.lanes):
-        if item(rd.cone, b.r0 + c) != 0:
+        if (item(rd.cone, b.r0 + c) & CONE) != 0:
             _cost_c, f, _h = cone_at(c, b, rd, triple(rd.jar, b.r0 + c))
             for e in range(3):
                 rd.zone[b.r0 + c + e] = wp.vec2(f[e], 0.0)
@@ -242,7 +241,7 @@ def _quad(c: int, b: WorldBlock, rd: RowData):
     """Whether compact rows c .. c + 3 are the four edges of one pyramidal contact with one list of non-zero
     columns (the edges n +- mu t of one body path: the same list unless an entry cancels exactly), as their
     gather found (``Y_QUAD``)."""
-    return (item(rd.yshape, b.r0 + c) & Y_QUAD) != 0
+    return (item(rd.cone, b.r0 + c) & Y_QUAD) != 0
 
 
 @wp.func(inline=True)
@@ -299,7 +298,7 @@ def _add_terms(hessian: int, b: WorldBlock, rd: RowData):
     they share their columns)."""
     c = int(0)
     while c < b.k:
-        if item(rd.cone, b.r0 + c) != 0:
+        if (item(rd.cone, b.r0 + c) & CONE) != 0:
             if hessian != 0:
                 _cone_hessian(c, b, rd)
             else:
@@ -345,7 +344,7 @@ def _hessian(b: WorldBlock, rd: RowData):
     with jar): H would be the same, bit for bit, and ``hess`` still holds its factor (every lane alike)."""
     same = int(1)
     for c in range(b.k):
-        if item(rd.cone, b.r0 + c) != 0 or rd.zone[b.r0 + c][1] != item(rd.inv, b.r0 + c):
+        if (item(rd.cone, b.r0 + c) & CONE) != 0 or rd.zone[b.r0 + c][1] != item(rd.inv, b.r0 + c):
             same = 0
     if same != 0:
         return 0
@@ -371,7 +370,7 @@ def _slope(alpha: float, up: float, pp: float, b: WorldBlock, rd: RowData):
     terms = wp.abs(up) + wp.abs(alpha * pp)
     c = int(0)
     while c < b.k:
-        if item(rd.cone, b.r0 + c) != 0:
+        if (item(rd.cone, b.r0 + c) & CONE) != 0:
             jv = triple(rd.jv, b.r0 + c)
             if wp.length_sq(jv) > 0.0:
                 _cost_c, f, h = cone_at(c, b, rd, triple(rd.jar, b.r0 + c) + alpha * jv)
@@ -444,7 +443,7 @@ def _start(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.arr
     returns its cost. The friction of each elliptic contact is held at least 1e-5 first: the cone's cost
     divides by it."""
     for c in range(b.lane, b.k, b.lanes):
-        if item(rd.cone, b.r0 + c) != 0:
+        if (item(rd.cone, b.r0 + c) & CONE) != 0:
             item_set(rd.cone_mu, b.r0 + c, wp.max(item(rd.cone_mu, b.r0 + c), 1.0e-5))
         item_set(rd.inv, b.r0 + c, -1.0)  # no H formed yet (a D is never negative)
     _jar_at_zero(b, rd)
@@ -503,7 +502,7 @@ def _advance(alpha: float, b: WorldBlock, rd: RowData, u: wp.array(dtype=float))
     gain = -(alpha * up + 0.5 * alpha * alpha * pp)
     c = int(0)
     while c < b.k:
-        if item(rd.cone, b.r0 + c) != 0:
+        if (item(rd.cone, b.r0 + c) & CONE) != 0:
             jv = triple(rd.jv, b.r0 + c)
             if wp.length_sq(jv) > 0.0:
                 jar = triple(rd.jar, b.r0 + c)
@@ -557,7 +556,7 @@ def _write_forces(b: WorldBlock, rd: RowData):
     """Each active row's force at the final jar into its row's ``force`` (lane 0)."""
     c = int(0)
     while c < b.k:
-        if item(rd.cone, b.r0 + c) != 0:
+        if (item(rd.cone, b.r0 + c) & CONE) != 0:
             _cost_c, fc, _h = cone_at(c, b, rd, triple(rd.jar, b.r0 + c))
             for e in range(3):
                 item_set(rd.force, item(rd.act_list, b.r0 + c + e), fc[e])
@@ -595,9 +594,9 @@ def _tree_pattern(b: WorldBlock, rm: RowModel, rd: RowData):
     c = int(0)
     while c < b.k:
         rows = int(1)
-        if item(rd.cone, b.r0 + c) != 0:
+        if (item(rd.cone, b.r0 + c) & CONE) != 0:
             rows = 3
-        if rows == 1 and (item(rd.yshape, b.r0 + c) & Y_PATH) != 0:  # known where it was gathered
+        if rows == 1 and (item(rd.cone, b.r0 + c) & Y_PATH) != 0:  # known where it was gathered
             c += 1
             continue
         deep = int(-1)

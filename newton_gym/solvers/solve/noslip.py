@@ -27,7 +27,7 @@ from __future__ import annotations
 import warp as wp
 
 from ..collision.pairs import template_slot
-from ..constraint.tables import CONTACT, FRICTION, TENDON_FRICTION, RowData, RowModel, WorldBlock
+from ..constraint.tables import CONE, CONTACT, FRICTION, TENDON_FRICTION, RowData, RowModel, WorldBlock
 from .pgs import _row_dot, _side_dot, row_axpy
 
 __all__ = ["noslip_solve"]
@@ -234,7 +234,7 @@ def noslip_solve(b: WorldBlock, rm: RowModel, rd: RowData, z: wp.array(dtype=flo
                 c += 1
                 continue
             nrows = rm.slot_nrows[template_slot(rm.contacts.topo, b.w, rd.owner[r0 + c])]
-            if rd.cone[r0 + c] != 0:
+            if (rd.cone[r0 + c] & CONE) != 0:
                 gain += _cone_tangents(c, b, rm, rd, z)
             elif nrows == 4:
                 gain += _edge_pair(c, b, rm, rd, z)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import warp as wp
 
 from ..constraint.assemble import jac_side
-from ..constraint.tables import RowData, RowModel, WorldBlock, WorldInputs
+from ..constraint.tables import CONE, RowData, RowModel, WorldBlock, WorldInputs
 from ..spatial import dense_cholesky_solve
 from ..types import vec8
 
@@ -211,7 +211,7 @@ def _sweep(b: WorldBlock, rm: RowModel, rd: RowData, qacc_c: wp.array(dtype=floa
     acc = wp.vec2(0.0)
     c = int(0)
     while c < b.k:
-        if rd.cone[r0 + c] != 0:
+        if (rd.cone[r0 + c] & CONE) != 0:
             acc = _cone_rows(c, acc, b, rm, rd, qacc_c)
             c += 3
             continue

@@ -547,7 +547,6 @@ def _row_data(model, rows, offsets: dict, newton: bool, lanes: int, subspace: bo
         ydense=empty(ydense),
         ynz=empty(ydense, wp.int16),
         ynz_count=empty(newton_rows, wp.int32),
-        yshape=empty(newton_rows, wp.int32),
         hess=hess_array,
         hess_tiles=hess_array.reshape((worlds * tile_dofs, tile_dofs)) if tile_dofs else _no_tiles(dev),
         jar=empty(newton_rows),
