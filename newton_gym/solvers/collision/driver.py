@@ -499,10 +499,10 @@ def _collide_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, a
     contact slots."""
     margin = args.pair_margin[p]
     if a.kind == PLANE:
-        # b's origin higher above the plane than its bounding radius plus the margin (``bound``, with the
-        # bundles' float32 spare): no feature of b comes within the margin, and its slots stay cleared.
+        # b's origin higher above the plane than its bounding radius plus the margin (``bound``, float32
+        # rounding spared on either sign): no feature of b comes within the margin, and its slots stay cleared.
         height = wp.dot(wp.transform_get_translation(b.xf) - wp.transform_get_translation(a.xf), _plane_normal(a))
-        if height > bound * (1.0 + 1.0e-5) + 1.0e-6:
+        if height > bound + 1.0e-5 * wp.abs(bound) + 1.0e-6:
             return
         _plane_contacts(slots, a, b, args.hulls.mesh_verts, margin, args.out)
         return

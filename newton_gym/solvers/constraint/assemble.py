@@ -618,8 +618,8 @@ def _pyramid_gather(
     count: one walk per side for all four edges (their Jacobian blocks are never written), the side of the
     lower DOFs first, as :func:`..solve.newton.gather_row` lists a row. A walk goes deepest DOF first, so each
     edge's columns are listed descending and then reversed. The rows' other entries are zeroed only where a
-    pass reads whole rows (noslip). Sets the rows' ``cone`` (Y_PATH, Y_QUAD). Returns the edges' A_ii = |Y|^2, summed as
-    :func:`_pyramid_edges` sums them (alternate entries into two sums per side)."""
+    pass reads whole rows (noslip). Sets the rows' ``cone`` (Y_PATH, Y_QUAD). Returns the edges' A_ii =
+    |Y|^2, summed as :func:`_pyramid_edges` sums them (alternate entries into two sums per side)."""
     wn = b.wn
     row = b.yoff + c * wn
     width = rm.width

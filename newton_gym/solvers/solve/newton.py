@@ -61,10 +61,10 @@ wp.set_module_options({"enable_backward": False})
 def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
     """ydense[c, :] = Y of the world's compact row c (held in Jacobian block ``blk`` of ``minv_jac``) over the
     world's DOFs, and its non-zero columns in ``ynz``, ascending: one pass over each side's DOFs, the side of
-    the lower DOFs first (the two sides hold different articulations). The columns of no side are zeroed only
-    where a pass reads whole rows (an elliptic cone's Hessian, the noslip pass): with pyramidal cones and no
-    noslip every reader goes through ``ynz``. (A pyramidal contact's edges are gathered as they are formed:
-    :func:`..constraint.assemble.contact_pyramid`.)"""
+    the lower DOFs first (the two sides hold different articulations). The columns outside both sides are
+    zeroed only where a pass reads whole rows (an elliptic cone's Hessian, the noslip pass): with pyramidal
+    cones and no noslip every reader goes through ``ynz``. (A pyramidal contact's edges are gathered as they
+    are formed: :func:`..constraint.assemble.contact_pyramid`.)"""
     wn = b.wn
     row = b.yoff + c * wn
     arts = rd.art[b.r0 + c]
