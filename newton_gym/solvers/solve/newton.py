@@ -256,11 +256,17 @@ def _quad_y(rd: RowData, row: int, wn: int, a: int):
 
 
 @wp.func(inline=True)
+def _quad_zone(rd: RowData, r: int, k: int):
+    """Entry k of ``zone`` (0: force, 1: D) of the four edge rows from compact row r."""
+    return wp.vec4(rd.zone[r][k], rd.zone[r + 1][k], rd.zone[r + 2][k], rd.zone[r + 3][k])
+
+
+@wp.func(inline=True)
 def _quad_gradient(c: int, b: WorldBlock, rd: RowData):
     """Gradient terms of the four edges at compact rows c .. c + 3 (:func:`_quad`), into this lane's DOFs:
     -sum_e f_e Y_e over their non-zero columns, the edges summed before the entry is updated."""
     r = b.r0 + c
-    f = wp.vec4(rd.zone[r][0], rd.zone[r + 1][0], rd.zone[r + 2][0], rd.zone[r + 3][0])
+    f = _quad_zone(rd, r, 0)
     if f == wp.vec4(0.0):
         return
     row = b.yoff + c * b.wn
@@ -277,7 +283,7 @@ def _quad_hessian(c: int, b: WorldBlock, rd: RowData):
     H: sum_e D_e Y_e Y_e^T over their non-zero columns, lower triangle, the edges summed before the entry is
     updated (one read and write of H per entry, not four)."""
     r = b.r0 + c
-    d = wp.vec4(rd.zone[r][1], rd.zone[r + 1][1], rd.zone[r + 2][1], rd.zone[r + 3][1])
+    d = _quad_zone(rd, r, 1)
     if d == wp.vec4(0.0):
         return
     row = b.yoff + c * b.wn
