@@ -361,6 +361,38 @@ def test_far_field_makes_no_contact():
     assert solver.contacts.active.numpy().sum() == 0
 
 
+def test_fewer_contacts_than_the_last_collide_leave_no_stale_slot():
+    """A field pair clears its slots only up to the first one its last collide left inactive (its contacts
+    fill the first slots): after a pose with fewer contacts, the slots are those of a fresh collide at that
+    pose, and every inactive slot's force is zero again."""
+    field = ng.Heightfield(np.random.default_rng(2).uniform(0.0, 0.05, (41, 41)), 2.0, 2.0, 0.5)
+    b = ng.ModelBuilder()
+    b.add_shape_heightfield(heightfield=field)
+    body = b.add_body()
+    b.add_shape_box(body, hx=0.12, hy=0.12, hz=0.05)
+    model = b.finalize("cpu")
+
+    def pose(z):
+        q = model.state().body_q.numpy()
+        q[0, :3] = (0.31, -0.22, z)
+        return wp.array(q, dtype=wp.transform, device="cpu")
+
+    low, high = pose(0.03), pose(0.085)
+    solver = SolverGeneralized(model)
+    c = solver.contacts
+    collision_driver.collide(model, c, low)
+    first = c.active.numpy().copy()
+    c.force.assign(np.repeat(first[:, None] == 1, 3, axis=1).astype(np.float32))  # as the finish pass writes
+    collision_driver.collide(model, c, high)
+    fresh = SolverGeneralized(model).contacts
+    collision_driver.collide(model, fresh, high)
+    now = c.active.numpy()
+    assert 0 < now.sum() < first.sum()
+    np.testing.assert_array_equal(now, fresh.active.numpy())
+    np.testing.assert_array_equal(c.dist.numpy()[now == 1], fresh.dist.numpy()[now == 1])
+    assert not c.force.numpy()[now == 0].any()
+
+
 def test_sphere_touching_its_cells_highest_point_below_zero_keeps_its_contact():
     """The bounding sphere's test against the stored maxima of the blocks under it spares float32 rounding
     on both sides of zero: a sphere 1 um into a field at -0.78 m (its own frame; the field's top is elsewhere)

@@ -444,7 +444,8 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
     """The narrow-phase kernel ``name`` of the Warp module ``module``, launched by :func:`launch_world_pairs`:
     one block per world, whose lanes take the world's bundles (:mod:`.candidates`: the pairs of one body pair
     and class) in turn. A pair is this kernel's where :func:`pair_phase` is ``phase``: its contact slots are
-    cleared (active flag and force: the finish pass writes the forces of active slots only) and
+    cleared (active flag and force: the finish pass writes the forces of active slots only; a heightfield
+    pair fills its slots from the first, so its clear stops at the first slot left inactive) and
     ``pair_fn(p, slots, bound, a, b, args)`` fills them (p the model's pair index, slots its (first slot, slot
     count), a and b its shapes as :class:`Convex`, args the launch's :class:`NarrowArgs`).
     Outside the heightfield phase and plane pairs, a bundle whose two centres lie farther apart than its
@@ -493,6 +494,9 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
                 pair = decode_pair(args.topo, at, lp)
                 s = pair.shapes
                 for k in range(pair.slots[1]):
+                    if wp.static(phase == PHASE_FIELD):  # a field pair's active slots are a prefix
+                        if args.out.active[pair.slots[0] + k] == 0:
+                            break
                     args.out.active[pair.slots[0] + k] = 0
                     args.out.force[pair.slots[0] + k] = wp.vec3(0.0)
                 bound = args.topo.radius[at.template_pair + lp] + args.pair_margin[at.pair + lp]
