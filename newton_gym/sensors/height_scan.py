@@ -60,18 +60,23 @@ class HeightScanViews:
 
 
 @wp.func
-def _yaw_rotate(q: wp.quat, v: wp.vec3):
-    """``v`` turned about world z by the heading of q (x, y, z, w), its roll and pitch dropped: the heading
-    is the direction of the body's x axis projected on the xy plane (yaw = atan2 of it, as Isaac Lab's
-    yaw_quat); a body whose x axis points straight up or down keeps yaw 0."""
+def _heading(q: wp.quat):
+    """(cos, sin) of the heading of q (x, y, z, w), its roll and pitch dropped: the direction of the body's x
+    axis projected on the xy plane (yaw = atan2 of it, as Isaac Lab's yaw_quat); a body whose x axis points
+    straight up or down keeps yaw 0."""
     hx = 1.0 - 2.0 * (q[1] * q[1] + q[2] * q[2])
     hy = 2.0 * (q[0] * q[1] + q[3] * q[2])
     norm = wp.sqrt(hx * hx + hy * hy)
-    c = float(1.0)
-    s = float(0.0)
     if norm > 1.0e-12:
-        c = hx / norm
-        s = hy / norm
+        return wp.vec2(hx / norm, hy / norm)
+    return wp.vec2(1.0, 0.0)
+
+
+@wp.func
+def _yaw_rotate(heading: wp.vec2, v: wp.vec3):
+    """``v`` turned about world z by ``heading`` (:func:`_heading`)."""
+    c = heading[0]
+    s = heading[1]
     return wp.vec3(c * v[0] - s * v[1], s * v[0] + c * v[1], v[2])
 
 
@@ -98,11 +103,11 @@ def _scan_kernel(
     b = body_index[i]
     pose = body_q[b]
     p = wp.transform_get_translation(pose)
-    q = wp.transform_get_rotation(pose)
+    heading = _heading(wp.transform_get_rotation(pose))
     world = body_world[b]
     first = chunk * rays_per_thread
     for r in range(first, wp.min(first + rays_per_thread, ray_start.shape[0])):
-        o = p + _yaw_rotate(q, ray_start[r])
+        o = p + _yaw_rotate(heading, ray_start[r])
         t = cast_down(scene, world, o, max_distance)
         ray_origins_out[i, r] = o
         hits_z_out[i, r] = o[2] - wp.min(t, max_distance)
