@@ -9,7 +9,15 @@ world, the intercept what every world shares (the terrain's points, stored once)
 ``gym.make_vec`` of ``--build-worlds`` worlds, split into terrain generation, scene build + finalize, solver
 and scanner, timed from the task's own steps.
 
-    python benchmarks/bench_rough.py [--worlds 256] [--repeats 5] [--steps 50] [--build-worlds 4096]
+Physics on the same states (needs ``mujoco``): after the rates, each env's physics alone (its step graph:
+``frame_skip`` substeps, no env work) is timed over ``--physics-steps`` env steps from its worlds' states,
+and MuJoCo C steps the same states (qpos, qvel, ctrl of every world, one ``MjData`` after another, the same
+number of steps) on the same MJCF: the shipped Go1 for flat, the same file with the terrain's heightfield
+(``newton_gym.train.velocity_eval``'s sim2sim model) for rough, at the env's dt, integrator, cone and
+iterations. Its rough / flat time ratio is what the rough physics costs MuJoCo C itself.
+
+    python benchmarks/bench_rough.py [--worlds 256] [--repeats 5] [--steps 50] [--physics-steps 20]
+                                     [--build-worlds 4096]
 
 """
 
@@ -85,6 +93,65 @@ def _memory(task, n):
     return per_world, totals[1] - per_world * sizes[1]
 
 
+def _mujoco_model(env):
+    """MjModel of the env's robot and ground (the terrain's heightfield for a rough env) at the env's physics
+    settings."""
+    import mujoco
+
+    from newton_gym.assets.robots import robot_source_path
+    from newton_gym.train.velocity_eval import _with_terrain
+
+    terrain = getattr(env.task, "terrain", None)
+    path = robot_source_path("go1")
+    m = mujoco.MjModel.from_xml_path(path) if terrain is None else _with_terrain(path, terrain)
+    option = env.sim.solver.option
+    m.opt.timestep = env.sim.cfg.sim_dt
+    m.opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+    m.opt.solver = mujoco.mjtSolver.mjSOL_NEWTON
+    m.opt.cone = mujoco.mjtCone.mjCONE_PYRAMIDAL if option.cone == "pyramidal" else mujoco.mjtCone.mjCONE_ELLIPTIC
+    m.opt.iterations = int(option.iterations)
+    m.opt.ls_iterations = int(option.ls_iterations)
+    assert option.integrator == "implicitfast" and option.solver == "newton", option
+    return m
+
+
+def _physics(env, steps):
+    """(ours, MuJoCo C) physics of ``steps`` env steps from the env's current world states: each a dict of us
+    per substep per world and contact-and-limit rows per substep per world."""
+    import mujoco
+
+    sim = env.sim
+    substeps = sim.cfg.frame_skip * steps
+    qpos = env.task.layout.qpos().numpy().astype(np.float64)
+    qvel = env.task.layout.qvel().numpy().astype(np.float64)
+    ctrl = sim.ctrl.numpy().astype(np.float64)
+    m = _mujoco_model(env)
+    d = mujoco.MjData(m)
+    seconds, rows = 0.0, 0
+    for i in range(len(qpos)):
+        d.qpos[:], d.qvel[:], d.ctrl[:] = qpos[i], qvel[i], ctrl[i]
+        d.qacc_warmstart[:] = 0.0
+        mujoco.mj_forward(m, d)
+        start = time.perf_counter()
+        for _ in range(substeps):
+            mujoco.mj_step(m, d)
+        seconds += time.perf_counter() - start
+        rows += d.nefc
+    theirs = {"us": 1e6 * seconds / (len(qpos) * substeps), "rows": rows / len(qpos)}
+    solver = sim.solver
+    sim.step()
+    wp.synchronize()
+    seconds, rows = 0.0, 0
+    for _ in range(steps):
+        start = time.perf_counter()
+        sim.step()
+        wp.synchronize()
+        seconds += time.perf_counter() - start
+        rows += int(solver.world_solver.rd.nactive.numpy().sum())
+    ours = {"us": 1e6 * seconds / (len(qpos) * substeps), "rows": rows / (steps * len(qpos))}
+    return ours, theirs
+
+
 def _construction(n):
     """Seconds of each stage of building ``n`` worlds of Go1-Rough on the default 10 x 20 terrain."""
     from newton_gym.envs.go1_rough import Go1RoughCfg, Go1RoughTask
@@ -111,6 +178,7 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--physics-steps", type=int, default=20)
     parser.add_argument("--build-worlds", type=int, default=4096)
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -127,6 +195,25 @@ def main():
         per_world, shared = _memory(f"Newton/Go1-{name}-v0", args.worlds)
         print(f"| Go1-{name} | {statistics.median(rates[name]):,.0f} | {per_world:,.0f} | {shared / 1e6:,.1f} MB |")
     print(f"rough / flat: {statistics.median(ratios):.2f} (median of {args.repeats} paired repeats)")
+    try:
+        import mujoco  # noqa: F401
+    except ImportError:
+        print("physics on the same states: skipped (mujoco is not installed)")
+    else:
+        physics = {name: _physics(env, args.physics_steps) for name, (env, _) in envs.items()}
+        print(f"physics alone on the envs' states ({args.physics_steps} env steps), per substep per world:")
+        print("| ground | ours us | MuJoCo C us | ours / MuJoCo | rows ours | rows MuJoCo (last substep) |")
+        print("|---|---|---|---|---|---|")
+        for name, (ours, theirs) in physics.items():
+            print(
+                f"| {name} | {ours['us']:.2f} | {theirs['us']:.2f} | {ours['us'] / theirs['us']:.2f} "
+                f"| {ours['rows']:.1f} | {theirs['rows']:.1f} |"
+            )
+        flat, rough = physics["Flat"], physics["Rough"]
+        print(
+            f"physics speed rough / flat: ours {flat[0]['us'] / rough[0]['us']:.2f}, "
+            f"MuJoCo C {flat[1]['us'] / rough[1]['us']:.2f}"
+        )
     field = envs["Rough"][0].sim.model.heightfields[0]
     points = field.nrow * field.ncol
     print(f"terrain: {field.nrow} x {field.ncol} points, {points * 12 / 1e6:.1f} MB of float32 points, stored once")
