@@ -7,7 +7,9 @@ every world, each world under its own constant controls (home controls + a draw 
 on both sides. Each repeat starts again from the settled state. Ours: every world at once, the steps
 captured as one graph and replayed (Newton, and PGS for comparison). MuJoCo: ``mujoco.rollout`` over the
 same worlds (one MjData per thread). Figures are world physics steps per second, the median of
-``--repeats`` timings; the ratio ours / MuJoCo is taken within the same repeat. Bytes of solver scratch +
+``--repeats`` timings; each repeat times ours (Newton, then PGS) and MuJoCo in turn, seconds apart, and the
+ratio ours / MuJoCo is the median of the per-repeat ratios (a machine whose speed drifts moves both sides
+of a repeat alike). Bytes of solver scratch +
 state per world are printed, and MuJoCo's base height and contacts at the start and end of the timed steps.
 
 The settle time is per robot unless ``--settle`` is given (:data:`SETTLE`): Ant and Go1 are on their
@@ -81,7 +83,9 @@ def _base_ctrl(m) -> np.ndarray:
     return m.key_ctrl[0].copy() if m.nkey else np.zeros(m.nu)
 
 
-def _ours(m, d0, n, steps, repeats, solver_name, device, threads):
+def _ours(m, d0, n, steps, solver_name, device, threads):
+    """(rate, bytes per world, finite): rate() times one replay of ``steps`` steps of the ``n`` worlds from the
+    settled state (world steps/s); finite() whether the last replay's joint state is finite."""
     from mujoco_builder import builder_from_mujoco, mujoco_qpos_to_joint_q
 
     import newton_gym as ng
@@ -112,22 +116,27 @@ def _ours(m, d0, n, steps, repeats, solver_name, device, threads):
     state.joint_qd.assign(np.tile(qd, n).astype(np.float32))
     solver.ctrl.assign(_world_ctrl(m, n).reshape(-1).astype(np.float32))
     solver.capture(state, state, None, m.opt.timestep, steps=steps)
-    times = []
-    for _ in range(repeats):
+
+    def rate():
         state.joint_q.assign(np.tile(q, n).astype(np.float32))  # each repeat from the settled state
         state.joint_qd.assign(np.tile(qd, n).astype(np.float32))
         wp.synchronize()
         t = time.perf_counter()
         solver.replay()
         wp.synchronize()
-        times.append(time.perf_counter() - t)
+        return n * steps / (time.perf_counter() - t)
+
+    def finite():
+        return bool(np.isfinite(state.joint_q.numpy()).all())
+
     objs = (solver.data, solver.rows, solver.contacts, solver.world_solver.rd, state)  # rd: the world solve's buffers
     arrays = list({v.ptr: v for obj in objs for v in vars(obj).values() if isinstance(v, wp.array)}.values())
-    finite = bool(np.isfinite(state.joint_q.numpy()).all())
-    return [n * steps / t for t in times], sum(a.capacity for a in arrays) / n, finite
+    return rate, sum(a.capacity for a in arrays) / n, finite
 
 
-def _mujoco(m, d0, n, steps, repeats, threads):
+def _mujoco(m, d0, n, steps, threads):
+    """(rate, pool): rate() times one ``mujoco.rollout`` of ``steps`` steps of the ``n`` worlds from the settled
+    state (world steps/s); close the pool when done."""
     import mujoco
     from mujoco import rollout
 
@@ -136,13 +145,14 @@ def _mujoco(m, d0, n, steps, repeats, threads):
     states = np.tile(state0, (n, 1))
     ctrl = np.repeat(_world_ctrl(m, n)[:, None, :], steps, axis=1)  # (n, steps, nu): constant per world
     datas = [mujoco.MjData(m) for _ in range(threads)]
-    rates = []
-    with rollout.Rollout(nthread=threads) as pool:
-        for _ in range(repeats):
-            t = time.perf_counter()
-            pool.rollout(m, datas, states, ctrl)
-            rates.append(n * steps / (time.perf_counter() - t))
-    return rates
+    pool = rollout.Rollout(nthread=threads)
+
+    def rate():
+        t = time.perf_counter()
+        pool.rollout(m, datas, states, ctrl)
+        return n * steps / (time.perf_counter() - t)
+
+    return rate, pool
 
 
 def _world_ctrl(m, n: int) -> np.ndarray:
@@ -167,7 +177,7 @@ def main():
     p.add_argument("--robots", nargs="+", default=["ant"])
     p.add_argument("--worlds", type=int, nargs="+", default=[1, 64, 256])
     p.add_argument("--steps", type=int, default=50, help="physics steps per timing")
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--settle", type=float, default=None, help="simulated seconds before timing (SETTLE)")
     p.add_argument("--device", default="cpu", help="Warp device of our solver; MuJoCo stays on the CPU")
     p.add_argument("--threads", type=int, default=1, help="CPU threads, ours and MuJoCo's alike")
@@ -188,15 +198,21 @@ def main():
         d0 = _settled_state(m, settle)
         print(f"{robot:>9}: settled {settle:g} s; MuJoCo over the timed steps: {_window(m, d0, a.steps)}")
         for n in a.worlds:
-            newton, mem, finite = _ours(m, d0, n, a.steps, a.repeats, "newton", a.device, a.threads)
-            pgs, _, finite_pgs = _ours(m, d0, n, a.steps, a.repeats, "pgs", a.device, a.threads)
-            ref = _mujoco(m, d0, n, a.steps, a.repeats, a.threads)
+            run_newton, mem, finite = _ours(m, d0, n, a.steps, "newton", a.device, a.threads)
+            run_pgs, _, finite_pgs = _ours(m, d0, n, a.steps, "pgs", a.device, a.threads)
+            run_ref, pool = _mujoco(m, d0, n, a.steps, a.threads)
+            newton, pgs, ref = [], [], []
+            for _ in range(a.repeats):  # the three in turn within each repeat, seconds apart
+                newton.append(run_newton())
+                pgs.append(run_pgs())
+                ref.append(run_ref())
+            pool.close()
             ratio_n = statistics.median(x / y for x, y in zip(newton, ref))
             ratio_p = statistics.median(x / y for x, y in zip(pgs, ref))
             print(
                 f"{robot:>9} {n:>6} {statistics.median(newton):>12.0f} {statistics.median(pgs):>10.0f} "
                 f"{statistics.median(ref):>10.0f} {ratio_n:>10.2f} {ratio_p:>8.2f} {mem:>12.0f} "
-                f"{finite and finite_pgs}"
+                f"{finite() and finite_pgs()}"
             )
 
 
