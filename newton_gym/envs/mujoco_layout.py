@@ -98,7 +98,7 @@ class MujocoLayout:
 
     def set_state(self, qpos: torch.Tensor, qvel: torch.Tensor, mask: torch.Tensor):
         """Write MuJoCo qpos (N, nq) / qvel (N, nv) into the worlds where ``mask`` (N,) bool is True,
-        then update body poses and twists by forward kinematics. Masked writes (no index list, no host
+        then update their body poses and twists by forward kinematics. Masked writes (no index list, no host
         sync); rows of unmasked worlds are read back unchanged."""
         jq, jqd = self.sim.views.joint_q, self.sim.views.joint_qd
         m = mask.to(device=jq.device, dtype=torch.bool)[:, None]
@@ -114,4 +114,4 @@ class MujocoLayout:
             k = 1
         jq[:, self.coord_index] = torch.where(m, qpos[:, 7 * k :], jq[:, self.coord_index])
         jqd[:, self.dof_index] = torch.where(m, qvel[:, 6 * k :], jqd[:, self.dof_index])
-        self.sim.refresh_bodies()
+        self.sim.refresh_bodies(m[:, 0])

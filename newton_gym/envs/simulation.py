@@ -136,6 +136,12 @@ class Simulation:
         self.contact_wrench = world_view(self.solver.body_contact_wrench, self.model.body_world_start, self.num_envs)
         self._reset_mask = wp.zeros(self.num_envs, dtype=wp.bool, device=self.device)
         self._reset_mask_t = wp.to_torch(self._reset_mask)
+        # refresh_bodies(mask): each articulation's world (clamped: a global one is never masked in)
+        art_world = torch.as_tensor(self.model.articulation_world.numpy(), dtype=torch.long, device=self.torch_device)
+        self._art_world = art_world.clamp(min=0)
+        self._art_in_world = art_world >= 0
+        self._art_mask = wp.zeros(self.model.articulation_count, dtype=wp.bool, device=self.device)
+        self._art_mask_t = wp.to_torch(self._art_mask)
         self._captured = False
         if cfg.capture:
             self.solver.capture(self.state, self.state, self.control, cfg.sim_dt, steps=cfg.frame_skip)
@@ -171,6 +177,14 @@ class Simulation:
         self._reset_mask_t.copy_(mask)
         self.solver.reset_worlds(self.state, self._reset_mask, kinematics=kinematics)
 
-    def refresh_bodies(self):
-        """Recompute body_q / body_qd from joint_q / joint_qd (after writing joint state directly)."""
-        eval_fk(self.model, self.state.joint_q, self.state.joint_qd, self.state)
+    def refresh_bodies(self, mask: torch.Tensor | None = None):
+        """Recompute body_q / body_qd from joint_q / joint_qd (after writing joint state directly): of every
+        world, or of the worlds where ``mask`` (N,) bool is True (the others' bodies are left as they are;
+        no host sync)."""
+        if mask is None:
+            eval_fk(self.model, self.state.joint_q, self.state.joint_qd, self.state)
+            return
+        self._art_mask_t.copy_(
+            mask.to(device=self.torch_device, dtype=torch.bool)[self._art_world] & self._art_in_world
+        )
+        eval_fk(self.model, self.state.joint_q, self.state.joint_qd, self.state, mask=self._art_mask)

@@ -41,6 +41,26 @@ def test_observation_equals_gymnasium_for_the_same_mujoco_state(ours, theirs):
     assert env.single_action_space == ref.action_space
 
 
+def test_refresh_bodies_of_the_masked_worlds_only():
+    """refresh_bodies(mask) (what a masked reset's set_state runs) moves the bodies of the masked worlds to
+    their new joint state and leaves the other worlds' bodies as they were."""
+    env = gym.make_vec("Newton/Ant-v0", num_envs=3)
+    env.reset(seed=0)
+    sim = env.sim
+    start = sim.model.body_world_start.numpy()[:4]
+    before = sim.state.body_q.numpy().copy()
+    sim.views.joint_q[:, 2] += 0.5  # every world's root 0.5 m higher
+    sim.refresh_bodies(torch.tensor([False, True, False]))
+    after = sim.state.body_q.numpy()
+    w1 = slice(start[1], start[2])
+    np.testing.assert_allclose(after[w1, 2] - before[w1, 2], 0.5, atol=1e-6)
+    np.testing.assert_array_equal(after[w1, :2], before[w1, :2])
+    for w in (0, 2):
+        np.testing.assert_array_equal(after[start[w] : start[w + 1]], before[start[w] : start[w + 1]])
+    sim.refresh_bodies()
+    np.testing.assert_allclose(sim.state.body_q.numpy()[:, 2] - before[:, 2], 0.5, atol=1e-6)
+
+
 def test_gravity_randomization_changes_free_fall_per_world(device):
     env = gym.make_vec(
         "Newton/Cartpole-v0",
