@@ -185,16 +185,23 @@ def _world_friction_kernel(
     # Data out:
     mu_out: wp.array(dtype=float),
 ):
-    """Pair lp of world w's friction: world_mu of its world where world_mask holds."""
-    w, lp = wp.tid()
-    p = topo.block_pair_start[w] + lp
-    if p < topo.block_pair_start[w + 1] and w < world_mask.shape[0]:
+    """World w's pairs' friction: world_mu[w] where world_mask[w] holds (one thread per world: a reset
+    masks in a few worlds, whose pairs it walks; the others return at once)."""
+    w = wp.tid()
+    if w < world_mask.shape[0]:
         if world_mask[w]:
-            mu_out[p] = world_mu[w]
+            for p in range(topo.block_pair_start[w], topo.block_pair_start[w + 1]):
+                mu_out[p] = world_mu[w]
 
 
 def set_world_friction(model, contacts, world_mu, world_mask):
     """Set the friction coefficient of every candidate pair of the worlds where ``world_mask`` is True
     (their pairs with global shapes included) to ``world_mu[w]``. ``world_mu``: (world_count,) float32,
     ``world_mask``: (world_count,) bool, Warp arrays on the model's device."""
-    _per_pair(_world_friction_kernel, model, contacts, [contacts.topology, world_mu, world_mask, contacts.pair_mu])
+    if contacts.pair_count:
+        wp.launch(
+            _world_friction_kernel,
+            dim=len(contacts.pairs.block_pair_start) - 1,
+            device=model.device,
+            inputs=[contacts.topology, world_mu, world_mask, contacts.pair_mu],
+        )
