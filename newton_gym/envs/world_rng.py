@@ -40,15 +40,28 @@ def _mix32(x: wp.uint32):
     return x ^ (x >> wp.uint32(16))
 
 
-@wp.kernel
-def _bits_kernel(key: wp.uint32, counter: wp.array(dtype=wp.int64), out: wp.array2d(dtype=wp.int64)):
-    """out[w, e] = mix(mix(mix(mix(key ^ w) ^ counter_lo) ^ counter_hi) ^ e) of world w's counter."""
-    w, e = wp.tid()
+@wp.func
+def _hash(key: wp.uint32, counter: wp.array(dtype=wp.int64), w: int, e: int):
+    """mix(mix(mix(mix(key ^ w) ^ counter_lo) ^ counter_hi) ^ e) of world w's counter."""
     c = counter[w]
     h = _mix32(key ^ wp.uint32(w))
     h = _mix32(h ^ wp.uint32(c & wp.int64(0xFFFFFFFF)))
     h = _mix32(h ^ wp.uint32((c >> wp.int64(32)) & wp.int64(0xFFFFFFFF)))
-    out[w, e] = wp.int64(_mix32(h ^ wp.uint32(e)))
+    return _mix32(h ^ wp.uint32(e))
+
+
+@wp.kernel
+def _bits_kernel(key: wp.uint32, counter: wp.array(dtype=wp.int64), out: wp.array2d(dtype=wp.int64)):
+    """out[w, e] = the hash of (key, world w's counter, e)."""
+    w, e = wp.tid()
+    out[w, e] = wp.int64(_hash(key, counter, w, e))
+
+
+@wp.kernel
+def _uniform_kernel(key: wp.uint32, counter: wp.array(dtype=wp.int64), out: wp.array2d(dtype=wp.float32)):
+    """out[w, e] = the hash's top 24 bits times 2^-24 (exact in float32: what (bits >> 8) * 2^-24 gives)."""
+    w, e = wp.tid()
+    out[w, e] = wp.float32(_hash(key, counter, w, e) >> wp.uint32(8)) * wp.float32(1.0 / 16777216.0)
 
 
 class WorldRng:
@@ -80,14 +93,14 @@ class WorldRng:
         """Move the worlds where ``mask`` (N,) bool is True to their next draw."""
         self.counter += mask.to(torch.int64)
 
-    def bits(self, stream: int, width: int) -> torch.Tensor:
-        """(N, width) int64 hashes in [0, 2^32) of (seed, world, counter, stream, element): one launch, no
-        host sync."""
+    def _draw(self, kernel, dtype, stream: int, width: int) -> torch.Tensor:
+        """(N, width) of ``kernel`` over the hashes of (seed, world, counter, stream, element): one launch,
+        no host sync."""
         key = _mix32_host(self._seed ^ (((int(stream) & _MASK32) * 0x9E3779B1) & _MASK32))
-        out = torch.empty((self.world_count, int(width)), dtype=torch.int64, device=self.device)
+        out = torch.empty((self.world_count, int(width)), dtype=dtype, device=self.device)
         if out.numel():
             wp.launch(
-                _bits_kernel,
+                kernel,
                 dim=out.shape,
                 inputs=[wp.uint32(key), self._counter],
                 outputs=[wp.from_torch(out)],
@@ -95,13 +108,17 @@ class WorldRng:
             )
         return out
 
+    def bits(self, stream: int, width: int) -> torch.Tensor:
+        """(N, width) int64 hashes in [0, 2^32) of (seed, world, counter, stream, element)."""
+        return self._draw(_bits_kernel, torch.int64, stream, width)
+
     def uniform(self, stream: int, width: int) -> torch.Tensor:
-        """(N, width) float32 uniform in [0, 1) (24 random bits each)."""
-        return (self.bits(stream, width) >> 8).to(torch.float32) * (1.0 / 16777216.0)
+        """(N, width) float32 uniform in [0, 1): the top 24 bits of each hash times 2^-24 (in the kernel)."""
+        return self._draw(_uniform_kernel, torch.float32, stream, width)
 
     def normal(self, stream: int, width: int) -> torch.Tensor:
         """(N, width) float32 standard normal (Box-Muller on two uniform draws of the stream)."""
-        b = self.bits(stream, 2 * width)
-        u1 = ((b[:, :width] >> 8) + 1).to(torch.float32) * (1.0 / 16777216.0)  # (0, 1]: log is finite
-        u2 = (b[:, width:] >> 8).to(torch.float32) * (1.0 / 16777216.0)
+        u = self.uniform(stream, 2 * width)
+        u1 = u[:, :width] + (1.0 / 16777216.0)  # (0, 1]: log is finite (exact: both are multiples of 2^-24)
+        u2 = u[:, width:]
         return torch.sqrt(-2.0 * torch.log(u1)) * torch.cos(2.0 * torch.pi * u2)

@@ -189,6 +189,8 @@ def test_world_rng_is_uniform_and_overflow_free():
     rng.counter.copy_(torch.arange(64, dtype=torch.int64) * 0x1234567 + (torch.arange(64) % 3) * 2**33)
     for stream in (0, 1, 5, 0xFFFFFFFF):  # the exact hash, counters past 2^32 included
         assert torch.equal(rng.bits(stream, 7), _reference_bits(3, stream, rng.counter, 7))
+        # uniform: the top 24 bits times 2^-24, exactly
+        assert torch.equal(rng.uniform(stream, 7), (rng.bits(stream, 7) >> 8).to(torch.float32) / 16777216.0)
     rng.seed(3)
     u = rng.uniform(1, 4096)
     assert u.min() >= 0.0 and u.max() < 1.0 and abs(u.mean().item() - 0.5) < 0.01
