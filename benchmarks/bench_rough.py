@@ -93,7 +93,7 @@ def _memory(task, n):
     return per_world, totals[1] - per_world * sizes[1]
 
 
-def _mujoco_model(env):
+def _env_mujoco_model(env):
     """MjModel of the env's robot and ground (the terrain's heightfield for a rough env) at the env's physics
     settings."""
     import mujoco
@@ -125,7 +125,7 @@ def _physics(env, steps):
     qpos = env.task.layout.qpos().numpy().astype(np.float64)
     qvel = env.task.layout.qvel().numpy().astype(np.float64)
     ctrl = sim.ctrl.numpy().astype(np.float64)
-    m = _mujoco_model(env)
+    m = _env_mujoco_model(env)
     d = mujoco.MjData(m)
     seconds, rows = 0.0, 0
     for i in range(len(qpos)):
