@@ -18,6 +18,10 @@ __all__ = ["WorldRng"]
 wp.set_module_options({"enable_backward": False})
 
 _MASK32 = 0xFFFFFFFF
+# the finalizer's multipliers as uint32 constants (a literal above 2^31 in a kernel is emitted as an int32
+# and the C++ compiler warns that it changes value)
+_MUL_A = wp.constant(wp.uint32(0x7FEB352D))
+_MUL_B = wp.constant(wp.uint32(0x846CA68B))
 
 
 def _mix32_host(x: int) -> int:
@@ -34,9 +38,9 @@ def _mix32_host(x: int) -> int:
 def _mix32(x: wp.uint32):
     """:func:`_mix32_host` in uint32 arithmetic (products wrap mod 2^32)."""
     x = x ^ (x >> wp.uint32(16))
-    x = x * wp.uint32(0x7FEB352D)
+    x = x * _MUL_A
     x = x ^ (x >> wp.uint32(15))
-    x = x * wp.uint32(0x846CA68B)
+    x = x * _MUL_B
     return x ^ (x >> wp.uint32(16))
 
 
