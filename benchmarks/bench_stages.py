@@ -7,12 +7,14 @@ then each of the ``--worlds`` worlds under its own random controls (home control
 each repeat starts again from the settled state, on both sides. MuJoCo steps one MjData per world, ``--steps``
 times each with ``mj_step``; its figures are ``mjData.timer`` durations over the calls (MuJoCo 4 keeps
 them by itself; older MuJoCo only with an ``mjcb_time`` callback, which this script installs and removes),
-in microseconds per step. Ours steps every world at once on the CPU with ``threads=1``; each launch of
-:func:`newton_gym.solvers.forward.substep` is captured as a graph of its own and the four are replayed in
-order, ``--steps`` times, each replay timed (so the solve sees a real step's warm start and the finish pass
-integrates once per step), in microseconds per world-step. The finer rows launch one kernel alone
-``--steps`` times on the same state (between two synchronizations), over every world. Every figure is the
-median of ``--repeats``; ratios are ours / MuJoCo, taken within the same repeat, then the median.
+in microseconds per step. Ours steps every world on the CPU with ``threads=1``, in the solver's world chunks
+(``Option.world_chunk``: the worlds whose arrays fit in the cache, taken through every step before the next
+chunk's); each launch of :func:`newton_gym.solvers.forward.substep` over a chunk is captured as a graph of its
+own and the four are replayed in order, ``--steps`` times, each replay timed (so the solve sees a real step's
+warm start and the finish pass integrates once per step), in microseconds per world-step. The finer rows
+launch one kernel alone ``--steps`` times on the same state (between two synchronizations), chunk by chunk.
+Every figure is the median of ``--repeats``; ratios are ours / MuJoCo, taken within the same repeat, then the
+median.
 
 =============================  ==========================================  ===================================
 row                            ours: what is timed                         MuJoCo: timers (mjTIMER_*)
@@ -210,17 +212,23 @@ def _graph(launch) -> wp.Graph:
     return capture.graph
 
 
-def _stage_graphs(solver, state, dt: float) -> dict:
-    """A graph of each of :data:`_STEP` (the launches of ``forward.substep``, one substep a step), of each of
-    :data:`_SMOOTH` (the smooth pass's per-stage kernels, over every world), of the world solve with 0
+def _stage_graphs(solver, state, dt: float) -> list:
+    """Per world chunk of the solver (``solver.chunks``: the worlds its step takes through every stage before
+    the next chunk's), a graph of each of :data:`_STEP` (the launches of ``forward.substep``, one substep a
+    step), of each of :data:`_SMOOTH` (the smooth pass's per-stage kernels), of the world solve with 0
     iterations (``rows``) and of the finish pass without outputs (``advance``), bound to ``state`` and the
-    solver's controls."""
+    solver's controls: [(chunk span, {name: graph})]."""
+    return [(span, _chunk_graphs(solver, state, dt, span)) for span in solver.chunks[0]]
+
+
+def _chunk_graphs(solver, state, dt: float, span) -> dict:
+    """:func:`_stage_graphs` of the worlds of ``span``."""
     from newton_gym.sim.kinematics import eval_fk
     from newton_gym.solvers import forward
     from newton_gym.solvers.collision.driver import collide
     from newton_gym.solvers.smooth import dynamics, passive
 
-    model, tree, data, span = solver.model, solver.tree, solver.data, solver.spans[0]
+    model, tree, data = solver.model, solver.tree, solver.data
     control = model.control()
     a = forward.bind(solver, state, state.body_f, control, solver.ctrl, dt)
     dev, lanes, ranges, ws = solver.device, solver.block_dim, solver.block_ranges, solver.world_solver
@@ -265,32 +273,43 @@ def _stage_graphs(solver, state, dt: float) -> dict:
     return {name: _graph(launch) for name, launch in launches.items()}
 
 
-def _time_step(graphs: dict, solver, steps: int):
-    """``steps`` steps as the four launch graphs replayed in order, each timed: ({launch: us per world-step},
+def _replay(graphs: list, name: str):
+    """The graph ``name`` of every chunk, chunk after chunk."""
+    for _, chunk in graphs:
+        wp.capture_launch(chunk[name])
+
+
+def _time_step(graphs: list, solver, steps: int):
+    """``steps`` steps as the four launch graphs replayed in order, each timed, chunk by chunk (every step of
+    a chunk's worlds before the next chunk's, as the solver's own step): ({launch: us per world-step},
     (active rows, Newton iterations) per world-step)."""
     n = solver.world_count
     total = dict.fromkeys(_STEP, 0.0)
     rows = iterations = 0
+    nactive, niter = solver.world_solver.rd.nactive.numpy(), solver.newton_iterations.numpy()  # views (CPU)
     wp.synchronize()
-    for _ in range(steps):
-        for name in _STEP:
-            start = time.perf_counter()
-            wp.capture_launch(graphs[name])
-            total[name] += time.perf_counter() - start
-        rows += int(solver.world_solver.rd.nactive.numpy().sum())
-        iterations += int(solver.newton_iterations.numpy().sum())
+    for span, chunk in graphs:
+        w0, w1 = span.worlds[0], span.worlds[0] + span.worlds[1]
+        for _ in range(steps):
+            for name in _STEP:
+                start = time.perf_counter()
+                wp.capture_launch(chunk[name])
+                total[name] += time.perf_counter() - start
+            rows += int(nactive[w0:w1].sum())
+            iterations += int(niter[w0:w1].sum())
     wp.synchronize()
     return {name: 1e6 * t / (steps * n) for name, t in total.items()}, (rows / (steps * n), iterations / (steps * n))
 
 
-def _time_alone(graphs: dict, names, loops: int, world_count: int) -> dict:
-    """{name: us per world} of each graph in ``names`` replayed ``loops`` times in a row."""
+def _time_alone(graphs: list, names, loops: int, world_count: int) -> dict:
+    """{name: us per world} of each graph in ``names`` replayed ``loops`` times in a row on each chunk."""
     out = {}
     for name in names:
         wp.synchronize()
         start = time.perf_counter()
-        for _ in range(loops):
-            wp.capture_launch(graphs[name])
+        for _, chunk in graphs:
+            for _ in range(loops):
+                wp.capture_launch(chunk[name])
         wp.synchronize()
         out[name] = 1e6 * (time.perf_counter() - start) / (loops * world_count)
     return out
@@ -304,10 +323,10 @@ def _time_ours(graphs: dict, solver, steps: int, restart):
     out, stats = _time_step(graphs, solver, steps)
     # The kernels alone see the state the last step left (the smooth pass and collision rerun on it first).
     # The actuator kernel adds into the forces the passive kernel sets: the smooth pass restores them.
-    wp.capture_launch(graphs["smooth"])
-    wp.capture_launch(graphs["collide"])
+    _replay(graphs, "smooth")
+    _replay(graphs, "collide")
     out.update(_time_alone(graphs, _SMOOTH, steps, n))
-    wp.capture_launch(graphs["smooth"])
+    _replay(graphs, "smooth")
     out.update(_time_alone(graphs, ("rows",), steps, n))
     out["newton"] = out["solve"] - out["rows"]
     # Integration alone, on the step's last qacc (it moves the state: the timed step starts again below).
@@ -351,7 +370,7 @@ def _robot(robot: str, m, n: int, steps: int, repeats: int, settle: float):
             d.ctrl[:] = c
         restart()
         for name in _STEP:  # one step untimed: the data the kernels alone read is a step's
-            wp.capture_launch(graphs[name])
+            _replay(graphs, name)
         timers, stats = _time_mujoco(m, datas, steps)
         mj.append(timers)
         mj_stats.append(stats)

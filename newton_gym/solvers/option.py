@@ -51,6 +51,11 @@ class Option:
         threads: CPU threads stepping groups of worlds at once (Warp runs a CPU launch on one core), >= 1;
             results are bitwise those of one thread. Ignored on CUDA; one thread, with a warning, for models
             whose worlds share entities.
+        world_chunk: on the CPU, how many worlds one thread steps through every substep of a step (and every
+            step of a capture) before it starts on the next worlds, so that their arrays stay in the
+            processor's cache between the stages, >= 1; results are bitwise those of one pass over all worlds.
+            None: as many worlds as fit in 2 MiB of the solver's per-world arrays. Ignored on CUDA and for
+            models whose worlds share entities.
         block_dim: lanes per launch block of the per-world passes, in [1, 1024]; None: 32 on CUDA, 1 on the
             CPU (where more than one lane runs only with ``wp.config.enable_cpu_blocks``).
         row_budget: most constraint rows one world solves in a substep (MuJoCo's njmax, per world), >= 1;
@@ -81,6 +86,7 @@ class Option:
     pgs_tolerance: float = 1.0e-6
     pgs_subspace: bool = True
     threads: int = 1
+    world_chunk: int | None = None
     block_dim: int | None = None
     row_budget: int | None = None
     tiles: bool | None = None
@@ -92,10 +98,10 @@ class Option:
             if getattr(self, name) not in allowed:
                 _refuse(name, " or ".join(repr(a) for a in allowed), getattr(self, name))
         lower = {"substeps": 1, "iterations": 0, "ls_iterations": 0, "noslip_iterations": 0, "threads": 1}
-        lower.update(block_dim=1, row_budget=1)
+        lower.update(block_dim=1, row_budget=1, world_chunk=1)
         for name, low in lower.items():
             value = getattr(self, name)
-            if value is None and name in ("block_dim", "row_budget"):
+            if value is None and name in ("block_dim", "row_budget", "world_chunk"):
                 continue
             if not _integer(value) or value < low or (name == "block_dim" and value > 1024):
                 _refuse(name, f"an int >= {low}" + (" and <= 1024, or None" if name == "block_dim" else ""), value)

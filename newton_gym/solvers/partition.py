@@ -8,6 +8,9 @@ index space. Each kernel of the step takes the first index of its range and is l
 range's length; groups then run in separate threads (Warp releases the GIL inside a CPU launch and a
 CPU graph replay) with results bitwise equal to one launch over all worlds.
 
+The same cut makes world chunks (:func:`chunk_spans`): one thread steps a chunk's worlds through every
+substep before the next chunk's, so each chunk's arrays stay in the cache from stage to stage.
+
 A model splits only when nothing is shared between worlds: no global (world -1) bodies, joints,
 articulations, equality constraints or tendons (global static shapes such as a ground plane are fine: they
 belong to no index space of the step), and actuators ordered by world. The same condition makes each
@@ -30,6 +33,8 @@ __all__ = [
     "split_reason",
     "shared_reason",
     "split_spans",
+    "chunk_spans",
+    "spans_between",
     "actuator_world",
     "world_starts",
     "block_starts",
@@ -109,7 +114,21 @@ def split_spans(model, contacts, rows, actuator_dof: np.ndarray, parts: int) -> 
     cuts = [int(c) for c in np.searchsorted(dof_start[1:], targets, side="left") + 1]
     for i in range(len(cuts)):  # strictly increasing, leaving one world for each later group
         cuts[i] = min(max(cuts[i], cuts[i - 1] + 1 if i else 1), nw - (parts - 1 - i))
-    bounds = np.array([0] + cuts + [nw], dtype=np.int64)
+    return spans_between(model, contacts, rows, actuator_dof, [0] + cuts + [nw])
+
+
+def chunk_spans(model, contacts, rows, actuator_dof: np.ndarray, span: Span, size: int) -> list[Span]:
+    """``span``'s worlds as consecutive spans of at most ``size`` worlds (``span`` itself when it holds no
+    more). A model whose worlds share entities is one block (callers check :func:`shared_reason`)."""
+    w0, count = span.worlds
+    if count <= size:
+        return [span]
+    bounds = list(range(w0, w0 + count, size)) + [w0 + count]
+    return spans_between(model, contacts, rows, actuator_dof, bounds)
+
+
+def spans_between(model, contacts, rows, actuator_dof: np.ndarray, bounds) -> list[Span]:
+    """One span per pair of consecutive world indices in ``bounds`` (increasing): worlds [b_i, b_i+1)."""
     starts = world_starts(model, contacts, rows, actuator_dof)
     pair_start, slot_start = starts["pair"], starts["slot"]
 

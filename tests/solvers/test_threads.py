@@ -37,19 +37,22 @@ def _mixed_worlds():
     return model, acts
 
 
-def _run(threads, captured, steps=60):
+def _run(threads, captured, steps=60, world_chunk=None, frames=1):
     model, acts = _mixed_worlds()
-    solver = SolverGeneralized(model, substeps=5, iterations=50, actuators=acts, threads=threads)
+    solver = SolverGeneralized(
+        model, substeps=5, iterations=50, actuators=acts, threads=threads, world_chunk=world_chunk
+    )
     state = model.state()
     ctrl = ant_control(steps)
     if captured:
-        solver.capture(state, state, None, 0.01)
+        solver.capture(state, state, None, 0.01, steps=frames)
     for i in range(steps):
         solver.ctrl.assign(np.tile(ctrl[i], acts.count // 8).astype(np.float32))
         if captured:
             solver.replay()
         else:
-            solver.step(state, state, None, 0.01)
+            for k in range(frames):
+                solver.step(state, state, None, 0.01, outputs=k == frames - 1)
     wp.synchronize()
     outs = (state.joint_q, state.joint_qd, state.body_q, solver.body_contact_wrench, solver.world_contact_count)
     return solver, [a.numpy().copy() for a in outs]
@@ -63,6 +66,37 @@ def test_threads_match_one_thread_bitwise(captured):
     assert ref[4].sum() > 0  # the Ants touch the ground: contacts are part of the comparison
     for a, b in zip(ref, got):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("captured", [False, True])
+@pytest.mark.parametrize("threads, world_chunk", [(1, 1), (1, 3), (3, 2)])
+def test_world_chunks_match_one_pass_bitwise(captured, threads, world_chunk):
+    """Worlds stepped chunk by chunk (every substep, and every step of a 3-step capture, of a chunk before
+    the next chunk) give bitwise the results of one pass over all 7 worlds on one thread."""
+    one, ref = _run(1, captured, steps=20, world_chunk=7, frames=3)
+    chunked, got = _run(threads, captured, steps=20, world_chunk=world_chunk, frames=3)
+    assert [len(c) for c in one.chunks] == [1]
+    assert sum(len(c) for c in chunked.chunks) == sum(-(-s.worlds[1] // world_chunk) for s in chunked.spans) > 1
+    assert ref[4].sum() > 0
+    for a, b in zip(ref, got):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_world_chunks_cover_the_span_in_order():
+    model, acts = _mixed_worlds()
+    solver = SolverGeneralized(model, actuators=acts, world_chunk=3)
+    chunks = solver.chunks[0]
+    assert [c.worlds for c in chunks] == [(0, 3), (3, 3), (6, 1)]
+    for name in ("articulations", "dofs", "coords", "bodies", "pairs", "slots", "rows", "actuators"):
+        ranges = [getattr(c, name) for c in chunks]
+        assert ranges[0] == (0, ranges[0][1]) and sum(r[1] for r in ranges) == getattr(solver.spans[0], name)[1]
+        for (f0, n0), (f1, _) in zip(ranges[:-1], ranges[1:]):
+            assert f0 + n0 == f1, name
+    # None: as many worlds as fit in CHUNK_BYTES of the per-world arrays (all 7 here, ~35 kB each)
+    auto = SolverGeneralized(model, actuators=acts)
+    assert auto.bytes_per_world() > 0 and [c.worlds for c in auto.chunks[0]] == [(0, 7)]
+    with pytest.raises(ValueError, match="world_chunk"):
+        SolverGeneralized(model, world_chunk=0)
 
 
 def test_spans_cover_every_entity_once():
