@@ -20,6 +20,9 @@ class SimCfg:
         capture: record the frame_skip solver steps as one Warp graph and replay it each env step.
         threads: CPU threads stepping groups of worlds at once (bitwise the same results); 0 picks one per
             CPU core available to the process, at most one per 32 worlds. Ignored on CUDA.
+        world_chunk: worlds one CPU thread takes through every solver step of an env step before the next
+            ones (``SolverGeneralized(world_chunk=...)``: their arrays stay in the cache; bitwise the same
+            results); 0 picks the solver's default (as many as hold 384 DOFs).
         block_dim: lanes per world block of the solver's per-world passes; 0 picks the solver's default
             (32 on CUDA, 1 on the CPU; more CPU lanes run only with ``wp.config.enable_cpu_blocks``).
         tiles: factor the Newton Hessian with Warp tiles (``SolverGeneralized(tiles=...)``); None: the
@@ -33,6 +36,7 @@ class SimCfg:
     iterations: int = 30
     capture: bool = True
     threads: int = 0
+    world_chunk: int = 0
     block_dim: int = 0
     tiles: bool | None = None
 

@@ -120,6 +120,7 @@ class Simulation:
             solver=cfg.solver,
             actuators=self._actuators(actuators),
             threads=_threads(cfg.threads, num_envs),
+            world_chunk=cfg.world_chunk or None,
             block_dim=cfg.block_dim or None,
             tiles=cfg.tiles,
         )

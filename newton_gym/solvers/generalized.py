@@ -31,11 +31,13 @@ from .types import make_data
 
 wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
 
-__all__ = ["SolverGeneralized", "CHUNK_BYTES"]
+__all__ = ["SolverGeneralized", "CHUNK_DOFS"]
 
-# Per-world array bytes of one CPU world chunk (Option.world_chunk None): measured on a 2-core EPYC (1 MiB L2
-# per core, 32 MiB L3), 256 worlds of Ant, Humanoid, Go1 and G1 stepped fastest at chunks of 1-3 MiB.
-CHUNK_BYTES = 2 * 1024 * 1024
+# DOFs of one CPU world chunk (Option.world_chunk None): on a 2-core EPYC (1 MiB L2 per core, 32 MiB L3), 256
+# worlds of Ant, Humanoid, Go1, G1 and Go1 on rough ground stepped fastest at chunks of about 200-600 DOFs
+# (the arrays a world's step touches grow with its DOFs; their allocated sizes, set by row and contact
+# capacities, do not tell: a rough-ground world allocates 4x a flat one's and touches about as much).
+CHUNK_DOFS = 384
 
 
 class SolverGeneralized(SolverBase):
@@ -224,24 +226,17 @@ class SolverGeneralized(SolverBase):
 
     def _chunk(self, size) -> list:
         """Each span's worlds as consecutive chunks (:class:`.partition.Span`) of ``size`` worlds (None: as
-        many as fit in :data:`CHUNK_BYTES` of the per-world arrays): one list per span. On the CPU a span's
-        worlds then take every substep chunk by chunk, each chunk's arrays kept in the cache from stage to
-        stage (at 256 Go1 worlds the arrays are ~36 MB, more than a 32 MB L3 cache holds)."""
+        many as hold :data:`CHUNK_DOFS` DOFs): one list per span. On the CPU a span's worlds then take every
+        substep chunk by chunk, each chunk's arrays kept in the cache from stage to stage (256 Go1 worlds'
+        solver arrays are ~36 MB, more than a 32 MB L3 cache holds)."""
         if not self.device.is_cpu or self.model.world_count < 2:
             return [[span] for span in self.spans]
         act_dof = self._actuator_dofs()
         if partition.shared_reason(self.model, self.contacts, act_dof) is not None:
             return [[span] for span in self.spans]
         if size is None:
-            size = max(1, int(CHUNK_BYTES // max(self.bytes_per_world(), 1.0)))
+            size = max(1, CHUNK_DOFS * self.model.world_count // max(self.model.joint_dof_count, 1))
         return [partition.chunk_spans(self.model, self.contacts, self.rows, act_dof, s, size) for s in self.spans]
-
-    def bytes_per_world(self) -> float:
-        """Bytes of the solver's scratch, contact, constraint-row and world-solve arrays over the world count
-        (what a world's step reads and writes besides the model and the State)."""
-        objects = (self.data, self.rows, self.contacts, self.world_solver.rd)
-        arrays = {v.ptr: v for o in objects for v in vars(o).values() if isinstance(v, wp.array) and v.ptr}
-        return sum(a.capacity for a in arrays.values()) / self.world_count
 
     @property
     def threads(self) -> int:

@@ -54,7 +54,7 @@ class Option:
         world_chunk: on the CPU, how many worlds one thread steps through every substep of a step (and every
             step of a capture) before it starts on the next worlds, so that their arrays stay in the
             processor's cache between the stages, >= 1; results are bitwise those of one pass over all worlds.
-            None: as many worlds as fit in 2 MiB of the solver's per-world arrays. Ignored on CUDA and for
+            None: as many worlds as hold 384 DOFs (``generalized.CHUNK_DOFS``). Ignored on CUDA and for
             models whose worlds share entities.
         block_dim: lanes per launch block of the per-world passes, in [1, 1024]; None: 32 on CUDA, 1 on the
             CPU (where more than one lane runs only with ``wp.config.enable_cpu_blocks``).

@@ -9,6 +9,7 @@ from solver_helpers import ant_control, ant_path, pendulum_xml
 
 import newton_gym as ng
 from newton_gym.solvers import Actuators, SolverGeneralized
+from newton_gym.solvers.generalized import CHUNK_DOFS
 from newton_gym.solvers.partition import split_spans
 
 
@@ -92,11 +93,16 @@ def test_world_chunks_cover_the_span_in_order():
         assert ranges[0] == (0, ranges[0][1]) and sum(r[1] for r in ranges) == getattr(solver.spans[0], name)[1]
         for (f0, n0), (f1, _) in zip(ranges[:-1], ranges[1:]):
             assert f0 + n0 == f1, name
-    # None: as many worlds as fit in CHUNK_BYTES of the per-world arrays (all 7 here, ~35 kB each)
+    # None: as many worlds as hold CHUNK_DOFS DOFs on average (all 7 here: 78 DOFs)
     auto = SolverGeneralized(model, actuators=acts)
-    assert auto.bytes_per_world() > 0 and [c.worlds for c in auto.chunks[0]] == [(0, 7)]
+    assert model.joint_dof_count < CHUNK_DOFS and [c.worlds for c in auto.chunks[0]] == [(0, 7)]
     with pytest.raises(ValueError, match="world_chunk"):
         SolverGeneralized(model, world_chunk=0)
+    ant, _, _ = builder_from_mujoco(mujoco.MjModel.from_xml_path(ant_path()))
+    scene = ng.ModelBuilder()
+    scene.replicate(ant, 40)
+    many = scene.finalize("cpu")  # 40 x 14 DOFs: chunks of 384 // 14 = 27 worlds
+    assert [c.worlds for c in SolverGeneralized(many).chunks[0]] == [(0, 27), (27, 13)]
 
 
 def test_spans_cover_every_entity_once():
