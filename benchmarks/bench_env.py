@@ -22,6 +22,10 @@ import os
 import statistics
 import time
 
+# As `import newton_gym` before torch would: torch's OpenMP workers sleep between operations instead of
+# spinning on the cores the solver's threads step on (newton_gym.openmp_wait).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import gymnasium as gym
 import numpy as np
 import torch

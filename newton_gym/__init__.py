@@ -1,10 +1,16 @@
 """newton_gym: Gymnasium environments for GPU-vectorized robot learning on USD robots, on NVIDIA Warp.
 
 Importing the package sets Warp's log level to warnings (no start-up banner, no per-module load lines);
-set the environment variable ``NEWTON_GYM_VERBOSE=1`` to keep Warp's own level.
+set the environment variable ``NEWTON_GYM_VERBOSE=1`` to keep Warp's own level. Before torch is imported it
+sets ``OMP_WAIT_POLICY=PASSIVE`` unless the environment sets a policy (:mod:`.openmp_wait`: torch's spinning
+OpenMP workers slow the solver's CPU threads).
 """
 
 import os as _os
+
+from .openmp_wait import prefer_passive as _prefer_passive
+
+_prefer_passive()  # before anything below imports torch
 
 
 def _quiet_warp() -> None:

@@ -1,6 +1,10 @@
-import pytest
-import torch
-import warp as wp
+import os
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch: as `import newton_gym` first would set it
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+import warp as wp  # noqa: E402
 
 wp.config.quiet = True
 wp.init()

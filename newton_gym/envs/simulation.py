@@ -9,6 +9,7 @@ import torch
 import warp as wp
 
 from ..errors import ConfigError
+from ..openmp_wait import warn_if_spinning
 from ..sim import ModelBuilder, eval_fk
 from ..sim.torch_views import WorldViews, world_view
 from ..solvers import Actuators, SolverGeneralized
@@ -124,6 +125,8 @@ class Simulation:
             block_dim=cfg.block_dim or None,
             tiles=cfg.tiles,
         )
+        if self.device.is_cpu:
+            warn_if_spinning(self.solver.threads)
         self.actuator_count = len(actuators)
         self.state = self.model.state()
         self.control = self.model.control()
