@@ -8,7 +8,7 @@ from mujoco_builder import builder_from_mujoco
 from solver_helpers import ant_control, ant_path, pendulum_xml
 
 import newton_gym as ng
-from newton_gym.solvers import Actuators, SolverGeneralized
+from newton_gym.solvers import Actuators, SolverGeneralized, generalized
 from newton_gym.solvers.generalized import CHUNK_DOFS
 from newton_gym.solvers.partition import split_spans
 
@@ -83,7 +83,7 @@ def test_world_chunks_match_one_pass_bitwise(captured, threads, world_chunk):
         np.testing.assert_array_equal(a, b)
 
 
-def test_world_chunks_cover_the_span_in_order():
+def test_world_chunks_cover_the_span_in_order(monkeypatch):
     model, acts = _mixed_worlds()
     solver = SolverGeneralized(model, actuators=acts, world_chunk=3)
     chunks = solver.chunks[0]
@@ -103,6 +103,10 @@ def test_world_chunks_cover_the_span_in_order():
     scene.replicate(ant, 40)
     many = scene.finalize("cpu")  # 40 x 14 DOFs: chunks of 384 // 14 = 27 worlds
     assert [c.worlds for c in SolverGeneralized(many).chunks[0]] == [(0, 27), (27, 13)]
+    monkeypatch.setattr(generalized, "MAX_CHUNKS", 4)  # within the cap: the DOF rule's 2 chunks stay
+    assert [c.worlds for c in SolverGeneralized(many).chunks[0]] == [(0, 27), (27, 13)]
+    monkeypatch.setattr(generalized, "MAX_CHUNKS", 1)
+    assert [c.worlds for c in SolverGeneralized(many).chunks[0]] == [(0, 40)]
 
 
 def test_spans_cover_every_entity_once():
