@@ -22,7 +22,7 @@ class SimCfg:
             CPU core available to the process, at most one per 32 worlds. Ignored on CUDA.
         world_chunk: worlds one CPU thread takes through every solver step of an env step before the next
             ones (``SolverGeneralized(world_chunk=...)``: their arrays stay in the cache; bitwise the same
-            results); 0 picks the solver's default (as many as hold 384 DOFs).
+            results); 0 picks the solver's default (as many as hold 384 DOFs, in at most 32 chunks).
         block_dim: lanes per world block of the solver's per-world passes; 0 picks the solver's default
             (32 on CUDA, 1 on the CPU; more CPU lanes run only with ``wp.config.enable_cpu_blocks``).
         tiles: factor the Newton Hessian with Warp tiles (``SolverGeneralized(tiles=...)``); None: the

@@ -38,10 +38,10 @@ __all__ = ["SolverGeneralized", "CHUNK_DOFS", "MAX_CHUNKS"]
 # (the arrays a world's step touches grow with its DOFs; their allocated sizes, set by row and contact
 # capacities, do not tell: a rough-ground world allocates 4x a flat one's and touches about as much).
 CHUNK_DOFS = 384
-# Most automatic chunks per thread: Warp records each launch of a CPU capture in Python (about 1 ms for the
-# step's argument structs), 5 a substep per chunk, so 4096 Go1 worlds in chunks of 21 took 4.5 s to capture
-# their 4-step frame skip; in 32 chunks of 128 worlds 0.7 s (and at 1024 worlds 128-world chunks stepped 1.20x
-# faster than one pass, 21-world ones 1.33x).
+# Most automatic chunks, over all threads: Warp records each launch of a CPU capture in Python (0.3-1 ms for
+# the step's argument structs, more per launch the more there are), 5 a substep per chunk: 4096 Go1-Rough
+# worlds built in 1.5 s in one pass, 1.7 s in 32 chunks of 128 worlds, 2.7 s in 64 and 5.5 s in 196 chunks of
+# 21 (at 1024 worlds, 128-world chunks stepped 1.20x faster than one pass, 21-world ones 1.33x).
 MAX_CHUNKS = 32
 
 
@@ -231,8 +231,8 @@ class SolverGeneralized(SolverBase):
 
     def _chunk(self, size) -> list:
         """Each span's worlds as consecutive chunks (:class:`.partition.Span`) of ``size`` worlds (None: as
-        many as hold :data:`CHUNK_DOFS` DOFs, and at least 1 / :data:`MAX_CHUNKS` of the largest span): one
-        list per span. On the CPU a span's worlds then take every
+        many as hold :data:`CHUNK_DOFS` DOFs, and at least 1 / :data:`MAX_CHUNKS` of all worlds): one list per
+        span. On the CPU a span's worlds then take every
         substep chunk by chunk, each chunk's arrays kept in the cache from stage to stage (256 Go1 worlds'
         solver arrays are ~36 MB, more than a 32 MB L3 cache holds)."""
         if not self.device.is_cpu or self.model.world_count < 2:
@@ -242,8 +242,7 @@ class SolverGeneralized(SolverBase):
             return [[span] for span in self.spans]
         if size is None:
             size = max(1, CHUNK_DOFS * self.model.world_count // max(self.model.joint_dof_count, 1))
-            most = max(-(-span.worlds[1] // MAX_CHUNKS) for span in self.spans)
-            size = max(size, most)
+            size = max(size, -(-self.model.world_count // MAX_CHUNKS))
         return [partition.chunk_spans(self.model, self.contacts, self.rows, act_dof, s, size) for s in self.spans]
 
     @property

@@ -54,8 +54,8 @@ class Option:
         world_chunk: on the CPU, how many worlds one thread steps through every substep of a step (and every
             step of a capture) before it starts on the next worlds, so that their arrays stay in the
             processor's cache between the stages, >= 1; results are bitwise those of one pass over all worlds.
-            None: as many worlds as hold 384 DOFs (``generalized.CHUNK_DOFS``), in at most 32 chunks per thread
-            (``generalized.MAX_CHUNKS``: each chunk adds launches a capture records). Ignored on CUDA and for
+            None: as many worlds as hold 384 DOFs (``generalized.CHUNK_DOFS``), in at most 32 chunks over all
+            threads (``generalized.MAX_CHUNKS``: each chunk adds launches a capture records). Ignored on CUDA and for
             models whose worlds share entities.
         block_dim: lanes per launch block of the per-world passes, in [1, 1024]; None: 32 on CUDA, 1 on the
             CPU (where more than one lane runs only with ``wp.config.enable_cpu_blocks``).
