@@ -232,9 +232,8 @@ class SolverGeneralized(SolverBase):
     def _chunk(self, size) -> list:
         """Each span's worlds as consecutive chunks (:class:`.partition.Span`) of ``size`` worlds (None: as
         many as hold :data:`CHUNK_DOFS` DOFs, and at least 1 / :data:`MAX_CHUNKS` of all worlds): one list per
-        span. On the CPU a span's worlds then take every
-        substep chunk by chunk, each chunk's arrays kept in the cache from stage to stage (256 Go1 worlds'
-        solver arrays are ~36 MB, more than a 32 MB L3 cache holds)."""
+        span. On the CPU a span's worlds then take every substep chunk by chunk, each chunk's arrays kept in
+        the cache from stage to stage (256 Go1 worlds' solver arrays are ~36 MB, more than a 32 MB L3 holds)."""
         if not self.device.is_cpu or self.model.world_count < 2:
             return [[span] for span in self.spans]
         act_dof = self._actuator_dofs()
