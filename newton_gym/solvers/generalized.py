@@ -318,12 +318,15 @@ class SolverGeneralized(SolverBase):
             self._check_timestep(float(dt))
         args = self._step_args(state_in, state_out, control, dt)
         # The first step loads the kernels, and a capture records this thread's launches: both run here.
+        # World chunks only where the launches are recorded: an eager launch costs more in Python than the
+        # cache saves (256 Go1 worlds stepped eagerly: 33.0 us per world-step in one pass, 38.5 in 13 chunks).
+        groups = self.chunks if self.device.is_capturing else [[span] for span in self.spans]
         if self._pool is None or not self._warm or self.device.is_capturing:
-            for chunks in self.chunks:
+            for chunks in groups:
                 self._step_chunks(chunks, args, 1, outputs)
             self._warm = True
         else:
-            pending = [self._pool.submit(self._step_chunks, chunks, args, 1, outputs) for chunks in self.chunks]
+            pending = [self._pool.submit(self._step_chunks, chunks, args, 1, outputs) for chunks in groups]
             for future in pending:
                 future.result()
 

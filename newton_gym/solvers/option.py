@@ -51,9 +51,11 @@ class Option:
         threads: CPU threads stepping groups of worlds at once (Warp runs a CPU launch on one core), >= 1;
             results are bitwise those of one thread. Ignored on CUDA; one thread, with a warning, for models
             whose worlds share entities.
-        world_chunk: on the CPU, how many worlds one thread steps through every substep of a step (and every
-            step of a capture) before it starts on the next worlds, so that their arrays stay in the
+        world_chunk: on the CPU, how many worlds one thread steps through every substep of a captured step (and
+            every step of a capture) before it starts on the next worlds, so that their arrays stay in the
             processor's cache between the stages, >= 1; results are bitwise those of one pass over all worlds.
+            Eager ``step`` calls take all of a thread's worlds at once (there a launch costs more in Python
+            than the cache saves).
             None: as many worlds as hold 384 DOFs (``generalized.CHUNK_DOFS``), in at most 32 chunks over all
             threads (``generalized.MAX_CHUNKS``: each chunk adds launches a capture records). Ignored on CUDA and for
             models whose worlds share entities.

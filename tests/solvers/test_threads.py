@@ -69,18 +69,20 @@ def test_threads_match_one_thread_bitwise(captured):
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("captured", [False, True])
 @pytest.mark.parametrize("threads, world_chunk", [(1, 1), (1, 3), (3, 2)])
-def test_world_chunks_match_one_pass_bitwise(captured, threads, world_chunk):
-    """Worlds stepped chunk by chunk (every substep, and every step of a 3-step capture, of a chunk before
-    the next chunk) give bitwise the results of one pass over all 7 worlds on one thread."""
-    one, ref = _run(1, captured, steps=20, world_chunk=7, frames=3)
-    chunked, got = _run(threads, captured, steps=20, world_chunk=world_chunk, frames=3)
+def test_world_chunks_match_one_pass_bitwise(threads, world_chunk):
+    """Worlds replayed chunk by chunk (every substep, and every step of a 3-step capture, of a chunk before
+    the next chunk) give bitwise the results of one pass over all 7 worlds on one thread, and of eager steps
+    (which take every world at once)."""
+    one, ref = _run(1, True, steps=20, world_chunk=7, frames=3)
+    chunked, got = _run(threads, True, steps=20, world_chunk=world_chunk, frames=3)
+    _, eager = _run(threads, False, steps=20, world_chunk=world_chunk, frames=3)
     assert [len(c) for c in one.chunks] == [1]
     assert sum(len(c) for c in chunked.chunks) == sum(-(-s.worlds[1] // world_chunk) for s in chunked.spans) > 1
     assert ref[4].sum() > 0
-    for a, b in zip(ref, got):
+    for a, b, c in zip(ref, got, eager):
         np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
 
 
 def test_world_chunks_cover_the_span_in_order(monkeypatch):
