@@ -71,7 +71,9 @@ def _scene(kind: str):
     return model, acts
 
 
-def _run(kind: str, block_dim: int, row_budget=None, tiles=None, tolerance=1.0e-8):
+def _run(kind: str, block_dim: int, row_budget=None, tiles=None, tolerance=1.0e-8, world_chunk=None):
+    """200 steps of ``_scene(kind)``: eager steps, or with ``world_chunk`` one captured step replayed in chunks
+    of that many worlds."""
     model, acts = _scene(kind)
     dt = 0.01 if kind != "humanoid" else 0.003
     solver = SolverGeneralized(
@@ -82,9 +84,12 @@ def _run(kind: str, block_dim: int, row_budget=None, tiles=None, tolerance=1.0e-
         row_budget=row_budget,
         tiles=tiles,
         tolerance=tolerance,
+        world_chunk=world_chunk,
     )
     assert solver.tiles == bool(tiles)
     state = model.state()
+    if world_chunk is not None:
+        solver.capture(state, state, None, dt)
     rng = np.random.default_rng(3)
     ant = ant_control(STEPS)
     touching = 0
@@ -93,7 +98,10 @@ def _run(kind: str, block_dim: int, row_budget=None, tiles=None, tolerance=1.0e-
         if kind != "humanoid":
             ctrl = np.tile(ant[i], acts.count // 8).astype(np.float32)
         solver.ctrl.assign(ctrl)
-        solver.step(state, state, None, dt)
+        if world_chunk is None:
+            solver.step(state, state, None, dt)
+        else:
+            solver.replay()
         if i % 20 == 0:
             touching += int(solver.world_contact_count.numpy().sum() > 0)
     outs = (state.joint_q, state.joint_qd, state.body_q, solver.body_contact_wrench, solver.world_contact_count)
@@ -108,6 +116,16 @@ def test_32_lanes_equal_one_lane(kind):
     for a, b in zip(one, lanes):
         np.testing.assert_allclose(b, a, rtol=0.0, atol=1e-5)
     assert one[-1] >= 5  # the robots touch the ground at most samples: the contact outputs are exercised
+
+
+def test_32_lanes_in_world_chunks_equal_one_lane():
+    """The captured step replayed in chunks of one world, 32 lanes each, follows one lane's eager steps."""
+    one, _ = _run("mixed", 1)
+    chunked, solver = _run("mixed", 32, world_chunk=1)
+    assert [c.worlds for c in solver.chunks[0]] == [(0, 1), (1, 1), (2, 1)]
+    for a, b in zip(one, chunked):
+        np.testing.assert_allclose(b, a, rtol=0.0, atol=1e-5)
+    assert one[-1] >= 5
 
 
 def test_worlds_sharing_a_tree_step_as_one_block_like_worlds_of_their_own():
