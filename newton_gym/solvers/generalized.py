@@ -140,8 +140,8 @@ class SolverGeneralized(SolverBase):
         self.world_contact_count = wp.zeros(self.world_count, dtype=wp.int32, device=self.device)
         self.block_ranges, blocks = self._block_ranges()
         self.spans = self._split(option.threads, blocks)
+        self._whole_spans = [[span] for span in self.spans]  # each thread's worlds as one chunk (eager steps)
         self.chunks = self._chunk(option.world_chunk)
-        self._whole_spans = [[span] for span in self.spans]  # eager steps: each thread's worlds at once
         self._pool = ThreadPoolExecutor(len(self.spans), "newton_gym-step") if len(self.spans) > 1 else None
         self._warm = False
         self._graphs = None
@@ -236,10 +236,10 @@ class SolverGeneralized(SolverBase):
         span. On the CPU a span's worlds then take every substep chunk by chunk, each chunk's arrays kept in
         the cache from stage to stage (256 Go1 worlds' solver arrays are ~36 MB, more than a 32 MB L3 holds)."""
         if not self.device.is_cpu or self.model.world_count < 2:
-            return [[span] for span in self.spans]
+            return self._whole_spans
         act_dof = self._actuator_dofs()
         if partition.shared_reason(self.model, self.contacts, act_dof) is not None:
-            return [[span] for span in self.spans]
+            return self._whole_spans
         if size is None:
             size = max(1, CHUNK_DOFS * self.model.world_count // max(self.model.joint_dof_count, 1))
             size = max(size, -(-self.model.world_count // MAX_CHUNKS))
