@@ -17,6 +17,7 @@
 # 6. a short Go1-Flat training run at 4096 worlds with rsl_rl (env-steps/s while training, the return and
 #    tracking error reached; its learning curve (CSV, and PNG where written) is copied next to the log).
 #
+# GPU_STEPS picks and orders the steps (names as in the case below).
 # GPU_BUDGET_S (default 3600): seconds for the whole run; a step that would start with less than its
 # limit left is cut to what is left, and skipped under 30 s. All output is also written to
 # $OUT/gpu_checks.log (default ./gpu_results).
@@ -51,20 +52,27 @@ step() {
 }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
-step warmup 420 python benchmarks/bench_gpu.py --device cuda:0 --worlds 64 --control-steps 2 --repeat 1 --settle 0.02
-step bench_gpu 300 python benchmarks/bench_gpu.py --device cuda:0 --worlds 4096 --repeat 3
-# (-k cuda: the cuda:0 params and the test_cuda_* tests, e.g. the whole-step graph of tests/envs/test_step_graph.py;
-# not tests/test_cuda_codegen.py, 146 s of NVRTC builds into a temporary folder that CI runs without a GPU)
-step pytest_cuda 600 python -m pytest -q -rs -p no:cacheprovider -k cuda --ignore=tests/test_cuda_codegen.py tests
-step profile_ant 120 python benchmarks/profile_gpu.py --task Ant --worlds 4096
-step bench_gpu_sizes 400 python benchmarks/bench_gpu.py --device cuda:0 --worlds 1024 16384
-# the env step eager (no whole-step graph), to compare with the env-steps/s above
-step bench_gpu_no_graph 200 python benchmarks/bench_gpu.py --device cuda:0 --tasks Ant --worlds 4096 --no-graph
-# the Newton Hessian by the lanes' own Cholesky instead of Warp's tile Cholesky (the CUDA default)
-step bench_gpu_no_tiles 300 python benchmarks/bench_gpu.py --device cuda:0 --tasks Ant Go1 --worlds 4096 --no-tiles
-step bench_solver 400 python benchmarks/bench_solver.py --device cuda:0 --worlds 1024 4096 16384 --steps 20
-step bench_env 300 python benchmarks/bench_env.py --device cuda:0 --worlds 1024 4096
-step train_go1 300 python -m newton_gym train --config configs/train_go1.toml --num-envs 4096 --device cuda \
-    --minutes 3 --out /tmp/newton_gym_train_go1 --no-progress
-cp /tmp/newton_gym_train_go1/learning_curve.* "$RESULTS/" 2>/dev/null
+# GPU_STEPS: the steps to run, in this order (default: all, most important first)
+for name in ${GPU_STEPS:-warmup bench_gpu pytest_cuda profile_ant bench_gpu_sizes bench_gpu_no_graph bench_gpu_no_tiles bench_solver bench_env train_go1}; do
+    case $name in
+    warmup) step warmup 420 python benchmarks/bench_gpu.py --device cuda:0 --worlds 64 --control-steps 2 --repeat 1 --settle 0.02 ;;
+    bench_gpu) step bench_gpu 300 python benchmarks/bench_gpu.py --device cuda:0 --worlds 4096 --repeat 3 ;;
+    # (-k cuda: the cuda:0 params and the test_cuda_* tests, e.g. the whole-step graph of tests/envs/test_step_graph.py;
+    # not tests/test_cuda_codegen.py, 146 s of NVRTC builds into a temporary folder that CI runs without a GPU)
+    pytest_cuda) step pytest_cuda "${PYTEST_LIMIT_S:-600}" python -m pytest -q -rs -p no:cacheprovider -k cuda --ignore=tests/test_cuda_codegen.py tests ;;
+    profile_ant) step profile_ant 120 python benchmarks/profile_gpu.py --task Ant --worlds 4096 ;;
+    bench_gpu_sizes) step bench_gpu_sizes 400 python benchmarks/bench_gpu.py --device cuda:0 --worlds 1024 16384 ;;
+    # the env step eager (no whole-step graph), to compare with the env-steps/s above
+    bench_gpu_no_graph) step bench_gpu_no_graph 200 python benchmarks/bench_gpu.py --device cuda:0 --tasks Ant --worlds 4096 --no-graph ;;
+    # the Newton Hessian by the lanes' own Cholesky instead of Warp's tile Cholesky (the CUDA default)
+    bench_gpu_no_tiles) step bench_gpu_no_tiles 300 python benchmarks/bench_gpu.py --device cuda:0 --tasks Ant Go1 --worlds 4096 --no-tiles ;;
+    bench_solver) step bench_solver 400 python benchmarks/bench_solver.py --device cuda:0 --worlds 1024 4096 16384 --steps 20 ;;
+    bench_env) step bench_env 300 python benchmarks/bench_env.py --device cuda:0 --worlds 1024 4096 ;;
+    train_go1)
+        step train_go1 300 python -m newton_gym train --config configs/train_go1.toml --num-envs 4096 --device cuda \
+            --minutes 3 --out /tmp/newton_gym_train_go1 --no-progress
+        cp /tmp/newton_gym_train_go1/learning_curve.* "$RESULTS/" 2>/dev/null ;;
+    *) echo "=== $name: no such step" ;;
+    esac
+done
 echo "=== done at $(($(date +%s) - START)) s"
