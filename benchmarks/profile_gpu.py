@@ -1,7 +1,8 @@
 """Per-kernel GPU time of one env step, by Warp's activity timers (for machines without Nsight Systems).
 
-Steps ``gym.make_vec("Newton/<Task>-v0", num_envs=N)`` eagerly (no whole-step graph, so that each kernel
-launch is recorded), first ``--settle`` env steps untimed, then ``--steps`` env steps under Warp's CUDA
+Steps ``gym.make_vec("Newton/<Task>-v0", num_envs=N)`` eagerly (no whole-step graph and no captured solver
+steps, so that each kernel launch is recorded; with the solver's graph the first H200 run saw one "graph"
+activity of 99% of the step), first ``--settle`` env steps untimed, then ``--steps`` env steps under Warp's CUDA
 activity timing, and prints the kernels ranked by total GPU time: launches per env step, microseconds per
 env step, share of the step's kernel time. Warp's timers synchronize, so the wall-clock figure it prints is
 not the graph-replay rate of bench_gpu.py; the ranking is what this script is for.
@@ -33,7 +34,7 @@ def main():
     p.add_argument("--device", default="cuda:0")
     a = p.parse_args()
 
-    env = gym.make_vec(_IDS[a.task], num_envs=a.worlds, device=a.device, graph=False)
+    env = gym.make_vec(_IDS[a.task], num_envs=a.worlds, device=a.device, graph=False, sim={"capture": False})
     env.reset(seed=0)
     space = env.single_action_space
     gen = torch.Generator(device=env.device).manual_seed(0)

@@ -37,8 +37,16 @@ if [ ! -f "$WORK/files/warp.so.zst" ]; then
 fi
 find "$WORK/dl" -name '*.whl' ! -name 'warp_lang-*' -exec cp {} "$WORK/files/" \;
 # a CUDA kernel cache built here by scripts/gpu_kernel_cache.py --out .gpu_cache travels with the wheels
+# (the first H200 lease carried 13 of the 28 binaries: the cache was packed while its build still ran)
+if pgrep -f gpu_kernel_cache.py >/dev/null; then
+    echo "scripts/gpu_kernel_cache.py is still running: pack after it ends" >&2
+    exit 1
+fi
 rm -f "$WORK/files/gpu_cache.tar.zst"
-[ -d .gpu_cache ] && tar -cf - .gpu_cache | zstd -q -19 -T0 -o "$WORK/files/gpu_cache.tar.zst"
+if [ -d .gpu_cache ]; then
+    tar -cf - .gpu_cache | zstd -q -19 -T0 -o "$WORK/files/gpu_cache.tar.zst"
+    echo "kernel cache: $(find .gpu_cache -name '*.cubin' | wc -l) CUDA binaries packed"
+fi
 rm -rf "$OUTDIR" && mkdir -p "$OUTDIR"
 tar -C "$WORK/files" -cf - . | split -b "${PACK_MB}000000" -d -a 2 - "$OUTDIR/part"
 i=0
