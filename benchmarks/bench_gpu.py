@@ -26,10 +26,14 @@ threads (default 1, as MuJoCo Warp's CPU path).
     python benchmarks/bench_gpu.py --device cpu --worlds 16 64 --control-steps 5 --repeat 2
     python benchmarks/bench_gpu.py --tasks Ant --worlds 4096 --no-graph   # the env step eager, for comparison
     python benchmarks/bench_gpu.py --tasks Ant Go1 --worlds 4096 --no-tiles  # the lanes' own Cholesky
+    python benchmarks/bench_gpu.py --worlds 4096 --cuda-registers 0 128 64 --no-peer  # register caps
 
 ``--graph`` / ``--no-graph`` set the env's ``graph`` (the whole env step as one CUDA graph; default: the
 env's own default, on for CUDA); ``--tiles`` / ``--no-tiles`` the solver's ``tiles`` (the Newton Hessian
 factored by Warp tiles; default: the solver's, on for CUDA where every world has one DOF count <= 64).
+``--cuda-registers`` times each task at each register cap of the solver's per-world pass kernels
+(``SimCfg.cuda_registers``; 0: the compiler's choice), a row each (``regs`` column); ``--no-peer`` leaves
+MuJoCo Warp out.
 """
 
 from __future__ import annotations
@@ -83,13 +87,17 @@ def _array_bytes(roots, skip_types=(), depth: int = 3) -> int:
     return sum(found.values())
 
 
-def _ours(task, n, device, threads, control_steps, repeat, settle, graph=None, tiles=None):
+def _ours(task, n, device, threads, control_steps, repeat, settle, graph=None, tiles=None, registers=0):
     """Newton/<task>-v0 at n worlds: (env-steps/s, env physics steps/s, solver physics steps/s), bytes per
     world, finite, the env's SimCfg, and the (n, actuators) controls of the random actions it was stepped with."""
     from newton_gym.sim import Model
 
     env = gym.make_vec(
-        _TASKS[task][0], num_envs=n, device=device, sim={"threads": threads, "tiles": tiles}, graph=graph
+        _TASKS[task][0],
+        num_envs=n,
+        device=device,
+        sim={"threads": threads, "tiles": tiles, "cuda_registers": registers},
+        graph=graph,
     )
     sim, env_task = env.unwrapped.sim, env.unwrapped.task
     env.reset(seed=0)
@@ -181,11 +189,11 @@ def _cell(value: float, width: int, spec: str = ",.0f") -> str:
     return f"{'-':>{width}}" if math.isnan(value) else f"{value:>{width}{spec}}"
 
 
-def _row(mjw, task, n, device, a):
-    """Time ``task`` at n worlds, ours then MuJoCo Warp's (when ``mjw`` is not None), print the row and
-    return the task's SimCfg."""
+def _row(mjw, task, n, device, a, registers=0):
+    """Time ``task`` at n worlds with the solver's kernels capped at ``registers`` (0: none), ours then
+    MuJoCo Warp's (when ``mjw`` is not None), print the row and return the task's SimCfg."""
     rates, ours_b, finite, cfg, ctrls = _ours(
-        task, n, device, a.threads, a.control_steps, a.repeat, a.settle, graph=a.graph, tiles=a.tiles
+        task, n, device, a.threads, a.control_steps, a.repeat, a.settle, a.graph, a.tiles, registers
     )
     env_rate, env_phys, solver_phys = rates
     gc.collect()
@@ -199,7 +207,8 @@ def _row(mjw, task, n, device, a):
             print(f"MuJoCo Warp: {task} at {n} worlds skipped on {device} ({type(err).__name__}: {err})")
         gc.collect()
     print(
-        f"{task:>9} {n:>6} {env_rate:>12,.0f} {env_phys:>12,.0f} {solver_phys:>14,.0f} {_cell(mjw_phys, 12)} "
+        f"{task:>9} {n:>6} {registers or '-':>4} {env_rate:>12,.0f} {env_phys:>12,.0f} {solver_phys:>14,.0f} "
+        f"{_cell(mjw_phys, 12)} "
         f"{_cell(solver_phys / mjw_phys, 10, '.2f')} {_cell(env_phys / mjw_phys, 8, '.2f')} {ours_b:>12,.0f} "
         f"{_cell(mjw_b, 12)} {finite and mjw_finite}",
         flush=True,
@@ -225,13 +234,21 @@ def main():
         default=None,
         help="the Newton Hessian factored with Warp tiles (default: the solver's, on for CUDA)",
     )
+    p.add_argument(
+        "--cuda-registers",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="register caps of the solver's per-world pass kernels on CUDA, a row each (0: the compiler's choice)",
+    )
+    p.add_argument("--no-peer", action="store_true", help="leave MuJoCo Warp out")
     a = p.parse_args()
     wp.config.log_level = wp.LOG_WARNING
     wp.init()
     device = a.device or _default_device()
     import newton_gym  # noqa: F401  (registers the tasks)
 
-    mjw = _peer()
+    mjw = None if a.no_peer else _peer()
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     version = "" if mjw is None else f", mujoco_warp {getattr(mjw, '__version__', '?')}"
     print(
@@ -240,13 +257,15 @@ def main():
         f"MJW = MuJoCo Warp on the same MJCF, same dt, implicitfast, Newton, same iteration cap"
     )
     header = (
-        f"{'task':>9} {'N':>6} {'env-steps/s':>12} {'env phys/s':>12} {'solver phys/s':>14} {'MJW phys/s':>12} "
+        f"{'task':>9} {'N':>6} {'regs':>4} {'env-steps/s':>12} {'env phys/s':>12} {'solver phys/s':>14} "
+        f"{'MJW phys/s':>12} "
         f"{'solver/MJW':>10} {'env/MJW':>8} {'ours B/world':>12} {'MJW B/world':>12} finite"
     )
     print(header, flush=True)
     for task in a.tasks:
         for n in a.worlds:
-            cfg = _row(mjw, task, n, device, a)
+            for registers in a.cuda_registers:
+                cfg = _row(mjw, task, n, device, a, registers)
         print(f"{task:>9}: dt {cfg.sim_dt} s, frame_skip {cfg.frame_skip}, iterations {cfg.iterations}", flush=True)
 
 

@@ -17,6 +17,11 @@ a module whose hash differs there (another Warp version or other options) is com
 Uses Warp's ``Module._compile`` and ``Module.get_module_identifier`` (Warp 1.19).
 
     python scripts/gpu_kernel_cache.py --out .gpu_cache --jobs 2
+    python scripts/gpu_kernel_cache.py --out .gpu_cache --tasks Ant --world-dofs --cuda-registers 128 64
+
+``--cuda-registers`` also builds the per-world pass kernels capped at each of those register counts
+(``Option.cuda_registers``, ``bench_gpu.py --cuda-registers``); ``benchmarks/cuda_resources.py`` reads the
+registers, stack and resident worlds per SM of every kernel in the cache.
 """
 
 from __future__ import annotations
@@ -97,6 +102,13 @@ def main():
         help="also the world kernels for worlds of these DOF counts (tiles, 32 lanes), the lanes' and the PGS "
         "kernel: the small models of the CUDA tests (default 1 .. 12)",
     )
+    p.add_argument(
+        "--cuda-registers",
+        type=int,
+        nargs="*",
+        default=[],
+        help="also the tasks' per-world pass kernels capped at these registers per thread (Option.cuda_registers)",
+    )
     a = p.parse_args()
 
     wp.config.enable_cpu_blocks = True
@@ -109,6 +121,11 @@ def main():
 
         kernels = [world_kernel(n) for n in a.world_dofs] + [world_kernel(0), world_kernel(0, False, False)]
         pending |= {(k.module, CUDA_LANES) for k in kernels}
+    if a.cuda_registers:
+        from newton_gym.solvers.lanes import capped_kernels, register_capped
+
+        bases = capped_kernels()  # the pass kernels the tasks' steps launched
+        pending |= {(register_capped(k, r).module, CUDA_LANES) for k in bases for r in a.cuda_registers}
     jobs = sorted(pending, key=lambda mb: (mb[0].name, mb[1]))
     print(
         f"{len(jobs)} (module, block size) pairs for {', '.join(a.tasks)} and world kernels of DOF counts "

@@ -106,3 +106,25 @@ def test_the_pgs_world_kernel_compiles_for_cuda(tmp_path):
     module.options["block_dim"] = 32
     (path,) = wp.compile_aot_module(module, arch=ARCH, module_dir=tmp_path, use_ptx=True)
     assert path.exists() and "pgs" in path.with_suffix("").with_suffix(".cu").read_text().lower()
+
+
+@pytest.mark.skipif(not _nvrtc_archs(), reason="Warp was built without NVRTC (no CUDA toolkit)")
+def test_a_register_cap_bounds_the_cuda_kernels_registers(tmp_path):
+    """Option.cuda_registers reaches the CUDA build: the finish pass (104 registers uncapped) built for sm_90 at
+    a cap of 40 uses at most 40, as benchmarks/cuda_resources.py reads them from the CUBIN."""
+    import importlib.util
+    import pathlib
+
+    from newton_gym.solvers import forward
+    from newton_gym.solvers.lanes import register_capped
+
+    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "cuda_resources.py"
+    spec = importlib.util.spec_from_file_location("cuda_resources", path)
+    resources = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(resources)
+    module = register_capped(forward._finish_kernel, 40).module
+    module.options["block_dim"] = 32
+    (cubin,) = wp.compile_aot_module(module, arch=ARCH, module_dir=tmp_path, use_ptx=False)
+    (kernel,) = resources.kernel_resources(str(cubin))
+    assert kernel["kernel"].startswith("_finish_kernel")
+    assert 0 < kernel["registers"] <= 40

@@ -27,6 +27,8 @@ class SimCfg:
             (32 on CUDA, 1 on the CPU; more CPU lanes run only with ``wp.config.enable_cpu_blocks``).
         tiles: factor the Newton Hessian with Warp tiles (``SolverGeneralized(tiles=...)``); None: the
             solver's default (on CUDA with more than one lane per world).
+        cuda_registers: most registers per thread of the solver's per-world pass kernels on CUDA
+            (``SolverGeneralized(cuda_registers=...)``, in [24, 255]); 0: the compiler's choice. Ignored on the CPU.
     """
 
     sim_dt: float = 0.01
@@ -39,6 +41,7 @@ class SimCfg:
     world_chunk: int = 0
     block_dim: int = 0
     tiles: bool | None = None
+    cuda_registers: int = 0
 
 
 @dataclass

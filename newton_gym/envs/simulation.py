@@ -124,6 +124,7 @@ class Simulation:
             world_chunk=cfg.world_chunk or None,
             block_dim=cfg.block_dim or None,
             tiles=cfg.tiles,
+            cuda_registers=cfg.cuda_registers or None,
         )
         if self.device.is_cpu:
             warn_if_spinning(self.solver.threads)

@@ -34,7 +34,7 @@ from ..sim.kinematics import FkArgs, fk_args, fk_articulation, fk_joint
 from .collision.driver import collide
 from .collision.pairs import block_of
 from .integrate import HealthArgs, IntegrateArgs, health_args, health_world, integrate_args, integrate_articulation
-from .lanes import block_sync
+from .lanes import block_sync, register_capped
 from .partition import BlockRanges
 from .smooth.dynamics import (
     CrbArgs,
@@ -169,10 +169,10 @@ def _smooth_kernel(
             factor_articulation(a, fac, lane, lanes)
 
 
-def launch_smooth(device, blocks, block_dim, ranges, fk, sub, ten, crb, rne, pas, act, fac):
-    """Launch pass 1 over ``blocks`` = (first, count)."""
+def launch_smooth(device, blocks, block_dim, ranges, fk, sub, ten, crb, rne, pas, act, fac, registers=None):
+    """Launch pass 1 over ``blocks`` = (first, count); ``registers``: its CUDA register cap (None: none)."""
     wp.launch_tiled(
-        _smooth_kernel,
+        register_capped(_smooth_kernel, registers),
         dim=[blocks[1]],
         inputs=[blocks[0], ranges, fk, sub, ten, crb, rne, pas, act, fac],
         block_dim=block_dim,
@@ -216,10 +216,11 @@ def _finish_kernel(
             health_world(w, health)
 
 
-def launch_finish(device, blocks, block_dim, ranges, last, out, integ, fk, health):
-    """Launch pass 4 over ``blocks`` = (first, count); ``last``: the step's last substep."""
+def launch_finish(device, blocks, block_dim, ranges, last, out, integ, fk, health, registers=None):
+    """Launch pass 4 over ``blocks`` = (first, count); ``last``: the step's last substep; ``registers``: its
+    CUDA register cap (None: none)."""
     wp.launch_tiled(
-        _finish_kernel,
+        register_capped(_finish_kernel, registers),
         dim=[blocks[1]],
         inputs=[blocks[0], ranges, int(bool(last)), out, integ, fk, health],
         block_dim=block_dim,
@@ -286,11 +287,11 @@ def substep(solver, span, state, args: StepArgs, dt: float, last: bool):
     4. Finish pass: contact forces on the last substep, integration, and on the last substep forward
        kinematics into the state and the health flags (:func:`launch_finish`).
     """
-    dev, lanes, ranges = solver.device, solver.block_dim, solver.block_ranges
+    dev, lanes, ranges, regs = solver.device, solver.block_dim, solver.block_ranges, solver.cuda_registers
     a = args
-    launch_smooth(dev, span.blocks, lanes, ranges, a.fk, a.sub, a.ten, a.crb, a.rne, a.pas, a.act, a.fac)
+    launch_smooth(dev, span.blocks, lanes, ranges, a.fk, a.sub, a.ten, a.crb, a.rne, a.pas, a.act, a.fac, regs)
     if solver.fluid.active():  # a fluid medium: its forces and their implicit term (:mod:`.smooth.fluid`)
         solver.fluid.launch(span.blocks, dt)
-    collide(solver.model, solver.contacts, solver.data.body_q, span.worlds, lanes)
+    collide(solver.model, solver.contacts, solver.data.body_q, span.worlds, lanes, regs)
     solver.world_solver.solve(solver.data, state.joint_q, state.joint_qd, dt, solver.iterations, span.worlds, lanes)
-    launch_finish(dev, span.blocks, lanes, ranges, last, a.out, a.integ, a.fk_state, a.health)
+    launch_finish(dev, span.blocks, lanes, ranges, last, a.out, a.integ, a.fk_state, a.health, regs)

@@ -110,6 +110,8 @@ class SolverGeneralized(SolverBase):
         self.rows = constraint.build_rows(model, layout, self.contacts, option, self.tendon_layout)
         self.solver = self._constraint_solver(option.solver, layout)
         self.block_dim = forward.default_block_dim(self.device) if option.block_dim is None else option.block_dim
+        # register cap of the per-world pass kernels (CUDA only: the CPU build keeps its kernels)
+        self.cuda_registers = option.cuda_registers if self.device.is_cuda else None
         tiles = option.tiles
         if tiles and self.device.is_cpu and option.threads > 1:
             raise SolverError("SolverGeneralized: tiles=True on the CPU needs threads=1 (CPU tile storage is shared)")
@@ -132,6 +134,7 @@ class SolverGeneralized(SolverBase):
             tiles=bool(tiles) and self.solver == "newton",
             noslip_iterations=option.noslip_iterations,
             noslip_tolerance=option.noslip_tolerance,
+            registers=self.cuda_registers,
         )
         self._load_tiles(asked and self.solver == "newton")
         self.newton_iterations = self.world_solver.rd.niter if self.solver == "newton" else None

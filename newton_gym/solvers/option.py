@@ -68,6 +68,11 @@ class Option:
         tiles: factor each Newton iteration's Hessian with Warp's ``tile_cholesky`` (a tile per world)
             instead of the lanes' own Cholesky, where every world has one DOF count of at most 64. None: on
             CUDA with more than one lane per world. True on the CPU needs ``threads=1``.
+        cuda_registers: most registers per thread of the per-world pass kernels (smooth, collision, world
+            solve, finish) on CUDA (CUDA ``__maxnreg__``), in [24, 255]; each capped kernel is a Warp module of
+            its own. None: the compiler's choice (255 for the collision and world-solve kernels of the shipped
+            robots, which leaves room for 8 one-warp world blocks per SM). Fewer registers let more worlds'
+            blocks reside on an SM, at the cost of spills to local memory. Ignored on the CPU.
     """
 
     substeps: int = 1
@@ -93,6 +98,7 @@ class Option:
     block_dim: int | None = None
     row_budget: int | None = None
     tiles: bool | None = None
+    cuda_registers: int | None = None
 
     def __post_init__(self):
         choices = {"cone": ("pyramidal", "elliptic"), "solver": ("newton", "pgs")}
@@ -124,6 +130,10 @@ class Option:
             if len(tuple(value)) != size or not all(_finite(v) for v in value):
                 _refuse(name, f"{size} finite numbers", value)
             object.__setattr__(self, name, tuple(float(v) for v in value))
+        if self.cuda_registers is not None:
+            if not _integer(self.cuda_registers) or not 24 <= self.cuda_registers <= 255:
+                _refuse("cuda_registers", "an int in [24, 255], or None", self.cuda_registers)
+            object.__setattr__(self, "cuda_registers", int(self.cuda_registers))
         if self.tiles is not None and self.tiles not in (True, False):
             _refuse("tiles", "True, False or None", self.tiles)
         if self.pgs_subspace not in (True, False):

@@ -24,6 +24,7 @@ from ...errors import SolverError
 from ...sim.grouping import unique_rows
 from ...sim.stage_args import BoundStruct
 from ...sim.types import GeoType
+from ..lanes import register_capped
 from ..tree import DeclaredFields
 from ..types import vec5, zeroed
 from .box_box import box_box
@@ -541,11 +542,12 @@ def _narrow_args(model, contacts: Contacts, body_q) -> NarrowArgs:
     return contacts.narrow.get(arrays, (), lambda: narrow_args(model, contacts, body_q))
 
 
-def collide(model, contacts: Contacts, body_q, worlds=None, block_dim: int = 1):
+def collide(model, contacts: Contacts, body_q, worlds=None, block_dim: int = 1, registers: int | None = None):
     """Narrow phase over the candidate pairs of the worlds ``worlds`` = (first, count) (None: all); fills
     their contact slots: primitive pairs and mesh-plane here, mesh, ellipsoid and cylinder-cylinder pairs in
     :mod:`.convex`'s kernel, heightfield pairs in :mod:`.heightfield`'s. One block of ``block_dim`` lanes per
-    world, lanes over its pairs (no per-pair world lookup: a world's offsets are read once)."""
+    world, lanes over its pairs (no per-pair world lookup: a world's offsets are read once); ``registers``: the
+    kernels' CUDA register cap (None: none)."""
     blocks = len(contacts.block_pair_start_host) - 1
     if worlds is None:
         worlds = (0, blocks)
@@ -555,7 +557,7 @@ def collide(model, contacts: Contacts, body_q, worlds=None, block_dim: int = 1):
         return
     args = _narrow_args(model, contacts, body_q)
     if contacts.convex_pair_count:  # a model without such pairs never builds the convex kernel
-        launch_world_pairs(convex_kernel, args, worlds, block_dim, model.device)
+        launch_world_pairs(register_capped(convex_kernel, registers), args, worlds, block_dim, model.device)
     if contacts.field_pair_count:
-        launch_world_pairs(field_kernel, args, worlds, block_dim, model.device)
-    launch_world_pairs(_collide_kernel, args, worlds, block_dim, model.device)
+        launch_world_pairs(register_capped(field_kernel, registers), args, worlds, block_dim, model.device)
+    launch_world_pairs(register_capped(_collide_kernel, registers), args, worlds, block_dim, model.device)

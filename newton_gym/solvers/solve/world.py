@@ -62,7 +62,7 @@ from ..constraint.tables import (
     vec8,
 )
 from ..items import item
-from ..lanes import block_sync
+from ..lanes import block_sync, register_capped
 from ..spatial import ltl_solve
 from ..types import vec5
 from .newton import gather_row, make_newton_solve
@@ -80,13 +80,17 @@ DENSE_CAP = 48  # most active rows of one world kept as a dense Delassus block (
 TILE_MAX_DOFS = 64  # most DOFs of a world whose Newton Hessian is factored by Warp tiles (a 16 KB tile)
 
 
-@functools.cache
 def world_kernel(tile_dofs: int = 0, noslip: bool = False, newton: bool = True):
     """The world kernel (steps 1-6); ``newton``: step 5 by Newton, else by PGS (a kernel holds one of the two:
     both made its CUDA build 28 s instead of 19); ``tile_dofs`` > 0 (worlds of that many DOFs each) takes the
     Newton directions from Warp tiles (see :func:`.newton.make_newton_solve`); ``noslip`` adds the noslip pass
     (step 5b, ``RowModel.noslip_iterations`` sweeps). Each variant but the default (Newton, lanes' Cholesky,
-    no noslip) is compiled as a module of its own."""
+    no noslip) is compiled as a module of its own. One kernel object per variant, however it is asked for."""
+    return _world_kernel_variant(int(tile_dofs), bool(noslip), bool(newton))
+
+
+@functools.cache
+def _world_kernel_variant(tile_dofs: int, noslip: bool, newton: bool):
     newton_solve = make_newton_solve(tile_dofs)
 
     @wp.kernel(enable_backward=False, module="unique" if tile_dofs or noslip or not newton else None)
@@ -366,8 +370,10 @@ class WorldSolver:
         tiles: bool = False,
         noslip_iterations: int = 0,
         noslip_tolerance: float = 1.0e-6,
+        registers: int | None = None,
     ):
         self.model = model
+        self.registers = registers
         self.newton = bool(newton)
         self.tolerance = float(newton_tolerance if newton else tolerance)
         self.lanes = max(int(lanes), 1)
@@ -376,7 +382,7 @@ class WorldSolver:
         offsets = _world_offsets(layout, rows, self.newton)
         self.tile_dofs = tile_dofs_of(offsets["world_dof_start"]) if newton and tiles else 0
         self.noslip = int(noslip_iterations) > 0
-        self.kernel = world_kernel(self.tile_dofs, self.noslip, self.newton)
+        self.kernel = register_capped(world_kernel(self.tile_dofs, self.noslip, self.newton), registers)
         self.rm = _row_model(
             model,
             tree,
@@ -397,7 +403,7 @@ class WorldSolver:
     def drop_tiles(self):
         """Solve every world by the lanes' own Cholesky from now on (where the tile kernel cannot load)."""
         self.tile_dofs = 0
-        self.kernel = world_kernel(0, self.noslip, self.newton)
+        self.kernel = register_capped(world_kernel(0, self.noslip, self.newton), self.registers)
         self.rd.hess_tiles = _no_tiles(self.model.device)
 
     def solve(self, data, joint_q, joint_qd, dt, iterations, span, block_dim: int = 1):
