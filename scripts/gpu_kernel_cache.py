@@ -106,8 +106,16 @@ def main():
         "--cuda-registers",
         type=int,
         nargs="*",
-        default=[],
-        help="also the tasks' per-world pass kernels capped at these registers per thread (Option.cuda_registers)",
+        default=[128, 64],
+        help="also the tasks' per-world pass kernels capped at these registers per thread (Option.cuda_registers; "
+        "default 128 64, what gpu_checks.sh's bench_gpu_registers step times)",
+    )
+    p.add_argument(
+        "--every-module",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also every other kernel module of newton_gym at its default block size (what the CUDA tests load: "
+        "the first H200 lease spent its test minutes in NVRTC)",
     )
     a = p.parse_args()
 
@@ -126,6 +134,18 @@ def main():
 
         bases = capped_kernels()  # the pass kernels the tasks' steps launched
         pending |= {(register_capped(k, r).module, CUDA_LANES) for k in bases for r in a.cuda_registers}
+    if a.every_module:
+        import importlib
+        import pkgutil
+
+        from warp._src.context import user_modules
+
+        for info in pkgutil.walk_packages(newton_gym.__path__, "newton_gym."):
+            if not info.name.endswith("__main__"):
+                importlib.import_module(info.name)
+        for name, module in list(user_modules.items()):
+            if name.startswith("newton_gym") and getattr(module, "kernels", None):
+                pending.add((module, module.options["block_dim"]))
     jobs = sorted(pending, key=lambda mb: (mb[0].name, mb[1]))
     print(
         f"{len(jobs)} (module, block size) pairs for {', '.join(a.tasks)} and world kernels of DOF counts "
