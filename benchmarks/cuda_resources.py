@@ -117,12 +117,10 @@ def main():
     print(f"{'kernel':<64} {'regs':>5} {'stack B':>8} {'shared B':>9} {'resident':>9} {'on GPU':>7}")
     rows = []
     for path in paths:
-        module = os.path.basename(os.path.dirname(path))
         for k in kernel_resources(path):
-            if not a.all and not any(k["kernel"].startswith(n) or n in k["kernel"] for n in passes):
-                continue
-            rows.append((module, k))
-    for module, k in sorted(rows, key=lambda r: (r[1]["kernel"].split("_cuda")[0], -r[1]["registers"])):
+            if a.all or any(n in k["kernel"] for n in passes):
+                rows.append(k)
+    for k in sorted(rows, key=lambda r: (r["kernel"].split("_cuda")[0], -r["registers"])):
         resident = resident_worlds(k["registers"], k["shared"])
         name = k["kernel"].replace("_cuda_kernel_forward", "")
         print(

@@ -42,6 +42,17 @@ def ant_control(steps: int, dt: float = 0.01) -> np.ndarray:
     return 0.1 * np.sin(2 * np.pi * 0.5 * t[:, None] + 0.7 * np.arange(8)[None])
 
 
+def box_worlds(n: int = 3, device="cpu", height: float = 0.3):
+    """n worlds of one free 0.2 m box (1 kg) above a ground plane, its centre at ``height``."""
+    one = ng.ModelBuilder()
+    one.add_ground_plane()
+    body = one.add_body(xform=[0, 0, height, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
+    one.add_shape_box(body, hx=0.1, hy=0.1, hz=0.1)
+    scene = ng.ModelBuilder()
+    scene.replicate(one, world_count=n)
+    return scene.finalize(device)
+
+
 def model_from_xml(m, world: bool = False, device="cpu"):
     """(model, actuators, joint_q) for MjModel m on ``device``, in one world when ``world``."""
     sub, act, q0 = builder_from_mujoco(m)

@@ -3,24 +3,13 @@
 import numpy as np
 import pytest
 import warp as wp
-from solver_helpers import run
+from solver_helpers import box_worlds, run
 
-import newton_gym as ng
 from newton_gym.errors import SolverError
 from newton_gym.solvers import Option, SolverGeneralized, forward
 from newton_gym.solvers.collision import driver
 from newton_gym.solvers.lanes import capped_kernels, register_capped
 from newton_gym.solvers.solve.world import world_kernel
-
-
-def _boxes(n=3, device="cpu"):
-    one = ng.ModelBuilder()
-    one.add_ground_plane()
-    body = one.add_body(xform=[0, 0, 0.12, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
-    one.add_shape_box(body, hx=0.1, hy=0.1, hz=0.1)
-    scene = ng.ModelBuilder()
-    scene.replicate(one, world_count=n)
-    return scene.finalize(device)
 
 
 @pytest.mark.parametrize("bad", [0, 23, 256, 64.5, True, "64"])
@@ -44,7 +33,7 @@ def test_a_capped_kernel_is_the_same_code_in_a_module_of_its_own():
 def test_the_cpu_ignores_the_cap():
     """On the CPU the solver launches its usual kernels (a cap means nothing to the CPU build, and a module of
     its own would be compiled again), while the Option keeps what was asked."""
-    model = _boxes()
+    model = box_worlds(height=0.12)
     solver = SolverGeneralized(model, cuda_registers=64)
     assert solver.option.cuda_registers == 64
     assert solver.cuda_registers is None
@@ -71,7 +60,7 @@ def test_the_passes_launch_through_the_cap(monkeypatch):
         asked.append((kernel.key, registers))
         return original(kernel, None)
 
-    model = _boxes(2)
+    model = box_worlds(2, height=0.12)
     solver = SolverGeneralized(model)
     solver.cuda_registers = 72  # as on CUDA
     monkeypatch.setattr(forward, "register_capped", spy)
@@ -87,7 +76,7 @@ def test_cuda_capped_steps_equal_uncapped_steps():
     boxes settling on the ground are bitwise those of the uncapped kernels."""
     states = []
     for cap in (None, 64):
-        model = _boxes(3, "cuda:0")
+        model = box_worlds(3, "cuda:0", height=0.12)
         solver = SolverGeneralized(model, cuda_registers=cap)
         assert solver.world_solver.kernel.options.get("cuda_max_registers") == cap
         state, _ = run(model, solver, 50, 0.01)

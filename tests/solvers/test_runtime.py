@@ -3,20 +3,9 @@
 import numpy as np
 import pytest
 import warp as wp
-from solver_helpers import run
+from solver_helpers import box_worlds, run
 
-import newton_gym as ng
 from newton_gym.solvers import SolverBase, SolverGeneralized
-
-
-def _worlds(n=3, device="cpu"):
-    one = ng.ModelBuilder()
-    one.add_ground_plane()
-    body = one.add_body(xform=[0, 0, 0.3, 0, 0, 0, 1], mass=1.0, inertia=np.eye(3) * 0.01)
-    one.add_shape_box(body, hx=0.1, hy=0.1, hz=0.1)
-    scene = ng.ModelBuilder()
-    scene.replicate(one, world_count=n)
-    return scene.finalize(device)
 
 
 def test_interface():
@@ -24,7 +13,7 @@ def test_interface():
     (control None) moves a free box in free fall as v = g dt, z = z0 + g dt^2 (semi-implicit Euler)."""
     for name in ("step", "reset_worlds", "notify_model_changed"):
         assert getattr(SolverGeneralized, name) is not getattr(SolverBase, name)
-    model = _worlds(1)
+    model = box_worlds(1)
     solver = SolverGeneralized(model)
     state = model.state()
     z0 = float(state.body_q.numpy()[0, 2])
@@ -34,7 +23,7 @@ def test_interface():
 
 
 def test_health_flag_and_reset_touch_only_their_world(device):
-    model = _worlds(3, device)
+    model = box_worlds(3, device)
     solver = SolverGeneralized(model)
     state, _ = run(model, solver, 50, 0.01)
     qd = state.joint_qd.numpy()
@@ -56,7 +45,7 @@ def test_health_flag_and_reset_touch_only_their_world(device):
 
 
 def test_runaway_speed_is_flagged():
-    model = _worlds(2)
+    model = box_worlds(2)
     solver = SolverGeneralized(model, max_speed=50.0)
     state = model.state()
     qd = state.joint_qd.numpy()
@@ -67,7 +56,7 @@ def test_runaway_speed_is_flagged():
 
 
 def test_captured_step_matches_eager_step(device):
-    model = _worlds(2, device)
+    model = box_worlds(2, device)
     eager = SolverGeneralized(model, substeps=2)
     s0, s1 = model.state(), model.state()
     for _ in range(20):
@@ -90,7 +79,7 @@ def test_time_step_too_large_for_contact_stiffness_warns_once():
 
     import pytest
 
-    model = _worlds(2)
+    model = box_worlds(2)
     solver = SolverGeneralized(model)  # default contact solref time constant 0.02 s
     s0, s1 = model.state(), model.state()
     with warnings.catch_warnings():
