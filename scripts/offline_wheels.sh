@@ -38,7 +38,7 @@ fi
 find "$WORK/dl" -name '*.whl' ! -name 'warp_lang-*' -exec cp {} "$WORK/files/" \;
 # a CUDA kernel cache built here by scripts/gpu_kernel_cache.py --out .gpu_cache travels with the wheels
 # (the first H200 lease carried 13 of the 28 binaries: the cache was packed while its build still ran)
-if pgrep -f gpu_kernel_cache.py >/dev/null; then
+if pgrep -f "^[^ ]*python[0-9.]* [^ ]*gpu_kernel_cache\.py" >/dev/null; then  # not a shell whose line names it
     echo "scripts/gpu_kernel_cache.py is still running: pack after it ends" >&2
     exit 1
 fi
