@@ -27,13 +27,15 @@ threads (default 1, as MuJoCo Warp's CPU path).
     python benchmarks/bench_gpu.py --tasks Ant --worlds 4096 --no-graph   # the env step eager, for comparison
     python benchmarks/bench_gpu.py --tasks Ant Go1 --worlds 4096 --no-tiles  # the lanes' own Cholesky
     python benchmarks/bench_gpu.py --worlds 4096 --cuda-registers 0 128 64 --no-peer  # register caps
+    python benchmarks/bench_gpu.py --worlds 4096 16384 --lanes 32 1 --no-peer  # one thread per world
 
 ``--graph`` / ``--no-graph`` set the env's ``graph`` (the whole env step as one CUDA graph; default: the
 env's own default, on for CUDA); ``--tiles`` / ``--no-tiles`` the solver's ``tiles`` (the Newton Hessian
 factored by Warp tiles; default: the solver's, on for CUDA where every world has one DOF count <= 64).
 ``--cuda-registers`` times each task at each register cap of the solver's per-world pass kernels
-(``SimCfg.cuda_registers``; 0: the compiler's choice), a row each (``regs`` column); ``--no-peer`` leaves
-MuJoCo Warp out.
+(``SimCfg.cuda_registers``; 0: the compiler's choice), a row each (``regs`` column); ``--lanes`` at each
+number of lanes per world (``SimCfg.block_dim``; 0: the solver's default, 32 on CUDA; 1: one thread per
+world, 64 worlds to a CUDA block), a row each (``lanes`` column); ``--no-peer`` leaves MuJoCo Warp out.
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ def _array_bytes(roots, skip_types=(), depth: int = 3) -> int:
     return sum(found.values())
 
 
-def _ours(task, n, device, threads, control_steps, repeat, settle, graph=None, tiles=None, registers=0):
+def _ours(task, n, device, threads, control_steps, repeat, settle, graph=None, tiles=None, registers=0, lanes=0):
     """Newton/<task>-v0 at n worlds: (env-steps/s, env physics steps/s, solver physics steps/s), bytes per
     world, finite, the env's SimCfg, and the (n, actuators) controls of the random actions it was stepped with."""
     from newton_gym.sim import Model
@@ -96,7 +98,7 @@ def _ours(task, n, device, threads, control_steps, repeat, settle, graph=None, t
         _TASKS[task][0],
         num_envs=n,
         device=device,
-        sim={"threads": threads, "tiles": tiles, "cuda_registers": registers},
+        sim={"threads": threads, "tiles": tiles, "cuda_registers": registers, "block_dim": lanes},
         graph=graph,
     )
     sim, env_task = env.unwrapped.sim, env.unwrapped.task
@@ -189,11 +191,12 @@ def _cell(value: float, width: int, spec: str = ",.0f") -> str:
     return f"{'-':>{width}}" if math.isnan(value) else f"{value:>{width}{spec}}"
 
 
-def _row(mjw, task, n, device, a, registers=0):
-    """Time ``task`` at n worlds with the solver's kernels capped at ``registers`` (0: none), ours then
+def _row(mjw, task, n, device, a, registers=0, lanes=0):
+    """Time ``task`` at n worlds with the solver's kernels capped at ``registers`` (0: none) and ``lanes`` lanes
+    per world (0: the solver's default), ours then
     MuJoCo Warp's (when ``mjw`` is not None), print the row and return the task's SimCfg."""
     rates, ours_b, finite, cfg, ctrls = _ours(
-        task, n, device, a.threads, a.control_steps, a.repeat, a.settle, a.graph, a.tiles, registers
+        task, n, device, a.threads, a.control_steps, a.repeat, a.settle, a.graph, a.tiles, registers, lanes
     )
     env_rate, env_phys, solver_phys = rates
     gc.collect()
@@ -207,8 +210,8 @@ def _row(mjw, task, n, device, a, registers=0):
             print(f"MuJoCo Warp: {task} at {n} worlds skipped on {device} ({type(err).__name__}: {err})")
         gc.collect()
     print(
-        f"{task:>9} {n:>6} {registers or '-':>4} {env_rate:>12,.0f} {env_phys:>12,.0f} {solver_phys:>14,.0f} "
-        f"{_cell(mjw_phys, 12)} "
+        f"{task:>9} {n:>6} {registers or '-':>4} {lanes or '-':>5} {env_rate:>12,.0f} {env_phys:>12,.0f} "
+        f"{solver_phys:>14,.0f} {_cell(mjw_phys, 12)} "
         f"{_cell(solver_phys / mjw_phys, 10, '.2f')} {_cell(env_phys / mjw_phys, 8, '.2f')} {ours_b:>12,.0f} "
         f"{_cell(mjw_b, 12)} {finite and mjw_finite}",
         flush=True,
@@ -241,6 +244,14 @@ def main():
         default=[0],
         help="register caps of the solver's per-world pass kernels on CUDA, a row each (0: the compiler's choice)",
     )
+    p.add_argument(
+        "--lanes",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="lanes per world of the solver's per-world passes, a row each (0: the solver's default; 1: one thread "
+        "per world)",
+    )
     p.add_argument("--no-peer", action="store_true", help="leave MuJoCo Warp out")
     a = p.parse_args()
     wp.config.log_level = wp.LOG_WARNING
@@ -257,15 +268,16 @@ def main():
         f"MJW = MuJoCo Warp on the same MJCF, same dt, implicitfast, Newton, same iteration cap"
     )
     header = (
-        f"{'task':>9} {'N':>6} {'regs':>4} {'env-steps/s':>12} {'env phys/s':>12} {'solver phys/s':>14} "
+        f"{'task':>9} {'N':>6} {'regs':>4} {'lanes':>5} {'env-steps/s':>12} {'env phys/s':>12} {'solver phys/s':>14} "
         f"{'MJW phys/s':>12} "
         f"{'solver/MJW':>10} {'env/MJW':>8} {'ours B/world':>12} {'MJW B/world':>12} finite"
     )
     print(header, flush=True)
     for task in a.tasks:
         for n in a.worlds:
-            for registers in a.cuda_registers:
-                cfg = _row(mjw, task, n, device, a, registers)
+            for lanes in a.lanes:
+                for registers in a.cuda_registers:
+                    cfg = _row(mjw, task, n, device, a, registers, lanes)
         print(f"{task:>9}: dt {cfg.sim_dt} s, frame_skip {cfg.frame_skip}, iterations {cfg.iterations}", flush=True)
 
 

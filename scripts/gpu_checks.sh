@@ -10,7 +10,8 @@
 # 2. bench_gpu.py at 4096 worlds: env-steps/s, physics steps/s, MuJoCo Warp on the same MJCF (the issue's
 #    target: >= 3 M Ant env-steps/s, >= 1.5x MuJoCo Warp).
 # 3. bench_gpu at 4096 worlds with the per-world pass kernels capped at 128 and 64 registers per thread
-#    (Option.cuda_registers; the first H200 run: 255 registers, 8 resident worlds per SM).
+#    (Option.cuda_registers; the first H200 run: 255 registers, 8 resident worlds per SM), then one thread
+#    per world (block_dim 1, 64 worlds to a CUDA block) against 32 lanes per world at 4096 and 16384 worlds.
 # 4. a per-kernel profile of the Ant step at 4096 worlds (benchmarks/profile_gpu.py, Warp's CUDA timers).
 # 5. the CUDA params of the test suite (-k cuda; 42 of 50 passed and 7 were not reached in the first run).
 # 6. bench_gpu at 1024 and 16384 worlds, the env step without its graph, the lanes' own Cholesky instead of
@@ -55,7 +56,7 @@ step() {
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
 # GPU_STEPS: the steps to run, in this order (default: all, most important first)
-for name in ${GPU_STEPS:-warmup bench_gpu bench_gpu_registers profile_ant pytest_cuda bench_gpu_sizes bench_gpu_no_graph bench_gpu_no_tiles bench_solver bench_env train_go1}; do
+for name in ${GPU_STEPS:-warmup bench_gpu bench_gpu_registers bench_gpu_lanes profile_ant pytest_cuda bench_gpu_sizes bench_gpu_no_graph bench_gpu_no_tiles bench_solver bench_env train_go1}; do
     case $name in
     warmup) step warmup 420 python benchmarks/bench_gpu.py --device cuda:0 --worlds 64 --control-steps 2 --repeat 1 --settle 0.02 ;;
     bench_gpu) step bench_gpu 300 python benchmarks/bench_gpu.py --device cuda:0 --worlds 4096 --repeat 3 ;;
@@ -64,6 +65,9 @@ for name in ${GPU_STEPS:-warmup bench_gpu bench_gpu_registers profile_ant pytest
     # the per-world pass kernels at register caps (Option.cuda_registers): more resident worlds per SM
     bench_gpu_registers) step bench_gpu_registers 240 python benchmarks/bench_gpu.py --device cuda:0 --worlds 4096 \
         --cuda-registers 0 128 64 --no-peer --repeat 3 ;;
+    # one thread per world (block_dim 1: 64 worlds to a CUDA block) against 32 lanes per world
+    bench_gpu_lanes) step bench_gpu_lanes 240 python benchmarks/bench_gpu.py --device cuda:0 --worlds 4096 16384 \
+        --lanes 32 1 --no-peer --repeat 3 ;;
     pytest_cuda) step pytest_cuda "${PYTEST_LIMIT_S:-600}" python -m pytest -q -rs -p no:cacheprovider -k cuda --ignore=tests/test_cuda_codegen.py tests ;;
     profile_ant) step profile_ant 120 python benchmarks/profile_gpu.py --task Ant --worlds 4096 ;;
     bench_gpu_sizes) step bench_gpu_sizes 400 python benchmarks/bench_gpu.py --device cuda:0 --worlds 1024 16384 ;;

@@ -111,6 +111,13 @@ def main():
         "default 128 64, what gpu_checks.sh's bench_gpu_registers step times)",
     )
     p.add_argument(
+        "--packed",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also the per-world pass modules at the packed launch's block size (one thread per world, "
+        "block_dim=1 on CUDA: lanes.CUDA_WORLDS_PER_BLOCK), the lanes' Cholesky world kernel among them",
+    )
+    p.add_argument(
         "--every-module",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -134,6 +141,13 @@ def main():
 
         bases = capped_kernels()  # the pass kernels the tasks' steps launched
         pending |= {(register_capped(k, r).module, CUDA_LANES) for k in bases for r in a.cuda_registers}
+    if a.packed:
+        from newton_gym.solvers.lanes import CUDA_WORLDS_PER_BLOCK, capped_kernels
+        from newton_gym.solvers.solve.world import world_kernel
+
+        # the pass kernels of the shared modules (the tile world kernels, modules of their own, need lanes)
+        modules = {k.module for k in capped_kernels() if k.module.name.startswith("newton_gym")}
+        pending |= {(m, CUDA_WORLDS_PER_BLOCK) for m in modules | {world_kernel(0).module}}
     if a.every_module:
         import importlib
         import pkgutil

@@ -24,7 +24,8 @@ class SimCfg:
             ones (``SolverGeneralized(world_chunk=...)``: their arrays stay in the cache; bitwise the same
             results); 0 picks the solver's default (as many as hold 384 DOFs, in at most 32 chunks).
         block_dim: lanes per world block of the solver's per-world passes; 0 picks the solver's default
-            (32 on CUDA, 1 on the CPU; more CPU lanes run only with ``wp.config.enable_cpu_blocks``).
+            (32 on CUDA, 1 on the CPU; more CPU lanes run only with ``wp.config.enable_cpu_blocks``); 1 on CUDA:
+            one thread per world, 64 worlds to a CUDA block.
         tiles: factor the Newton Hessian with Warp tiles (``SolverGeneralized(tiles=...)``); None: the
             solver's default (on CUDA with more than one lane per world).
         cuda_registers: most registers per thread of the solver's per-world pass kernels on CUDA

@@ -34,7 +34,7 @@ from ..sim.kinematics import FkArgs, fk_args, fk_articulation, fk_joint
 from .collision.driver import collide
 from .collision.pairs import block_of
 from .integrate import HealthArgs, IntegrateArgs, health_args, health_world, integrate_args, integrate_articulation
-from .lanes import block_sync, register_capped
+from .lanes import launch_worlds, register_capped, sync_lanes
 from .partition import BlockRanges
 from .smooth.dynamics import (
     CrbArgs,
@@ -93,12 +93,13 @@ def _fk_levels(b: int, lane: int, lanes: int, ranges: BlockRanges, fk: FkArgs):
     for level in range(ranges.level_start[t], ranges.level_start[t + 1]):
         for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
             fk_joint(j0 + ranges.level_joint[jj], fk)
-        block_sync()
+        sync_lanes(lanes)
 
 
 @wp.kernel
 def _smooth_kernel(
     first_block: int,
+    lanes: int,
     ranges: BlockRanges,
     fk: FkArgs,
     sub: SubspaceArgs,
@@ -111,7 +112,6 @@ def _smooth_kernel(
 ):
     block, lane = wp.tid()
     b = block + first_block
-    lanes = wp.block_dim()
     if lanes == 1:  # one lane: each articulation's joints in tree order (as by levels: parents first)
         for a in range(ranges.art_start[b], ranges.art_start[b + 1]):
             fk_articulation(a, fk)
@@ -119,18 +119,18 @@ def _smooth_kernel(
         _fk_levels(b, lane, lanes, ranges, fk)
     for a in range(ranges.art_start[b] + lane, ranges.art_start[b + 1], lanes):
         subspace_ref(a, sub)
-    block_sync()  # every joint's subspace needs its articulation's reference point
+    sync_lanes(lanes)  # every joint's subspace needs its articulation's reference point
     for j in range(ranges.joint_start[b] + lane, ranges.joint_start[b + 1], lanes):
         a = crb.m.body_art[sub.m.joint_child[j]]
         if a >= 0:  # joints outside articulations are not stepped
             subspace_joint(j, a, sub)
             crb_body(j, a, crb)
-    block_sync()  # the bias forces read every body's twist and inertia about r
+    sync_lanes(lanes)  # the bias forces read every body's twist and inertia about r
     t0 = ranges.tendon_start[b]
     t1 = ranges.tendon_start[b + 1]
     if t1 > t0:  # uniform over the block
         tendon_kinematics(t0 + lane, t1, lanes, ten)
-        block_sync()  # the passive forces, actuators and factorization read every tendon's results
+        sync_lanes(lanes)  # the passive forces, actuators and factorization read every tendon's results
     # Bias forces root to leaves (accelerations), then leaves to root (forces) with the composite inertias:
     # by the lanes one tree level at a time; one lane walks each articulation's joints in tree order and
     # back (each joint reads its parent's results, or gathers its children's in a fixed order: bitwise the
@@ -146,19 +146,19 @@ def _smooth_kernel(
             for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
                 j = j0 + ranges.level_joint[jj]
                 rne_forward(j, crb.m.body_art[sub.m.joint_child[j]], rne)
-            block_sync()
+            sync_lanes(lanes)
         for t in range(ranges.level_start[lt + 1] - ranges.level_start[lt]):
             level = ranges.level_start[lt + 1] - 1 - t
             for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
                 j = j0 + ranges.level_joint[jj]
                 crb_gather(j, crb)
                 rne_backward(j, crb.m.body_art[sub.m.joint_child[j]], rne)
-            block_sync()
+            sync_lanes(lanes)
     mass_matrix_rows(ranges.dof_start[b] + lane, ranges.dof_start[b + 1], lanes, crb)
     passive_dofs(ranges.dof_start[b] + lane, ranges.dof_start[b + 1], lanes, pas)
-    block_sync()  # actuators add to the passive forces of DOFs other lanes wrote
+    sync_lanes(lanes)  # actuators add to the passive forces of DOFs other lanes wrote
     actuator_forces(ranges.actuator_start[b] + lane, ranges.actuator_start[b + 1], lanes, act)
-    block_sync()  # the factorization reads every DOF's forces and implicit diagonal
+    sync_lanes(lanes)  # the factorization reads every DOF's forces and implicit diagonal
     a0 = ranges.art_start[b]
     a1 = ranges.art_start[b + 1]
     if a1 - a0 >= lanes:  # one articulation per lane
@@ -171,18 +171,14 @@ def _smooth_kernel(
 
 def launch_smooth(device, blocks, block_dim, ranges, fk, sub, ten, crb, rne, pas, act, fac, registers=None):
     """Launch pass 1 over ``blocks`` = (first, count); ``registers``: its CUDA register cap (None: none)."""
-    wp.launch_tiled(
-        register_capped(_smooth_kernel, registers),
-        dim=[blocks[1]],
-        inputs=[blocks[0], ranges, fk, sub, ten, crb, rne, pas, act, fac],
-        block_dim=block_dim,
-        device=device,
-    )
+    kernel = register_capped(_smooth_kernel, registers)
+    launch_worlds(kernel, blocks[0], blocks[1], block_dim, device, [ranges, fk, sub, ten, crb, rne, pas, act, fac])
 
 
 @wp.kernel
 def _finish_kernel(
     first_block: int,
+    lanes: int,
     ranges: BlockRanges,
     last: int,
     out: ContactOutputArgs,
@@ -192,7 +188,6 @@ def _finish_kernel(
 ):
     block, lane = wp.tid()
     b = block + first_block
-    lanes = wp.block_dim()
     w0 = ranges.world_start[b]
     w1 = ranges.world_start[b + 1]
     if last != 0:  # uniform over the block, so the barriers below are reached by every lane
@@ -201,7 +196,7 @@ def _finish_kernel(
             out.body_count_out[body] = 0
         for w in range(w0 + lane, w1, lanes):
             out.world_count_out[w] = 0
-        block_sync()  # the slots add into bodies other lanes cleared
+        sync_lanes(lanes)  # the slots add into bodies other lanes cleared
         if w1 - w0 == 1:
             contact_output_world(w0, ranges.slot_start[b], ranges.slot_start[b + 1], lane, lanes, out)
         else:  # a block of several worlds: each slot's world from the pair tables
@@ -210,7 +205,7 @@ def _finish_kernel(
     for a in range(ranges.art_start[b] + lane, ranges.art_start[b + 1], lanes):
         integrate_articulation(a, integ)
     if last != 0:
-        block_sync()  # forward kinematics and the health check read every joint's new state
+        sync_lanes(lanes)  # forward kinematics and the health check read every joint's new state
         _fk_levels(b, lane, lanes, ranges, fk)
         for w in range(w0 + lane, w1, lanes):
             health_world(w, health)
@@ -219,13 +214,8 @@ def _finish_kernel(
 def launch_finish(device, blocks, block_dim, ranges, last, out, integ, fk, health, registers=None):
     """Launch pass 4 over ``blocks`` = (first, count); ``last``: the step's last substep; ``registers``: its
     CUDA register cap (None: none)."""
-    wp.launch_tiled(
-        register_capped(_finish_kernel, registers),
-        dim=[blocks[1]],
-        inputs=[blocks[0], ranges, int(bool(last)), out, integ, fk, health],
-        block_dim=block_dim,
-        device=device,
-    )
+    kernel = register_capped(_finish_kernel, registers)
+    launch_worlds(kernel, blocks[0], blocks[1], block_dim, device, [ranges, int(bool(last)), out, integ, fk, health])
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,11 @@
 """Lanes of a world block: the barrier between passes that read other lanes' results.
 
-A per-world kernel launched with ``wp.launch_tiled(..., block_dim=n)`` runs n lanes per world; strided
-loops (``for i in range(first + lane, end, lanes)``) share the world's entities. On CUDA a block is a
-thread block; on the CPU Warp runs its lanes as cooperative fibers when ``wp.config.enable_cpu_blocks`` is
-set (else one lane). Every lane must reach every barrier: call it only under conditions that are the
-same for the whole block.
+A per-world kernel launched by :func:`launch_worlds` with n lanes runs a block of n lanes per world
+(``wp.launch_tiled(..., block_dim=n)``); strided loops (``for i in range(first + lane, end, lanes)``) share
+the world's entities. On CUDA a block is a thread block; on the CPU Warp runs its lanes as cooperative
+fibers when ``wp.config.enable_cpu_blocks`` is set (else one lane). Every lane must reach every barrier:
+call it only under conditions that are the same for the whole block, and through :func:`sync_lanes`, so
+that a one-lane world passes none (on CUDA one-lane worlds share a thread block).
 """
 
 from __future__ import annotations
@@ -13,7 +14,17 @@ import functools
 
 import warp as wp
 
-__all__ = ["block_sync", "capped_kernels", "register_capped", "sync_lanes"]
+__all__ = [
+    "CUDA_WORLDS_PER_BLOCK",
+    "block_sync",
+    "capped_kernels",
+    "launch_worlds",
+    "packs_worlds",
+    "register_capped",
+    "sync_lanes",
+]
+
+CUDA_WORLDS_PER_BLOCK = 64  # one-lane worlds packed into one CUDA block (one thread each)
 
 _CAPPED_BASES: dict = {}  # every per-world pass kernel given to register_capped, in first-call order
 
@@ -48,3 +59,22 @@ def capped_kernels() -> list:
     """The per-world pass kernels launched through :func:`register_capped` in this process so far (what
     ``scripts/gpu_kernel_cache.py --cuda-registers`` builds capped variants of)."""
     return list(_CAPPED_BASES)
+
+
+def packs_worlds(device, lanes: int) -> bool:
+    """Whether :func:`launch_worlds` runs one thread per world, many worlds to a CUDA block: one lane per world
+    on CUDA (a block per world would leave 31 of its warp's 32 threads idle)."""
+    return lanes == 1 and wp.get_device(device).is_cuda
+
+
+def launch_worlds(kernel, first: int, count: int, lanes: int, device, args: list):
+    """Launch the per-world pass ``kernel(first, lanes, *args)`` over the worlds (or blocks) first .. first +
+    count - 1. More than one lane: a block of ``lanes`` lanes per world (``wp.launch_tiled``). One lane: a
+    one-lane block per world on the CPU, as the lanes' path expects; on CUDA (:func:`packs_worlds`) one thread
+    per world, ``CUDA_WORLDS_PER_BLOCK`` worlds to a CUDA block, which the kernels allow because they pass
+    their barriers only where ``lanes`` > 1 (:func:`sync_lanes`)."""
+    inputs = [int(first), int(lanes), *args]
+    if packs_worlds(device, lanes):
+        wp.launch(kernel, dim=(int(count), 1), inputs=inputs, block_dim=CUDA_WORLDS_PER_BLOCK, device=device)
+    else:
+        wp.launch_tiled(kernel, dim=[int(count)], inputs=inputs, block_dim=int(lanes), device=device)

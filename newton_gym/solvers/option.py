@@ -60,7 +60,8 @@ class Option:
             threads (``generalized.MAX_CHUNKS``: each chunk adds launches a capture records). Ignored on CUDA and for
             models whose worlds share entities.
         block_dim: lanes per launch block of the per-world passes, in [1, 1024]; None: 32 on CUDA, 1 on the
-            CPU (where more than one lane runs only with ``wp.config.enable_cpu_blocks``).
+            CPU (where more than one lane runs only with ``wp.config.enable_cpu_blocks``). One lane on CUDA runs
+            one thread per world, ``lanes.CUDA_WORLDS_PER_BLOCK`` worlds to a CUDA block (and no tiles).
         row_budget: most constraint rows one world solves in a substep (MuJoCo's njmax, per world), >= 1;
             None: each world's joint-limit, friction and equality rows plus every contact slot against
             static geometry plus one full contact per moving body. Contacts beyond it are dropped for that

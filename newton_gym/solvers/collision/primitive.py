@@ -35,6 +35,7 @@ from ...sim.wpmath import (
     GEO_PLANE,
     GEO_SPHERE,
 )
+from ..lanes import launch_worlds
 from .pairs import PairTopology, decode_pair, local_pair, world_pairs
 
 __all__ = [
@@ -456,8 +457,9 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
     bundle passes wherever one of its pairs would pass its own test, so the contacts are those of the pairs'
     tests alone."""
 
-    def kernel(first: int, args: NarrowArgs):
-        """One block per world (the launch's first world: ``first``): its lanes take the world's bundles in turn."""
+    def kernel(first: int, lanes: int, args: NarrowArgs):
+        """One block of ``lanes`` lanes per world (the launch's first world: ``first``): its lanes take the world's
+        bundles in turn."""
         block, lane = wp.tid()
         w = block + first
         at = world_pairs(args.topo, w)  # the world's offsets, read once
@@ -465,7 +467,7 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
         tb0 = args.topo.template_bundle_start[args.topo.block_template[w]]
         centre_body = int(-1)  # the moving body A whose bundle centre ``ca`` holds (one per body)
         ca = wp.vec3(0.0)
-        for lb in range(lane, args.topo.block_bundle_start[w + 1] - g0, wp.block_dim()):
+        for lb in range(lane, args.topo.block_bundle_start[w + 1] - g0, lanes):
             tb = tb0 + lb
             e0 = args.topo.bundle_start[tb]
             e1 = args.topo.bundle_start[tb + 1]
@@ -515,4 +517,4 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
 def launch_world_pairs(kernel, args: NarrowArgs, worlds, block_dim: int, device):
     """Launch a :func:`world_pair_kernel` over the worlds ``worlds`` = (first, count), one block of
     ``block_dim`` lanes per world."""
-    wp.launch_tiled(kernel, dim=[worlds[1]], block_dim=int(block_dim), device=device, inputs=[worlds[0], args])
+    launch_worlds(kernel, worlds[0], worlds[1], block_dim, device, [args])

@@ -50,7 +50,7 @@ import numpy as np
 import warp as wp
 
 from ...sim.stage_args import fill
-from ..lanes import block_sync, sync_lanes
+from ..lanes import launch_worlds, sync_lanes
 from ..partition import BlockRanges
 from ..spatial import ltl_factor, ltl_solve, ltl_solve_t
 from .dynamics import FactorArgs, _copy_ancestors, factor_args
@@ -262,6 +262,7 @@ def fluid_articulation(a: int, dt: float, args: FluidArgs, lane: int, lanes: int
 @wp.kernel
 def _fluid_kernel(
     first_block: int,
+    lanes: int,
     ranges: BlockRanges,
     density: float,
     viscosity: float,
@@ -271,10 +272,9 @@ def _fluid_kernel(
 ):
     block, lane = wp.tid()
     b = block + first_block
-    lanes = wp.block_dim()
     for c in range(ranges.body_start[b] + lane, ranges.body_start[b + 1], lanes):
         fluid_body(c, density, viscosity, wind, args)
-    block_sync()  # every body's wrench and coefficients are read by the rows of its tree
+    sync_lanes(lanes)  # every body's wrench and coefficients are read by the rows of its tree
     a0 = ranges.art_start[b]
     a1 = ranges.art_start[b + 1]
     if a1 - a0 >= lanes:  # one tree per lane
@@ -349,11 +349,13 @@ class FluidForces:
             self._args = self._bind()
         solver, model = self._solver, self._solver.model
         wind = wp.vec3(*(float(w) for w in model.wind))
-        wp.launch_tiled(
+        launch_worlds(
             _fluid_kernel,
-            dim=[blocks[1]],
-            inputs=[
-                blocks[0],
+            blocks[0],
+            blocks[1],
+            solver.block_dim,
+            solver.device,
+            [
                 solver.block_ranges,
                 float(model.fluid_density),
                 float(model.fluid_viscosity),
@@ -361,6 +363,4 @@ class FluidForces:
                 float(dt),
                 self._args,
             ],
-            block_dim=solver.block_dim,
-            device=solver.device,
         )

@@ -48,7 +48,7 @@ import warp as wp
 from ..constraint.assemble import jac_side
 from ..constraint.tables import CONE, Y_PATH, Y_QUAD, RowData, RowModel, WorldBlock, WorldInputs
 from ..items import item, item_set
-from ..lanes import block_sync
+from ..lanes import sync_lanes
 from ..spatial import dense_cholesky, dense_solve, ltl_factor, ltl_solve, ltl_solve_t
 from .row_costs import cone_at, row_at, row_gain, triple
 
@@ -119,7 +119,7 @@ def _cost(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
             b.r0 + c,
             item(rd.bias, b.r0 + c) + _dot_row(b.yoff + c * b.wn, item(rd.ynz_count, b.r0 + c), rd, u, b.wd0),
         )
-    block_sync()
+    sync_lanes(b.lanes)
     return _cost_at_jar(b, rd, u)
 
 
@@ -163,7 +163,7 @@ def _zones(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
             rd.zone[b.r0 + c] = wp.vec2(zone[1], zone[2])
     for a in range(b.lane, b.wn, b.lanes):
         item_set(rd.grad, b.wd0 + a, u[b.wd0 + a])
-    block_sync()
+    sync_lanes(b.lanes)
 
 
 @wp.func(inline=True)
@@ -334,7 +334,7 @@ def _gradient(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     _add_terms(0, b, rd)
     for a in range(b.lane, b.wn, b.lanes):
         item_set(rd.grad, b.wd0 + a, -item(rd.grad, b.wd0 + a))
-    block_sync()
+    sync_lanes(b.lanes)
     gnorm = float(0.0)
     for a in range(b.wn):
         gnorm += item(rd.grad, b.wd0 + a) * item(rd.grad, b.wd0 + a)
@@ -354,7 +354,7 @@ def _hessian(b: WorldBlock, rd: RowData):
             same = 0
     if same != 0:
         return 0
-    block_sync()  # every lane has compared before the D are kept
+    sync_lanes(b.lanes)  # every lane has compared before the D are kept
     for c in range(b.lane, b.k, b.lanes):
         item_set(rd.inv, b.r0 + c, rd.zone[b.r0 + c][1])
     for a in range(b.lane, b.wn, b.lanes):
@@ -363,7 +363,7 @@ def _hessian(b: WorldBlock, rd: RowData):
             item_set(rd.hess, ha + bb, 0.0)
         item_set(rd.hess, ha + a, 1.0)
     _add_terms(1, b, rd)
-    block_sync()
+    sync_lanes(b.lanes)
     return 1
 
 
@@ -409,7 +409,7 @@ def _line_search(b: WorldBlock, rm: RowModel, rd: RowData, u: wp.array(dtype=flo
         pp += item(rd.search, b.wd0 + a) * item(rd.search, b.wd0 + a)
     for c in range(b.lane, b.k, b.lanes):
         item_set(rd.jv, b.r0 + c, _dot_row(b.yoff + c * b.wn, item(rd.ynz_count, b.r0 + c), rd, rd.search, b.wd0))
-    block_sync()
+    sync_lanes(b.lanes)
     s = _slope(0.0, up, pp, b, rd)
     if s[0] >= 0.0:
         return 0.0
@@ -453,9 +453,9 @@ def _start(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.arr
             item_set(rd.cone_mu, b.r0 + c, wp.max(item(rd.cone_mu, b.r0 + c), 1.0e-5))
         item_set(rd.inv, b.r0 + c, -1.0)  # no H formed yet (a D is never negative)
     _jar_at_zero(b, rd)
-    block_sync()
+    sync_lanes(b.lanes)
     cold = _cost_at_jar(b, rd, u)
-    block_sync()  # every lane has summed the cost (it reads u) before u moves
+    sync_lanes(b.lanes)  # every lane has summed the cost (it reads u) before u moves
     # u_d = sum over d and its ancestors i of L_di x_i (ltl_factor), for the articulations the active rows
     # act on; the others keep u = 0, their exact solution (MuJoCo leaves them out of its constraint islands):
     # a warm start there would only be iterated back to 0, moving the step length of the rest
@@ -473,15 +473,15 @@ def _start(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.arr
                 s += item(inp.chol, row + i - d0) * wp.float64(item(rd.qacc_warm, i) - item(inp.qacc_smooth, i))
                 i = item(rm.tree.dof_parent, i)
             u[d] = wp.float32(s)
-    block_sync()
+    sync_lanes(b.lanes)
     cost = _cost(b, rd, u)
     if cost > cold:
-        block_sync()  # every lane has summed the cost before u and jar move
+        sync_lanes(b.lanes)  # every lane has summed the cost before u and jar move
         for a in range(b.lane, b.wn, b.lanes):
             u[b.wd0 + a] = 0.0
         _jar_at_zero(b, rd)
         cost = cold
-        block_sync()
+        sync_lanes(b.lanes)
     return cost
 
 
@@ -522,12 +522,12 @@ def _advance(alpha: float, b: WorldBlock, rd: RowData, u: wp.array(dtype=float))
             r = b.r0 + c
             gain += row_gain(item(rd.jar, r), alpha * jv1, item(rd.reg, r), item(rd.lo, r), item(rd.hi, r))
         c += 1
-    block_sync()  # every lane has taken its last slope and gain (they read jar and u) before they move
+    sync_lanes(b.lanes)  # every lane has taken its last slope and gain (they read jar and u) before they move
     for a in range(b.lane, b.wn, b.lanes):
         u[b.wd0 + a] = u[b.wd0 + a] + alpha * item(rd.search, b.wd0 + a)
     for c in range(b.lane, b.k, b.lanes):
         item_set(rd.jar, b.r0 + c, item(rd.jar, b.r0 + c) + alpha * item(rd.jv, b.r0 + c))
-    block_sync()
+    sync_lanes(b.lanes)
     return gain
 
 
@@ -549,11 +549,11 @@ def _qacc_gradient(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs):
             while i >= 0:
                 item_set(rd.search, i, item(rd.search, i) + wp.float32(item(inp.chol, row + i - d0) * g))
                 i = item(rm.tree.dof_parent, i)
-    block_sync()
+    sync_lanes(b.lanes)
     norm = float(0.0)
     for a in range(b.wn):
         norm += item(rd.search, b.wd0 + a) * item(rd.search, b.wd0 + a)
-    block_sync()  # every lane has read it before the direction overwrites ``search``
+    sync_lanes(b.lanes)  # every lane has read it before the direction overwrites ``search``
     return wp.sqrt(norm)
 
 
@@ -636,18 +636,18 @@ def make_newton_solve(tile_dofs: int = 0):
             grad = wp.tile_load(rd.grad, shape=tile_dofs, offset=b.wd0)
             search = rd.search  # (tile_store takes no struct field as its destination in Warp 1.19)
             wp.tile_store(search, wp.tile_cholesky_solve(wp.tile_cholesky(hess), grad), offset=b.wd0)
-            block_sync()
+            sync_lanes(b.lanes)
         elif tree != 0:
             for a in range(b.lane, b.wn, b.lanes):
                 item_set(rd.search, b.wd0 + a, item(rd.grad, b.wd0 + a))
             if formed != 0:
                 ltl_factor(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, b.lane, b.lanes)  # ends on a barrier
             else:
-                block_sync()  # search is whole before lane 0 solves in it
+                sync_lanes(b.lanes)  # search is whole before lane 0 solves in it
             if b.lane == 0:
                 ltl_solve_t(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.search, b.wd0)
                 ltl_solve(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.search, b.wd0)
-            block_sync()
+            sync_lanes(b.lanes)
         else:
             if formed != 0:
                 dense_cholesky(rd.hess, b.hoff, b.wn, b.lane, b.lanes)

@@ -62,7 +62,7 @@ from ..constraint.tables import (
     vec8,
 )
 from ..items import item
-from ..lanes import block_sync, register_capped
+from ..lanes import launch_worlds, register_capped, sync_lanes
 from ..spatial import ltl_solve
 from ..types import vec5
 from .newton import gather_row, make_newton_solve
@@ -94,14 +94,15 @@ def _world_kernel_variant(tile_dofs: int, noslip: bool, newton: bool):
     newton_solve = make_newton_solve(tile_dofs)
 
     @wp.kernel(enable_backward=False, module="unique" if tile_dofs or noslip or not newton else None)
-    def _world_kernel(first: int, rm: RowModel, inp: WorldInputs, rd: RowData, qacc_c: wp.array(dtype=float)):
+    def _world_kernel(
+        first: int, lanes: int, rm: RowModel, inp: WorldInputs, rd: RowData, qacc_c: wp.array(dtype=float)
+    ):
         """One block per world w = first + block: list its active rows (contacts by every lane, the others by
         lane 0), fill them (every lane), solve by Newton (every lane) or PGS (with subspace minimization on
         dense pyramidal blocks; lane 0) and write qacc_constraint of its articulations into ``qacc_c`` (steps
         1-6 of the module docstring)."""
         block, lane = wp.tid()
         w = block + first
-        lanes = wp.block_dim()
         for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
             a = rm.world_arts[ia]
             for d in range(rm.tree.art_dof_start[a], rm.tree.art_dof_start[a + 1]):
@@ -111,7 +112,7 @@ def _world_kernel_variant(tile_dofs: int, noslip: bool, newton: bool):
             rd.nactive[w] = _list_xrows(w, contacts[0], contacts[1], rm, rd, inp)
         # Every lane reads k after the barrier. (Not a tile broadcast: a CPU tile's shared storage is not safe
         # when several host threads launch the kernel at once, as SolverGeneralized(threads=N) does.)
-        block_sync()
+        sync_lanes(lanes)
         k = rd.nactive[w]
         if k == 0:
             if rm.newton != 0 and lane == 0:
@@ -121,16 +122,16 @@ def _world_kernel_variant(tile_dofs: int, noslip: bool, newton: bool):
         b = _world_block(w, k, rm, lane, lanes)
         for c in range(lane, k, lanes):
             _fill_row(c, b, rm, rd, inp)
-        block_sync()
+        sync_lanes(lanes)
         if wp.static(newton):
             newton_solve(b, rm, rd, inp, qacc_c)
         elif lane == 0:
             pgs_solve(b, rm, rd, inp, qacc_c)
-        block_sync()
+        sync_lanes(lanes)
         if wp.static(noslip):
             if lane == 0:
                 noslip_solve(b, rm, rd, qacc_c)
-            block_sync()
+            sync_lanes(lanes)
         # qacc_constraint = M^-1 J^T f = L^-1 (Y f).
         for ia in range(rm.world_art_start[w] + lane, rm.world_art_start[w + 1], lanes):
             a = rm.world_arts[ia]
@@ -226,7 +227,7 @@ def _list_contacts(w: int, rm: RowModel, rd: RowData, lane: int, lanes: int) -> 
             count += rm.slot_nrows[ts0 + slot]
     base = w * rm.jac_lanes
     rd.lane_rows[base + lane] = count
-    block_sync()
+    sync_lanes(lanes)
     total = int(0)
     before = int(0)
     for other in range(lanes):
@@ -414,12 +415,13 @@ class WorldSolver:
         if block_dim > self.lanes:
             raise SolverError(f"world solve: {block_dim} lanes per world, its lane scratch holds {self.lanes}")
         inputs = self._inputs(data, joint_q, joint_qd, float(dt), int(iterations))
-        wp.launch_tiled(
+        launch_worlds(
             self.kernel,
-            dim=[span[1]],
-            block_dim=int(block_dim),
-            device=self.model.device,
-            inputs=[span[0], self.rm, inputs, self.rd, data.qacc_constraint],
+            span[0],
+            span[1],
+            block_dim,
+            self.model.device,
+            [self.rm, inputs, self.rd, data.qacc_constraint],
         )
 
     def _inputs(self, data, joint_q, joint_qd, dt: float, iterations: int) -> WorldInputs:
