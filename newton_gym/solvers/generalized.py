@@ -115,6 +115,11 @@ class SolverGeneralized(SolverBase):
         tiles = option.tiles
         if tiles and self.device.is_cpu and option.threads > 1:
             raise SolverError("SolverGeneralized: tiles=True on the CPU needs threads=1 (CPU tile storage is shared)")
+        if tiles and self.device.is_cuda and self.block_dim == 1:
+            raise SolverError(
+                "SolverGeneralized: tiles=True on CUDA needs block_dim > 1 (one lane runs one thread per world, "
+                "which a tile cannot span)"
+            )
         asked = tiles is True
         if tiles is None:
             tiles = self.device.is_cuda and self.block_dim > 1

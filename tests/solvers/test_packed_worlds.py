@@ -58,3 +58,11 @@ def test_cuda_packed_worlds_equal_the_lanes_path():
         states.append((state.joint_q.numpy(), state.joint_qd.numpy()))
     np.testing.assert_array_equal(states[0][0], states[1][0])
     np.testing.assert_array_equal(states[0][1], states[1][1])
+
+
+@pytest.mark.skipif(not wp.is_cuda_available(), reason="no CUDA device (Warp sees only the CPU)")
+def test_cuda_tiles_need_lanes():
+    from newton_gym.errors import SolverError
+
+    with pytest.raises(SolverError, match="tiles=True on CUDA needs block_dim > 1"):
+        SolverGeneralized(box_worlds(2, "cuda:0"), block_dim=1, tiles=True)
