@@ -6,6 +6,7 @@ blocks, 64 warps and 65,536 registers (sm_90: H100, H200), registers allocated p
 a kernel of R registers per thread keeps at most floor(65536 / (32 R rounded up to 256)) worlds resident per
 SM (8 at R = 255), fewer where its shared memory runs out first. With fewer resident worlds there are
 fewer warps to hide each world's memory latency, and a world count above (SMs x resident) runs in waves.
+With one thread per world (``block_dim=1`` on CUDA: 64 worlds to a block) each resident warp holds 32 worlds.
 
 A kernel's registers (EIATTR_REGCOUNT) and stack frame (EIATTR_FRAME_SIZE) come from the ELF section
 ``.nv.info``, its static shared memory from ``.nv.shared.<kernel>``. ``cuobjdump --dump-resource-usage``
@@ -113,7 +114,10 @@ def main():
     if not paths:
         raise SystemExit(f"{a.cache}: no .cubin files")
     passes = ("_smooth_kernel", "_collide_kernel", "world_kernel", "_finish_kernel", "_convex_kernel", "_field")
-    print(f"{len(paths)} CUBINs under {a.cache}; resident: one-warp world blocks per SM (and on {a.sms} SMs)")
+    print(
+        f"{len(paths)} CUBINs under {a.cache}; resident: one-warp world blocks per SM (and on {a.sms} SMs); a module "
+        "built for one thread per world (block_dim 1 on CUDA) holds 32 worlds per resident warp"
+    )
     print(f"{'kernel':<64} {'regs':>5} {'stack B':>8} {'shared B':>9} {'resident':>9} {'on GPU':>7}")
     rows = []
     for path in paths:
