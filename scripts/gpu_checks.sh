@@ -55,6 +55,9 @@ step() {
 }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
+# one CUDA test stuck in a build must not take the whole test step (pytest-timeout, where installed)
+TEST_TIMEOUT=()
+python -c "import pytest_timeout" 2>/dev/null && TEST_TIMEOUT=(--timeout "${PYTEST_TIMEOUT_S:-120}")
 # GPU_STEPS: the steps to run, in this order (default: all, most important first)
 for name in ${GPU_STEPS:-warmup bench_gpu bench_gpu_registers bench_gpu_lanes profile_ant pytest_cuda bench_gpu_sizes bench_gpu_no_graph bench_gpu_no_tiles bench_solver bench_env train_go1}; do
     case $name in
@@ -68,7 +71,8 @@ for name in ${GPU_STEPS:-warmup bench_gpu bench_gpu_registers bench_gpu_lanes pr
     # one thread per world (block_dim 1: 64 worlds to a CUDA block) against 32 lanes per world
     bench_gpu_lanes) step bench_gpu_lanes 240 python benchmarks/bench_gpu.py --device cuda:0 --worlds 4096 16384 \
         --lanes 32 1 --no-peer --repeat 3 ;;
-    pytest_cuda) step pytest_cuda "${PYTEST_LIMIT_S:-600}" python -m pytest -q -rs -p no:cacheprovider -k cuda --ignore=tests/test_cuda_codegen.py tests ;;
+    pytest_cuda) step pytest_cuda "${PYTEST_LIMIT_S:-600}" python -m pytest -q -rs -p no:cacheprovider "${TEST_TIMEOUT[@]}" -k cuda \
+        --ignore=tests/test_cuda_codegen.py tests ;;
     profile_ant) step profile_ant 120 python benchmarks/profile_gpu.py --task Ant --worlds 4096 ;;
     bench_gpu_sizes) step bench_gpu_sizes 400 python benchmarks/bench_gpu.py --device cuda:0 --worlds 1024 16384 ;;
     # the env step eager (no whole-step graph), to compare with the env-steps/s above
