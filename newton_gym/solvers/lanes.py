@@ -16,7 +16,6 @@ import warp as wp
 
 __all__ = [
     "CUDA_WORLDS_PER_BLOCK",
-    "block_sync",
     "capped_kernels",
     "launch_worlds",
     "packs_worlds",

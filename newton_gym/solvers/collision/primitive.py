@@ -515,6 +515,6 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
 
 
 def launch_world_pairs(kernel, args: NarrowArgs, worlds, block_dim: int, device):
-    """Launch a :func:`world_pair_kernel` over the worlds ``worlds`` = (first, count), one block of
-    ``block_dim`` lanes per world."""
+    """Launch a :func:`world_pair_kernel` over the worlds ``worlds`` = (first, count) with ``block_dim`` lanes
+    per world (:func:`..lanes.launch_worlds`)."""
     launch_worlds(kernel, worlds[0], worlds[1], block_dim, device, [args])
