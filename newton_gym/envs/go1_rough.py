@@ -177,13 +177,13 @@ class Go1RoughTask(Go1Task):
 
     def spawn(self, qpos, mask, rng):
         if not self._started:
-            first = (rng.uniform(_LEVEL_STREAM, 1)[:, 0] * (self.max_init_level + 1)).long()
+            first = (rng.uniform(_LEVEL_STREAM, 1, mask)[:, 0] * (self.max_init_level + 1)).long()
             self.terrain_level = torch.where(mask, first, self.terrain_level)
             self._started = True
         elif self.cfg.curriculum:
             self._update_levels(mask)
         origin = self.origins[self.terrain_level, self.terrain_type]  # (N, 3)
-        u = rng.uniform(_SPAWN_STREAM, 3)
+        u = rng.uniform(_SPAWN_STREAM, 3, mask)
         xy = origin[:, :2] + (2.0 * u[:, :2] - 1.0) * float(self.cfg.spawn_xy)
         yaw = (2.0 * u[:, 2] - 1.0) * math.pi
         qpos[:, 0:2] = xy

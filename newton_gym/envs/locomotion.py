@@ -315,11 +315,11 @@ class LeggedVelocityTask(Task):
         c, j = self.cfg, len(self.servos)
         qpos = self.init_qpos.expand(sim.num_envs, -1).clone()
         self.spawn(qpos, mask, rng)
-        qpos[:, 7:] = self.home_joint * (0.5 + rng.uniform(_JOINT_STREAM, j))
-        qvel = (2.0 * rng.uniform(_BASE_STREAM, self.layout.nv) - 1.0) * 0.5
+        qpos[:, 7:] = self.home_joint * (0.5 + rng.uniform(_JOINT_STREAM, j, mask))
+        qvel = (2.0 * rng.uniform(_BASE_STREAM, self.layout.nv, mask) - 1.0) * 0.5
         qvel[:, 6:] = 0.0
         self.layout.set_state(qpos, qvel, mask)
-        u = rng.uniform(_COMMAND_STREAM, 4)
+        u = rng.uniform(_COMMAND_STREAM, 4, mask)
         ranges = (c.command_vx, c.command_vy, c.command_wz)
         cmd = torch.stack([lo + (hi - lo) * u[:, i] for i, (lo, hi) in enumerate(ranges)], dim=1)
         cmd = torch.where((u[:, 3] < c.standing_fraction)[:, None], torch.zeros_like(cmd), cmd)

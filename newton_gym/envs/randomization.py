@@ -23,10 +23,11 @@ _KP_STREAM = 6
 _KD_STREAM = 7
 
 
-def _uniform(rng, stream, bounds, width=1):
-    """(N, width) uniform in [low, high) from each world's own stream."""
+def _uniform(rng, stream, bounds, mask, width=1):
+    """(N, width) uniform in [low, high) from each world's own stream, drawn for the worlds of ``mask``
+    (the other rows are ``low``)."""
     lo, hi = float(bounds[0]), float(bounds[1])
-    return rng.uniform(stream, width) * (hi - lo) + lo
+    return rng.uniform(stream, width, mask) * (hi - lo) + lo
 
 
 class Randomizer:
@@ -84,10 +85,10 @@ class Randomizer:
         c = self.cfg
         for axis, bounds in enumerate((c.gravity_x, c.gravity_y, c.gravity_z)):
             if bounds is not None:
-                g = _uniform(rng, _GRAVITY_STREAM, bounds, 3)[:, axis]
+                g = _uniform(rng, _GRAVITY_STREAM, bounds, mask, 3)[:, axis]
                 self.gravity[:, axis] = torch.where(mask, g, self.gravity[:, axis])
         if c.mass_scale is not None:
-            s = torch.where(mask, _uniform(rng, _MASS_STREAM, c.mass_scale)[:, 0], self.world_mass_scale)
+            s = torch.where(mask, _uniform(rng, _MASS_STREAM, c.mass_scale, mask)[:, 0], self.world_mass_scale)
             self.world_mass_scale.copy_(s)
             self.mass.copy_(self.base[0] * s[:, None])
             self.inv_mass.copy_(self.base[1] / s[:, None])
@@ -99,14 +100,14 @@ class Randomizer:
                 (c.actuator_kd_scale, _KD_STREAM, self.world_kd_scale),
             ):
                 if bounds is not None:
-                    scale.copy_(torch.where(mask, _uniform(rng, stream, bounds)[:, 0], scale))
+                    scale.copy_(torch.where(mask, _uniform(rng, stream, bounds, mask)[:, 0], scale))
             kp, kd = self.world_kp_scale[:, None], self.world_kd_scale[:, None]
             self.gain.copy_(self.base_gain * kp)
             self.bias.copy_(
                 torch.stack([self.base_bias[..., 0], self.base_bias[..., 1] * kp, self.base_bias[..., 2] * kd], dim=-1)
             )
         if c.friction is not None:
-            mu = _uniform(rng, _FRICTION_STREAM, c.friction)[:, 0]
+            mu = _uniform(rng, _FRICTION_STREAM, c.friction, mask)[:, 0]
             self.world_friction.copy_(torch.where(mask, mu, self.world_friction))
             self.sim.solver.set_world_friction(
                 wp.from_torch(self.world_friction.contiguous()), wp.from_torch(mask.to(torch.bool).contiguous())

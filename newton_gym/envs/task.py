@@ -134,11 +134,11 @@ class Task:
         ``qvel_noise`` is "normal" (Ant); s = cfg.reset_noise_scale. Each world's noise comes from its
         own stream of ``rng``; writes the masked worlds only and refreshes body poses."""
         s = self.cfg.reset_noise_scale
-        qpos = self.init_qpos + (rng.uniform(RESET_QPOS_STREAM, self.layout.nq) * 2.0 - 1.0) * s
+        qpos = self.init_qpos + (rng.uniform(RESET_QPOS_STREAM, self.layout.nq, mask) * 2.0 - 1.0) * s
         if self.qvel_noise == "normal":
-            qvel = self.init_qvel + rng.normal(RESET_QVEL_STREAM, self.layout.nv) * s
+            qvel = self.init_qvel + rng.normal(RESET_QVEL_STREAM, self.layout.nv, mask) * s
         else:
-            qvel = self.init_qvel + (rng.uniform(RESET_QVEL_STREAM, self.layout.nv) * 2.0 - 1.0) * s
+            qvel = self.init_qvel + (rng.uniform(RESET_QVEL_STREAM, self.layout.nv, mask) * 2.0 - 1.0) * s
         self.layout.set_state(qpos, qvel, mask)
 
     # helpers shared by the MuJoCo-style tasks

@@ -161,7 +161,7 @@ class NewtonVectorEnv(VectorEnv):
         else:
             with self.step_graph.kept():  # state the graph reads stays in the tensors it captured
                 self._reset_worlds(mask)
-        return _finite(self.task.observe(self.sim).float()), {}
+        return self._observe(), {}
 
     def step(self, actions):
         action, nan_rows = self._check_action(actions)
@@ -212,7 +212,7 @@ class NewtonVectorEnv(VectorEnv):
             self._end_episodes(done, obs, terms, info, final=same_step)
             if same_step:
                 self._reset_worlds(done)
-                obs = torch.where(done[:, None], _finite(self.task.observe(self.sim).float()), obs)
+                obs = torch.where(done[:, None], self._observe(), obs)
         if not same_step:
             self._ended.copy_(done)
             self._ended_any = ended_any
@@ -225,7 +225,13 @@ class NewtonVectorEnv(VectorEnv):
             return obs
         ended = self._ended.clone()
         self._reset_worlds(ended)
-        return torch.where(ended[:, None], _finite(self.task.observe(self.sim).float()), obs)
+        return torch.where(ended[:, None], self._observe(), obs)
+
+    def _observe(self) -> torch.Tensor:
+        """(N, obs) float32 observation of the current state, non-finite entries zeroed (qpos / qvel read
+        once)."""
+        with self.task.layout.cached():
+            return _finite(self.task.observe(self.sim).float())
 
     def _check_reset_done(self):
         """DISABLED: refuse a step while a world whose episode ended has not been reset (Gymnasium's

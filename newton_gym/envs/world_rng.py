@@ -13,6 +13,8 @@ from __future__ import annotations
 import torch
 import warp as wp
 
+from ..errors import EnvError
+
 __all__ = ["WorldRng"]
 
 wp.set_module_options({"enable_backward": False})
@@ -54,18 +56,55 @@ def _hash(key: wp.uint32, counter: wp.array(dtype=wp.int64), w: int, e: int):
     return _mix32(h ^ wp.uint32(e))
 
 
-@wp.kernel
-def _bits_kernel(key: wp.uint32, counter: wp.array(dtype=wp.int64), out: wp.array2d(dtype=wp.int64)):
-    """out[w, e] = the hash of (key, world w's counter, e)."""
-    w, e = wp.tid()
-    out[w, e] = wp.int64(_hash(key, counter, w, e))
+@wp.func
+def _unit(h: wp.uint32):
+    """The hash's top 24 bits times 2^-24: uniform in [0, 1), exact in float32 (what (bits >> 8) * 2^-24
+    gives)."""
+    return wp.float32(h >> wp.uint32(8)) * wp.float32(1.0 / 16777216.0)
 
 
 @wp.kernel
-def _uniform_kernel(key: wp.uint32, counter: wp.array(dtype=wp.int64), out: wp.array2d(dtype=wp.float32)):
-    """out[w, e] = the hash's top 24 bits times 2^-24 (exact in float32: what (bits >> 8) * 2^-24 gives)."""
+def _bits_kernel(
+    key: wp.uint32, counter: wp.array(dtype=wp.int64), mask: wp.array(dtype=bool), out: wp.array2d(dtype=wp.int64)
+):
+    """out[w, e] = the hash of (key, world w's counter, e) where mask[w], else 0."""
     w, e = wp.tid()
-    out[w, e] = wp.float32(_hash(key, counter, w, e) >> wp.uint32(8)) * wp.float32(1.0 / 16777216.0)
+    if mask[w]:
+        out[w, e] = wp.int64(_hash(key, counter, w, e))
+    else:
+        out[w, e] = wp.int64(0)
+
+
+@wp.kernel
+def _uniform_kernel(
+    key: wp.uint32, counter: wp.array(dtype=wp.int64), mask: wp.array(dtype=bool), out: wp.array2d(dtype=wp.float32)
+):
+    """out[w, e] = :func:`_unit` of the hash where mask[w], else 0."""
+    w, e = wp.tid()
+    if mask[w]:
+        out[w, e] = _unit(_hash(key, counter, w, e))
+    else:
+        out[w, e] = wp.float32(0.0)
+
+
+@wp.kernel
+def _normal_kernel(
+    key: wp.uint32,
+    counter: wp.array(dtype=wp.int64),
+    mask: wp.array(dtype=bool),
+    width: int,
+    out: wp.array2d(dtype=wp.float32),
+):
+    """out[w, e] = sqrt(-2 log u1) cos(2 pi u2) (Box-Muller) where mask[w], else 0, with u1 the uniform of
+    element e plus 2^-24, in (0, 1] so the log is finite (exact: both are multiples of 2^-24), and u2 that of
+    element width + e."""
+    w, e = wp.tid()
+    if mask[w]:
+        u1 = _unit(_hash(key, counter, w, e)) + wp.float32(1.0 / 16777216.0)
+        u2 = _unit(_hash(key, counter, w, width + e))
+        out[w, e] = wp.sqrt(wp.float32(-2.0) * wp.log(u1)) * wp.cos(wp.float32(2.0 * wp.pi) * u2)
+    else:
+        out[w, e] = wp.float32(0.0)
 
 
 class WorldRng:
@@ -86,6 +125,7 @@ class WorldRng:
         self.world_count = int(world_count)
         self.counter = torch.zeros(int(world_count), dtype=torch.int64, device=self.device)
         self._counter = wp.from_torch(self.counter)  # the kernel's view (the counter changes in place only)
+        self._all = torch.ones(int(world_count), dtype=torch.bool, device=self.device)
         self.seed(seed)
 
     def seed(self, seed: int):
@@ -97,32 +137,44 @@ class WorldRng:
         """Move the worlds where ``mask`` (N,) bool is True to their next draw."""
         self.counter += mask.to(torch.int64)
 
-    def _draw(self, kernel, dtype, stream: int, width: int) -> torch.Tensor:
-        """(N, width) of ``kernel`` over the hashes of (seed, world, counter, stream, element): one launch,
-        no host sync."""
+    def _draw(self, kernel, dtype, stream: int, width: int, mask, *extra) -> torch.Tensor:
+        """(N, width) of ``kernel`` over the hashes of (seed, world, counter, stream, element) of the worlds
+        where ``mask`` is True (None: every world), with the kernel's ``extra`` inputs: one launch, no host
+        sync."""
         key = _mix32_host(self._seed ^ (((int(stream) & _MASK32) * 0x9E3779B1) & _MASK32))
         out = torch.empty((self.world_count, int(width)), dtype=dtype, device=self.device)
+        if mask is None:
+            mask = self._all
+        elif not torch.is_tensor(mask) or mask.shape != (self.world_count,):
+            raise EnvError(f"a WorldRng mask must be a ({self.world_count},) bool tensor, got {mask!r:.80}")
         if out.numel():
             wp.launch(
                 kernel,
                 dim=out.shape,
-                inputs=[wp.uint32(key), self._counter],
-                outputs=[wp.from_torch(out)],
+                inputs=[wp.uint32(key), self._counter, _descriptor(mask.to(self.device, torch.bool)), *extra],
+                outputs=[_descriptor(out)],
                 device=wp.device_from_torch(self.device),
             )
         return out
 
-    def bits(self, stream: int, width: int) -> torch.Tensor:
-        """(N, width) int64 hashes in [0, 2^32) of (seed, world, counter, stream, element)."""
-        return self._draw(_bits_kernel, torch.int64, stream, width)
+    def bits(self, stream: int, width: int, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """(N, width) int64 hashes in [0, 2^32) of (seed, world, counter, stream, element). ``mask`` (N,) bool:
+        only the worlds where it is True are drawn (the others' rows are 0); a world's numbers are the same
+        with or without it."""
+        return self._draw(_bits_kernel, torch.int64, stream, width, mask)
 
-    def uniform(self, stream: int, width: int) -> torch.Tensor:
-        """(N, width) float32 uniform in [0, 1): the top 24 bits of each hash times 2^-24 (in the kernel)."""
-        return self._draw(_uniform_kernel, torch.float32, stream, width)
+    def uniform(self, stream: int, width: int, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """(N, width) float32 uniform in [0, 1): the top 24 bits of each hash times 2^-24 (in the kernel);
+        ``mask`` as in :meth:`bits`."""
+        return self._draw(_uniform_kernel, torch.float32, stream, width, mask)
 
-    def normal(self, stream: int, width: int) -> torch.Tensor:
-        """(N, width) float32 standard normal (Box-Muller on two uniform draws of the stream)."""
-        u = self.uniform(stream, 2 * width)
-        u1 = u[:, :width] + (1.0 / 16777216.0)  # (0, 1]: log is finite (exact: both are multiples of 2^-24)
-        u2 = u[:, width:]
-        return torch.sqrt(-2.0 * torch.log(u1)) * torch.cos(2.0 * torch.pi * u2)
+    def normal(self, stream: int, width: int, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """(N, width) float32 standard normal: Box-Muller on the stream's uniform numbers of elements
+        0 .. width - 1 and width .. 2 width - 1 (what :meth:`uniform` (stream, 2 width) gives), in the kernel;
+        ``mask`` as in :meth:`bits`."""
+        return self._draw(_normal_kernel, torch.float32, stream, width, mask, int(width))
+
+
+def _descriptor(tensor: torch.Tensor):
+    """A Warp array descriptor over a contiguous ``tensor`` (cheaper to make than a wp.array)."""
+    return wp.from_torch(tensor.contiguous(), return_ctype=True)

@@ -196,11 +196,29 @@ def test_world_rng_is_uniform_and_overflow_free():
     assert u.min() >= 0.0 and u.max() < 1.0 and abs(u.mean().item() - 0.5) < 0.01
     n = rng.normal(2, 4096)
     assert abs(n.mean().item()) < 0.02 and abs(n.std().item() - 1.0) < 0.02 and torch.isfinite(n).all()
+    # Box-Muller on the stream's uniform numbers of elements e and 4096 + e (float32 rounding apart)
+    u = rng.uniform(2, 2 * 4096)
+    box_muller = torch.sqrt(-2.0 * torch.log(u[:, :4096] + 2.0**-24)) * torch.cos(2.0 * torch.pi * u[:, 4096:])
+    torch.testing.assert_close(n, box_muller, rtol=0, atol=1e-5)
     before = rng.uniform(1, 4)
     rng.advance(torch.tensor([True] + [False] * 63))
     after = rng.uniform(1, 4)
     assert not torch.equal(before[0], after[0]) and torch.equal(before[1:], after[1:])
     assert not torch.equal(rng.uniform(1, 4), rng.uniform(2, 4))  # streams differ
+
+
+def test_world_rng_mask_draws_only_its_worlds_and_the_same_numbers():
+    """A masked draw (what a reset's draws are) gives each masked world the numbers the unmasked draw gives
+    it, 0 in the other rows, and refuses a mask of the wrong shape by name."""
+    rng = WorldRng(11, 16, "cpu")
+    rng.counter.copy_(torch.arange(16) * 3)
+    mask = torch.arange(16) % 3 == 1
+    for draw in (rng.bits, rng.uniform, rng.normal):
+        full, part = draw(4, 5), draw(4, 5, mask)
+        assert torch.equal(part[mask], full[mask])
+        assert not part[~mask].any() and full[~mask].any()
+    with pytest.raises(EnvError, match="mask"):
+        rng.uniform(4, 5, torch.ones(15, dtype=torch.bool))
 
 
 class _HostSync(Exception):

@@ -41,6 +41,29 @@ def test_observation_equals_gymnasium_for_the_same_mujoco_state(ours, theirs):
     assert env.single_action_space == ref.action_space
 
 
+def test_set_state_writes_the_masked_worlds_only_and_checks_shapes():
+    """MujocoLayout.set_state round-trips the masked worlds' qpos / qvel (the read and write kernels are
+    inverses), never reads the other worlds' rows (NaN there stays out) and refuses wrong shapes."""
+    from newton_gym.errors import EnvError
+
+    env = gym.make_vec("Newton/Ant-v0", num_envs=3)
+    env.reset(seed=0)
+    layout = env.task.layout
+    q0, v0 = layout.qpos().clone(), layout.qvel().clone()
+    qpos = torch.full_like(q0, float("nan"))
+    qvel = torch.full_like(v0, float("nan"))
+    qpos[1] = q0[1] + 0.1
+    qpos[1, 3:7] /= torch.linalg.norm(qpos[1, 3:7])
+    qvel[1] = v0[1] + 0.3
+    layout.set_state(qpos, qvel, torch.tensor([False, True, False]))
+    q1, v1 = layout.qpos(), layout.qvel()
+    assert torch.equal(q1[[0, 2]], q0[[0, 2]]) and torch.equal(v1[[0, 2]], v0[[0, 2]])
+    torch.testing.assert_close(q1[1], qpos[1], rtol=0, atol=1e-6)
+    torch.testing.assert_close(v1[1], qvel[1], rtol=0, atol=1e-5)
+    with pytest.raises(EnvError, match="qpos"):
+        layout.set_state(qpos[:2], qvel[:2], torch.ones(2, dtype=torch.bool))
+
+
 def test_refresh_bodies_of_the_masked_worlds_only():
     """refresh_bodies(mask) (what a masked reset's set_state runs) moves the bodies of the masked worlds to
     their new joint state and leaves the other worlds' bodies as they were."""
