@@ -11,9 +11,11 @@ B the field (the HFIELD type sorts last), per step:
    whose block of ``FIELD_BLOCK`` x ``FIELD_BLOCK`` cells lies wholly below A's lowest point (its highest grid
    point, stored once per field, :func:`field_block_top`) is skipped, as is a prism
    whose three top corners all lie below A's lowest point, and so is one with A beyond the plane
-   of its top face or of a vertical side by more than 1e-5 m (a separating plane: no contact), the others go
-   through GJK / EPA (:func:`.convex.witnesses`) against A (a sphere, whose core is a point, through
-   :func:`point_prism`'s closed form); each prism that A penetrates gives one contact (depth, normal from
+   of its top face or of a vertical side by more than 1e-5 m (a separating plane: no contact; a sphere skips
+   this test, its closed form below finds those prisms apart), the others go through GJK / EPA
+   (:func:`.convex.witnesses`) against A (a sphere, whose core is a point, through :func:`point_prism`'s
+   closed form, a capsule through :func:`segment_prism`'s where it has one); each prism that A penetrates
+   gives one contact (depth, normal from
    A to the prism, point midway between the surfaces), until the pair's slots are full.
 
 As MuJoCo, a margin m raises the prisms' tops by m and inflates A by m / 2, and only overlapping shapes
@@ -449,7 +451,9 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
                         t1 = verts[corners[1]] + raise_by
                         t2 = verts[corners[2]] + raise_by
                         top, sides = prism_planes(t0, t1, t2)
-                        if not _apart(other, t0, t1, t2, top, sides, rot, origin, verts):
+                        # A sphere skips the separating-plane test: its closed form finds such a prism apart
+                        # (gap > radius) at about the cost of the test's four support points.
+                        if other.kind == SPHERE or not _apart(other, t0, t1, t2, top, sides, rot, origin, verts):
                             form = int(0)
                             ok = bool(True)
                             n = wp.vec3(0.0)
