@@ -37,7 +37,8 @@ class _Root:
 
 @wp.func
 def _rotate(q: wp.quat, v: wp.vec3):
-    """v rotated by unit quaternion q (x, y, z, w), as :func:`newton_gym.sim.hostmath.quat_rotate` writes it."""
+    """v rotated by unit quaternion q (x, y, z, w), in the operations of :func:`newton_gym.sim.hostmath.quat_rotate`
+    (not ``wp.quat_rotate``'s): the joint state a reset writes is then bitwise what the host conversion wrote."""
     qv = wp.vec3(q[0], q[1], q[2])
     t = 2.0 * wp.cross(qv, v)
     return v + q[3] * t + wp.cross(qv, t)
