@@ -11,6 +11,10 @@ the per-repeat ratios are printed. Each timing is ``--steps`` vector steps (4x a
 for gymnasium). Bytes per world: ours, every Warp array of the model, state, control and solver (one
 level into the solver's member objects) over N; MuJoCo's, one mjModel + mjData buffer + the part of
 mjData's arena used so far (EnvPool keeps a model and a data per env). The load average is printed first: a busy machine moves every figure.
+On the CPU two more columns split our step: ``env ms``, the milliseconds per vector step spent outside
+``Simulation.step`` (actions, observation, reward, termination, resets: the env's own work, serial at any
+thread count), and ``phys/EnvPool``, the rate of our physics alone against EnvPool's env steps (what the
+ratio to EnvPool would be if the env's own work took no time).
 
     python benchmarks/bench_env.py [--tasks Ant Humanoid] [--worlds 256] [--threads 1 2]
 """
@@ -92,7 +96,9 @@ def _warp_bytes(sim) -> int:
 
 
 def _ours(task, n, threads, device):
-    """gym.make_vec Newton/<task>-v0: (step function, bytes per world, close)."""
+    """gym.make_vec Newton/<task>-v0: (step function, bytes per world, close, physics clock). The physics
+    clock is a one-element list of the seconds spent in ``Simulation.step`` (the solver's captured substeps)
+    since it was last zeroed; on CUDA, where the env step is one graph and kernels run asynchronously, None."""
     import newton_gym  # noqa: F401
 
     env = gym.make_vec(f"Newton/{task}-v0", num_envs=n, device=device, sim={"threads": threads})
@@ -100,15 +106,26 @@ def _ours(task, n, threads, device):
     gen = torch.Generator().manual_seed(0)
     bound = _ACTION_BOUND[task]
     dev = env.device
+    sim = env.unwrapped.sim
+    clock = None
+    if sim.device.is_cpu:
+        clock, physics = [0.0], sim.step
+
+        def timed_physics():
+            t0 = time.perf_counter()
+            physics()
+            clock[0] += time.perf_counter() - t0
+
+        sim.step = timed_physics
 
     def one():
         env.step(((torch.rand(n, _ACTIONS[task], generator=gen) * 2 - 1) * bound).to(dev))
 
-    return one, _warp_bytes(env.unwrapped.sim) / n, env.close
+    return one, _warp_bytes(sim) / n, env.close, clock
 
 
 def _row(task, n, threads, steps, repeats, device):
-    ours, ours_bytes, ours_close = _ours(task, n, threads, device)
+    ours, ours_bytes, ours_close, clock = _ours(task, n, threads, device)
     pool = _envpool(task, n, threads)
     single, mj_bytes, single_close = _gymnasium(task)
     for _ in range(10):  # warm-up (our graph is captured at construction)
@@ -116,9 +133,15 @@ def _row(task, n, threads, steps, repeats, device):
             fn()
     model, data = mj_bytes  # the arena counted as far as it was used (its reserve is 14 MB of untouched pages)
     mj_bytes = model.nbuffer + data.nbuffer + data.maxuse_arena
-    rates = {"ours": [], "pool": [], "single": []}
+    rates = {"ours": [], "pool": [], "single": [], "physics": [], "env_ms": []}
     for _ in range(repeats):  # interleaved: the ratios of a repeat come from timings seconds apart
+        if clock is not None:
+            clock[0] = 0.0
+        t0 = time.perf_counter()
         rates["ours"].append(_timed(ours, n, steps))
+        if clock is not None:  # the physics alone, and the env's own work per vector step
+            rates["physics"].append(n * steps / clock[0])
+            rates["env_ms"].append(1e3 * (time.perf_counter() - t0 - clock[0]) / steps)
         if pool:
             rates["pool"].append(_timed(pool[0], n, steps))
         rates["single"].append(_timed(single, 1, 4 * steps))
@@ -129,9 +152,13 @@ def _row(task, n, threads, steps, repeats, device):
     med = {k: statistics.median(v) if v else float("nan") for k, v in rates.items()}
     vs_pool = statistics.median(a / b for a, b in zip(rates["ours"], rates["pool"])) if pool else float("nan")
     vs_single = statistics.median(a / b for a, b in zip(rates["ours"], rates["single"]))
+    physics_vs_pool = float("nan")
+    if pool and rates["physics"]:
+        physics_vs_pool = statistics.median(a / b for a, b in zip(rates["physics"], rates["pool"]))
     print(
         f"{task:>9} {n:>5} {threads:>4} {med['ours']:>11,.0f} {med['pool']:>9,.0f} {med['single']:>10,.0f} "
-        f"{vs_pool:>9.2f} {vs_single:>11.2f} {ours_bytes:>12,.0f} {mj_bytes:>12,.0f}",
+        f"{vs_pool:>9.2f} {vs_single:>11.2f} {med['env_ms']:>7.2f} {physics_vs_pool:>13.2f} {ours_bytes:>12,.0f} "
+        f"{mj_bytes:>12,.0f}",
         flush=True,
     )
 
@@ -156,7 +183,7 @@ def main():
     )
     print(
         f"{'task':>9} {'N':>5} {'thr':>4} {'newton_gym':>11} {'EnvPool':>9} {'gymnasium':>10} {'/EnvPool':>9} "
-        f"{'/gymnasium':>11} {'bytes/world':>12} {'MuJoCo B/env':>12}"
+        f"{'/gymnasium':>11} {'env ms':>7} {'phys/EnvPool':>13} {'bytes/world':>12} {'MuJoCo B/env':>12}"
     )
     for task in args.tasks:
         for n in args.worlds:
