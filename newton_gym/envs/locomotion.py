@@ -31,7 +31,8 @@ penalties outweigh its tracking reward learns to fall at once.
 Terminations: the base touches the ground, the base tilts past ``max_tilt``, or the state goes
 non-finite. Truncation: ``max_episode_steps`` (1000 = 20 s at 50 Hz). Reset: home pose with joint angles scaled by U(0.5, 1.5),
 base velocity U(-0.5, 0.5) per component, a new command (a fraction of worlds stands still). Pushes: every
-``push_interval`` seconds (per world, jittered) the base gets a horizontal velocity kick.
+``push_interval`` seconds (per world, jittered) the base gets a horizontal velocity kick of up to
+``push_velocity`` per axis; each push of an episode has its own kick and wait, drawn when the episode starts.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ _COMMAND_STREAM = 11
 _JOINT_STREAM = 12
 _BASE_STREAM = 13
 _PUSH_STREAM = 14
+_MAX_PUSH_SLOTS = 64  # most pushes drawn per episode
 
 
 @dataclass
@@ -158,6 +160,10 @@ class LeggedVelocityTask(Task):
         self.prev_joint_vel = torch.zeros(n, j, device=dev)
         self.air_time = torch.zeros(n, len(self.foot_index), device=dev)
         self.push_timer = torch.zeros(n, device=dev)
+        self.push_slots = _push_slots(self.cfg, sim.dt)
+        self.push_kick = torch.zeros(n, 2 * self.push_slots, device=dev)  # per push: (vx, vy) kick [m/s]
+        self.push_wait = torch.zeros(n, self.push_slots, device=dev)  # per push: seconds until it [s]
+        self.push_count = torch.zeros(n, dtype=torch.long, device=dev)  # pushes so far this episode
         self.joint_target = sim.joint_target
         self.servo_dofs = torch.tensor([a["dof"] for a in self.servos], dtype=torch.long, device=dev)
         self.noise_gen = torch.Generator(device=dev).manual_seed(int(self.cfg.seed) + 7919)
@@ -245,14 +251,15 @@ class LeggedVelocityTask(Task):
         )
 
     def pre_step(self, sim):
-        c = self.cfg
         self.push_timer -= sim.dt
         push = self.push_timer <= 0.0
-        kick = (2.0 * self._rand(_PUSH_STREAM, 2) - 1.0) * c.push_velocity
+        slot = (self.push_count % self.push_slots)[:, None]
+        kick = torch.gather(self.push_kick, 1, torch.cat([2 * slot, 2 * slot + 1], dim=1))
         qd = sim.views.joint_qd
         r = self.layout.root_qd
         qd[:, r : r + 2] = qd[:, r : r + 2] + torch.where(push[:, None], kick, torch.zeros_like(kick))
-        self.push_timer = torch.where(push, self._push_delay(len(push)), self.push_timer)
+        self.push_count += push
+        self.push_timer = torch.where(push, self._push_delay(), self.push_timer)
         return None
 
     def reward_terms(self, sim, action, pre):
@@ -302,9 +309,21 @@ class LeggedVelocityTask(Task):
         """(N, width) uniform [0, 1): the vector env's per-world counter RNG (advanced on every reset)."""
         return self.rng.uniform(stream, width)
 
-    def _push_delay(self, n: int) -> torch.Tensor:
-        lo, hi = self.cfg.push_interval
-        return lo + (hi - lo) * self._rand(_PUSH_STREAM + 100, 1)[:n, 0]
+    def _push_delay(self) -> torch.Tensor:
+        """(N,) seconds from each world's next push (its ``push_count``-th of the episode) to the one after."""
+        slot = (self.push_count % self.push_slots)[:, None]
+        return torch.gather(self.push_wait, 1, slot)[:, 0]
+
+    def _draw_pushes(self, mask, rng):
+        """Draw the kicks and waits of the reset worlds' pushes for their new episode: ``push_slots`` of each
+        (every push of the episode its own draw), from the world's counter stream."""
+        c, k = self.cfg, self.push_slots
+        u = rng.uniform(_PUSH_STREAM, 3 * k, mask)
+        lo, hi = c.push_interval
+        m = mask[:, None]
+        self.push_kick = torch.where(m, (2.0 * u[:, : 2 * k] - 1.0) * c.push_velocity, self.push_kick)
+        self.push_wait = torch.where(m, lo + (hi - lo) * u[:, 2 * k :], self.push_wait)
+        self.push_count = self.push_count.masked_fill(mask, 0)
 
     def spawn(self, qpos: torch.Tensor, mask: torch.Tensor, rng):
         """Place the root of each reset world (qpos (N, nq) MuJoCo layout, written in place) before the state
@@ -329,7 +348,28 @@ class LeggedVelocityTask(Task):
         self.prev_action = torch.where(m, torch.zeros_like(self.prev_action), self.prev_action)
         self.prev_joint_vel = torch.where(m, torch.zeros_like(self.prev_joint_vel), self.prev_joint_vel)
         self.air_time = torch.where(m, torch.zeros_like(self.air_time), self.air_time)
-        self.push_timer = torch.where(mask, self._push_delay(sim.num_envs), self.push_timer)
+        self._draw_pushes(mask, rng)
+        self.push_timer = torch.where(mask, self._push_delay(), self.push_timer)
+
+
+def _push_slots(cfg, dt: float) -> int:
+    """How many pushes one episode holds (each drawn when the episode starts): the episode's length over the
+    shortest push interval, plus one, at most _MAX_PUSH_SLOTS (an episode with more reuses them in turn).
+    ConfigError where push_interval is not two finite seconds 0 < lo <= hi or push_velocity is not finite
+    and >= 0."""
+    try:
+        lo, hi = (float(x) for x in cfg.push_interval)
+    except (TypeError, ValueError):
+        raise ConfigError(f"push_interval must be (lo, hi) in seconds, got {cfg.push_interval!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 < lo <= hi):
+        raise ConfigError(f"push_interval must be finite seconds with 0 < lo <= hi, got {cfg.push_interval!r}")
+    v = cfg.push_velocity
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0.0:
+        raise ConfigError(f"push_velocity must be a finite speed >= 0 [m/s], got {v!r}")
+    steps = cfg.max_episode_steps
+    if not steps:
+        return _MAX_PUSH_SLOTS
+    return int(min(_MAX_PUSH_SLOTS, math.floor(steps * dt / lo) + 1))
 
 
 def _drive_servos(builder) -> list[dict]:
