@@ -141,6 +141,10 @@ def _attribute(data: str, regions: list, focus: str | None, top: int):
                     and "cpu_forward" not in f
                     and not _NATIVE.match(f)  # items.item / item_set: the caller's statement is the one
                 ]
+                # An inlined native item / item_set can come back as the kernel's own frame at the native
+                # function's line (outside the kernel's body): its caller's statement is the one.
+                if len(frames) > 1 and "cpu_kernel_forward" in frames[0][0]:
+                    frames = frames[1:]
                 short = name.split(".")[-1]
                 names = [re.sub(r"^_ZL\d+|_cpu_kernel_forward.*|_0N2wp.*", "", f) for f, _ in frames]
                 phases[f"{short}: " + " > ".join(reversed(names[-4:]))] += c[off]
