@@ -19,7 +19,15 @@ from dataclasses import dataclass
 
 import torch
 
-__all__ = ["DistInfo", "init_distributed", "import_skrl", "sync_running_scaler", "all_reduce_mean", "any_rank"]
+__all__ = [
+    "DistInfo",
+    "init_distributed",
+    "shutdown_distributed",
+    "import_skrl",
+    "sync_running_scaler",
+    "all_reduce_mean",
+    "any_rank",
+]
 
 _INSTALL_HINT = "training needs skrl, tensorboard and tqdm: pip install 'newton-gym[train]'"
 
@@ -63,6 +71,22 @@ def init_distributed(device: str) -> tuple[DistInfo, str]:
         dist.init_process_group("nccl" if cuda else "gloo", rank=info.rank, world_size=info.world_size)
     _configure_skrl(info)
     return info, device
+
+
+def shutdown_distributed(info: DistInfo) -> None:
+    """Leave the torchrun group that :func:`init_distributed` joined: wait for every rank, then destroy the
+    process group (no-op outside torchrun or once done). Without it the group's threads were torn down by the
+    interpreter's exit, and a rank died now and then with "terminate called without an active exception"
+    (SIGABRT) after its training had finished."""
+    if not info.enabled:
+        return
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        try:
+            dist.barrier()
+        finally:
+            dist.destroy_process_group()
 
 
 def import_skrl():

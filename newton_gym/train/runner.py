@@ -33,7 +33,7 @@ import torch
 from ..errors import CheckpointError
 from .checkpoint_io import write_text
 from .config import TrainCfg, to_dict
-from .distributed import all_reduce_mean, any_rank, init_distributed, sync_running_scaler
+from .distributed import all_reduce_mean, any_rank, init_distributed, shutdown_distributed, sync_running_scaler
 from .episode_log import EpisodeLog
 from .interrupt import StopSignals, interrupted_line
 from .progress import Progress
@@ -340,3 +340,4 @@ class PPORunner:
 
     def close(self):
         self.env.close()
+        shutdown_distributed(self.dist)
