@@ -9,6 +9,7 @@ import warp as wp
 import newton_gym as ng
 from newton_gym.sim.examples import ant_like_builder
 from newton_gym.solvers import SolverGeneralized
+from newton_gym.solvers.collision.candidates import decode
 from newton_gym.solvers.collision.pairs import (
     PairTopology,
     block_of,
@@ -229,3 +230,45 @@ def test_pairs_enumerated_per_template_equal_every_world_enumerated():
     np.testing.assert_array_equal(c.templates.block_template, [0, 1, 0, 2, 3, 1])
     assert len(expected[1]) == len(expected[0]) - 1 and len(expected[3]) < len(expected[0])
     _check_decodes(solver)
+
+
+def _chains_and_ants():
+    """Two self-colliding ball chains of different lengths, two ants, on a ground plane: several templates,
+    runs of bundles per body, a static body A (the plane's)."""
+    scene = ng.ModelBuilder()
+    scene.add_ground_plane()
+    for world in (_ball_chain(7), _ball_chain(5, 0.12), ant_like_builder(), ant_like_builder()):
+        scene.add_world(world)
+    return scene.finalize("cpu")
+
+
+def test_bundle_centres_are_the_mean_shape_origins_of_their_bodies():
+    """Each template bundle's A centre is the mean origin of the A shapes of every bundle of its template
+    with the same moving body A (a static A: its own), its B centre the mean of its B shapes, on the host
+    from the pair tables; the bundles of one template and body A are the consecutive run ``bundle_run``
+    gives each of them."""
+    model = _chains_and_ants()
+    c = SolverGeneralized(model).contacts
+    p = c.pairs
+    origin = model.shape_transform.numpy()[:, :3].astype(np.float64)
+    centre_a, centre_b = c.bundle_centre_a.numpy(), c.bundle_centre_b.numpy()
+    run = c.bundle_run.numpy()
+    assert np.array_equal(run, p.bundle_run)
+    checked = 0
+    for t in range(len(p.template_bundle_start) - 1):
+        world = p.templates.template_block[t]
+        b0, b1 = p.template_bundle_start[t], p.template_bundle_start[t + 1]
+
+        def shapes(b, t=t, world=world):
+            entries = p.bundle_pairs[p.bundle_start[b] : p.bundle_start[b + 1]] + p.template_pair_start[t]
+            return decode(p.shape[entries], p.block_shape_offset[world])
+
+        for b in range(b0, b1):
+            body_a = p.bundle_body[b, 0]
+            same = [o for o in range(b0, b1) if body_a >= 0 and p.bundle_body[o, 0] == body_a] or [b]
+            assert list(range(*run[b])) == same
+            a_shapes = np.concatenate([shapes(o)[:, 0] for o in same])
+            np.testing.assert_allclose(centre_a[b], origin[a_shapes].mean(axis=0), rtol=1e-6, atol=1e-6)
+            np.testing.assert_allclose(centre_b[b], origin[shapes(b)[:, 1]].mean(axis=0), rtol=1e-6, atol=1e-6)
+            checked += 1
+    assert checked == len(p.bundle_run) > 10

@@ -154,6 +154,9 @@ class PairLayout:
     bundle_pairs: np.ndarray  # (template pairs,) int64 the pairs of each bundle, counted from their world's first
     bundle_body: np.ndarray  # (bundles, 2) int64 the bundle's two bodies (encoded; -1: static)
     bundle_class: np.ndarray  # (bundles,) int64 its pairs' class (pair_table's last column)
+    # (bundles, 2) int64 [first, end) of the bundles of its template with its body A (itself where A is static):
+    # they are consecutive, as bundles sort by template, then body A
+    bundle_run: np.ndarray
     block_pair_start: np.ndarray  # (blocks + 1,) int64 first pair of each world (one block without worlds)
     block_slot_start: np.ndarray  # (blocks + 1,) int64 first contact slot of each world
     block_bundle_start: np.ndarray  # (blocks + 1,) int64 first bundle of each world
@@ -193,6 +196,21 @@ class PairLayout:
         return decode(self.expand(codes), offsets[self.pair_world()][:, None])
 
 
+def _bundle_runs(template: np.ndarray, body_a: np.ndarray) -> np.ndarray:
+    """(bundles, 2) [first, end) of each bundle's run of consecutive bundles with its template and body A;
+    a bundle whose body A is static (below 0) is a run of its own. ``template`` and ``body_a``: per bundle, in
+    bundle order (sorted by template, then body A)."""
+    n = len(template)
+    if n == 0:
+        return np.zeros((0, 2), np.int64)
+    new = np.ones(n, bool)
+    new[1:] = (template[1:] != template[:-1]) | (body_a[1:] != body_a[:-1]) | (body_a[1:] < 0)
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:], n)
+    run = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))
+    return np.stack([starts[run], ends[run]], axis=1).astype(np.int64)
+
+
 def _layout(templates, tables, skipped, block_pair_start, shape_offset, body_offset) -> PairLayout:
     """A :class:`PairLayout` from each template's table (columns: shapes, bodies, moving, slots, condim,
     radius bits, class) and each world's template."""
@@ -211,6 +229,7 @@ def _layout(templates, tables, skipped, block_pair_start, shape_offset, body_off
     first = order[starts[:-1]]
     bundles = np.bincount(template_of_pair[first], minlength=len(tables)).astype(np.int64)
     template_bundle_start = np.concatenate([[0], np.cumsum(bundles)]).astype(np.int64)
+    bundle_run = _bundle_runs(template_of_pair[first], table[first, 2])
     return PairLayout(
         templates=templates,
         template_pair_start=template_pair_start,
@@ -228,6 +247,7 @@ def _layout(templates, tables, skipped, block_pair_start, shape_offset, body_off
         bundle_pairs=order - template_pair_start[template_of_pair[order]],
         bundle_body=table[first, 2:4],
         bundle_class=table[first, 9],
+        bundle_run=bundle_run,
         block_pair_start=block_pair_start,
         block_slot_start=np.concatenate([[0], np.cumsum(tslots[bt])]).astype(np.int64),
         block_bundle_start=np.concatenate([[0], np.cumsum(bundles[bt])]).astype(np.int64),

@@ -106,6 +106,7 @@ class Contacts(DeclaredFields):
     bundle_centre_a: wp.array = None
     bundle_centre_b: wp.array = None  # (template bundles,) vec3 centre of its B shapes, body B's frame (static: world)
     bundle_bound: wp.array = None  # (template bundles,) float32 centre distance beyond which no pair touches [m]
+    bundle_run: wp.array = None  # (template bundles,) vec2i [first, end) of the bundles with its template and body A
     bundle_clear: wp.array = None  # (bundles,) int32 1 while its slots are clear (it was far at the last collide)
     # Per step, per slot.
     active: wp.array = None  # (slot_count,) int32 1 where the slot holds a contact
@@ -323,6 +324,7 @@ def _upload(model, pairs: PairLayout, stype, hulls):
     _zeros(c, _PAIR_COLUMNS, c.pair_count, dev)
     _zeros(c, _BUNDLE_COLUMNS, int(pairs.template_bundle_start[-1]), dev)
     c.bundle_clear = zeroed(int(pairs.block_bundle_start[-1]), wp.int32, dev)
+    c.bundle_run = arr(pairs.bundle_run.astype(np.int32).reshape(-1, 2), wp.vec2i)
     combine_pair_params(model, c)
     c.mesh_start = arr(hulls.vert_start, wp.int32)
     c.mesh_verts = arr(_field_tables(model, hulls, arr, c).astype(np.float32), wp.vec3)
