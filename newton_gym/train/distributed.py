@@ -15,6 +15,7 @@ observation and value normalisers (each rank sees only its own worlds).
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 
 import torch
@@ -28,6 +29,8 @@ __all__ = [
     "all_reduce_mean",
     "any_rank",
 ]
+
+_DRAIN_S = 0.2  # [s] for gloo's threads to drop their finished collectives before the interpreter exits
 
 _INSTALL_HINT = "training needs skrl, tensorboard and tqdm: pip install 'newton-gym[train]'"
 
@@ -74,10 +77,10 @@ def init_distributed(device: str) -> tuple[DistInfo, str]:
 
 
 def shutdown_distributed(info: DistInfo) -> None:
-    """Leave the torchrun group that :func:`init_distributed` joined: wait for every rank, then destroy the
-    process group (no-op outside torchrun or once done). Without it the group's threads were torn down by the
-    interpreter's exit, and a rank died now and then with "terminate called without an active exception"
-    (SIGABRT) after its training had finished."""
+    """Leave the torchrun group that :func:`init_distributed` joined: wait for every rank, destroy the process
+    group, then let gloo's threads finish with their last collectives (no-op outside torchrun or once done).
+    Without it a rank died now and then with "terminate called without an active exception" (SIGABRT) at
+    exit, after its training had finished (1 run in 9 of the two-process test before any of this)."""
     if not info.enabled:
         return
     import torch.distributed as dist
@@ -87,6 +90,12 @@ def shutdown_distributed(info: DistInfo) -> None:
             dist.barrier()
         finally:
             dist.destroy_process_group()
+        # gloo's worker threads drop each finished collective just after it completes, and with it the last
+        # reference to its tensors, which takes the GIL. A drop that comes once the interpreter is finalizing
+        # aborts the process (core dump: ~AsyncBarrierWork -> ~AsyncAllreduceWork -> decref_pyobject ->
+        # take_gil -> pthread_exit -> std::terminate). The group's threads outlive destroy_process_group, so
+        # give them the GIL for a moment while the interpreter is still whole.
+        time.sleep(_DRAIN_S)
 
 
 def import_skrl():
