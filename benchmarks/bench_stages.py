@@ -66,6 +66,10 @@ Where the two divide the work differently:
   which is what MuJoCo's ADVANCE holds.
 - MuJoCo's STEP also holds what no stage timer covers (state checks, sensors, qacc_smooth): the step
   row minus the sum of the stages.
+- Step: the captured ``--steps`` steps write their outputs at the last one only (``SolverGeneralized.capture``,
+  as an env's frame skip), so the step row holds the outputs row once per ``--steps`` steps, while the sum
+  of the stages holds it at every step. Work that only a step with outputs does (or saves) shows in the
+  outputs row, not in the step row.
 
 The header line of each robot gives the bytes of our solver's Warp arrays and State per world (as
 bench_solver), and per world-step the active constraint rows and Newton iterations of each side (MuJoCo's
