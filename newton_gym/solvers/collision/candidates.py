@@ -206,9 +206,8 @@ def _bundle_runs(template: np.ndarray, body_a: np.ndarray) -> np.ndarray:
     new = np.ones(n, bool)
     new[1:] = (template[1:] != template[:-1]) | (body_a[1:] != body_a[:-1]) | (body_a[1:] < 0)
     starts = np.flatnonzero(new)
-    ends = np.append(starts[1:], n)
-    run = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))
-    return np.stack([starts[run], ends[run]], axis=1).astype(np.int64)
+    lengths = np.diff(np.append(starts, n))
+    return np.stack([np.repeat(starts, lengths), np.repeat(starts + lengths, lengths)], axis=1).astype(np.int64)
 
 
 def _layout(templates, tables, skipped, block_pair_start, shape_offset, body_offset) -> PairLayout:
