@@ -16,6 +16,8 @@ import warp as wp
 from .items import item, item_set
 from .lanes import sync_lanes
 
+_PIVOT_FLOOR = 0.5  # ltl_update: least pivot squared of a factor of an H >= I that rounding leaves intact
+
 __all__ = [
     "inertia_mul",
     "cross_motion",
@@ -26,6 +28,7 @@ __all__ = [
     "ltl_factor_pair",
     "ltl_solve_t",
     "ltl_solve",
+    "ltl_update",
     "quat_exp",
 ]
 
@@ -168,6 +171,63 @@ def ltl_factor(
 ):
     """:func:`ltl_factor_pair` of one matrix (at ``off`` of ``lf``)."""
     ltl_factor_pair(lf, lf, 0, off, n, d0, dof_parent, lane, lanes)
+
+
+@wp.func
+def ltl_update(
+    lf: wp.array(dtype=float),
+    off: int,
+    n: int,
+    d0: int,
+    dof_parent: wp.array(dtype=int),
+    x: wp.array(dtype=float),
+    x_off: int,
+    deep: int,
+    sign: float,
+    lane: int,
+    lanes: int,
+):
+    """The factor L of :func:`ltl_factor` (H = L^T L, at ``off`` of ``lf``, DOFs d0 .. d0 + n - 1) made that of
+    H + sign x x^T (sign 1: a rank-one update, -1: a downdate), in place, for an x (at ``x_off`` of ``x``,
+    overwritten) that is non-zero only on the root path of DOF ``deep`` (an index from 0 to n - 1). The
+    classic rank-one Cholesky update run over the reversed DOF order (the order of the factorization): per
+    DOF k of the path, leaves first, a rotation of row k of L against x, which changes only k's ancestors'
+    entries of row k and of x, so the update stays on the tree's pattern (no fill-in) and costs the path's
+    depth squared, where refactoring H costs every DOF's. By the ``lanes`` lanes of a block (every lane
+    calls it): each rotation's ancestors strided over lanes, a barrier after each; bitwise the same for any
+    number of lanes. Returns 1, or 0 where a downdated pivot squared fell below ``_PIVOT_FLOOR`` (for an H >=
+    I every pivot is >= 1 in exact arithmetic, so only rounding gets there): L is then spoilt and the caller
+    factors H afresh."""
+    ok = int(1)
+    k = deep
+    while k >= 0 and ok != 0:
+        xk = item(x, x_off + k)
+        if xk != 0.0:
+            row_k = off + k * n
+            lkk = item(lf, row_k + k)
+            r2 = lkk * lkk + sign * xk * xk
+            if r2 < _PIVOT_FLOOR:
+                ok = 0
+            else:
+                r = wp.sqrt(r2)
+                cs = r / lkk
+                sn = xk / lkk
+                inv_cs = lkk / r
+                i = item(dof_parent, d0 + k) - d0
+                t = int(0)
+                while i >= 0:
+                    if t % lanes == lane:
+                        lki = (item(lf, row_k + i) + sign * sn * item(x, x_off + i)) * inv_cs
+                        item_set(lf, row_k + i, lki)
+                        item_set(x, x_off + i, cs * item(x, x_off + i) - sn * lki)
+                    t += 1
+                    i = item(dof_parent, d0 + i) - d0
+                sync_lanes(lanes)  # every lane has read L_kk and x before the next rotation reads x
+                if lane == 0:
+                    item_set(lf, row_k + k, r)
+        k = item(dof_parent, d0 + k) - d0  # below 0 past the root
+    sync_lanes(lanes)
+    return ok
 
 
 @wp.func

@@ -1,6 +1,7 @@
 """The factorization helpers of :mod:`newton_gym.solvers.spatial` that do several rows at once give bitwise
 what one row at a time gives: the dense Cholesky's four running sums below each pivot, and the three-row
-L^-T solve of a pyramid's basis rows (:func:`ltl_solve_t3`)."""
+L^-T solve of a pyramid's basis rows (:func:`ltl_solve_t3`); the tree factor's rank-one update
+(:func:`ltl_update`) gives the factor of the updated matrix, on the tree's pattern, for any number of lanes."""
 
 from __future__ import annotations
 
@@ -8,8 +9,16 @@ import numpy as np
 import pytest
 import warp as wp
 
+from newton_gym.solvers.lanes import sync_lanes
 from newton_gym.solvers.solve.newton import on_path
-from newton_gym.solvers.spatial import dense_cholesky_solve, ltl_factor, ltl_solve, ltl_solve_t, ltl_solve_t3
+from newton_gym.solvers.spatial import (
+    dense_cholesky_solve,
+    ltl_factor,
+    ltl_solve,
+    ltl_solve_t,
+    ltl_solve_t3,
+    ltl_update,
+)
 
 wp.set_module_options({"enable_backward": False})
 
@@ -224,3 +233,98 @@ def test_on_path_tells_root_paths_from_branches():
         outputs=[out],
     )
     assert out.numpy().tolist() == [c[2] for c in cases]
+
+
+@wp.kernel
+def _factor32(lf: wp.array(dtype=float), n: int, parent: wp.array(dtype=int)):
+    ltl_factor(lf, 0, n, 0, parent, 0, 1)
+
+
+@wp.kernel
+def _updates(
+    first: int,
+    lanes: int,
+    lf: wp.array(dtype=float),
+    n: int,
+    parent: wp.array(dtype=int),
+    xs: wp.array(dtype=float),
+    deeps: wp.array(dtype=int),
+    signs: wp.array(dtype=float),
+    x: wp.array(dtype=float),
+    ok: wp.array(dtype=int),
+):
+    """Each update in turn (x: its own copy of the vector, overwritten) by the block's lanes."""
+    _block, lane = wp.tid()
+    for u in range(deeps.shape[0]):
+        for a in range(lane, n, lanes):
+            x[a] = xs[u * n + a]
+        sync_lanes(lanes)
+        ok[u] = ltl_update(lf, 0, n, 0, parent, x, 0, deeps[u], signs[u], lane, lanes)
+
+
+def _path_row(rng, leaf, n):
+    y = np.zeros(n)
+    y[_root_path(_FOREST, leaf)] = rng.normal(size=len(_root_path(_FOREST, leaf)))
+    return y
+
+
+def _tree_hessian(rng):
+    """(H, rows, D): a Newton Hessian I + sum D y y^T of rows along root paths of _FOREST."""
+    n = len(_FOREST)
+    rows = [_path_row(rng, leaf, n) for leaf in (8, 11, 8, 4, 13, 10)]
+    d = rng.uniform(0.5, 20.0, len(rows))
+    return np.eye(n) + sum(di * np.outer(y, y) for di, y in zip(d, rows)), rows, d
+
+
+def _run_updates(lower, vectors, deeps, signs, lanes):
+    n = len(_FOREST)
+    lf = wp.array(lower.ravel(), dtype=float)
+    parent = wp.array(_FOREST, dtype=int)
+    wp.launch(_factor32, dim=1, inputs=[lf, n, parent])
+    ok = wp.zeros(len(deeps), dtype=int)
+    xs = wp.array(np.concatenate(vectors).astype(np.float32), dtype=float)
+    inputs = [0, lanes, lf, n, parent, xs, wp.array(deeps, dtype=int), wp.array(signs, dtype=float)]
+    wp.launch_tiled(_updates, dim=[1], inputs=[*inputs, wp.zeros(n, dtype=float), ok], block_dim=lanes)
+    return lf.numpy().reshape(n, n), ok.numpy()
+
+
+def test_rank_one_updates_give_the_factor_of_the_new_hessian():
+    """Add a row on a limb (update), remove two rows of H (downdates, one of them on the free body's
+    articulation): the factor equals the fresh factor of the new H to float32 rounding, and nothing is
+    written off the tree's pattern."""
+    rng = np.random.default_rng(5)
+    n = len(_FOREST)
+    h, rows, d = _tree_hessian(rng)
+    new = _path_row(rng, 11, n)
+    vectors = [np.sqrt(7.0) * new, np.sqrt(d[1]) * rows[1], np.sqrt(d[4]) * rows[4]]
+    target = h + 7.0 * np.outer(new, new) - d[1] * np.outer(rows[1], rows[1]) - d[4] * np.outer(rows[4], rows[4])
+    lf, ok = _run_updates(np.tril(h).astype(np.float32), vectors, [11, 11, 13], [1.0, -1.0, -1.0], 1)
+    assert ok.tolist() == [1, 1, 1]
+    pattern = np.zeros((n, n), bool)
+    for k in range(n):
+        pattern[k, _root_path(_FOREST, k)] = True
+    assert np.all(lf[~pattern] == 0.0)
+    ref = np.linalg.cholesky(target[::-1, ::-1])[::-1, ::-1].T  # H = L^T L, L lower: the reversed Cholesky
+    assert np.abs(lf - ref).max() < 1e-4 * np.abs(ref).max()
+    assert np.allclose(lf.T @ lf, target, atol=1e-3)
+
+
+def test_rank_one_update_lanes_equal_one_lane(monkeypatch):
+    """The same updates by a block of 4 lanes: bitwise the one-lane factor."""
+    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
+    rng = np.random.default_rng(6)
+    h, rows, d = _tree_hessian(rng)
+    vectors = [np.sqrt(3.0) * _path_row(rng, 8, len(_FOREST)), np.sqrt(d[0]) * rows[0]]
+    one, ok1 = _run_updates(np.tril(h).astype(np.float32), vectors, [8, 8], [1.0, -1.0], 1)
+    four, ok4 = _run_updates(np.tril(h).astype(np.float32), vectors, [8, 8], [1.0, -1.0], 4)
+    assert ok1.tolist() == ok4.tolist() == [1, 1]
+    assert np.array_equal(one, four)
+
+
+def test_rank_one_downdate_that_breaks_down_says_so():
+    """Removing far more than H holds (H - 100 y y^T is indefinite): the update reports the breakdown (the
+    caller then forms H afresh) instead of writing a NaN or a negative pivot's square root."""
+    rng = np.random.default_rng(7)
+    h, rows, _d = _tree_hessian(rng)
+    _lf, ok = _run_updates(np.tril(h).astype(np.float32), [10.0 * rows[0]], [8], [-1.0], 1)
+    assert ok.tolist() == [0]

@@ -16,7 +16,10 @@ quadratics where mu N + T <= 0, else Dm (N - mu T)^2 / 2 with Dm = D_n / (mu^2 (
 The gradient is u - sum_c f_c Y_c and the Hessian H = I + sum Y^T H_local Y over the rows' local
 Hessians (D_c = 1 / R_c on a quadratic row, the 3 x 3 cone Hessian on a contact in the middle zone).
 Each iteration solves H p = -g by a Cholesky of the world's DOF block (tree-sparse where every row lies on
-one root path of the DOF tree, :func:`_tree_pattern`, else dense), then finds
+one root path of the DOF tree, :func:`_tree_pattern`, else dense); on the tree pattern (without tiles) only
+the solve's first H is factored: later iterations update that factor by a rank-one update or downdate per
+row whose D changed (MuJoCo's HessianIncremental, :func:`_update_factor`), and form H afresh only where an
+update breaks down. Then it finds
 the exact minimum of the convex piecewise quadratic cost along p by a bracketed 1-D Newton search. The
 forces f_c at the optimum are the dual solution (u = sum_c f_c Y_c), stored per row. As MuJoCo's, the solve
 starts from the cheaper of the previous solve's qacc (``qacc_warm``: u = L (qacc_warm - qacc_smooth), on the
@@ -49,7 +52,7 @@ from ..constraint.assemble import jac_side
 from ..constraint.tables import CONE, Y_PATH, Y_QUAD, RowData, RowModel, WorldBlock, WorldInputs
 from ..items import item, item_set
 from ..lanes import sync_lanes
-from ..spatial import dense_cholesky, dense_solve, ltl_factor, ltl_solve, ltl_solve_t
+from ..spatial import dense_cholesky, dense_solve, ltl_factor, ltl_solve, ltl_solve_t, ltl_update
 from .row_costs import cone_at, row_at, row_gain, triple
 
 __all__ = ["make_newton_solve", "gather_row", "on_path"]
@@ -396,6 +399,76 @@ def _slope(alpha: float, up: float, pp: float, b: WorldBlock, rd: RowData):
 
 
 @wp.func(inline=True)
+def _changed_rows(b: WorldBlock, rd: RowData):
+    """How many active rows have a D other than the one of the factor in ``hess`` (``inv``), every lane alike;
+    -1 where that factor cannot be updated row by row: no H formed yet in this solve (``inv`` -1), or an
+    elliptic contact (its local Hessian moves with jar and is not one row's D)."""
+    changed = int(0)
+    for c in range(b.k):
+        inv = item(rd.inv, b.r0 + c)
+        if (item(rd.cone, b.r0 + c) & CONE) != 0 or inv < 0.0:
+            changed = -b.k - 1  # negative whatever follows
+        elif rd.zone[b.r0 + c][1] != inv:
+            changed += 1
+    return wp.max(changed, -1)
+
+
+@wp.func(inline=True)
+def _rank_one(c_nz: int, c_y: int, delta: float, b: WorldBlock, rm: RowModel, rd: RowData):
+    """The factor in ``hess`` made that of H + delta Y_y^T Y_y (:func:`..spatial.ltl_update`), Y_y the Y of
+    compact row ``c_y``, whose non-zero columns are those of row ``c_nz`` (a pyramidal contact's edges share
+    their first edge's). x = sqrt(|delta|) Y_y goes into ``search`` (free until the Newton direction).
+    Returns 1, or 0 where the update broke down."""
+    row_nz = b.yoff + c_nz * b.wn
+    row_y = b.yoff + c_y * b.wn
+    count = item(rd.ynz_count, b.r0 + c_nz)
+    if count == 0:
+        return 1
+    scale = wp.sqrt(wp.abs(delta))
+    sign = float(1.0)
+    if delta < 0.0:
+        sign = -1.0
+    deep = int(item(rd.ynz, row_nz + count - 1))  # ynz ascends: the deepest column of the row's path
+    if b.lane == 0:  # x on the path (the update reads nothing else): the row's columns, 0 between them
+        a = deep
+        t = count - 1
+        while a >= 0:
+            x = float(0.0)
+            if t >= 0 and int(item(rd.ynz, row_nz + t)) == a:
+                x = scale * item(rd.ydense, row_y + a)
+                t -= 1
+            item_set(rd.search, b.wd0 + a, x)
+            a = item(rm.tree.dof_parent, b.wd0 + a) - b.wd0
+    sync_lanes(b.lanes)
+    return ltl_update(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.search, b.wd0, deep, sign, b.lane, b.lanes)
+
+
+@wp.func(inline=True)
+def _update_factor(b: WorldBlock, rm: RowModel, rd: RowData):
+    """MuJoCo's incremental Hessian (HessianIncremental): the factor of the last H (``hess``, tree pattern) made
+    that of the current one by a rank-one update or downdate per row whose D changed since (D_new - D_old
+    times its Y Y^T), in row order, instead of forming and factoring H afresh; then ``inv`` holds the new D.
+    Returns 1, or 0 where an update broke down (the factor is spoilt, ``inv`` unchanged: the caller forms H)."""
+    ok = int(1)
+    c = int(0)
+    while c < b.k and ok != 0:
+        group = int(1)
+        if _quad(c, b, rd):
+            group = 4
+        for e in range(group):
+            r = b.r0 + c + e
+            delta = rd.zone[r][1] - item(rd.inv, r)
+            if ok != 0 and delta != 0.0:
+                ok = _rank_one(c, c + e, delta, b, rm, rd)
+        c += group
+    if ok != 0:
+        for cc in range(b.lane, b.k, b.lanes):
+            item_set(rd.inv, b.r0 + cc, rd.zone[b.r0 + cc][1])
+    sync_lanes(b.lanes)
+    return ok
+
+
+@wp.func(inline=True)
 def _line_search(b: WorldBlock, rm: RowModel, rd: RowData, u: wp.array(dtype=float)):
     """Exact minimum along p = ``search`` of the convex cost: 1-D Newton steps kept inside a bracket
     [lo, hi] of the slope's sign change, until the slope is 1 % of its start, or, after the first step, lies
@@ -654,6 +727,18 @@ def make_newton_solve(tile_dofs: int = 0):
             dense_solve(rd.hess, b.hoff, b.wn, rd.grad, b.wd0, rd.search, b.wd0, b.lane, b.lanes)
 
     @wp.func(inline=True)
+    def hessian_step(tree: int, b: WorldBlock, rm: RowModel, rd: RowData):
+        """:func:`_hessian`, or on the DOF tree's pattern (no tiles) and after the solve's first H, the last
+        factor updated row by row (:func:`_update_factor`), as MuJoCo's Newton keeps its factor between
+        iterations. Returns 1 where ``hess`` holds a new H to factor, 0 where it holds the current factor."""
+        if wp.static(tile_dofs == 0):
+            changed = _changed_rows(b, rd)
+            if tree != 0 and changed >= 0:
+                if _update_factor(b, rm, rd) != 0:
+                    return 0
+        return _hessian(b, rd)
+
+    @wp.func(inline=True)
     def newton_solve(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.array(dtype=float)):
         """Primal Newton solve of the world's k active rows (compact r0 .. r0 + k - 1, their Y, bias, reg and
         warm-start forces filled), by the lanes of the world's block (every lane calls it). Leaves
@@ -675,7 +760,7 @@ def make_newton_solve(tile_dofs: int = 0):
         if gap < tol and grad < tol:
             finished = 1
         else:
-            formed = _hessian(b, rd)
+            formed = hessian_step(tree, b, rm, rd)
             newton_direction(tree, formed, b, rm, rd)
             if grad < tol and scale * _decrement(b, rd) < tol:
                 finished = 1
@@ -693,7 +778,7 @@ def make_newton_solve(tile_dofs: int = 0):
             if scale * gain < tol or grad < tol:
                 finished = 1
             else:
-                formed = _hessian(b, rd)
+                formed = hessian_step(tree, b, rm, rd)
                 newton_direction(tree, formed, b, rm, rd)
                 if scale * _decrement(b, rd) < tol:
                     finished = 1
