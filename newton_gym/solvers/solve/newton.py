@@ -399,18 +399,15 @@ def _slope(alpha: float, up: float, pp: float, b: WorldBlock, rd: RowData):
 
 
 @wp.func(inline=True)
-def _changed_rows(b: WorldBlock, rd: RowData):
-    """How many active rows have a D other than the one of the factor in ``hess`` (``inv``), every lane alike;
-    -1 where that factor cannot be updated row by row: no H formed yet in this solve (``inv`` -1), or an
-    elliptic contact (its local Hessian moves with jar and is not one row's D)."""
-    changed = int(0)
+def _factor_kept(b: WorldBlock, rd: RowData):
+    """Whether ``hess`` holds the factor of an H formed in this solve (``inv`` >= 0: the D it was formed with)
+    and no active row is an elliptic contact (its local Hessian moves with jar and is not one row's D), so
+    that :func:`_update_factor` can bring it up to date; every lane alike."""
+    kept = bool(True)
     for c in range(b.k):
-        inv = item(rd.inv, b.r0 + c)
-        if (item(rd.cone, b.r0 + c) & CONE) != 0 or inv < 0.0:
-            changed = -b.k - 1  # negative whatever follows
-        elif rd.zone[b.r0 + c][1] != inv:
-            changed += 1
-    return wp.max(changed, -1)
+        if (item(rd.cone, b.r0 + c) & CONE) != 0 or item(rd.inv, b.r0 + c) < 0.0:
+            kept = False
+    return kept
 
 
 @wp.func(inline=True)
@@ -732,10 +729,10 @@ def make_newton_solve(tile_dofs: int = 0):
         factor updated row by row (:func:`_update_factor`), as MuJoCo's Newton keeps its factor between
         iterations. Returns 1 where ``hess`` holds a new H to factor, 0 where it holds the current factor."""
         if wp.static(tile_dofs == 0):
-            changed = _changed_rows(b, rd)
-            if tree != 0 and changed >= 0:
-                if _update_factor(b, rm, rd) != 0:
-                    return 0
+            if tree != 0:
+                if _factor_kept(b, rd):
+                    if _update_factor(b, rm, rd) != 0:
+                        return 0
         return _hessian(b, rd)
 
     @wp.func(inline=True)
