@@ -242,7 +242,6 @@ def _factor32(lf: wp.array(dtype=float), n: int, parent: wp.array(dtype=int)):
 
 @wp.kernel
 def _updates(
-    first: int,
     lanes: int,
     lf: wp.array(dtype=float),
     n: int,
@@ -283,7 +282,7 @@ def _run_updates(lower, vectors, deeps, signs, lanes):
     wp.launch(_factor32, dim=1, inputs=[lf, n, parent])
     ok = wp.zeros(len(deeps), dtype=int)
     xs = wp.array(np.concatenate(vectors).astype(np.float32), dtype=float)
-    inputs = [0, lanes, lf, n, parent, xs, wp.array(deeps, dtype=int), wp.array(signs, dtype=float)]
+    inputs = [lanes, lf, n, parent, xs, wp.array(deeps, dtype=int), wp.array(signs, dtype=float)]
     wp.launch_tiled(_updates, dim=[1], inputs=[*inputs, wp.zeros(n, dtype=float), ok], block_dim=lanes)
     return lf.numpy().reshape(n, n), ok.numpy()
 
