@@ -143,14 +143,10 @@ def test_newton_and_pgs_solve_the_same_problem(seed):
     )
 
 
-def test_standing_g1_constraint_matches_mujoco():
-    """The shipped G1 (MJCF, home keyframe, its servos holding the home pose) 0.3 s after MuJoCo starts it
-    standing: both feet and both hands on the thighs in contact, 80-90 pyramidal rows, some of them across
-    two branches of the DOF tree (a hand against a thigh), so the Newton solve takes its dense Cholesky and
-    keeps a Hessian between iterations where no row changes zone. The constrained acceleration of one step
-    against MuJoCo's qacc: 6e-4 of its largest entry today, held to 2e-3 (float32
-    rows against float64; the Ant's tests above hold 1e-3 with a fifth of the rows). The free root's COM is
-    7.6 cm below its origin: qvel_mj = T qd as in test_mujoco_oracle.py."""
+def _standing_g1():
+    """MuJoCo's G1 (MJCF, home keyframe, its servos holding the home pose) 0.3 s after it starts standing, and
+    ours at the same state: (m, d, model, actuators, joint_q, qd, T, lever) with qvel_mj = T qd (the free
+    root's COM is 7.6 cm below its origin, as in test_mujoco_oracle.py)."""
     from newton_gym.assets.robots import robot_source_path
 
     m = mujoco.MjModel.from_xml_path(robot_source_path("g1"))
@@ -161,8 +157,6 @@ def test_standing_g1_constraint_matches_mujoco():
     for _ in range(60):
         mujoco.mj_step(m, d)
     mujoco.mj_forward(m, d)
-    bodies = [(m.geom_bodyid[c.geom1], m.geom_bodyid[c.geom2]) for c in d.contact[: d.ncon]]
-    assert d.nefc >= 60 and any(b1 > 0 and b2 > 0 for b1, b2 in bodies)  # a contact between two links
     rot = np.zeros(9)
     mujoco.mju_quat2Mat(rot, d.qpos[3:7])
     rot = rot.reshape(3, 3)
@@ -172,16 +166,52 @@ def test_standing_g1_constraint_matches_mujoco():
     t[3:6, 3:6] = rot.T
     qd = np.linalg.solve(t, d.qvel)  # ours: COM velocity and angular velocity in world axes
     model, act, _ = model_from_xml(m)
-    solver = SolverGeneralized(model, iterations=100, actuators=act, solver="newton")
+    return m, d, model, act, mujoco_qpos_to_joint_q(m, d.qpos), qd, t, lever
+
+
+def _g1_step(m, d, model, act, q, qd, **kwargs):
+    """One step of ours from the standing G1's state; returns the solver and its qacc."""
+    solver = SolverGeneralized(model, iterations=100, actuators=act, solver="newton", **kwargs)
     s0, s1 = model.state(), model.state()
-    s0.joint_q.assign(mujoco_qpos_to_joint_q(m, d.qpos).astype(np.float32))
+    s0.joint_q.assign(q.astype(np.float32))
     s0.joint_qd.assign(qd.astype(np.float32))
     solver.ctrl.assign(d.ctrl.astype(np.float32))
     solver.data.qacc_constraint.fill_(float("nan"))
     solver.step(s0, s1, None, float(m.opt.timestep))
+    qacc = solver.data.qacc_smooth.numpy() + solver.data.qacc_constraint.numpy()
+    return solver, qacc.astype(np.float64)
+
+
+def test_standing_g1_constraint_matches_mujoco():
+    """The standing G1: both feet and both hands on the thighs in contact, 80-90 pyramidal rows, some of them
+    across two branches of the DOF tree (a hand against a thigh), so the Newton solve factors H without them
+    on the tree pattern and adds them by Woodbury's identity (asserted: their rows are marked), and keeps
+    its factor between iterations. The constrained acceleration of one step against MuJoCo's qacc: 6e-4 of
+    its largest entry today, held to 2e-3 (float32 rows against float64; the Ant's tests above hold 1e-3
+    with a fifth of the rows)."""
+    from newton_gym.solvers.constraint.tables import Y_CROSS
+
+    m, d, model, act, q, qd, t, lever = _standing_g1()
+    bodies = [(m.geom_bodyid[c.geom1], m.geom_bodyid[c.geom2]) for c in d.contact[: d.ncon]]
+    assert d.nefc >= 60 and any(b1 > 0 and b2 > 0 for b1, b2 in bodies)  # a contact between two links
+    solver, qacc = _g1_step(m, d, model, act, q, qd)
     assert solver.world_contact_count.numpy()[0] == d.ncon
+    rd = solver.world_solver.rd
+    k = int(rd.nactive.numpy()[0])
+    assert (rd.cone.numpy()[:k] & Y_CROSS).any()  # rows across branches: the cross path ran
     w = qd[3:6]
     tdot_qd = np.zeros(m.nv)
     tdot_qd[0:3] = np.cross(np.cross(w, lever), w)
-    qacc = (solver.data.qacc_smooth.numpy() + solver.data.qacc_constraint.numpy()).astype(np.float64)
     _close(qacc, np.linalg.solve(t, d.qacc - tdot_qd), 2e-3)
+
+
+def test_standing_g1_rows_across_branches_32_lanes_equal_one_lane(monkeypatch):
+    """The standing G1's step (rows across branches: :func:`newton_gym.solvers.solve.newton.cross_direction`)
+    by a block of 32 lanes (CPU blocks) equals one lane's bitwise."""
+    import warp as wp
+
+    m, d, model, act, q, qd, _t, _lever = _standing_g1()
+    _solver, one = _g1_step(m, d, model, act, q, qd)
+    monkeypatch.setattr(wp.config, "enable_cpu_blocks", True)
+    _solver, lanes = _g1_step(m, d, model, act, q, qd, block_dim=32)
+    np.testing.assert_array_equal(lanes, one)

@@ -30,6 +30,7 @@ __all__ = [
     "CONE",
     "Y_PATH",
     "Y_QUAD",
+    "Y_CROSS",
 ]
 
 wp.set_module_options({"enable_backward": False})
@@ -46,6 +47,9 @@ TENDON_FRICTION = wp.constant(ROW_TENDON_FRICTION)
 CONE = wp.constant(1)
 Y_PATH = wp.constant(2)  # the row's Y lies on one root path of the DOF tree
 Y_QUAD = wp.constant(4)  # rows c .. c + 3 are a pyramid's four edges with one list of non-zero columns
+# Set by the Newton solve for its solve: the row's Y spans two branches of the DOF tree, and its Hessian term
+# is kept out of the tree-pattern factor (:func:`..solve.newton.cross_direction`).
+Y_CROSS = wp.constant(8)
 
 
 @wp.struct
@@ -189,6 +193,7 @@ class RowData:
     # goes to ``ydense``
     minv_jac: wp.array(dtype=float)
     minv8: wp.array(dtype=vec8)  # minv_jac seen as whole chunks of 8 (rows.width is a multiple of 8)
+    minv64: wp.array(dtype=wp.float64)  # minv_jac seen as float64 (Newton: :func:`..solve.newton.cross_direction`)
     pos: wp.array(dtype=float)  # compact: position error r [m or rad] (negative: violated)
     # compact: the position at which the impedance is evaluated [m or rad]: pos, or for a connect or weld row
     # the norm of all its constraint's components (MuJoCo's getposdim)

@@ -15,12 +15,13 @@ MuJoCo's three zones, N = mu x_n, T = mu |(x_1, x_2)|: zero where N >= mu T (sep
 quadratics where mu N + T <= 0, else Dm (N - mu T)^2 / 2 with Dm = D_n / (mu^2 (1 + mu^2)) (:func:`.row_costs.cone`).
 The gradient is u - sum_c f_c Y_c and the Hessian H = I + sum Y^T H_local Y over the rows' local
 Hessians (D_c = 1 / R_c on a quadratic row, the 3 x 3 cone Hessian on a contact in the middle zone).
-Each iteration solves H p = -g by a Cholesky of the world's DOF block (tree-sparse where every row lies on
-one root path of the DOF tree, :func:`_tree_pattern`, else dense); on the tree pattern (without tiles) only
-the solve's first H is factored: later iterations update that factor by a rank-one update or downdate per
-row whose D changed (MuJoCo's HessianIncremental, :func:`_update_factor`), and form H afresh only where an
-update breaks down. Then it finds
-the exact minimum of the convex piecewise quadratic cost along p by a bracketed 1-D Newton search. The
+Each iteration solves H p = -g by a Cholesky of the world's DOF block: tree-sparse where every row lies on
+one root path of the DOF tree (:func:`_tree_pattern`); where a few rows cross two branches (a hand against a
+thigh), tree-sparse without their terms, which Woodbury's identity then adds (:func:`cross_direction`); else
+dense. On the tree pattern (without tiles) only the solve's first H is factored: later iterations update
+that factor by a rank-one update or downdate per row whose D changed (MuJoCo's HessianIncremental,
+:func:`_update_factor`), and form H afresh only where an update breaks down. Then it finds the exact minimum
+of the convex piecewise quadratic cost along p by a bracketed 1-D Newton search. The
 forces f_c at the optimum are the dual solution (u = sum_c f_c Y_c), stored per row. As MuJoCo's, the solve
 starts from the cheaper of the previous solve's qacc (``qacc_warm``: u = L (qacc_warm - qacc_smooth), on the
 articulations the rows act on) and qacc_smooth (u = 0), and stops on MuJoCo's scaled tests (scale = 1 / (mean
@@ -49,13 +50,22 @@ import functools
 import warp as wp
 
 from ..constraint.assemble import jac_side
-from ..constraint.tables import CONE, Y_PATH, Y_QUAD, RowData, RowModel, WorldBlock, WorldInputs
+from ..constraint.tables import (
+    CONE,
+    Y_CROSS,
+    Y_PATH,
+    Y_QUAD,
+    RowData,
+    RowModel,
+    WorldBlock,
+    WorldInputs,
+)
 from ..items import item, item_set
 from ..lanes import sync_lanes
 from ..spatial import dense_cholesky, dense_solve, ltl_factor, ltl_solve, ltl_solve_t, ltl_update
 from .row_costs import cone_at, row_at, row_gain, triple
 
-__all__ = ["make_newton_solve", "gather_row", "on_path"]
+__all__ = ["make_newton_solve", "gather_row", "on_path", "cross_direction"]
 
 wp.set_module_options({"enable_backward": False})
 
@@ -304,9 +314,10 @@ def _quad_hessian(c: int, b: WorldBlock, rd: RowData):
 def _add_terms(hessian: int, b: WorldBlock, rd: RowData):
     """Every active row's gradient terms (``hessian`` 0) or Hessian terms (1) into this lane's entries, in
     row order (an elliptic contact's three rows together, a pyramidal contact's four edges together where
-    they share their columns)."""
+    they share their columns); the Hessian terms of rows across branches (``Y_CROSS``) are left out."""
     c = int(0)
     while c < b.k:
+        cross = hessian != 0 and (item(rd.cone, b.r0 + c) & Y_CROSS) != 0  # its term: cross_direction
         if (item(rd.cone, b.r0 + c) & CONE) != 0:
             if hessian != 0:
                 _cone_hessian(c, b, rd)
@@ -314,16 +325,16 @@ def _add_terms(hessian: int, b: WorldBlock, rd: RowData):
                 _cone_gradient(c, b, rd)
             c += 3
         elif _quad(c, b, rd):
-            if hessian != 0:
-                _quad_hessian(c, b, rd)
-            else:
+            if hessian == 0:
                 _quad_gradient(c, b, rd)
+            elif not cross:
+                _quad_hessian(c, b, rd)
             c += 4
         else:
-            if hessian != 0:
-                _row_hessian(c, b, rd)
-            else:
+            if hessian == 0:
                 _row_gradient(c, b, rd)
+            elif not cross:
+                _row_hessian(c, b, rd)
             c += 1
 
 
@@ -444,7 +455,8 @@ def _rank_one(c_nz: int, c_y: int, delta: float, b: WorldBlock, rm: RowModel, rd
 def _update_factor(b: WorldBlock, rm: RowModel, rd: RowData):
     """MuJoCo's incremental Hessian (HessianIncremental): the factor of the last H (``hess``, tree pattern) made
     that of the current one by a rank-one update or downdate per row whose D changed since (D_new - D_old
-    times its Y Y^T), in row order, instead of forming and factoring H afresh; then ``inv`` holds the new D.
+    times its Y Y^T), in row order, instead of forming and factoring H afresh (rows across branches excepted:
+    their terms are not in the factor); then ``inv`` holds the new D.
     Returns 1, or 0 where an update broke down (the factor is spoilt, ``inv`` unchanged: the caller forms H)."""
     ok = int(1)
     c = int(0)
@@ -455,7 +467,7 @@ def _update_factor(b: WorldBlock, rm: RowModel, rd: RowData):
         for e in range(group):
             r = b.r0 + c + e
             delta = rd.zone[r][1] - item(rd.inv, r)
-            if ok != 0 and delta != 0.0:
+            if ok != 0 and delta != 0.0 and (item(rd.cone, r) & Y_CROSS) == 0:
                 ok = _rank_one(c, c + e, delta, b, rm, rd)
         c += group
     if ok != 0:
@@ -659,32 +671,173 @@ def on_path(ynz: wp.array(dtype=wp.int16), row: int, count: int, deep: int, dof_
 
 
 @wp.func(inline=True)
-def _tree_pattern(b: WorldBlock, rm: RowModel, rd: RowData):
-    """1 where every active row's Y (every elliptic contact's three rows together) is non-zero on one root
-    path of the DOF tree only, else 0; every lane alike. Then each term Y^T D Y of the Hessian is non-zero
-    only at (descendant, ancestor) entries, the mass matrix's pattern, and H = L^T L factors leaves first
-    without fill-in (:func:`..spatial.ltl_factor`): per DOF its depth squared, where the dense Cholesky takes
-    n^3 / 6 (G1, 35 DOFs: legs and arms hang off the base and meet only there). A row across two branches
-    or two articulations (a contact between two limbs, a loop-closing equality) keeps the dense Cholesky."""
-    tree = int(1)
+def _group_rows(c: int, b: WorldBlock, rd: RowData):
+    """Rows of the group at compact row c whose Hessian terms go together: an elliptic contact's three, else 1."""
+    rows = int(1)
+    if (item(rd.cone, b.r0 + c) & CONE) != 0:
+        rows = 3
+    return rows
+
+
+@wp.func(inline=True)
+def _off_path(c: int, rows: int, b: WorldBlock, rm: RowModel, rd: RowData):
+    """1 where the Y of compact rows c .. c + rows - 1 together are non-zero off one root path of the DOF tree
+    (a row between two branches or two articulations), else 0."""
+    if rows == 1 and (item(rd.cone, b.r0 + c) & Y_PATH) != 0:  # known where it was gathered
+        return 0
+    deep = int(-1)
+    for e in range(rows):
+        count = item(rd.ynz_count, b.r0 + c + e)
+        if count > 0:
+            deep = wp.max(deep, int(item(rd.ynz, b.yoff + (c + e) * b.wn + count - 1)))
+    on = int(1)
+    for e in range(rows):
+        row = b.yoff + (c + e) * b.wn
+        on = on * on_path(rd.ynz, row, item(rd.ynz_count, b.r0 + c + e), deep, rm.tree.dof_parent, b.wd0)
+    return 1 - on
+
+
+@wp.func(inline=True)
+def _tree_pattern(b: WorldBlock, rm: RowModel, rd: RowData, cross_ok: int):
+    """How the solve factors its Hessians (every lane alike):
+
+    - 1: every active row's Y (every elliptic contact's three rows together) is non-zero on one root path of
+      the DOF tree only. Then each term Y^T D Y of the Hessian is non-zero only at (descendant, ancestor)
+      entries, the mass matrix's pattern, and H = L^T L factors leaves first without fill-in
+      (:func:`..spatial.ltl_factor`): per DOF its depth squared, where the dense Cholesky takes n^3 / 6 (G1,
+      35 DOFs: legs and arms hang off the base and meet only there).
+    - 2 (``cross_ok`` 1): as 1 but for a few rows across two branches or two articulations (a hand against a
+      thigh; none of them elliptic, and as many as :func:`cross_direction` finds room for in one lane's
+      share of the world's Jacobian scratch: 6 on a G1), which this marks ``Y_CROSS``: H less their terms is
+      factored on the tree pattern, and :func:`cross_direction` adds them to each direction.
+    - 0: else; the dense Cholesky."""
+    cross = int(0)
+    dense = int(0)
     c = int(0)
     while c < b.k:
-        rows = int(1)
-        if (item(rd.cone, b.r0 + c) & CONE) != 0:
-            rows = 3
-        if rows == 1 and (item(rd.cone, b.r0 + c) & Y_PATH) != 0:  # known where it was gathered
-            c += 1
-            continue
-        deep = int(-1)
-        for e in range(rows):
-            count = item(rd.ynz_count, b.r0 + c + e)
-            if count > 0:
-                deep = wp.max(deep, int(item(rd.ynz, b.yoff + (c + e) * b.wn + count - 1)))
-        for e in range(rows):
-            row = b.yoff + (c + e) * b.wn
-            tree = tree * on_path(rd.ynz, row, item(rd.ynz_count, b.r0 + c + e), deep, rm.tree.dof_parent, b.wd0)
+        rows = _group_rows(c, b, rd)
+        if _off_path(c, rows, b, rm, rd) != 0:
+            cross += rows
+            if rows != 1 or cross_ok == 0:
+                dense = 1
         c += rows
-    return tree
+    # cross_direction's room: one lane's share of the scratch whatever the lanes, so that one lane and a
+    # block take the same path (bitwise the same directions)
+    if dense != 0 or _cross_floats(cross, b.wn) > 8 * rm.width:
+        return 0
+    if cross == 0:
+        return 1
+    sync_lanes(b.lanes)  # every lane has read the rows' bits before lane 0 marks them
+    if b.lane == 0:
+        c = int(0)
+        while c < b.k:
+            rows = _group_rows(c, b, rd)
+            if _off_path(c, rows, b, rm, rd) != 0:
+                item_set(rd.cone, b.r0 + c, item(rd.cone, b.r0 + c) | Y_CROSS)
+            c += rows
+    sync_lanes(b.lanes)
+    return 2
+
+
+@wp.func(inline=True)
+def _cross_floats(m: int, wn: int):
+    """Floats of the Jacobian scratch that :func:`cross_direction` takes for m rows across branches: Z (m
+    columns of wn), then C and its right side (m (m + 1) float64, from an even offset)."""
+    return m * wn + 1 + 2 * m * (m + 1)
+
+
+@wp.func(inline=True)
+def _dot64(row: int, count: int, rd: RowData, x: wp.array(dtype=float), xoff: int):
+    """Y_c . x over the row's non-zero columns, in float64."""
+    s = wp.float64(0.0)
+    for t in range(count):
+        a = int(item(rd.ynz, row + t))
+        s += wp.float64(item(rd.ydense, row + a)) * wp.float64(item(x, xoff + a))
+    return s
+
+
+@wp.func(inline=True)
+def _crossing(r: int, rd: RowData):
+    """Whether compact row r is a row across branches (``Y_CROSS``) with a Hessian term (D > 0)."""
+    return (item(rd.cone, r) & Y_CROSS) != 0 and rd.zone[r][1] > 0.0
+
+
+@wp.func
+def cross_direction(b: WorldBlock, rm: RowModel, rd: RowData):
+    """search = H^-1 (-g) for H = H_t + sum_x D_x Y_x^T Y_x over the rows across branches x with D > 0, given
+    search = H_t^-1 (-g) from the tree-pattern factor of H_t in ``hess`` (every other row's terms), by
+    Woodbury's identity (every lane calls it):
+
+        H^-1 = H_t^-1 - Z C^-1 Z^T,   Z = H_t^-1 Y_X^T,   C = D_X^-1 + Y_X Z.
+
+    The m columns of Z are two tree solves each (lanes over rows), in the world's Jacobian scratch of
+    ``minv_jac`` (free once the rows are filled); C and its Cholesky (m x m, float64, after Z in the same
+    scratch: ``minv64``) and the correction's weights w = C^-1 Y_X search come from lane 0, then
+    search -= Z w (lanes over DOFs). C is float64 because
+    C = D_X^-1 + Y_X Z is nearly singular where the rows are nearly dependent (a pyramid's four edges span
+    three directions) and their R = 1 / D is small: float32 would round R's part away."""
+    zbase = b.w * rm.jac_lanes * 8 * rm.width
+    m = int(0)
+    for c in range(b.k):
+        r = b.r0 + c
+        if _crossing(r, rd):
+            if m % b.lanes == b.lane:
+                z = zbase + m * b.wn
+                for a in range(b.wn):
+                    item_set(rd.minv_jac, z + a, 0.0)
+                row = b.yoff + c * b.wn
+                for t in range(item(rd.ynz_count, r)):
+                    a = int(item(rd.ynz, row + t))
+                    item_set(rd.minv_jac, z + a, item(rd.ydense, row + a))
+                ltl_solve_t(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.minv_jac, z)
+                ltl_solve(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.minv_jac, z)
+            m += 1
+    if m == 0:
+        return
+    sync_lanes(b.lanes)  # every column of Z is solved
+    cb = (zbase + m * b.wn + 1) // 2  # C_ij at cb + i m + j in minv64 (zbase is even: width is a multiple of 8)
+    wb = cb + m * m  # the right side, then the weights
+    if b.lane == 0:
+        i = int(0)
+        for c in range(b.k):
+            r = b.r0 + c
+            if _crossing(r, rd):
+                row = b.yoff + c * b.wn
+                count = item(rd.ynz_count, r)
+                rd.minv64[wb + i] = _dot64(row, count, rd, rd.search, b.wd0)
+                for j in range(i + 1):
+                    rd.minv64[cb + i * m + j] = _dot64(row, count, rd, rd.minv_jac, zbase + j * b.wn)
+                rd.minv64[cb + i * m + i] += wp.float64(1.0) / wp.float64(rd.zone[r][1])
+                i += 1
+        for j in range(m):  # Cholesky C = G G^T in place, then G G^T w = Y_X search
+            p = rd.minv64[cb + j * m + j]
+            for t in range(j):
+                p -= rd.minv64[cb + j * m + t] * rd.minv64[cb + j * m + t]
+            d = wp.sqrt(wp.max(p, wp.float64(1.0e-300)))
+            rd.minv64[cb + j * m + j] = d
+            for ii in range(j + 1, m):
+                v = rd.minv64[cb + ii * m + j]
+                for t in range(j):
+                    v -= rd.minv64[cb + ii * m + t] * rd.minv64[cb + j * m + t]
+                rd.minv64[cb + ii * m + j] = v / d
+        for ii in range(m):
+            v = rd.minv64[wb + ii]
+            for t in range(ii):
+                v -= rd.minv64[cb + ii * m + t] * rd.minv64[wb + t]
+            rd.minv64[wb + ii] = v / rd.minv64[cb + ii * m + ii]
+        for jj in range(m):
+            ii = m - 1 - jj
+            v = rd.minv64[wb + ii]
+            for t in range(ii + 1, m):
+                v -= rd.minv64[cb + t * m + ii] * rd.minv64[wb + t]
+            rd.minv64[wb + ii] = v / rd.minv64[cb + ii * m + ii]
+    sync_lanes(b.lanes)
+    for a in range(b.lane, b.wn, b.lanes):
+        v = wp.float64(item(rd.search, b.wd0 + a))
+        for j in range(m):
+            v -= rd.minv64[wb + j] * wp.float64(item(rd.minv_jac, zbase + j * b.wn + a))
+        item_set(rd.search, b.wd0 + a, wp.float32(v))
+    sync_lanes(b.lanes)
 
 
 @functools.cache
@@ -698,8 +851,9 @@ def make_newton_solve(tile_dofs: int = 0):
 
     @wp.func(inline=True)
     def newton_direction(tree: int, formed: int, b: WorldBlock, rm: RowModel, rd: RowData):
-        """search = H^-1 (-g) from ``hess`` and ``grad`` (every lane; H >= I: pivots >= 1); ``tree``: H lies
-        on the DOF tree's pattern (:func:`_tree_pattern`), factored as the mass matrix is, without fill-in.
+        """search = H^-1 (-g) from ``hess`` and ``grad`` (every lane; H >= I: pivots >= 1); ``tree`` 1: H lies
+        on the DOF tree's pattern (:func:`_tree_pattern`), factored as the mass matrix is, without fill-in; 2:
+        H less the terms of the rows across branches does, and :func:`cross_direction` adds them.
         ``formed`` 0: ``hess`` holds the factor of this same H already (:func:`_hessian`), not H."""
         if wp.static(tile_dofs > 0):
             hess = wp.tile_load(rd.hess_tiles, shape=(tile_dofs, tile_dofs), offset=(b.w * tile_dofs, 0))
@@ -718,6 +872,8 @@ def make_newton_solve(tile_dofs: int = 0):
                 ltl_solve_t(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.search, b.wd0)
                 ltl_solve(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.search, b.wd0)
             sync_lanes(b.lanes)
+            if tree == 2:  # the rows across branches, left out of the factor
+                cross_direction(b, rm, rd)
         else:
             if formed != 0:
                 dense_cholesky(rd.hess, b.hoff, b.wn, b.lane, b.lanes)
@@ -742,7 +898,7 @@ def make_newton_solve(tile_dofs: int = 0):
         u = L (qacc - qacc_smooth) in ``u`` at the world's DOFs (zero on entry), the iterations in
         ``rd.niter`` and each row's force in ``rd.force``."""
         cost = _start(b, rm, rd, inp, u)
-        tree = _tree_pattern(b, rm, rd)
+        tree = _tree_pattern(b, rm, rd, wp.static(int(tile_dofs == 0)))
         scale = rm.world_scale[b.w]
         tol = inp.tolerance
         # MuJoCo's tests, on the scaled cost: at the start, the duality gap 0.5 g^T M^-1 g (0.5 |g_u|^2) and

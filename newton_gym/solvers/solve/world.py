@@ -533,6 +533,7 @@ def _row_data(model, rows, offsets: dict, newton: bool, lanes: int, subspace: bo
         art=empty(n, wp.vec2i),
         minv_jac=minv_jac,
         minv8=wp.array(ptr=minv_jac.ptr, dtype=vec8, shape=(minv_jac.shape[0] // 8,), device=dev),
+        minv64=wp.array(ptr=minv_jac.ptr, dtype=wp.float64, shape=(max(minv_jac.shape[0] // 2, 1),), device=dev),
         pos=empty(n),
         imp_pos=empty(n),
         solref=empty(n, wp.vec2),
