@@ -510,9 +510,7 @@ def _collide_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, a
         _plane_contacts(slots, a, b, args.hulls.mesh_verts, margin, args.out)
         return
     ca = wp.transform_get_translation(a.xf)
-    if wp.length(wp.transform_get_translation(b.xf) - ca) > bound:
-        return
-    if a.kind == SPHERE:
+    if a.kind == SPHERE:  # (the kernel has bound-tested the shapes' origins)
         d, n, pt = _feature_vs(ca, a.radius, b)
         emit_contact(slots[0], d, n, pt, margin, wp.vec3(0.0), args.out)
     elif a.kind == CAPSULE:

@@ -441,6 +441,12 @@ def _centre(body: int, body_q: wp.array(dtype=wp.transform), x: wp.vec3):
     return x
 
 
+@wp.func(inline=True)
+def _beyond(d: wp.vec3, bound: float):
+    """Whether |d| > ``bound``, without the square root (a negative bound: always)."""
+    return bound < 0.0 or wp.length_sq(d) > bound * bound
+
+
 def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
     """The narrow-phase kernel ``name`` of the Warp module ``module``, launched by :func:`launch_world_pairs`:
     one block per world, whose lanes take the world's bundles (:mod:`.candidates`: the pairs of one body pair
@@ -451,11 +457,11 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
     count), a and b its shapes as :class:`Convex`, args the launch's :class:`NarrowArgs`).
     Outside the heightfield phase and plane pairs, a bundle whose two centres lie farther apart than its
     ``bundle_bound`` is skipped whole (its slots only cleared), and a pair whose shape origins lie farther
-    apart than its bound (the template's bounding radii plus the pair's margin, also passed to ``pair_fn``)
-    before its shapes are placed: the bounding test the narrow phases start with, at a fraction of its cost
-    (most of a robot's self-collision pairs are far apart at any time). A
-    bundle passes wherever one of its pairs would pass its own test, so the contacts are those of the pairs'
-    tests alone."""
+    apart than its bound (the template's bounding radii plus the pair's margin, also passed to ``pair_fn``,
+    which need not test it again) before its shapes are placed: the bounding test the narrow phases start
+    with, at a fraction of its cost (most of a robot's self-collision pairs are far apart at any time),
+    squared distances against squared bounds. A bundle passes wherever one of its pairs would pass its own
+    test, so the contacts are those of the pairs' tests alone."""
 
     def kernel(first: int, lanes: int, args: NarrowArgs):
         """One block of ``lanes`` lanes per world (the launch's first world: ``first``): its lanes take the world's
@@ -481,7 +487,7 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
                     ca = _centre(bodies[0], args.body_q, args.bundle_centre_a[tb])
                     centre_body = bodies[0]
                 cb = _centre(bodies[1], args.body_q, args.bundle_centre_b[tb])
-                if wp.length(cb - ca) > args.bundle_bound[tb]:
+                if _beyond(cb - ca, args.bundle_bound[tb]):
                     if args.out.bundle_clear[g] == 0:  # near at the last collide: clear its slots once
                         for e in range(e0, e1):
                             sl = args.topo.slots[at.template_pair + args.topo.bundle_pairs[e]]
@@ -505,7 +511,7 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
                 if wp.static(phase != PHASE_FIELD) and args.shape_type[s[0]] != PLANE:
                     pa = _centre(pair.bodies[0], args.body_q, wp.transform_get_translation(args.shape_transform[s[0]]))
                     pb = _centre(pair.bodies[1], args.body_q, wp.transform_get_translation(args.shape_transform[s[1]]))
-                    if wp.length(pb - pa) > bound:
+                    if _beyond(pb - pa, bound):
                         continue
                 a = _placed(s[0], pair.bodies[0], args)
                 b = _placed(s[1], pair.bodies[1], args)
