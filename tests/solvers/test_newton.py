@@ -220,7 +220,8 @@ def test_standing_g1_rows_across_branches_32_lanes_equal_one_lane(monkeypatch):
 def _two_arms_xml(tips: int) -> str:
     """A floating base with two two-link arms side by side (no gravity), whose ``tips`` (1 or 2) pairs of
     spheres, one on each arm, overlap by 4 mm: contacts between two branches of one articulation (condim 3,
-    pyramidal: four rows each). Left spheres collide only with right ones."""
+    pyramidal: four rows each). Left spheres collide only with right ones; a floor 5 m below, which every
+    arm geom could touch, gives the worlds a row budget with room to spare."""
     spheres = {
         "l": ['<geom type="sphere" pos="0.1 0 0" size="0.052" contype="1" conaffinity="2"/>'],
         "r": ['<geom type="sphere" pos="0.1 0 0" size="0.052" contype="2" conaffinity="1"/>'],
@@ -233,7 +234,7 @@ def _two_arms_xml(tips: int) -> str:
         return f"""
       <body name="{side}1" pos="0.1 {y} 0">
         <joint type="hinge" axis="0 1 0" damping="0.1"/>
-        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="0.5" contype="0" conaffinity="0"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="0.5" contype="4" conaffinity="0"/>
         <body name="{side}2" pos="0.3 0 0">
           <joint type="hinge" axis="0 0 1" damping="0.1"/>
           {"".join(spheres[side])}
@@ -243,6 +244,7 @@ def _two_arms_xml(tips: int) -> str:
     return f"""<mujoco>
   <option gravity="0 0 0" timestep="0.005" integrator="implicitfast" cone="pyramidal"/>
   <worldbody>
+    <geom type="plane" pos="0 0 -5" size="0 0 1" contype="0" conaffinity="7"/>
     <body name="base" pos="0 0 1">
       <freejoint/>
       <geom type="box" size="0.1 0.1 0.1" mass="2" contype="0" conaffinity="0"/>{arm("l", 0.05)}{arm("r", -0.05)}
@@ -252,39 +254,46 @@ def _two_arms_xml(tips: int) -> str:
 
 
 @pytest.mark.parametrize(
-    "tips, swing, edges",
-    [(1, (0.3, 1.5, -0.2, -1.5), 1), (1, (0.0, 0.2, 0.0, -0.2), 4), (2, (0.3, 1.5, -0.2, -1.5), 8)],
-    ids=["sliding", "sticking", "two-contacts"],
+    "tips, swing, cone, budget, rows, marked",
+    [
+        (1, (0.3, 1.5, -0.2, -1.5), "pyramidal", None, 4, 4),
+        (1, (0.0, 0.2, 0.0, -0.2), "pyramidal", None, 4, 4),
+        (2, (0.3, 1.5, -0.2, -1.5), "pyramidal", None, 8, 8),
+        (2, (0.3, 1.5, -0.2, -1.5), "elliptic", None, 6, 0),
+        (1, (0.3, 1.5, -0.2, -1.5), "pyramidal", 8, 4, 0),
+    ],
+    ids=["sliding", "sticking", "two-contacts", "elliptic", "no-room"],
 )
-def test_contacts_between_two_arms_match_mujoco(tips, swing, edges):
+def test_contacts_between_two_arms_match_mujoco(tips, swing, cone, budget, rows, marked):
     """Contacts between two arms of one floating articulation (rows across two branches of the DOF tree),
     the arms' joints at the speeds ``swing``: the tips slide (one pyramid edge with a force in MuJoCo) or
-    stick (all four: four nearly dependent rows, their capacitance nearly singular). One contact's four
-    rows take the tree-sparse factor with Woodbury's identity (marked ``Y_CROSS``); two contacts' eight rows
-    are more than one lane's scratch holds for this model (10 DOFs) and take the dense Cholesky (none
-    marked). Either way the constrained acceleration of one step matches MuJoCo's to 1e-4 of its largest
-    entry (1e-6 today)."""
+    stick (all four: four nearly dependent rows, their capacitance nearly singular). Pyramidal rows take the
+    tree-sparse factor with Woodbury's identity (marked ``Y_CROSS``) where the world's unused rows of its
+    row budget hold the correction's columns (a budget of 8 rows has too few left: the dense Cholesky);
+    elliptic contacts across branches keep the dense Cholesky (none marked).
+    Either way the constrained acceleration of one step matches MuJoCo's to 1e-4 of its largest entry (1e-6
+    today)."""
     from newton_gym.solvers.constraint.tables import Y_CROSS
 
     m = mujoco.MjModel.from_xml_string(_two_arms_xml(tips))
+    m.opt.cone = mujoco.mjtCone.mjCONE_ELLIPTIC if cone == "elliptic" else mujoco.mjtCone.mjCONE_PYRAMIDAL
     assert np.allclose(m.body_ipos[1], 0.0)  # the free root's COM at its origin: _set_ours maps qvel
     d = mujoco.MjData(m)
     qvel = np.zeros(m.nv)
     qvel[6:10] = swing
     d.qvel[:] = qvel
     mujoco.mj_forward(m, d)
-    assert d.ncon == tips and d.nefc == 4 * tips and np.count_nonzero(d.efc_force > 1e-6) == edges
+    assert d.ncon == tips and d.nefc == rows
     model, act, _ = model_from_xml(m)
-    solver = SolverGeneralized(model, iterations=100, actuators=act, solver="newton")
+    solver = SolverGeneralized(model, iterations=100, actuators=act, solver="newton", cone=cone, row_budget=budget)
     s0, s1 = model.state(), model.state()
     rot = _set_ours(model, s0, m, d.qpos, qvel)
     solver.data.qacc_constraint.fill_(float("nan"))
     solver.step(s0, s1, None, float(m.opt.timestep))
     rd = solver.world_solver.rd
     k = int(rd.nactive.numpy()[0])
-    assert k == 4 * tips
-    marked = int(np.count_nonzero(rd.cone.numpy()[:k] & Y_CROSS))
-    assert marked == (4 if tips == 1 else 0)
+    assert k == rows
+    assert np.count_nonzero(rd.cone.numpy()[:k] & Y_CROSS) == marked
     qacc = (solver.data.qacc_smooth.numpy() + solver.data.qacc_constraint.numpy()).astype(np.float64)
     assert np.abs(d.qacc[6:]).max() > 1.0  # the contacts push the arms apart
     _close(_to_mujoco_vel(rot, qacc), d.qacc, 1e-4)

@@ -193,7 +193,6 @@ class RowData:
     # goes to ``ydense``
     minv_jac: wp.array(dtype=float)
     minv8: wp.array(dtype=vec8)  # minv_jac seen as whole chunks of 8 (rows.width is a multiple of 8)
-    minv64: wp.array(dtype=wp.float64)  # minv_jac seen as float64 (Newton: :func:`..solve.newton.cross_direction`)
     pos: wp.array(dtype=float)  # compact: position error r [m or rad] (negative: violated)
     # compact: the position at which the impedance is evaluated [m or rad]: pos, or for a connect or weld row
     # the norm of all its constraint's components (MuJoCo's getposdim)
@@ -216,6 +215,7 @@ class RowData:
     step: wp.array(dtype=float)  # PGS, compact: its Newton step
     scratch: wp.array(dtype=float)  # PGS, like dense: its Cholesky factor
     ydense: wp.array(dtype=float)  # Newton: per world (budget, DOFs) Y of its active rows
+    ydense64: wp.array(dtype=wp.float64)  # Newton: ydense seen as float64 (:func:`..solve.newton.cross_direction`)
     ynz: wp.array(dtype=wp.int16)  # Newton: like ydense, each row's non-zero columns (ascending; DOFs < 2^15)
     ynz_count: wp.array(dtype=int)  # Newton, compact: number of non-zero columns of each row
     hess: wp.array(dtype=float)  # Newton: per world (DOFs, DOFs) Hessian, then its Cholesky factor

@@ -706,10 +706,10 @@ def _tree_pattern(b: WorldBlock, rm: RowModel, rd: RowData, cross_ok: int):
       entries, the mass matrix's pattern, and H = L^T L factors leaves first without fill-in
       (:func:`..spatial.ltl_factor`): per DOF its depth squared, where the dense Cholesky takes n^3 / 6 (G1,
       35 DOFs: legs and arms hang off the base and meet only there).
-    - 2 (``cross_ok`` 1): as 1 but for a few rows across two branches or two articulations (a hand against a
-      thigh; none of them elliptic, and as many as :func:`cross_direction` finds room for in one lane's
-      share of the world's Jacobian scratch: 6 on a G1), which this marks ``Y_CROSS``: H less their terms is
-      factored on the tree pattern, and :func:`cross_direction` adds them to each direction.
+    - 2 (``cross_ok`` 1): as 1 but for some rows across two branches or two articulations (a hand against a
+      thigh; none of them elliptic, and as many as :func:`cross_direction` finds room for in the world's
+      rows of ``ydense`` beyond its active ones: dozens on a G1), which this marks ``Y_CROSS``: H less their
+      terms is factored on the tree pattern, and :func:`cross_direction` adds them to each direction.
     - 0: else; the dense Cholesky."""
     cross = int(0)
     dense = int(0)
@@ -721,9 +721,8 @@ def _tree_pattern(b: WorldBlock, rm: RowModel, rd: RowData, cross_ok: int):
             if rows != 1 or cross_ok == 0:
                 dense = 1
         c += rows
-    # cross_direction's room: one lane's share of the scratch whatever the lanes, so that one lane and a
-    # block take the same path (bitwise the same directions)
-    if dense != 0 or _cross_floats(cross, b.wn) > 8 * rm.width:
+    budget = rm.world_budget_start[b.w + 1] - rm.world_budget_start[b.w]  # the world's rows of ydense
+    if dense != 0 or _cross_floats(b.k, cross, b.wn) > budget * b.wn:  # cross_direction's room
         return 0
     if cross == 0:
         return 1
@@ -740,10 +739,11 @@ def _tree_pattern(b: WorldBlock, rm: RowModel, rd: RowData, cross_ok: int):
 
 
 @wp.func(inline=True)
-def _cross_floats(m: int, wn: int):
-    """Floats of the Jacobian scratch that :func:`cross_direction` takes for m rows across branches: Z (m
-    columns of wn), then C and its right side (m (m + 1) float64, from an even offset)."""
-    return m * wn + 1 + 2 * m * (m + 1)
+def _cross_floats(k: int, m: int, wn: int):
+    """Floats of a world's ``ydense`` block (rows of wn) that its k active rows and :func:`cross_direction`
+    take for m rows across branches: Z in rows k .. k + m - 1, then C and its right side (m (m + 1) float64,
+    from an even offset)."""
+    return (k + m) * wn + 1 + 2 * m * (m + 1)
 
 
 @wp.func(inline=True)
@@ -770,13 +770,13 @@ def cross_direction(b: WorldBlock, rm: RowModel, rd: RowData):
 
         H^-1 = H_t^-1 - Z C^-1 Z^T,   Z = H_t^-1 Y_X^T,   C = D_X^-1 + Y_X Z.
 
-    The m columns of Z are two tree solves each (lanes over rows), in the world's Jacobian scratch of
-    ``minv_jac`` (free once the rows are filled); C and its Cholesky (m x m, float64, after Z in the same
-    scratch: ``minv64``) and the correction's weights w = C^-1 Y_X search come from lane 0, then
-    search -= Z w (lanes over DOFs). C is float64 because
+    The m columns of Z are two tree solves each (lanes over rows), in the world's rows of ``ydense`` beyond
+    its k active ones (free this substep); C and its Cholesky (m x m, float64, after Z: ``ydense64``) and
+    the correction's weights w = C^-1 Y_X search come from lane 0, then search -= Z w (lanes over DOFs).
+    C is float64 because
     C = D_X^-1 + Y_X Z is nearly singular where the rows are nearly dependent (a pyramid's four edges span
     three directions) and their R = 1 / D is small: float32 would round R's part away."""
-    zbase = b.w * rm.jac_lanes * 8 * rm.width
+    zbase = b.yoff + b.k * b.wn  # Z_j: the world's row k + j of ydense
     m = int(0)
     for c in range(b.k):
         r = b.r0 + c
@@ -784,18 +784,18 @@ def cross_direction(b: WorldBlock, rm: RowModel, rd: RowData):
             if m % b.lanes == b.lane:
                 z = zbase + m * b.wn
                 for a in range(b.wn):
-                    item_set(rd.minv_jac, z + a, 0.0)
+                    item_set(rd.ydense, z + a, 0.0)
                 row = b.yoff + c * b.wn
                 for t in range(item(rd.ynz_count, r)):
                     a = int(item(rd.ynz, row + t))
-                    item_set(rd.minv_jac, z + a, item(rd.ydense, row + a))
-                ltl_solve_t(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.minv_jac, z)
-                ltl_solve(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.minv_jac, z)
+                    item_set(rd.ydense, z + a, item(rd.ydense, row + a))
+                ltl_solve_t(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.ydense, z)
+                ltl_solve(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, rd.ydense, z)
             m += 1
     if m == 0:
         return
     sync_lanes(b.lanes)  # every column of Z is solved
-    cb = (zbase + m * b.wn + 1) // 2  # C_ij at cb + i m + j in minv64 (zbase is even: width is a multiple of 8)
+    cb = (zbase + m * b.wn + 1) // 2  # C_ij at cb + i m + j in ydense64 (float index 2 cb, even)
     wb = cb + m * m  # the right side, then the weights
     if b.lane == 0:
         i = int(0)
@@ -804,38 +804,38 @@ def cross_direction(b: WorldBlock, rm: RowModel, rd: RowData):
             if _crossing(r, rd):
                 row = b.yoff + c * b.wn
                 count = item(rd.ynz_count, r)
-                rd.minv64[wb + i] = _dot64(row, count, rd, rd.search, b.wd0)
+                rd.ydense64[wb + i] = _dot64(row, count, rd, rd.search, b.wd0)
                 for j in range(i + 1):
-                    rd.minv64[cb + i * m + j] = _dot64(row, count, rd, rd.minv_jac, zbase + j * b.wn)
-                rd.minv64[cb + i * m + i] += wp.float64(1.0) / wp.float64(rd.zone[r][1])
+                    rd.ydense64[cb + i * m + j] = _dot64(row, count, rd, rd.ydense, zbase + j * b.wn)
+                rd.ydense64[cb + i * m + i] += wp.float64(1.0) / wp.float64(rd.zone[r][1])
                 i += 1
         for j in range(m):  # Cholesky C = G G^T in place, then G G^T w = Y_X search
-            p = rd.minv64[cb + j * m + j]
+            p = rd.ydense64[cb + j * m + j]
             for t in range(j):
-                p -= rd.minv64[cb + j * m + t] * rd.minv64[cb + j * m + t]
+                p -= rd.ydense64[cb + j * m + t] * rd.ydense64[cb + j * m + t]
             d = wp.sqrt(wp.max(p, wp.float64(1.0e-300)))
-            rd.minv64[cb + j * m + j] = d
+            rd.ydense64[cb + j * m + j] = d
             for ii in range(j + 1, m):
-                v = rd.minv64[cb + ii * m + j]
+                v = rd.ydense64[cb + ii * m + j]
                 for t in range(j):
-                    v -= rd.minv64[cb + ii * m + t] * rd.minv64[cb + j * m + t]
-                rd.minv64[cb + ii * m + j] = v / d
+                    v -= rd.ydense64[cb + ii * m + t] * rd.ydense64[cb + j * m + t]
+                rd.ydense64[cb + ii * m + j] = v / d
         for ii in range(m):
-            v = rd.minv64[wb + ii]
+            v = rd.ydense64[wb + ii]
             for t in range(ii):
-                v -= rd.minv64[cb + ii * m + t] * rd.minv64[wb + t]
-            rd.minv64[wb + ii] = v / rd.minv64[cb + ii * m + ii]
+                v -= rd.ydense64[cb + ii * m + t] * rd.ydense64[wb + t]
+            rd.ydense64[wb + ii] = v / rd.ydense64[cb + ii * m + ii]
         for jj in range(m):
             ii = m - 1 - jj
-            v = rd.minv64[wb + ii]
+            v = rd.ydense64[wb + ii]
             for t in range(ii + 1, m):
-                v -= rd.minv64[cb + t * m + ii] * rd.minv64[wb + t]
-            rd.minv64[wb + ii] = v / rd.minv64[cb + ii * m + ii]
+                v -= rd.ydense64[cb + t * m + ii] * rd.ydense64[wb + t]
+            rd.ydense64[wb + ii] = v / rd.ydense64[cb + ii * m + ii]
     sync_lanes(b.lanes)
     for a in range(b.lane, b.wn, b.lanes):
         v = wp.float64(item(rd.search, b.wd0 + a))
         for j in range(m):
-            v -= rd.minv64[wb + j] * wp.float64(item(rd.minv_jac, zbase + j * b.wn + a))
+            v -= rd.ydense64[wb + j] * wp.float64(item(rd.ydense, zbase + j * b.wn + a))
         item_set(rd.search, b.wd0 + a, wp.float32(v))
     sync_lanes(b.lanes)
 

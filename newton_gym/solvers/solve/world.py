@@ -522,6 +522,7 @@ def _row_data(model, rows, offsets: dict, newton: bool, lanes: int, subspace: bo
 
     # PGS keeps every compact row's Y; Newton moves each row's Y to ydense as soon as it is filled.
     minv_jac = empty((worlds * lanes * 4 if newton else n) * 2 * rows.width)
+    ydense_array = empty(ydense)
     # Zeroed once: the Hessian's lower triangle is written each iteration, its upper one never (the tile
     # Cholesky gets a defined matrix either way).
     hess_array = wp.zeros(max(hess, 1), dtype=wp.float32, device=dev)
@@ -533,7 +534,6 @@ def _row_data(model, rows, offsets: dict, newton: bool, lanes: int, subspace: bo
         art=empty(n, wp.vec2i),
         minv_jac=minv_jac,
         minv8=wp.array(ptr=minv_jac.ptr, dtype=vec8, shape=(minv_jac.shape[0] // 8,), device=dev),
-        minv64=wp.array(ptr=minv_jac.ptr, dtype=wp.float64, shape=(max(minv_jac.shape[0] // 2, 1),), device=dev),
         pos=empty(n),
         imp_pos=empty(n),
         solref=empty(n, wp.vec2),
@@ -553,7 +553,10 @@ def _row_data(model, rows, offsets: dict, newton: bool, lanes: int, subspace: bo
         free=empty(pgs_rows, wp.int32),
         step=empty(pgs_rows),
         scratch=empty(dense if subspace else 1),
-        ydense=empty(ydense),
+        ydense=ydense_array,
+        ydense64=wp.array(
+            ptr=ydense_array.ptr, dtype=wp.float64, shape=(max(ydense_array.shape[0] // 2, 1),), device=dev
+        ),
         ynz=empty(ydense, wp.int16),
         ynz_count=empty(newton_rows, wp.int32),
         hess=hess_array,
