@@ -10,7 +10,7 @@ import pytest
 import warp as wp
 
 from newton_gym.solvers.lanes import sync_lanes
-from newton_gym.solvers.solve.newton import on_path
+from newton_gym.solvers.solve.pattern import on_path
 from newton_gym.solvers.spatial import (
     dense_cholesky_solve,
     ltl_factor,

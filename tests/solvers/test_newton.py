@@ -206,7 +206,7 @@ def test_standing_g1_constraint_matches_mujoco():
 
 
 def test_standing_g1_rows_across_branches_32_lanes_equal_one_lane(monkeypatch):
-    """The standing G1's step (rows across branches: :func:`newton_gym.solvers.solve.newton.cross_direction`)
+    """The standing G1's step (rows across branches: :func:`newton_gym.solvers.solve.pattern.cross_direction`)
     by a block of 32 lanes (CPU blocks) equals one lane's bitwise."""
     import warp as wp
 

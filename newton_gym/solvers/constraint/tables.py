@@ -48,7 +48,7 @@ CONE = wp.constant(1)
 Y_PATH = wp.constant(2)  # the row's Y lies on one root path of the DOF tree
 Y_QUAD = wp.constant(4)  # rows c .. c + 3 are a pyramid's four edges with one list of non-zero columns
 # Set by the Newton solve for its solve: the row's Y spans two branches of the DOF tree, and its Hessian term
-# is kept out of the tree-pattern factor (:func:`..solve.newton.cross_direction`).
+# is kept out of the tree-pattern factor (:func:`..solve.pattern.cross_direction`).
 Y_CROSS = wp.constant(8)
 
 
@@ -215,7 +215,7 @@ class RowData:
     step: wp.array(dtype=float)  # PGS, compact: its Newton step
     scratch: wp.array(dtype=float)  # PGS, like dense: its Cholesky factor
     ydense: wp.array(dtype=float)  # Newton: per world (budget, DOFs) Y of its active rows
-    ydense64: wp.array(dtype=wp.float64)  # Newton: ydense seen as float64 (:func:`..solve.newton.cross_direction`)
+    ydense64: wp.array(dtype=wp.float64)  # Newton: ydense seen as float64 (:func:`..solve.pattern.cross_direction`)
     ynz: wp.array(dtype=wp.int16)  # Newton: like ydense, each row's non-zero columns (ascending; DOFs < 2^15)
     ynz_count: wp.array(dtype=int)  # Newton, compact: number of non-zero columns of each row
     hess: wp.array(dtype=float)  # Newton: per world (DOFs, DOFs) Hessian, then its Cholesky factor
