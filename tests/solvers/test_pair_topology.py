@@ -272,3 +272,58 @@ def test_bundle_centres_are_the_mean_shape_origins_of_their_bodies():
             np.testing.assert_allclose(centre_b[b], origin[shapes(b)[:, 1]].mean(axis=0), rtol=1e-6, atol=1e-6)
             checked += 1
     assert checked == len(p.bundle_run) > 10
+
+
+def _rotate(q, v):
+    """Rotate the rows of v (n, 3) by the unit quaternions q (n, 4) in (x, y, z, w) order, float64."""
+    u, w = q[:, :3], q[:, 3:]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
+
+
+def test_bundles_beyond_reach_have_every_pair_beyond_its_own_bound():
+    """Where body B's origin lies farther from a bundle's A centre than ``bundle_reach`` (the narrow phase's
+    first test, which skips the bundle before B's centre is placed), the bundle's centres lie farther apart
+    than ``bundle_bound`` and every pair's shape origins farther apart than the pair's own bound: the skip
+    never drops a pair the pair test would keep. Random body poses in a 1 m box, every world's bound-tested
+    bundles, float64 on the host; some bundles must be skipped by the reach and some kept."""
+    model = _chains_and_ants()
+    c = SolverGeneralized(model).contacts
+    p = c.pairs
+    rng = np.random.default_rng(3)
+    shape_xf = model.shape_transform.numpy().astype(np.float64)
+    centre_a, centre_b = c.bundle_centre_a.numpy(), c.bundle_centre_b.numpy()
+    bound, reach = c.bundle_bound.numpy(), c.bundle_reach.numpy()
+    margin = c.pair_margin.numpy()
+    np.testing.assert_array_less(bound[bound >= 0.0], reach[bound >= 0.0])
+    assert np.array_equal(reach[bound < 0.0], bound[bound < 0.0])
+    skipped = kept = 0
+    for _ in range(20):
+        pos = rng.uniform(-0.5, 0.5, (model.body_count, 3))
+        quat = rng.normal(size=(model.body_count, 4))
+        quat /= np.linalg.norm(quat, axis=1, keepdims=True)
+
+        def place(body, x, pos=pos, quat=quat):
+            return x if body < 0 else pos[body] + _rotate(quat[body : body + 1], x[None])[0]
+
+        for w in range(len(p.block_bundle_start) - 1):
+            t = p.templates.block_template[w]
+            for lb in range(p.block_bundle_start[w + 1] - p.block_bundle_start[w]):
+                tb = p.template_bundle_start[t] + lb
+                if p.bundle_class[tb] % 2 != 0:
+                    continue  # plane bundles are not bound-tested
+                body_a, body_b = decode(p.bundle_body[tb][None], p.block_body_offset[w])[0]
+                ca = place(body_a, centre_a[tb].astype(np.float64))
+                origin_b = pos[body_b] if body_b >= 0 else np.zeros(3)
+                if np.linalg.norm(origin_b - ca) <= reach[tb]:
+                    kept += 1
+                    continue
+                skipped += 1
+                assert np.linalg.norm(place(body_b, centre_b[tb].astype(np.float64)) - ca) > bound[tb]
+                for lp in p.bundle_pairs[p.bundle_start[tb] : p.bundle_start[tb + 1]]:
+                    tp = p.template_pair_start[t] + lp
+                    shapes = decode(p.shape[tp][None], p.block_shape_offset[w])[0]
+                    pa = place(body_a, shape_xf[shapes[0], :3])
+                    pb = place(body_b, shape_xf[shapes[1], :3])
+                    assert np.linalg.norm(pb - pa) > p.radius[tp] + margin[p.block_pair_start[w] + lp]
+    assert skipped > 100 and kept > 100

@@ -106,6 +106,9 @@ class Contacts(DeclaredFields):
     bundle_centre_a: wp.array = None
     bundle_centre_b: wp.array = None  # (template bundles,) vec3 centre of its B shapes, body B's frame (static: world)
     bundle_bound: wp.array = None  # (template bundles,) float32 centre distance beyond which no pair touches [m]
+    bundle_reach: wp.array = (
+        None  # (template bundles,) float32 A centre to body B origin: beyond it, no pair touches [m]
+    )
     bundle_run: wp.array = None  # (template bundles,) vec2i [first, end) of the bundles with its template and body A
     bundle_clear: wp.array = None  # (bundles,) int32 1 while its slots are clear (it was far at the last collide)
     # Per step, per slot.
@@ -344,7 +347,12 @@ _PAIR_COLUMNS = {
     "pair_solref": wp.vec2,
     "pair_solimp": vec5,
 }
-_BUNDLE_COLUMNS = {"bundle_centre_a": wp.vec3, "bundle_centre_b": wp.vec3, "bundle_bound": wp.float32}
+_BUNDLE_COLUMNS = {
+    "bundle_centre_a": wp.vec3,
+    "bundle_centre_b": wp.vec3,
+    "bundle_bound": wp.float32,
+    "bundle_reach": wp.float32,
+}
 _SLOT_COLUMNS = {
     "active": wp.int32,
     "point": wp.vec3,

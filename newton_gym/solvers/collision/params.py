@@ -85,6 +85,7 @@ class BundleArgs:
     bundle_centre_a: wp.array(dtype=wp.vec3)  # (template bundles,) centre of its body A's A shapes, A's frame [m]
     bundle_centre_b: wp.array(dtype=wp.vec3)  # (template bundles,) centre of its B shapes, body B's frame [m]
     bundle_bound: wp.array(dtype=float)  # (template bundles,) centre distance beyond which none of its pairs touch [m]
+    bundle_reach: wp.array(dtype=float)  # (template bundles,) A centre to B origin beyond which no pair touches [m]
     bundle_run: wp.array(dtype=wp.vec2i)  # (template bundles,) [first, end) of the bundles with its body A
 
 
@@ -149,9 +150,26 @@ def _bundle_bound_kernel(args: BundleArgs):
     wp.atomic_max(args.bundle_bound, tb, bound * (1.0 + 1.0e-5) + 1.0e-6)
 
 
+@wp.kernel
+def _bundle_reach_kernel(args: BundleArgs):
+    """Template bundle lb of template t: the distance from its A centre to body B's origin beyond which its
+    centres lie farther apart than its bound (|c_B - c_A| >= |o_B - c_A| - |c_B - o_B|, the offset of the B
+    centre from B's origin fixed in B's frame), with float32 rounding spared as for the bound; negative where
+    the bound is. The narrow phase tests it first: no rotation of the B centre for most bundles."""
+    t, lb = wp.tid()
+    tb = args.topo.template_bundle_start[t] + lb
+    if tb >= args.topo.template_bundle_start[t + 1]:
+        return
+    bound = args.bundle_bound[tb]
+    reach = bound
+    if bound >= 0.0:
+        reach = (bound + wp.length(args.bundle_centre_b[tb])) * (1.0 + 1.0e-5) + 1.0e-6
+    args.bundle_reach[tb] = reach
+
+
 def combine_pair_params(model, contacts):
     """(Re)compute ``contacts.pair_mu / pair_margin / pair_gap / pair_solref / pair_solimp``
-    from the model's shape columns, then the bundles' bounding tests from the pair bounds (three launches, no
+    from the model's shape columns, then the bundles' bounding tests from the pair bounds (four launches, no
     host sync, capture-safe)."""
     _per_pair(_pair_params_kernel, model, contacts, [fill(PairParamArgs, model, contacts, topo=contacts.topology)])
     pairs = contacts.pairs
@@ -162,6 +180,7 @@ def combine_pair_params(model, contacts):
         per_world = (len(pairs.block_bundle_start) - 1, most)
         wp.launch(_bundle_centre_kernel, dim=per_template, device=model.device, inputs=[args])
         wp.launch(_bundle_bound_kernel, dim=per_world, device=model.device, inputs=[args])
+        wp.launch(_bundle_reach_kernel, dim=per_template, device=model.device, inputs=[args])
 
 
 def _per_pair(kernel, model, contacts, inputs: list):

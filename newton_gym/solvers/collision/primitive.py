@@ -407,6 +407,7 @@ class NarrowArgs:
     bundle_centre_a: wp.array(dtype=wp.vec3)  # (template bundles,) centre of its body A's A shapes, A's frame [m]
     bundle_centre_b: wp.array(dtype=wp.vec3)  # (template bundles,) centre of its B shapes, body B's frame [m]
     bundle_bound: wp.array(dtype=float)  # (template bundles,) centre distance beyond which no pair touches [m]
+    bundle_reach: wp.array(dtype=float)  # (template bundles,) A centre to body B origin: beyond it, no pair touches [m]
     hulls: MeshHulls  # mesh convex hulls (and heightfield points)
     fields: Heightfields  # heightfields
     body_q: wp.array(dtype=wp.transform)  # (body_count,) body frames in world [m]
@@ -439,6 +440,14 @@ def _centre(body: int, body_q: wp.array(dtype=wp.transform), x: wp.vec3):
     if body >= 0:
         return wp.transform_point(body_q[body], x)
     return x
+
+
+@wp.func
+def _origin(body: int, body_q: wp.array(dtype=wp.transform)):
+    """World position of body ``body``'s origin (-1: static, the world's)."""
+    if body >= 0:
+        return wp.transform_get_translation(body_q[body])
+    return wp.vec3(0.0)
 
 
 @wp.func(inline=True)
@@ -486,8 +495,13 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
                 if bodies[0] < 0 or bodies[0] != centre_body:
                     ca = _centre(bodies[0], args.body_q, args.bundle_centre_a[tb])
                     centre_body = bodies[0]
-                cb = _centre(bodies[1], args.body_q, args.bundle_centre_b[tb])
-                if _beyond(cb - ca, args.bundle_bound[tb]):
+                # B's origin first (no rotation), its centre only where the origin is within reach
+                apart = _beyond(_origin(bodies[1], args.body_q) - ca, args.bundle_reach[tb])
+                if not apart:
+                    apart = _beyond(
+                        _centre(bodies[1], args.body_q, args.bundle_centre_b[tb]) - ca, args.bundle_bound[tb]
+                    )
+                if apart:
                     if args.out.bundle_clear[g] == 0:  # near at the last collide: clear its slots once
                         for e in range(e0, e1):
                             sl = args.topo.slots[at.template_pair + args.topo.bundle_pairs[e]]
