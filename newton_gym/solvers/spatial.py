@@ -347,10 +347,10 @@ def ltl_solve(
 
 
 @wp.func
-def dense_cholesky(a: wp.array(dtype=float), off: int, n: int, lane: int, lanes: int):
+def dense_cholesky(a: wp.array(dtype=Any), off: int, n: int, lane: int, lanes: int):
     """Factor the symmetric positive definite n x n matrix whose lower triangle is stored row-major at
     ``off`` in ``a`` in place (A = C C^T; squared pivots clamped at 1e-20, so a degenerate block gives no
-    NaN).
+    NaN), in the element type of ``a`` (float32 or float64).
 
     By the ``lanes`` lanes of a block (every lane calls it; lanes = 1: a single thread or lane): column j's
     pivot by every lane alike, its entries below the pivot strided over lanes, a barrier per column. Bitwise
@@ -360,7 +360,7 @@ def dense_cholesky(a: wp.array(dtype=float), off: int, n: int, lane: int, lanes:
         p = item(a, rj + j)
         for t in range(j):
             p -= item(a, rj + t) * item(a, rj + t)
-        d = wp.sqrt(wp.max(p, 1.0e-20))
+        d = wp.sqrt(wp.max(p, type(p)(1.0e-20)))
         # This lane's rows below the pivot, four at a time: four independent running sums, each entry's own
         # terms in the same order as one at a time (so bitwise the same), overlap their multiply-add
         # latencies, which bound one sum alone.
@@ -401,18 +401,19 @@ def dense_cholesky(a: wp.array(dtype=float), off: int, n: int, lane: int, lanes:
 
 @wp.func
 def dense_solve(
-    a: wp.array(dtype=float),
+    a: wp.array(dtype=Any),
     off: int,
     n: int,
-    b: wp.array(dtype=float),
+    b: wp.array(dtype=Any),
     b_off: int,
-    x: wp.array(dtype=float),
+    x: wp.array(dtype=Any),
     x_off: int,
     lane: int,
     lanes: int,
 ):
     """Solve A x = b with A = C C^T factored by :func:`dense_cholesky` at ``off`` in ``a`` (``b`` and ``x``
-    may be the same array and offset): the two triangular solves on lane 0, then a barrier."""
+    may be the same array and offset; the three of one element type): the two triangular solves on lane 0,
+    then a barrier."""
     if lane == 0:
         for i in range(n):
             ri = off + i * n
@@ -431,12 +432,12 @@ def dense_solve(
 
 @wp.func
 def dense_cholesky_solve(
-    a: wp.array(dtype=float),
+    a: wp.array(dtype=Any),
     off: int,
     n: int,
-    b: wp.array(dtype=float),
+    b: wp.array(dtype=Any),
     b_off: int,
-    x: wp.array(dtype=float),
+    x: wp.array(dtype=Any),
     x_off: int,
     lane: int,
     lanes: int,

@@ -5,6 +5,8 @@ L^-T solve of a pyramid's basis rows (:func:`ltl_solve_t3`); the tree factor's r
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import warp as wp
@@ -24,16 +26,15 @@ wp.set_module_options({"enable_backward": False})
 
 
 @wp.func
-def _cholesky_row_by_row(
-    a: wp.array(dtype=float), off: int, n: int, b: wp.array(dtype=float), x: wp.array(dtype=float)
-):
-    """The dense Cholesky and solve one row below the pivot at a time (the reference order)."""
+def _cholesky_row_by_row(a: wp.array(dtype=Any), off: int, n: int, b: wp.array(dtype=Any), x: wp.array(dtype=Any)):
+    """The dense Cholesky and solve one row below the pivot at a time (the reference order), in the arrays'
+    element type."""
     for j in range(n):
         rj = off + j * n
         p = a[rj + j]
         for t in range(j):
             p -= a[rj + t] * a[rj + t]
-        d = wp.sqrt(wp.max(p, 1.0e-20))
+        d = wp.sqrt(wp.max(p, type(p)(1.0e-20)))
         for i in range(j + 1, n):
             ri = off + i * n
             v = a[ri + j]
@@ -58,31 +59,35 @@ def _cholesky_row_by_row(
 @wp.kernel
 def _cholesky_both(
     n: int,
-    a1: wp.array(dtype=float),
-    a2: wp.array(dtype=float),
-    b: wp.array(dtype=float),
-    x1: wp.array(dtype=float),
-    x2: wp.array(dtype=float),
+    a1: wp.array(dtype=Any),
+    a2: wp.array(dtype=Any),
+    b: wp.array(dtype=Any),
+    x1: wp.array(dtype=Any),
+    x2: wp.array(dtype=Any),
 ):
     dense_cholesky_solve(a1, 0, n, b, 0, x1, 0, 0, 1)
     _cholesky_row_by_row(a2, 0, n, b, x2)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 9, 18, 23])
-def test_dense_cholesky_four_rows_is_row_by_row(n):
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dense_cholesky_four_rows_is_row_by_row(n, dtype):
+    """Bitwise the row-by-row order in float32 (the Newton Hessian's) and float64 (the capacitance matrix of
+    rows across branches, :func:`newton_gym.solvers.solve.pattern.cross_direction`), and a solution."""
     rng = np.random.default_rng(n)
-    g = rng.standard_normal((n, n + 3)).astype(np.float32)
-    a = (g @ g.T + 0.1 * np.eye(n, dtype=np.float32)).astype(np.float32)
+    g = rng.standard_normal((n, n + 3))
+    a = (g @ g.T + 0.1 * np.eye(n)).astype(dtype)
     low = np.tril(a).reshape(-1)
-    a1 = wp.array(low, dtype=float)
-    a2 = wp.array(low, dtype=float)
-    b = wp.array(rng.standard_normal(n).astype(np.float32), dtype=float)
-    x1 = wp.zeros(n, dtype=float)
-    x2 = wp.zeros(n, dtype=float)
+    a1 = wp.array(low)
+    a2 = wp.array(low)
+    b = wp.array(rng.standard_normal(n).astype(dtype))
+    x1 = wp.zeros(n, dtype=a1.dtype)
+    x2 = wp.zeros(n, dtype=a1.dtype)
     wp.launch(_cholesky_both, dim=1, inputs=[n, a1, a2, b, x1, x2])
     assert np.array_equal(a1.numpy(), a2.numpy())
     assert np.array_equal(x1.numpy(), x2.numpy())
-    assert np.allclose(a @ x1.numpy(), b.numpy(), atol=1e-3)
+    tol = 1e-3 if dtype == np.float32 else 1e-9
+    assert np.allclose(a @ x1.numpy(), b.numpy(), atol=tol)
 
 
 @wp.kernel

@@ -16,7 +16,7 @@ import warp as wp
 from ..constraint.tables import CONE, Y_CROSS, Y_PATH, RowData, RowModel, WorldBlock
 from ..items import item, item_set
 from ..lanes import sync_lanes
-from ..spatial import ltl_solve, ltl_solve_t
+from ..spatial import dense_cholesky, dense_solve, ltl_solve, ltl_solve_t
 
 __all__ = ["on_path", "tree_pattern", "cross_direction"]
 
@@ -140,8 +140,9 @@ def cross_direction(b: WorldBlock, rm: RowModel, rd: RowData):
         H^-1 = H_t^-1 - Z C^-1 Z^T,   Z = H_t^-1 Y_X^T,   C = D_X^-1 + Y_X Z.
 
     The m columns of Z are two tree solves each (lanes over rows), in the world's rows of ``ydense`` beyond
-    its k active ones (free this substep); C and its Cholesky (m x m, float64, after Z: ``ydense64``) and
-    the correction's weights w = C^-1 Y_X search come from lane 0, then search -= Z w (lanes over DOFs).
+    its k active ones (free this substep); C (m x m, float64, after Z: ``ydense64``) from lane 0, its
+    Cholesky and the correction's weights w = C^-1 Y_X search from :func:`..spatial.dense_cholesky` and
+    :func:`..spatial.dense_solve` in float64, then search -= Z w (lanes over DOFs).
     C is float64 because
     C = D_X^-1 + Y_X Z is nearly singular where the rows are nearly dependent (a pyramid's four edges span
     three directions) and their R = 1 / D is small: float32 would round R's part away."""
@@ -178,29 +179,9 @@ def cross_direction(b: WorldBlock, rm: RowModel, rd: RowData):
                     rd.ydense64[cb + i * m + j] = _dot64(row, count, rd, rd.ydense, zbase + j * b.wn)
                 rd.ydense64[cb + i * m + i] += wp.float64(1.0) / wp.float64(rd.zone[r][1])
                 i += 1
-        for j in range(m):  # Cholesky C = G G^T in place, then G G^T w = Y_X search
-            p = rd.ydense64[cb + j * m + j]
-            for t in range(j):
-                p -= rd.ydense64[cb + j * m + t] * rd.ydense64[cb + j * m + t]
-            d = wp.sqrt(wp.max(p, wp.float64(1.0e-300)))
-            rd.ydense64[cb + j * m + j] = d
-            for ii in range(j + 1, m):
-                v = rd.ydense64[cb + ii * m + j]
-                for t in range(j):
-                    v -= rd.ydense64[cb + ii * m + t] * rd.ydense64[cb + j * m + t]
-                rd.ydense64[cb + ii * m + j] = v / d
-        for ii in range(m):
-            v = rd.ydense64[wb + ii]
-            for t in range(ii):
-                v -= rd.ydense64[cb + ii * m + t] * rd.ydense64[wb + t]
-            rd.ydense64[wb + ii] = v / rd.ydense64[cb + ii * m + ii]
-        for jj in range(m):
-            ii = m - 1 - jj
-            v = rd.ydense64[wb + ii]
-            for t in range(ii + 1, m):
-                v -= rd.ydense64[cb + t * m + ii] * rd.ydense64[wb + t]
-            rd.ydense64[wb + ii] = v / rd.ydense64[cb + ii * m + ii]
-    sync_lanes(b.lanes)
+    sync_lanes(b.lanes)  # C and the right side are whole
+    dense_cholesky(rd.ydense64, cb, m, b.lane, b.lanes)  # C = G G^T in place
+    dense_solve(rd.ydense64, cb, m, rd.ydense64, wb, rd.ydense64, wb, b.lane, b.lanes)  # G G^T w = Y_X search
     for a in range(b.lane, b.wn, b.lanes):
         v = wp.float64(item(rd.search, b.wd0 + a))
         for j in range(m):
