@@ -16,7 +16,9 @@ kept while closer than the pair's margin.
   against the box, the end -1 winning ties, and the segment against the 12 box edges), then, when the
   capsule lies along a face or an edge, a second point further along the segment: as far as the capsule
   stays over the face or the edge that holds the first point. Each point is collided as a ball against
-  the box (:func:`ball_box`: a ball centre inside the box leaves through the nearest face).
+  the box (:func:`ball_box`: a ball centre inside the box leaves through the nearest face). A segment
+  beyond one of the box's faces by more than the radius and the margin makes none, and is left before the
+  search (the same contacts, none, at a fraction of its cost).
 
 float32 throughout, where MuJoCo works in double. Differences that remain:
 
@@ -253,6 +255,16 @@ def capsule_box(start: int, a: Convex, b: Convex, margin: float, out: ContactSlo
             axis[i] = 0.0
     half = a.size[1]
     h = axis * half
+    # Apart along a face normal of the box by more than the radius and the margin (float32 rounding spared):
+    # every ball of the segment lies beyond the margin, which no contact passes. Most capsule-box pairs of
+    # a robot (a thigh beside its trunk) end here, before the edge search.
+    reach = (a.size[0] + margin) * (1.0 + 1.0e-5) + 1.0e-6
+    apart = bool(False)
+    for i in range(3):
+        if c[i] - wp.abs(h[i]) - reach > s[i] or c[i] + wp.abs(h[i]) + reach < -s[i]:
+            apart = True
+    if apart:
+        return
     hlen2 = half * half
     scale = s[0] + s[1] + s[2] + half
     # Octant of the axis: bit i set where h[i] > 0 (the axis and its reverse are the same segment).
