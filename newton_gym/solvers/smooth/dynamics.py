@@ -26,7 +26,7 @@ from ..items import item, item_set
 from ..lanes import sync_lanes
 from ..spatial import cross_force, cross_motion, inertia_about, inertia_mul, ltl_factor_pair, ltl_solve, ltl_solve_t
 from ..types import TreeModel, tree_model
-from .tendon import tendon_armature_pair, tendon_arts_implicit, tendon_implicit_rows
+from .tendon import tendon_armature_on, tendon_armature_pair, tendon_arts_implicit, tendon_implicit_rows
 
 wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
 
@@ -319,7 +319,9 @@ def mass_matrix_rows(first: int, end: int, step: int, args: CrbArgs):
         n = args.m.art_dof_start[a + 1] - d0
         off = args.m.art_mat_start[a]
         f = inertia_mul(args.crb_m_out[c], args.crb_h_out[c], args.crb_i_out[c], wp.spatial_vectord(args.cdof[i]))
-        tendons = args.dof_ten_start[i + 1] > args.dof_ten_start[i]
+        tendons = tendon_armature_on(
+            i, args.dof_ten_start, args.dof_ten_entry, args.ten_jac_tendon, args.tendon_armature
+        )
         k = i
         while k >= 0:
             val = wp.dot(wp.spatial_vectord(args.cdof[k]), f)

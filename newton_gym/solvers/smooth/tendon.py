@@ -423,6 +423,23 @@ def tendon_dof_force(
 
 
 @wp.func
+def tendon_armature_on(
+    i: int,
+    dof_ten_start: wp.array(dtype=int),
+    dof_ten_entry: wp.array(dtype=int),
+    ten_jac_tendon: wp.array(dtype=int),
+    tendon_armature: wp.array(dtype=float),
+):
+    """Whether a tendon with armature runs over DOF i (else every :func:`tendon_armature_pair` of row i is 0:
+    a row's walk over its ancestors need not ask)."""
+    on = bool(False)
+    for kk in range(dof_ten_start[i], dof_ten_start[i + 1]):
+        if tendon_armature[ten_jac_tendon[dof_ten_entry[kk]]] != 0.0:
+            on = True
+    return on
+
+
+@wp.func
 def tendon_armature_pair(
     i: int,
     k: int,
