@@ -106,9 +106,7 @@ class Contacts(DeclaredFields):
     bundle_centre_a: wp.array = None
     bundle_centre_b: wp.array = None  # (template bundles,) vec3 centre of its B shapes, body B's frame (static: world)
     bundle_bound: wp.array = None  # (template bundles,) float32 centre distance beyond which no pair touches [m]
-    bundle_reach: wp.array = (
-        None  # (template bundles,) float32 A centre to body B origin: beyond it, no pair touches [m]
-    )
+    bundle_reach: wp.array = None  # (template bundles,) float32 A centre to B origin beyond which none touches [m]
     bundle_run: wp.array = None  # (template bundles,) vec2i [first, end) of the bundles with its template and body A
     bundle_clear: wp.array = None  # (bundles,) int32 1 while its slots are clear (it was far at the last collide)
     # Per step, per slot.
