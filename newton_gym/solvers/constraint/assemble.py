@@ -450,20 +450,14 @@ def _clear_blocks(a: wp.vec2i, leaves: wp.vec2i, blk: int, rm: RowModel, rd: Row
     """Zero the pyramid's four Jacobian blocks over the DOFs of each side's articulation: the basis rows add
     into three of them, and the edges, written on the rows' DOF paths only, leave the rest of all four zero
     for the products that read whole sides (PGS's). Under Newton the edges go straight to ``ydense``
-    (:func:`_pyramid_gather`): only the three basis blocks are zeroed, and on a side on one DOF path
-    (``leaves``) only along the path, the only DOFs read."""
+    (:func:`_pyramid_gather`): only the three basis blocks are zeroed, and a side on one DOF path
+    (``leaves``) not at all: its one body's walk (:func:`_basis_body`) writes its path, the only DOFs read."""
     for side in range(2):
         ai = a[side]
-        if ai >= 0:
-            d0 = rm.tree.art_dof_start[ai]
-            leaf = leaves[side]
-            if rm.newton == 0:
-                leaf = -1
-            k = walk_start(leaf, rm.tree.art_dof_start[ai + 1] - d0)
-            while k >= 0:
+        if ai >= 0 and (rm.newton == 0 or leaves[side] < 0):
+            for k in range(rm.tree.art_dof_start[ai + 1] - rm.tree.art_dof_start[ai]):
                 for t in range(rm.newton, 4):
                     item_set(rd.minv_jac, (blk + t) * 2 * rm.width + side * rm.width + k, 0.0)
-                k = walk_next(k, leaf, d0, rm.tree.dof_parent)
 
 
 @wp.func(inline=True)
@@ -506,9 +500,12 @@ def walk_next(k: int, leaf: int, d0: int, dof_parent: wp.array(dtype=int)):
 
 
 @wp.func(inline=True)
-def _basis_body(b: int, bside: int, a: wp.vec2i, slot: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+def _basis_body(
+    b: int, bside: int, a: wp.vec2i, leaves: wp.vec2i, slot: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs
+):
     """Add body b's part (pair side ``bside``: 0 with sign -1, 1 with +1) of the basis Jacobians J_n, J_t1,
-    J_t2 of contact slot ``slot``, in one walk up its DOF path."""
+    J_t2 of contact slot ``slot``, in one walk up its DOF path; under Newton, where b is its Jacobian side's
+    one body (``leaves``), add it to 0 rather than to the blocks (:func:`_clear_blocks` did not zero them)."""
     ba = rm.tree.body_art[b]
     if ba < 0:
         return
@@ -528,12 +525,16 @@ def _basis_body(b: int, bside: int, a: wp.vec2i, slot: int, blk: int, rm: RowMod
     o2 = _basis(blk, 2, width) + shift
     lever = rm.contacts.point[slot] - inp.art_ref[ba]
     kd = rm.tree.body_dof_last[b]
+    add = not (rm.newton != 0 and leaves[jside] >= 0)  # else the side's blocks hold the last contact's
     while kd >= 0:
         sk = inp.cdof[kd]
         v = sign * (wp.spatial_top(sk) + wp.cross(wp.spatial_bottom(sk), lever))
-        item_set(rd.minv_jac, on + kd, item(rd.minv_jac, on + kd) + wp.dot(n, v))
-        item_set(rd.minv_jac, o1 + kd, item(rd.minv_jac, o1 + kd) + wp.dot(t1, v))
-        item_set(rd.minv_jac, o2 + kd, item(rd.minv_jac, o2 + kd) + wp.dot(t2, v))
+        base = wp.vec3(0.0)
+        if add:
+            base = wp.vec3(item(rd.minv_jac, on + kd), item(rd.minv_jac, o1 + kd), item(rd.minv_jac, o2 + kd))
+        item_set(rd.minv_jac, on + kd, base[0] + wp.dot(n, v))
+        item_set(rd.minv_jac, o1 + kd, base[1] + wp.dot(t1, v))
+        item_set(rd.minv_jac, o2 + kd, base[2] + wp.dot(t2, v))
         kd = item(rm.tree.dof_parent, kd)
 
 
@@ -720,7 +721,7 @@ def contact_pyramid(wb: WorldBlock, c: int, blk: int, rm: RowModel, rd: RowData,
         b = bodies[bside]
         if b >= 0:
             tran += rm.body_invweight[b][0]
-            _basis_body(b, bside, a, slot, blk, rm, rd, inp)
+            _basis_body(b, bside, a, leaves, slot, blk, rm, rd, inp)
     a0, vel = _basis_solve(a, leaves, blk, rm, rd, inp)
     pos = _contact_pos(slot, p, rm.contacts)
     soft = _soft(rm.contacts.pair_solref[p], rm.contacts.pair_solimp[p], pos, inp.dt)
