@@ -465,7 +465,8 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
     ``pair_fn(p, slots, bound, a, b, args)`` fills them (p the model's pair index, slots its (first slot, slot
     count), a and b its shapes as :class:`Convex`, args the launch's :class:`NarrowArgs`).
     Outside the heightfield phase and plane pairs, a bundle whose two centres lie farther apart than its
-    ``bundle_bound`` is skipped whole (its slots only cleared), and a pair whose shape origins lie farther
+    ``bundle_bound`` is skipped whole (its slots only cleared; first, without placing B's centre, where body
+    B's origin lies farther from the A centre than ``bundle_reach``), and a pair whose shape origins lie farther
     apart than its bound (the template's bounding radii plus the pair's margin, also passed to ``pair_fn``,
     which need not test it again) before its shapes are placed: the bounding test the narrow phases start
     with, at a fraction of its cost (most of a robot's self-collision pairs are far apart at any time),
