@@ -36,7 +36,14 @@ import newton_gym as ng
 from newton_gym.solvers import SolverGeneralized
 from newton_gym.solvers.collision import driver as collision_driver
 from newton_gym.solvers.collision.convex import witnesses
-from newton_gym.solvers.collision.heightfield import field_block_top, point_prism, prism_planes, segment_prism
+from newton_gym.solvers.collision.heightfield import (
+    _apart,
+    _segment_apart,
+    field_block_top,
+    point_prism,
+    prism_planes,
+    segment_prism,
+)
 from newton_gym.solvers.collision.primitive import CAPSULE, HFIELD, SPHERE, Convex
 
 mujoco = pytest.importorskip("mujoco")
@@ -550,6 +557,60 @@ def test_segment_prism_closed_form_is_gjk():
         np.testing.assert_allclose(closed_w[on], general_w[on], atol=2e-5)  # witnesses [m]
         assert (general[~on & (general[:, 3] <= 0.0), 3] <= 0.0).all()
     assert min(seen.values()) > 200, seen  # both closed-form and deferred pairs met
+
+
+@wp.kernel
+def _capsule_apart_both(
+    ends: wp.array(dtype=wp.vec3),
+    verts: wp.array(dtype=wp.vec3),
+    bottom: float,
+    radius: float,
+    on_ends: wp.array(dtype=int),
+    on_support: wp.array(dtype=int),
+    gap: wp.array(dtype=float),
+):
+    i = wp.tid()
+    s0 = ends[2 * i]
+    s1 = ends[2 * i + 1]
+    top, sides = prism_planes(verts[0], verts[1], verts[2])
+    on_ends[i] = int(_segment_apart(s0, s1, radius, verts[0], verts[1], verts[2], top, sides))
+    a = Convex()
+    a.kind = CAPSULE
+    axis = s1 - s0
+    a.size = wp.vec3(radius, 0.5 * wp.length(axis), 0.0)
+    a.xf = wp.transform(0.5 * (s0 + s1), wp.quat_between_vectors(wp.vec3(0.0, 0.0, 1.0), wp.normalize(axis)))
+    a.radius = radius
+    a.field = -1
+    vs = verts
+    on_support[i] = int(_apart(a, verts[0], verts[1], verts[2], top, sides, wp.quat_identity(), wp.vec3(0.0), vs))
+    a.radius = 0.0  # GJK / EPA on the core: its distance less the radius is the capsule's gap
+    ok, gn, wa, wb, d = witnesses(a, _unit_prism(bottom), verts)
+    gap[i] = d - radius
+
+
+def test_capsule_separating_planes_on_its_core_ends():
+    """A capsule's separating-plane test on its core's two ends skips the prisms the test on its support
+    points skips (the same planes, the lowest point taken two ways: they differ by rounding only), and every
+    skipped prism is apart from the capsule by GJK / EPA."""
+    rng = np.random.default_rng(5)
+    skipped = kept = 0
+    for _ in range(16):
+        top = np.c_[rng.uniform(-0.1, 0.1, (3, 2)), rng.uniform(0.0, 0.05, 3)].astype(np.float32)
+        lo, hi = top.min(0), top.max(0)
+        centre = rng.uniform([lo[0] - 0.1, lo[1] - 0.1, -0.05], [hi[0] + 0.1, hi[1] + 0.1, 0.15], (64, 3))
+        axis = rng.normal(size=(64, 3))
+        axis /= np.linalg.norm(axis, axis=1, keepdims=True)
+        half = rng.uniform(0.01, 0.1, (64, 1))
+        ends = np.stack([centre - half * axis, centre + half * axis], axis=1).reshape(-1, 3).astype(np.float32)
+        out = [wp.zeros(64, dtype=int), wp.zeros(64, dtype=int), wp.zeros(64, dtype=float)]
+        verts = wp.array(top, dtype=wp.vec3)
+        wp.launch(_capsule_apart_both, dim=64, inputs=[wp.array(ends, dtype=wp.vec3), verts, -0.2, 0.03], outputs=out)
+        on_ends, on_support, gap = (a.numpy() for a in out)
+        np.testing.assert_array_equal(on_ends, on_support)
+        assert (gap[on_ends == 1] > 0.0).all()
+        skipped += int(on_ends.sum())
+        kept += int((on_ends == 0).sum())
+    assert skipped > 200 and kept > 200, (skipped, kept)
 
 
 @pytest.mark.parametrize("block", [1, 3, 4])

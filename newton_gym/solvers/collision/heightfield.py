@@ -190,6 +190,23 @@ def _apart(
 
 
 @wp.func
+def _segment_apart(
+    s0: wp.vec3, s1: wp.vec3, radius: float, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, top: wp.vec3, sides: wp.mat33
+):
+    """:func:`_apart` of a capsule (core s0 s1 and ``radius``, field frame): its lowest coordinate along a
+    face's normal is that of the lower end, less the radius."""
+    apart = False
+    if wp.length(top) > 0.0:
+        apart = wp.min(wp.dot(top, s0), wp.dot(top, s1)) - radius > wp.dot(top, t0) + _APART
+    for e in range(3):
+        m = sides[e]
+        if not apart and wp.length(m) > 0.0:
+            p, _q = _edge(t0, t1, t2, e)
+            apart = wp.min(wp.dot(m, s0), wp.dot(m, s1)) - radius > wp.dot(m, p) + _APART
+    return apart
+
+
+@wp.func
 def _prism_nearest(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float):
     """The point nearest to c of a prism (top corners t0, t1, t2, solid down to z = ``bottom``) that c lies
     outside of, at or above the bottom: the nearest of the top face's nearest point and each vertical side's
@@ -430,6 +447,13 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
     rmin, rmax = _cell_range(ymin, ymax, ext[1], rows)
     other = a
     other.radius = a.radius + 0.5 * margin
+    e0 = wp.vec3(0.0)  # a capsule's core in the field frame
+    e1 = wp.vec3(0.0)
+    if other.kind == CAPSULE:
+        wa = wp.transform_get_translation(other.xf)
+        half = wp.quat_rotate(wp.transform_get_rotation(other.xf), wp.vec3(0.0, 0.0, other.size[1]))
+        e0 = wp.quat_rotate_inv(rot, wa - half - origin)
+        e1 = wp.quat_rotate_inv(rot, wa + half - origin)
     start = args.fields.point_start[f]
     block_cols = args.fields.block_cols[f]
     count = int(0)
@@ -452,8 +476,14 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
                         t2 = verts[corners[2]] + raise_by
                         top, sides = prism_planes(t0, t1, t2)
                         # A sphere skips the separating-plane test: its closed form finds such a prism apart
-                        # (gap > radius) at about the cost of the test's four support points.
-                        if other.kind == SPHERE or not _apart(other, t0, t1, t2, top, sides, rot, origin, verts):
+                        # (gap > radius) at about the cost of the test's four support points. A capsule takes
+                        # it on its core's two ends.
+                        apart = False
+                        if other.kind == CAPSULE:
+                            apart = _segment_apart(e0, e1, other.radius, t0, t1, t2, top, sides)
+                        elif other.kind != SPHERE:
+                            apart = _apart(other, t0, t1, t2, top, sides, rot, origin, verts)
+                        if not apart:
                             form = int(0)
                             ok = bool(True)
                             n = wp.vec3(0.0)
@@ -467,11 +497,6 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
                                 wb = origin + wp.quat_rotate(rot, wf)
                                 d = core - other.radius
                             elif other.kind == CAPSULE:  # a segment core: the closed form where it has one
-                                half = wp.quat_rotate(
-                                    wp.transform_get_rotation(other.xf), wp.vec3(0.0, 0.0, other.size[1])
-                                )
-                                e0 = wp.quat_rotate_inv(rot, wa - half - origin)
-                                e1 = wp.quat_rotate_inv(rot, wa + half - origin)
                                 form, nf, ws, wf, core = segment_prism(e0, e1, t0, t1, t2, ext[3], top, sides)
                                 n = wp.quat_rotate(rot, nf)
                                 wa = origin + wp.quat_rotate(rot, ws)
