@@ -525,9 +525,9 @@ def _segment_prism_both(
 
 
 def test_segment_prism_closed_form_is_gjk():
-    """The capsule core's closed form against a prism (segment and prism apart, one closest pair) gives GJK's
-    normal, witnesses and distance, on random prisms and segments; where the segment meets the prism or lies
-    parallel to a face near it, it defers to GJK / EPA."""
+    """The capsule core's closed form against a prism (segment and prism apart, one closest pair; or the
+    segment into the prism, segment_prism_deep) gives GJK / EPA's normal, witnesses and signed distance, on
+    random prisms and segments; where the segment lies parallel to a face near it, it defers to GJK / EPA."""
     rng = np.random.default_rng(11)
     seen = {0: 0, 1: 0}
     for trial in range(24):
@@ -550,13 +550,45 @@ def test_segment_prism_closed_form_is_gjk():
         for k in seen:
             seen[k] += int((form == k).sum())
         on = form > 0
-        assert (general[on, 3] > 0.0).all()  # GJK finds those apart too
+        assert (np.sign(closed[on, 3]) == np.sign(general[on, 3])).all()  # apart where GJK finds them apart
         np.testing.assert_allclose(closed[on, 3], general[on, 3], atol=2e-6)  # distance [m]
         turn = np.abs(closed[on, :3] - general[on, :3]).max(1)
         np.testing.assert_array_less(turn, np.maximum(2e-4, 3e-8 / general[on, 3]))  # as the point's normal
         np.testing.assert_allclose(closed_w[on], general_w[on], atol=2e-5)  # witnesses [m]
         assert (general[~on & (general[:, 3] <= 0.0), 3] <= 0.0).all()
-    assert min(seen.values()) > 200, seen  # both closed-form and deferred pairs met
+    assert seen[1] > 1000 and seen[0] > 0, seen  # closed-form and deferred (parallel) pairs met
+
+
+def test_segment_into_a_prism_closed_form_is_epa():
+    """A capsule core that meets a prism: the separating-axis closed form (segment_prism_deep) gives EPA's
+    normal, depth and witnesses, on random prisms with segments through them (across a face, through an edge,
+    into a side); it defers where two axes tie or the witnesses are not one pair."""
+    rng = np.random.default_rng(13)
+    seen = {0: 0, 1: 0}
+    for _ in range(24):
+        top = np.c_[rng.uniform(-0.1, 0.1, (3, 2)), rng.uniform(0.0, 0.05, 3)].astype(np.float32)
+        bottom = -0.2
+        inside = rng.uniform(0.0, 1.0, (64, 3))
+        inside /= inside.sum(1, keepdims=True)
+        centre = inside @ top  # on the top face
+        centre[:, 2] -= rng.uniform(0.0, 0.06, 64)  # a little below it: in the prism
+        axis = rng.normal(size=(64, 3))
+        axis /= np.linalg.norm(axis, axis=1, keepdims=True)
+        half = rng.uniform(0.01, 0.1, (64, 1))
+        ends = np.stack([centre - half * axis, centre + half * axis], axis=1).reshape(-1, 3).astype(np.float32)
+        out = [wp.zeros(64, dtype=int), wp.zeros(64, dtype=wp.vec4), wp.zeros((64, 2), dtype=wp.vec3)]
+        out += [wp.zeros(64, dtype=wp.vec4), wp.zeros((64, 2), dtype=wp.vec3)]
+        verts = wp.array(top, dtype=wp.vec3)
+        wp.launch(_segment_prism_both, dim=64, inputs=[wp.array(ends, dtype=wp.vec3), verts, bottom], outputs=out)
+        form, closed, closed_w, general, general_w = (a.numpy() for a in out)
+        deep = general[:, 3] < -1e-4  # EPA: the core meets the prism
+        for k in seen:
+            seen[k] += int((form[deep] == k).sum())
+        on = deep & (form > 0)
+        np.testing.assert_allclose(closed[on, 3], general[on, 3], atol=2e-6)  # signed distance [m]
+        np.testing.assert_allclose(closed[on, :3], general[on, :3], atol=2e-4)  # normal
+        np.testing.assert_allclose(closed_w[on], general_w[on], atol=2e-5)  # witnesses [m]
+    assert seen[1] > 1000 and seen[0] < seen[1] / 50, seen
 
 
 @wp.kernel

@@ -14,7 +14,8 @@ B the field (the HFIELD type sorts last), per step:
    of its top face or of a vertical side by more than 1e-5 m (a separating plane: no contact; a sphere skips
    this test, its closed form below finds those prisms apart), the others go through GJK / EPA
    (:func:`.convex.witnesses`) against A (a sphere, whose core is a point, through :func:`point_prism`'s
-   closed form, a capsule through :func:`segment_prism`'s where it has one); each prism that A penetrates
+   closed form, a capsule through :func:`segment_prism`'s where it has one, a capsule whose core enters the
+   prism through :func:`segment_prism_deep`'s separating axes); each prism that A penetrates
    gives one contact (depth, normal from
    A to the prism, point midway between the surfaces), until the pair's slots are full.
 
@@ -54,6 +55,7 @@ __all__ = [
     "point_prism",
     "prism_planes",
     "segment_prism",
+    "segment_prism_deep",
 ]
 
 _APART = 1.0e-5  # [m] a separating plane's clearance that GJK's tolerance cannot turn into a contact
@@ -320,6 +322,145 @@ def _segment_crosses(
 
 
 @wp.func
+def _prism_edge(t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float, e: int):
+    """Edge e (0 .. 8) of a prism (top corners t0, t1, t2, solid down to z = ``bottom``) as its (start, end):
+    the top edges t0 t1, t1 t2, t2 t0, then the same edges at the bottom, then the vertical edges down from
+    t0, t1 and t2."""
+    p, q = _edge(t0, t1, t2, e % 3)
+    if e >= 6:
+        return p, wp.vec3(p[0], p[1], bottom)
+    if e >= 3:
+        return wp.vec3(p[0], p[1], bottom), wp.vec3(q[0], q[1], bottom)
+    return p, q
+
+
+@wp.func
+def _prism_face(t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float, top: wp.vec3, sides: wp.mat33, k: int):
+    """Face k (0: top, 1: bottom, 2 .. 4: the vertical sides) of a prism as its unit outward normal (zero where
+    degenerate) and its plane's offset along it (from :func:`prism_planes`)."""
+    if k == 0:
+        return top, wp.dot(top, t0)
+    if k == 1:
+        return wp.vec3(0.0, 0.0, -1.0), -bottom
+    f = sides[k - 2]
+    p, _q = _edge(t0, t1, t2, k - 2)
+    return f, wp.dot(f, p)
+
+
+@wp.func
+def _prism_span(u: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float):
+    """(lowest, highest) coordinate along u of a prism's six corners."""
+    lo = float(1.0e30)
+    hi = float(-1.0e30)
+    for k in range(3):
+        t = t0
+        if k == 1:
+            t = t1
+        elif k == 2:
+            t = t2
+        up = wp.dot(u, t)
+        down = wp.dot(u, wp.vec3(t[0], t[1], bottom))
+        lo = wp.min(lo, wp.min(up, down))
+        hi = wp.max(hi, wp.max(up, down))
+    return lo, hi
+
+
+@wp.func
+def segment_prism_deep(
+    s0: wp.vec3, s1: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float, top: wp.vec3, sides: wp.mat33
+):
+    """A segment s0 s1 that meets a prism (as :func:`segment_prism`) in closed form: the separating-axis
+    test over the prism's five face normals and the cross products of the segment with its nine edges (the
+    faces' normals of their Minkowski difference), whose least overlap is the penetration depth and its axis
+    the normal, as EPA finds them. Returns (case, n, w_segment, w_prism, core) as :func:`segment_prism`, core =
+    -depth: case 1 with n from the segment toward the prism, w_segment the segment's deepest point and
+    w_prism = w_segment - core n on the prism's face; case 0 where a second axis overlaps as little (within
+    float32's resolution of the coordinates) or the witnesses are not one pair of points (the segment parallel
+    to the face, or the segment and the edge closest outside either): the caller runs EPA."""
+    none = wp.vec3(0.0)
+    d = s1 - s0
+    scale = wp.max(wp.max(wp.max(wp.abs(s0[0]), wp.abs(s0[1])), wp.max(wp.abs(s1[0]), wp.abs(s1[1]))), 1.0)
+    scale = wp.max(scale, wp.max(wp.abs(s0[2]), wp.abs(s1[2])))
+    tol = 1.0e-6 * scale  # a few float32 roundings of the coordinates [m]
+    best = float(1.0e30)
+    second = float(1.0e30)
+    axis = int(-1)  # 0 .. 4: a face, 5 .. 13: an edge
+    best_n = wp.vec3(0.0)
+    for k in range(5):  # A leaves through face k along its outward normal f: n = -f
+        f, h = _prism_face(t0, t1, t2, bottom, top, sides, k)
+        if wp.length_sq(f) > 0.0:
+            pen = h - wp.min(wp.dot(f, s0), wp.dot(f, s1))
+            if pen < best:
+                second = best
+                best = pen
+                axis = k
+                best_n = -f
+            elif pen < second:
+                second = pen
+    for e in range(9):
+        p, q = _prism_edge(t0, t1, t2, bottom, e)
+        u = wp.cross(d, q - p)
+        size = wp.length(u)
+        if size > 1.0e-6 * wp.length(d) * wp.length(q - p):  # not parallel
+            u = u / size
+            lo, hi = _prism_span(u, t0, t1, t2, bottom)
+            us = wp.dot(u, s0)  # the whole segment's coordinate along u
+            up = wp.dot(u, p)  # the whole edge's
+            pen = us - lo  # n = u
+            n = u
+            extreme = up - lo <= tol
+            if hi - us < pen:  # n = -u
+                pen = hi - us
+                n = -u
+                extreme = hi - up <= tol
+            # Only an edge at the prism's extreme along n bounds their Minkowski difference there (parallel
+            # edges, such as the three vertical ones, share the axis: the extreme one stands for it).
+            if not extreme:
+                pen = float(1.0e30)
+            if pen < best:
+                second = best
+                best = pen
+                axis = 5 + e
+                best_n = n
+            elif pen < second:
+                second = pen
+    if axis < 0 or second - best <= tol:
+        return 0, none, none, none, 0.0
+    ws = s0
+    wf = s0
+    if axis < 5:
+        f = -best_n
+        rate = wp.dot(f, d)
+        if wp.abs(rate) <= tol:  # the segment parallel to the face: no one deepest point
+            return 0, none, none, none, 0.0
+        if rate < 0.0:
+            ws = s1
+        wf = ws + best * f
+        for k in range(5):  # the witness on the face's polygon: within every other face's plane
+            g, h = _prism_face(t0, t1, t2, bottom, top, sides, k)
+            if k != axis and wp.length_sq(g) > 0.0 and wp.dot(g, wf) > h + tol:
+                return 0, none, none, none, 0.0
+    else:
+        p, q = _prism_edge(t0, t1, t2, bottom, axis - 5)
+        along = q - p
+        r = s0 - p
+        a = wp.dot(d, d)
+        b = wp.dot(d, along)
+        c = wp.dot(along, along)
+        denom = a * c - b * b
+        if denom <= 0.0:
+            return 0, none, none, none, 0.0
+        sa = (b * wp.dot(along, r) - c * wp.dot(d, r)) / denom  # the closest points of the two lines
+        sb = (a * wp.dot(along, r) - b * wp.dot(d, r)) / denom
+        edge_tol = 1.0e-4
+        if sa <= edge_tol or sa >= 1.0 - edge_tol or sb <= edge_tol or sb >= 1.0 - edge_tol:
+            return 0, none, none, none, 0.0  # they meet outside the segment or the edge
+        ws = s0 + sa * d
+        wf = p + sb * along
+    return 1, best_n, ws, wf, -best
+
+
+@wp.func
 def segment_prism(
     s0: wp.vec3, s1: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float, top: wp.vec3, sides: wp.mat33
 ):
@@ -328,15 +469,16 @@ def segment_prism(
     with its nearest point of the prism (:func:`point_prism`) and the segment with each top and vertical
     edge (:func:`.primitive.segment_closest`), which holds the closest pair of a segment and a convex polytope
     that do not meet. Returns (case, n, w_segment, w_prism, core): case 1 with n the unit normal from the segment
-    toward the prism, the witness points and their distance; case 0 where the segment meets the prism,
-    reaches below its bottom, or where a second candidate pair as near (within float32's resolution of the
-    coordinates) has another point on the segment (a segment parallel to a face or an edge): the caller
-    runs GJK / EPA."""
+    toward the prism, the witness points and their distance (where the segment meets the prism, those of
+    :func:`segment_prism_deep`, the distance negative); case 0 where the segment reaches below the prism's
+    bottom, where a second candidate pair as near (within float32's resolution of the coordinates) has
+    another point on the segment (a segment parallel to a face or an edge), or where
+    :func:`segment_prism_deep` defers: the caller runs GJK / EPA."""
     none = wp.vec3(0.0)
     if wp.length(top) <= 0.0 or s0[2] < bottom or s1[2] < bottom:
         return 0, none, none, none, 0.0
     if _segment_crosses(s0, s1, t0, t1, t2, bottom, top, sides):
-        return 0, none, none, none, 0.0
+        return segment_prism_deep(s0, s1, t0, t1, t2, bottom, top, sides)
     on_s = _mat83()
     on_p = _mat83()
     dist = _vec8()
