@@ -67,3 +67,9 @@ def item_set(a: wp.array(dtype=wp.float32), i: int, v: wp.float32):  # noqa: F81
 def item_set(a: wp.array(dtype=wp.int32), i: int, v: wp.int32):  # noqa: F811
     """a[i] = v in a contiguous array (int32)."""
     ...
+
+
+@wp.func_native(_WRITE)
+def item_set(a: wp.array(dtype=wp.int16), i: int, v: wp.int16):  # noqa: F811
+    """a[i] = v in a contiguous array (int16)."""
+    ...

@@ -663,7 +663,7 @@ def _pyramid_gather(
                 for e in range(4):
                     if y[e] != 0.0:
                         item_set(rd.ydense, row + e * wn + col + k, y[e])
-                        rd.ynz[row + e * wn + count[e]] = wp.int16(col + k)
+                        item_set(rd.ynz, row + e * wn + count[e], wp.int16(col + k))
                         count[e] = count[e] + 1
                 if parity == 0:
                     even = even + wp.cw_mul(y, y)
@@ -676,9 +676,9 @@ def _pyramid_gather(
                 i = row + e * wn + listed[e]
                 j = row + e * wn + count[e] - 1
                 while i < j:
-                    x = rd.ynz[i]
-                    rd.ynz[i] = rd.ynz[j]
-                    rd.ynz[j] = x
+                    x = item(rd.ynz, i)
+                    item_set(rd.ynz, i, item(rd.ynz, j))
+                    item_set(rd.ynz, j, x)
                     i += 1
                     j -= 1
     # Y_PATH where one side alone moves, on one DOF path (zero off it: L^-T keeps a root path's support).

@@ -101,7 +101,7 @@ def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
             y = item(rd.minv_jac, js[0] + kk)
             item_set(rd.ydense, row + col + kk, y)
             if y != 0.0:
-                rd.ynz[row + count] = wp.int16(col + kk)
+                item_set(rd.ynz, row + count, wp.int16(col + kk))
                 count += 1
     item_set(rd.ynz_count, b.r0 + c, count)
 
@@ -190,7 +190,7 @@ def _cone_gradient(c: int, b: WorldBlock, rd: RowData):
         if fe != 0.0:
             re = row + e * wn
             for t in range(item(rd.ynz_count, b.r0 + c + e)):
-                a = int(rd.ynz[re + t])
+                a = int(item(rd.ynz, re + t))
                 if a % b.lanes == b.lane:
                     item_set(rd.grad, b.wd0 + a, item(rd.grad, b.wd0 + a) - fe * item(rd.ydense, re + a))
 
