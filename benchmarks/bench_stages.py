@@ -241,12 +241,12 @@ def _chunk_graphs(solver, state, dt: float, span) -> dict:
     midpoint = solver.integrator == "midpoint"
     launches = {
         "smooth": lambda: forward.launch_smooth(
-            dev, span.blocks, lanes, ranges, a.fk, a.sub, a.ten, a.crb, a.rne, a.pas, a.act, a.fac, a.reuse
+            dev, span.blocks, lanes, ranges, a.fk, a.sub, a.ten, a.crb, a.rne, a.pas, a.act, a.fac
         ),
         "collide": lambda: collide(model, solver.contacts, data.body_q, span.worlds, lanes),
         "solve": lambda: ws.solve(data, q, qd, dt, solver.iterations, span.worlds, lanes),
         "finish": lambda: forward.launch_finish(
-            dev, span.blocks, lanes, ranges, True, a.out, a.integ, a.fk_state, a.health, a.reuse
+            dev, span.blocks, lanes, ranges, True, a.out, a.integ, a.fk_state, a.health
         ),
         "fk": lambda: eval_fk(model, q, qd, scratch, articulations=arts),
         "subspaces": lambda: dynamics.compute_subspaces(model, tree, data, data.body_q, data.body_qd, q, qd, arts),
@@ -271,7 +271,7 @@ def _chunk_graphs(solver, state, dt: float, span) -> dict:
         ),
         "rows": lambda: ws.solve(data, q, qd, dt, 0, span.worlds, lanes),
         "advance": lambda: forward.launch_finish(
-            dev, span.blocks, lanes, ranges, False, a.out, a.integ, a.fk_state, a.health, a.reuse
+            dev, span.blocks, lanes, ranges, False, a.out, a.integ, a.fk_state, a.health
         ),
     }
     return {name: _graph(launch) for name, launch in launches.items()}

@@ -1,8 +1,7 @@
 """The step's stage list, written once: :func:`substep` runs every model through the same four launches,
 one block of ``block_dim`` lanes per launch block (a world, or every world where worlds share entities).
 
-1. :func:`launch_smooth`: forward kinematics (lanes over the joints of one tree level at a time; on one
-   lane skipped where the last finish pass left those of the same joint state, :mod:`.kinematics_reuse`), motion
+1. :func:`launch_smooth`: forward kinematics (lanes over the joints of one tree level at a time), motion
    subspaces and body inertias (lanes over the block's joints); tendon lengths, Jacobians and spring-damper
    forces (lanes over its tendons); bias forces and composite inertias (one tree level at a time, root to
    leaves, then leaves to root); mass-matrix rows and passive forces (lanes over its DOFs); actuator forces
@@ -13,8 +12,7 @@ one block of ``block_dim`` lanes per launch block (a world, or every world where
 3. Constraint rows and their solve (:mod:`.solve.world`, one block per world).
 4. :func:`launch_finish`: on the last substep the contact forces (lanes over the block's bodies, then its
    contact slots); integration (lanes over trees); on the last substep forward kinematics into the state
-   (level by level), each world's health flag and, on one lane, the copy of the state's bodies that the next
-   smooth pass reuses. "Last" is the last substep of a step that writes its
+   (level by level) and each world's health flag. "Last" is the last substep of a step that writes its
    outputs (all but the last of an env's frame-skip steps do not: ``SolverGeneralized.step``'s ``outputs``).
 
 A model with a fluid medium (``model.fluid_density`` or ``fluid_viscosity`` above zero) adds one launch after
@@ -36,7 +34,6 @@ from ..sim.kinematics import FkArgs, fk_args, fk_articulation, fk_joint
 from .collision.driver import collide
 from .collision.pairs import block_of
 from .integrate import HealthArgs, IntegrateArgs, health_args, health_world, integrate_args, integrate_articulation
-from .kinematics_reuse import ReuseArgs, adopt_outputs, forget, kinematics_held, reuse_args
 from .lanes import launch_worlds, register_capped, sync_lanes
 from .partition import BlockRanges
 from .smooth.dynamics import (
@@ -112,15 +109,12 @@ def _smooth_kernel(
     pas: PassiveArgs,
     act: ActuatorArgs,
     fac: FactorArgs,
-    reuse: ReuseArgs,
 ):
     block, lane = wp.tid()
     b = block + first_block
     if lanes == 1:  # one lane: each articulation's joints in tree order (as by levels: parents first)
         for a in range(ranges.art_start[b], ranges.art_start[b + 1]):
-            if not kinematics_held(a, reuse):  # else the last finish pass left them (:mod:`.kinematics_reuse`)
-                fk_articulation(a, fk)
-                forget(a, reuse)
+            fk_articulation(a, fk)
     else:
         _fk_levels(b, lane, lanes, ranges, fk)
     for a in range(ranges.art_start[b] + lane, ranges.art_start[b + 1], lanes):
@@ -175,11 +169,10 @@ def _smooth_kernel(
             factor_articulation(a, fac, lane, lanes)
 
 
-def launch_smooth(device, blocks, block_dim, ranges, fk, sub, ten, crb, rne, pas, act, fac, reuse, registers=None):
+def launch_smooth(device, blocks, block_dim, ranges, fk, sub, ten, crb, rne, pas, act, fac, registers=None):
     """Launch pass 1 over ``blocks`` = (first, count); ``registers``: its CUDA register cap (None: none)."""
     kernel = register_capped(_smooth_kernel, registers)
-    inputs = [ranges, fk, sub, ten, crb, rne, pas, act, fac, reuse]
-    launch_worlds(kernel, blocks[0], blocks[1], block_dim, device, inputs)
+    launch_worlds(kernel, blocks[0], blocks[1], block_dim, device, [ranges, fk, sub, ten, crb, rne, pas, act, fac])
 
 
 @wp.kernel
@@ -192,7 +185,6 @@ def _finish_kernel(
     integ: IntegrateArgs,
     fk: FkArgs,
     health: HealthArgs,
-    reuse: ReuseArgs,
 ):
     block, lane = wp.tid()
     b = block + first_block
@@ -217,17 +209,13 @@ def _finish_kernel(
         _fk_levels(b, lane, lanes, ranges, fk)
         for w in range(w0 + lane, w1, lanes):
             health_world(w, health)
-        if lanes == 1:  # the next smooth pass starts from these bodies where the joint state stays
-            for a in range(ranges.art_start[b], ranges.art_start[b + 1]):
-                adopt_outputs(a, reuse)
 
 
-def launch_finish(device, blocks, block_dim, ranges, last, out, integ, fk, health, reuse, registers=None):
+def launch_finish(device, blocks, block_dim, ranges, last, out, integ, fk, health, registers=None):
     """Launch pass 4 over ``blocks`` = (first, count); ``last``: the step's last substep; ``registers``: its
     CUDA register cap (None: none)."""
     kernel = register_capped(_finish_kernel, registers)
-    inputs = [ranges, int(bool(last)), out, integ, fk, health, reuse]
-    launch_worlds(kernel, blocks[0], blocks[1], block_dim, device, inputs)
+    launch_worlds(kernel, blocks[0], blocks[1], block_dim, device, [ranges, int(bool(last)), out, integ, fk, health])
 
 
 @dataclass(frozen=True)
@@ -246,7 +234,6 @@ class StepArgs:
     integ: IntegrateArgs  # integration
     fk_state: FkArgs  # forward kinematics into the state's bodies
     health: HealthArgs  # per-world health flags
-    reuse: ReuseArgs  # the state's forward kinematics kept for the next smooth pass
 
 
 def bind(solver, state, body_f, control, ctrl, dt: float) -> StepArgs:
@@ -276,7 +263,6 @@ def bind(solver, state, body_f, control, ctrl, dt: float) -> StepArgs:
         integ=integrate_args(model, tree, data, data.body_q, q, qd, dt, midpoint),
         fk_state=fk_args(model, q, qd, state.body_q, state.body_qd),
         health=health_args(model, tree, q, qd, solver.max_speed, solver.rows.row_overflow, solver.world_unhealthy),
-        reuse=reuse_args(model, tree, data, q, qd, state.body_q, state.body_qd),
     )
 
 
@@ -293,9 +279,9 @@ def substep(solver, span, state, args: StepArgs, dt: float, last: bool):
     """
     dev, lanes, ranges, regs = solver.device, solver.block_dim, solver.block_ranges, solver.cuda_registers
     a = args
-    launch_smooth(dev, span.blocks, lanes, ranges, a.fk, a.sub, a.ten, a.crb, a.rne, a.pas, a.act, a.fac, a.reuse, regs)
+    launch_smooth(dev, span.blocks, lanes, ranges, a.fk, a.sub, a.ten, a.crb, a.rne, a.pas, a.act, a.fac, regs)
     if solver.fluid.active():  # a fluid medium: its forces and their implicit term (:mod:`.smooth.fluid`)
         solver.fluid.launch(span.blocks, dt)
     collide(solver.model, solver.contacts, solver.data.body_q, span.worlds, lanes, regs)
     solver.world_solver.solve(solver.data, state.joint_q, state.joint_qd, dt, solver.iterations, span.worlds, lanes)
-    launch_finish(dev, span.blocks, lanes, ranges, last, a.out, a.integ, a.fk_state, a.health, a.reuse, regs)
+    launch_finish(dev, span.blocks, lanes, ranges, last, a.out, a.integ, a.fk_state, a.health, regs)

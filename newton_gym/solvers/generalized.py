@@ -266,7 +266,6 @@ class SolverGeneralized(SolverBase):
         state = model.state()
         everything = (0, model.articulation_count)
         eval_fk(model, state.joint_q, state.joint_qd, self._kin)
-        self.data.fk_held.zero_()  # the scratch bodies now hold the initial pose's kinematics
         smooth.compute_subspaces(
             model, self.tree, self.data, self.data.body_q, self.data.body_qd, state.joint_q, state.joint_qd, everything
         )
@@ -418,14 +417,10 @@ class SolverGeneralized(SolverBase):
         ``BODY_INERTIAL_PROPERTIES`` / ``JOINT_DOF_PROPERTIES``: MuJoCo's inverse weights (the constraint
         regularizer's scale) at the model's initial pose, as ``mj_setConst`` does (host work; call it
         outside captured graphs); ``BODY_INERTIAL_PROPERTIES`` also the bodies' fluid inertia boxes (taken at
-        the next step). Every call, whatever its flags, also drops the record of the last step's forward
-        kinematics (:mod:`.kinematics_reuse`): joint frames, axes and body COMs edited in place are read by the
-        next step's forward kinematics where its joint state is the last step's only after this call.
-        Everything else (gravity, masses, limits, gains, the fluid medium) is read at every step. Shape types,
-        sizes, condim and collision filtering are fixed when the solver is built.
+        the next step). Everything else (gravity, masses, limits, gains, the fluid medium) is read at every step.
+        Shape types, sizes, condim and collision filtering are fixed when the solver is built.
         """
         flags = SolverNotifyFlags(int(flags))
-        self.data.fk_held.zero_()  # joint frames, axes or COMs may have moved the bodies of a joint state
         if flags & SolverNotifyFlags.SHAPE_PROPERTIES:
             contact_params.combine_pair_params(self.model, self.contacts)
             self._checked_dt = None

@@ -97,10 +97,6 @@ class Data(DeclaredFields):
     art_implicit: wp.array  # (articulation_count,) int32: 1 where chol_implicit is current
     qacc: wp.array  # (joint_dof_count,) [m/s^2, rad/s^2]: integrated acceleration
     dof_scratch: wp.array  # (joint_dof_count,) float64: right-hand sides of the M solves
-    # The joint state whose forward kinematics body_q and body_qd hold (:mod:`.kinematics_reuse`).
-    fk_held: wp.array  # (articulation_count,) int32: 1 where fk_joint_q / fk_joint_qd are that state
-    fk_joint_q: wp.array  # (joint_coord_count,) float32: its coordinates
-    fk_joint_qd: wp.array  # (joint_dof_count,) float32: its velocities
     # Tendons (:mod:`.smooth.tendon`); entries: the non-zeros of the tendons' sparse Jacobians.
     ten_length: wp.array  # (tendon_count,) [m]: tendon lengths
     ten_J: wp.array  # (entries,) [m/rad or -]: tendon Jacobians, d length / d qd
@@ -144,9 +140,6 @@ def make_data(model, layout, device, tendon_entries: int = 0) -> Data:
         art_implicit=zeros(na, int),
         qacc=zeros(nd, float),
         dof_scratch=zeros(nd, wp.float64),
-        fk_held=zeros(na, int),
-        fk_joint_q=zeros(model.joint_coord_count, float),
-        fk_joint_qd=zeros(nd, float),
         ten_length=zeros(nt, float),
         ten_J=zeros(tendon_entries, float),
         ten_velocity=zeros(nt, float),
