@@ -524,6 +524,23 @@ def _segment_prism_both(
     general_w[i, 1] = wb
 
 
+def _segment_ends(centre: np.ndarray, axis: np.ndarray, half: np.ndarray) -> np.ndarray:
+    """(2 n, 3) float32 ends of n segments: each centre -+ half along its axis (normalized here)."""
+    axis = axis / np.linalg.norm(axis, axis=1, keepdims=True)
+    return np.stack([centre - half * axis, centre + half * axis], axis=1).reshape(-1, 3).astype(np.float32)
+
+
+def _segment_prism_cases(top: np.ndarray, ends: np.ndarray, bottom: float):
+    """(form, closed normal + distance, closed witnesses, GJK / EPA's normal + distance, their witnesses) of
+    :func:`_segment_prism_both` for the segments ``ends`` against the prism of top corners ``top``."""
+    n = len(ends) // 2
+    out = [wp.zeros(n, dtype=int), wp.zeros(n, dtype=wp.vec4), wp.zeros((n, 2), dtype=wp.vec3)]
+    out += [wp.zeros(n, dtype=wp.vec4), wp.zeros((n, 2), dtype=wp.vec3)]
+    verts = wp.array(top, dtype=wp.vec3)
+    wp.launch(_segment_prism_both, dim=n, inputs=[wp.array(ends, dtype=wp.vec3), verts, bottom], outputs=out)
+    return tuple(a.numpy() for a in out)
+
+
 def test_segment_prism_closed_form_is_gjk():
     """The capsule core's closed form against a prism (segment and prism apart, one closest pair; or the
     segment into the prism, segment_prism_deep) gives GJK / EPA's normal, witnesses and signed distance, on
@@ -539,14 +556,8 @@ def test_segment_prism_closed_form_is_gjk():
         centre = rng.uniform([lo[0] - 0.05, lo[1] - 0.05, -0.05], [hi[0] + 0.05, hi[1] + 0.05, 0.12], (64, 3))
         axis = rng.normal(size=(64, 3))
         axis[:16, 2] = 0.0  # level segments, some parallel to the flat top
-        axis /= np.linalg.norm(axis, axis=1, keepdims=True)
-        half = rng.uniform(0.01, 0.1, (64, 1))
-        ends = np.stack([centre - half * axis, centre + half * axis], axis=1).reshape(-1, 3).astype(np.float32)
-        out = [wp.zeros(64, dtype=int), wp.zeros(64, dtype=wp.vec4), wp.zeros((64, 2), dtype=wp.vec3)]
-        out += [wp.zeros(64, dtype=wp.vec4), wp.zeros((64, 2), dtype=wp.vec3)]
-        verts = wp.array(top, dtype=wp.vec3)
-        wp.launch(_segment_prism_both, dim=64, inputs=[wp.array(ends, dtype=wp.vec3), verts, bottom], outputs=out)
-        form, closed, closed_w, general, general_w = (a.numpy() for a in out)
+        ends = _segment_ends(centre, axis, rng.uniform(0.01, 0.1, (64, 1)))
+        form, closed, closed_w, general, general_w = _segment_prism_cases(top, ends, bottom)
         for k in seen:
             seen[k] += int((form == k).sum())
         on = form > 0
@@ -572,15 +583,8 @@ def test_segment_into_a_prism_closed_form_is_epa():
         inside /= inside.sum(1, keepdims=True)
         centre = inside @ top  # on the top face
         centre[:, 2] -= rng.uniform(0.0, 0.06, 64)  # a little below it: in the prism
-        axis = rng.normal(size=(64, 3))
-        axis /= np.linalg.norm(axis, axis=1, keepdims=True)
-        half = rng.uniform(0.01, 0.1, (64, 1))
-        ends = np.stack([centre - half * axis, centre + half * axis], axis=1).reshape(-1, 3).astype(np.float32)
-        out = [wp.zeros(64, dtype=int), wp.zeros(64, dtype=wp.vec4), wp.zeros((64, 2), dtype=wp.vec3)]
-        out += [wp.zeros(64, dtype=wp.vec4), wp.zeros((64, 2), dtype=wp.vec3)]
-        verts = wp.array(top, dtype=wp.vec3)
-        wp.launch(_segment_prism_both, dim=64, inputs=[wp.array(ends, dtype=wp.vec3), verts, bottom], outputs=out)
-        form, closed, closed_w, general, general_w = (a.numpy() for a in out)
+        ends = _segment_ends(centre, rng.normal(size=(64, 3)), rng.uniform(0.01, 0.1, (64, 1)))
+        form, closed, closed_w, general, general_w = _segment_prism_cases(top, ends, bottom)
         deep = general[:, 3] < -1e-4  # EPA: the core meets the prism
         for k in seen:
             seen[k] += int((form[deep] == k).sum())
@@ -630,10 +634,7 @@ def test_capsule_separating_planes_on_its_core_ends():
         top = np.c_[rng.uniform(-0.1, 0.1, (3, 2)), rng.uniform(0.0, 0.05, 3)].astype(np.float32)
         lo, hi = top.min(0), top.max(0)
         centre = rng.uniform([lo[0] - 0.1, lo[1] - 0.1, -0.05], [hi[0] + 0.1, hi[1] + 0.1, 0.15], (64, 3))
-        axis = rng.normal(size=(64, 3))
-        axis /= np.linalg.norm(axis, axis=1, keepdims=True)
-        half = rng.uniform(0.01, 0.1, (64, 1))
-        ends = np.stack([centre - half * axis, centre + half * axis], axis=1).reshape(-1, 3).astype(np.float32)
+        ends = _segment_ends(centre, rng.normal(size=(64, 3)), rng.uniform(0.01, 0.1, (64, 1)))
         out = [wp.zeros(64, dtype=int), wp.zeros(64, dtype=int), wp.zeros(64, dtype=float)]
         verts = wp.array(top, dtype=wp.vec3)
         wp.launch(_capsule_apart_both, dim=64, inputs=[wp.array(ends, dtype=wp.vec3), verts, -0.2, 0.03], outputs=out)
