@@ -50,6 +50,7 @@ wp.set_module_options({"enable_backward": False})
 __all__ = [
     "FIELD_BLOCK",
     "field_block_top",
+    "field_far",
     "field_kernel",
     "field_slots",
     "point_prism",
@@ -553,9 +554,29 @@ def _blocks_top(f: int, cmin: int, cmax: int, rmin: int, rmax: int, fields: Heig
 
 
 @wp.func(inline=True)  # the tables by value: inlined into the per-world loop, they are not copied
+def field_far(centre: wp.vec3, bound: float, field_xf: wp.transform, field_shape: int, args: NarrowArgs):
+    """Whether a shape whose bounding sphere (world ``centre``, radius ``bound``) lies outside the field's box
+    or above the highest point of the blocks of cells under it cannot touch the heightfield shape
+    ``field_shape`` at ``field_xf`` (no prism reaches it; float32 rounding spared as for the bundles' bounds).
+    The narrow phase tests it before it places the shapes."""
+    f = args.fields.shape_field[field_shape]
+    ext = args.fields.extent[f]
+    rot = wp.transform_get_rotation(field_xf)
+    pos = wp.quat_rotate_inv(rot, centre - wp.transform_get_translation(field_xf))
+    if pos[0] - bound > ext[0] or pos[0] + bound < -ext[0] or pos[1] - bound > ext[1] or pos[1] + bound < -ext[1]:
+        return True
+    if pos[2] - bound > ext[2] or pos[2] + bound < ext[3]:
+        return True
+    bmin, bmax = _cell_range(pos[0] - bound, pos[0] + bound, ext[0], args.fields.cols[f])
+    brmin, brmax = _cell_range(pos[1] - bound, pos[1] + bound, ext[1], args.fields.rows[f])
+    highest = _blocks_top(f, bmin, bmax, brmin, brmax, args.fields)
+    return pos[2] - bound > highest + 1.0e-5 * wp.abs(highest) + 1.0e-6
+
+
+@wp.func(inline=True)  # the tables by value: inlined into the per-world loop, they are not copied
 def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, args: NarrowArgs):
-    """Heightfield pair p (a the other shape, b the field; slots its (first slot, slot count)): fills its
-    contact slots."""
+    """Heightfield pair p (a the other shape, b the field; slots its (first slot, slot count)), which
+    :func:`field_far` let through: fills its contact slots."""
     verts = args.hulls.mesh_verts
     f = b.field
     ext = args.fields.extent[f]
@@ -564,19 +585,6 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
     margin = args.pair_margin[p]
     rot = wp.transform_get_rotation(b.xf)
     origin = wp.transform_get_translation(b.xf)
-    # Bounding sphere against the field's box.
-    pos = wp.quat_rotate_inv(rot, wp.transform_get_translation(a.xf) - origin)
-    if pos[0] - bound > ext[0] or pos[0] + bound < -ext[0] or pos[1] - bound > ext[1] or pos[1] + bound < -ext[1]:
-        return
-    if pos[2] - bound > ext[2] or pos[2] + bound < ext[3]:
-        return
-    # The bounding sphere above the highest point of the blocks of cells under it (no prism can reach it;
-    # float32 rounding spared as for the bundles' bounds).
-    bmin, bmax = _cell_range(pos[0] - bound, pos[0] + bound, ext[0], cols)
-    brmin, brmax = _cell_range(pos[1] - bound, pos[1] + bound, ext[1], rows)
-    highest = _blocks_top(f, bmin, bmax, brmin, brmax, args.fields)
-    if pos[2] - bound > highest + 1.0e-5 * wp.abs(highest) + 1.0e-6:
-        return
     # The shape's box in the field frame against the field's box.
     xmin, xmax = _extent(a, wp.quat_rotate(rot, wp.vec3(1.0, 0.0, 0.0)), origin, verts)
     ymin, ymax = _extent(a, wp.quat_rotate(rot, wp.vec3(0.0, 1.0, 0.0)), origin, verts)
@@ -653,4 +661,4 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
                                 count += 1
 
 
-field_kernel = world_pair_kernel(_field_pair, PHASE_FIELD, "_field_kernel", __name__)
+field_kernel = world_pair_kernel(_field_pair, PHASE_FIELD, "_field_kernel", __name__, field_far)

@@ -456,7 +456,7 @@ def _beyond(d: wp.vec3, bound: float):
     return bound < 0.0 or wp.length_sq(d) > bound * bound
 
 
-def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
+def world_pair_kernel(pair_fn, phase: int, name: str, module: str, far_fn=None):
     """The narrow-phase kernel ``name`` of the Warp module ``module``, launched by :func:`launch_world_pairs`:
     one block per world, whose lanes take the world's bundles (:mod:`.candidates`: the pairs of one body pair
     and class) in turn. A pair is this kernel's where :func:`pair_phase` is ``phase``: its contact slots are
@@ -471,7 +471,9 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
     which need not test it again) before its shapes are placed: the bounding test the narrow phases start
     with, at a fraction of its cost (most of a robot's self-collision pairs are far apart at any time),
     squared distances against squared bounds. A bundle passes wherever one of its pairs would pass its own
-    test, so the contacts are those of the pairs' tests alone."""
+    test, so the contacts are those of the pairs' tests alone. In the heightfield phase ``far_fn(centre, bound,
+    field pose, field shape, args)`` tests the other shape's bounding sphere against the field before the
+    shapes are placed (:func:`.heightfield.field_far`)."""
 
     def kernel(first: int, lanes: int, args: NarrowArgs):
         """One block of ``lanes`` lanes per world (the launch's first world: ``first``): its lanes take the world's
@@ -527,6 +529,11 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str):
                     pa = _centre(pair.bodies[0], args.body_q, wp.transform_get_translation(args.shape_transform[s[0]]))
                     pb = _centre(pair.bodies[1], args.body_q, wp.transform_get_translation(args.shape_transform[s[1]]))
                     if _beyond(pb - pa, bound):
+                        continue
+                if wp.static(phase == PHASE_FIELD):
+                    pa = _centre(pair.bodies[0], args.body_q, wp.transform_get_translation(args.shape_transform[s[0]]))
+                    field_xf = shape_pose(pair.bodies[1], args.body_q, args.shape_transform[s[1]])
+                    if wp.static(far_fn)(pa, bound, field_xf, s[1], args):
                         continue
                 a = _placed(s[0], pair.bodies[0], args)
                 b = _placed(s[1], pair.bodies[1], args)
