@@ -38,7 +38,7 @@ from newton_gym.solvers.collision import driver as collision_driver
 from newton_gym.solvers.collision.convex import witnesses
 from newton_gym.solvers.collision.heightfield import (
     _apart,
-    _segment_apart,
+    _lowest,
     field_block_top,
     point_prism,
     prism_planes,
@@ -609,7 +609,6 @@ def _capsule_apart_both(
     s0 = ends[2 * i]
     s1 = ends[2 * i + 1]
     top, sides = prism_planes(verts[0], verts[1], verts[2])
-    on_ends[i] = int(_segment_apart(s0, s1, radius, verts[0], verts[1], verts[2], top, sides))
     a = Convex()
     a.kind = CAPSULE
     axis = s1 - s0
@@ -617,8 +616,15 @@ def _capsule_apart_both(
     a.xf = wp.transform(0.5 * (s0 + s1), wp.quat_between_vectors(wp.vec3(0.0, 0.0, 1.0), wp.normalize(axis)))
     a.radius = radius
     a.field = -1
-    vs = verts
-    on_support[i] = int(_apart(a, verts[0], verts[1], verts[2], top, sides, wp.quat_identity(), wp.vec3(0.0), vs))
+    ident = wp.quat_identity()
+    on_ends[i] = int(_apart(a, s0, s1, verts[0], verts[1], verts[2], top, sides, ident, wp.vec3(0.0), verts))
+    # The reference: the same planes against the capsule's support points (the lowest point along each).
+    support = int(_lowest(a, top, ident, wp.vec3(0.0), verts) > wp.dot(top, verts[0]) + 1.0e-5)
+    for e in range(3):  # side e's plane passes through corner e
+        m = sides[e]
+        if wp.length(m) > 0.0 and _lowest(a, m, ident, wp.vec3(0.0), verts) > wp.dot(m, verts[e]) + 1.0e-5:
+            support = 1
+    on_support[i] = support
     a.radius = 0.0  # GJK / EPA on the core: its distance less the radius is the capsule's gap
     ok, gn, wa, wb, d = witnesses(a, _unit_prism(bottom), verts)
     gap[i] = d - radius

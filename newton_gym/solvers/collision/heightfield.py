@@ -167,49 +167,6 @@ def prism_planes(t0: wp.vec3, t1: wp.vec3, t2: wp.vec3):
 
 
 @wp.func
-def _apart(
-    a: Convex,
-    t0: wp.vec3,
-    t1: wp.vec3,
-    t2: wp.vec3,
-    top: wp.vec3,
-    sides: wp.mat33,
-    rot: wp.quat,
-    origin: wp.vec3,
-    verts: wp.array(dtype=wp.vec3),
-):
-    """Whether a plane of a prism's top face or of one of its three vertical sides (top corners t0, t1, t2,
-    field frame; planes from :func:`prism_planes`) has shape a beyond it by more than ``_APART`` [m]: a
-    separating plane, so the prism's GJK would find the two apart, and the prism is skipped."""
-    apart = False
-    if wp.length(top) > 0.0:
-        apart = _lowest(a, top, rot, origin, verts) > wp.dot(top, t0) + _APART
-    for e in range(3):
-        m = sides[e]
-        if not apart and wp.length(m) > 0.0:
-            p, _q = _edge(t0, t1, t2, e)
-            apart = _lowest(a, m, rot, origin, verts) > wp.dot(m, p) + _APART
-    return apart
-
-
-@wp.func
-def _segment_apart(
-    s0: wp.vec3, s1: wp.vec3, radius: float, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, top: wp.vec3, sides: wp.mat33
-):
-    """:func:`_apart` of a capsule (core s0 s1 and ``radius``, field frame): its lowest coordinate along a
-    face's normal is that of the lower end, less the radius."""
-    apart = False
-    if wp.length(top) > 0.0:
-        apart = wp.min(wp.dot(top, s0), wp.dot(top, s1)) - radius > wp.dot(top, t0) + _APART
-    for e in range(3):
-        m = sides[e]
-        if not apart and wp.length(m) > 0.0:
-            p, _q = _edge(t0, t1, t2, e)
-            apart = wp.min(wp.dot(m, s0), wp.dot(m, s1)) - radius > wp.dot(m, p) + _APART
-    return apart
-
-
-@wp.func
 def _prism_nearest(c: wp.vec3, t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float):
     """The point nearest to c of a prism (top corners t0, t1, t2, solid down to z = ``bottom``) that c lies
     outside of, at or above the bottom: the nearest of the top face's nearest point and each vertical side's
@@ -346,6 +303,45 @@ def _prism_face(t0: wp.vec3, t1: wp.vec3, t2: wp.vec3, bottom: float, top: wp.ve
     f = sides[k - 2]
     p, _q = _edge(t0, t1, t2, k - 2)
     return f, wp.dot(f, p)
+
+
+@wp.func
+def _lowest_toward(
+    a: Convex, s0: wp.vec3, s1: wp.vec3, f: wp.vec3, rot: wp.quat, origin: wp.vec3, verts: wp.array(dtype=wp.vec3)
+):
+    """Lowest coordinate of shape a along the unit field-frame direction f: for a capsule, its core's lower end
+    (s0, s1: the core's ends in the field frame) less the radius; for other shapes their support point
+    (:func:`_lowest`)."""
+    if a.kind == CAPSULE:
+        return wp.min(wp.dot(f, s0), wp.dot(f, s1)) - a.radius
+    return _lowest(a, f, rot, origin, verts)
+
+
+@wp.func
+def _apart(
+    a: Convex,
+    s0: wp.vec3,
+    s1: wp.vec3,
+    t0: wp.vec3,
+    t1: wp.vec3,
+    t2: wp.vec3,
+    top: wp.vec3,
+    sides: wp.mat33,
+    rot: wp.quat,
+    origin: wp.vec3,
+    verts: wp.array(dtype=wp.vec3),
+):
+    """Whether a plane of a prism's top face or of one of its three vertical sides (top corners t0, t1, t2,
+    field frame; planes from :func:`prism_planes`) has shape a beyond it by more than ``_APART`` [m]: a
+    separating plane, so the prism's GJK would find the two apart, and the prism is skipped. s0, s1: a
+    capsule's core ends in the field frame (:func:`_lowest_toward`)."""
+    apart = False
+    for k in range(5):
+        if k != 1:  # the top face and the three sides (not the bottom)
+            f, h = _prism_face(t0, t1, t2, 0.0, top, sides, k)
+            if not apart and wp.length(f) > 0.0:
+                apart = _lowest_toward(a, s0, s1, f, rot, origin, verts) > h + _APART
+    return apart
 
 
 @wp.func
@@ -628,12 +624,9 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
                         # A sphere skips the separating-plane test: its closed form finds such a prism apart
                         # (gap > radius) at about the cost of the test's four support points. A capsule takes
                         # it on its core's two ends.
-                        apart = False
-                        if other.kind == CAPSULE:
-                            apart = _segment_apart(e0, e1, other.radius, t0, t1, t2, top, sides)
-                        elif other.kind != SPHERE:
-                            apart = _apart(other, t0, t1, t2, top, sides, rot, origin, verts)
-                        if not apart:
+                        if other.kind == SPHERE or not _apart(
+                            other, e0, e1, t0, t1, t2, top, sides, rot, origin, verts
+                        ):
                             form = int(0)
                             ok = bool(True)
                             n = wp.vec3(0.0)
