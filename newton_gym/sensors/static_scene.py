@@ -12,12 +12,13 @@ BVH for the boxes that the ray's segment overlaps, a smaller one item by item. U
 a zero width or length) follow, by group. Each heightfield's elevations are uploaded once, however many
 shapes and worlds use it.
 
-:func:`cast_down` is the device function a ray kernel calls: the nearest hit of a ray pointing along world
--z. Heightfields are hit on the triangles of :meth:`~newton_gym.sim.Heightfield.triangles` in O(1) (the
-ray is vertical in the field's frame, so it meets at most one triangle: the one over its (x, y)); a
-heightfield must therefore keep its +z along world +z (translation and yaw only). A ray meets a field
-only where it starts at or above the surface; a box or a plane anywhere along the ray (a ray starting
-inside a box reports where it leaves it). Other static shape types are not seen by the rays.
+:func:`cast_down` is the device function a ray kernel calls: the nearest hits of a body's rays pointing along
+world -z, item by item (each item's frame is taken once for all the rays a thread casts). Heightfields are hit
+on the triangles of :meth:`~newton_gym.sim.Heightfield.triangles` in O(1) (the ray is vertical in the field's
+frame, so it meets at most one triangle: the one over its (x, y)); a heightfield must therefore keep its +z
+along world +z (translation and yaw only). A ray meets a field only where it starts at or above the surface; a
+box or a plane anywhere along the ray (a ray starting inside a box reports where it leaves it). Other static
+shape types are not seen by the rays.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from ..sim.types import GeoType
 from ..sim.wpmath import GEO_BOX, GEO_HFIELD, GEO_PLANE
 from .common import SensorError
 
-__all__ = ["StaticScene", "pack_static_scene", "cast_down", "SceneHandle"]
+__all__ = ["StaticScene", "pack_static_scene", "cast_down", "yaw_turn", "SceneHandle"]
 
 #: Kinds of static shape the rays see.
 _SEEN = (int(GeoType.HFIELD), int(GeoType.BOX), int(GeoType.PLANE))
@@ -195,16 +196,45 @@ def pack_static_scene(model) -> SceneHandle:
     return SceneHandle(scene=scene, bvh=bvh, item_shape=items, ignored=ignored)
 
 
+@wp.func
+def yaw_turn(heading: wp.vec2, v: wp.vec3):
+    """``v`` turned about world z by ``heading`` (cos, sin of the yaw)."""
+    c = heading[0]
+    s = heading[1]
+    return wp.vec3(c * v[0] - s * v[1], s * v[0] + c * v[1], v[2])
+
+
 @wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
-def _field_depth(scene: StaticScene, field: int, o: wp.vec3):
-    """Distance [m] down from ``o`` (field frame) to the field's surface below it, or MISS where ``o`` is
-    outside the grid or below the surface. The triangles of Heightfield.triangles: cell (r, c) is split
-    along the diagonal from (r, c) to (r + 1, c + 1)."""
+def _field_grid(scene: StaticScene, field: int):
+    """(half extents [m], grid points per metre along x and y, (first elevation, rows, columns)) of field
+    ``field``: what :func:`_field_depth` needs besides the elevations, taken once per item by a thread that
+    casts several rays."""
+    half = scene.field_half[field]
     nrow = scene.field_nrow[field]
     ncol = scene.field_ncol[field]
-    half = scene.field_half[field]
-    u = (o[0] + half[0]) * float(ncol - 1) / (2.0 * half[0])
-    v = (o[1] + half[1]) * float(nrow - 1) / (2.0 * half[1])
+    per_m = wp.vec2(float(ncol - 1) / (2.0 * half[0]), float(nrow - 1) / (2.0 * half[1]))
+    return half, per_m, wp.vec3i(scene.field_start[field], nrow, ncol)
+
+
+@wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
+def _item_grid(scene: StaticScene, item: int):
+    """:func:`_field_grid` of item ``item``'s field; placeholders where it is not a heightfield."""
+    field = scene.item_field[item]
+    if field >= 0:
+        return _field_grid(scene, field)
+    return wp.vec2(1.0), wp.vec2(1.0), wp.vec3i(0)
+
+
+@wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
+def _field_depth(scene: StaticScene, half: wp.vec2, per_m: wp.vec2, grid: wp.vec3i, o: wp.vec3):
+    """Distance [m] down from ``o`` (field frame) to the field's surface below it, or MISS where ``o`` is
+    outside the grid or below the surface (``half``, ``per_m``, ``grid``: the field's :func:`_field_grid`).
+    The triangles of Heightfield.triangles: cell (r, c) is split along the diagonal from (r, c) to (r + 1,
+    c + 1)."""
+    nrow = grid[1]
+    ncol = grid[2]
+    u = (o[0] + half[0]) * per_m[0]
+    v = (o[1] + half[1]) * per_m[1]
     if u < -_EDGE_TOL or v < -_EDGE_TOL or u > float(ncol - 1) + _EDGE_TOL or v > float(nrow - 1) + _EDGE_TOL:
         return float(MISS)
     u = wp.clamp(u, 0.0, float(ncol - 1))
@@ -213,7 +243,7 @@ def _field_depth(scene: StaticScene, field: int, o: wp.vec3):
     r = wp.min(int(wp.floor(v)), nrow - 2)
     fu = u - float(c)
     fv = v - float(r)
-    k = scene.field_start[field] + r * ncol + c
+    k = grid[0] + r * ncol + c
     h00 = scene.field_heights[k]
     h10 = scene.field_heights[k + 1]
     h01 = scene.field_heights[k + ncol]
@@ -229,13 +259,12 @@ def _field_depth(scene: StaticScene, field: int, o: wp.vec3):
 
 
 @wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
-def _item_depth(scene: StaticScene, item: int, o: wp.vec3):
-    """Ray parameter (distance [m], the direction being unit) where the ray from world point ``o`` along
-    -z first meets item ``item``, or MISS."""
-    ol = wp.transform_point(scene.item_to_local[item], o)
-    kind = scene.item_kind[item]
+def _local_depth(scene: StaticScene, item: int, kind: int, half: wp.vec2, per_m: wp.vec2, grid: wp.vec3i, ol: wp.vec3):
+    """Ray parameter (distance [m], the direction being unit) where the ray from ``ol`` (item ``item``'s frame,
+    of kind ``kind``; a field's ``half``, ``per_m``, ``grid``: :func:`_field_grid`) along world -z first meets
+    the item, or MISS."""
     if kind == GEO_HFIELD:
-        return _field_depth(scene, scene.item_field[item], ol)
+        return _field_depth(scene, half, per_m, grid, ol)
     dl = scene.item_down[item]
     size = scene.item_scale[item]
     t = float(MISS)
@@ -247,23 +276,77 @@ def _item_depth(scene: StaticScene, item: int, o: wp.vec3):
 
 
 @wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
-def _group_depth(scene: StaticScene, group: int, o: wp.vec3, t_max: float, t_best: float):
-    """``t_best`` lowered to the nearest hit among the items of ``group`` (a world, or world_count: global)."""
-    best = t_best
-    first = scene.bounded_start[group]
-    end = scene.bounded_start[group + 1]
-    if end - first > _LINEAR_MAX:
+def _item_depth(scene: StaticScene, item: int, o: wp.vec3):
+    """Ray parameter (distance [m], the direction being unit) where the ray from world point ``o`` along
+    -z first meets item ``item``, or MISS."""
+    half, per_m, grid = _item_grid(scene, item)
+    ol = wp.transform_point(scene.item_to_local[item], o)
+    return _local_depth(scene, item, scene.item_kind[item], half, per_m, grid, ol)
+
+
+@wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
+def _item_rays(
+    scene: StaticScene,
+    item: int,
+    p: wp.vec3,
+    heading: wp.vec2,
+    ray_start: wp.array(dtype=wp.vec3),
+    first: int,
+    end: int,
+    i: int,
+    t_out: wp.array2d(dtype=wp.float32),
+):
+    """``t_out[i, r]`` lowered to the ray parameter where ray r (``first`` <= r < ``end``: from ``p`` +
+    the yaw turn ``heading`` of ``ray_start[r]``, along world -z) meets item ``item``. The item's frame is
+    taken once for all the rays: a ray's start in it is the body point's image plus the image of its turned
+    grid offset (three axes, a product each)."""
+    to_local = scene.item_to_local[item]
+    base = wp.transform_point(to_local, p)
+    ex = wp.transform_vector(to_local, wp.vec3(heading[0], heading[1], 0.0))  # the yaw frame's axes
+    ey = wp.transform_vector(to_local, wp.vec3(-heading[1], heading[0], 0.0))
+    ez = wp.transform_vector(to_local, wp.vec3(0.0, 0.0, 1.0))
+    kind = scene.item_kind[item]
+    half, per_m, grid = _item_grid(scene, item)
+    for r in range(first, end):
+        s = ray_start[r]
+        ol = base + ex * s[0] + ey * s[1] + ez * s[2]
+        t_out[i, r] = wp.min(t_out[i, r], _local_depth(scene, item, kind, half, per_m, grid, ol))
+
+
+@wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
+def _group_rays(
+    scene: StaticScene,
+    group: int,
+    p: wp.vec3,
+    heading: wp.vec2,
+    ray_start: wp.array(dtype=wp.vec3),
+    first: int,
+    end: int,
+    i: int,
+    t_max: float,
+    origins: wp.array2d(dtype=wp.vec3),
+    t_out: wp.array2d(dtype=wp.float32),
+):
+    """``t_out[i, r]`` lowered to the nearest hit among the items of ``group`` (a world, or world_count:
+    global) of rays ``first`` .. ``end`` - 1 (see :func:`_item_rays`; ``origins[i, r]``: their world starts).
+    A group of more than ``_LINEAR_MAX`` bounded items is searched ray by ray through the BVH."""
+    b0 = scene.bounded_start[group]
+    b1 = scene.bounded_start[group + 1]
+    if b1 - b0 > _LINEAR_MAX:
         root = wp.bvh_get_group_root(scene.bvh, group)
-        query = wp.bvh_query_aabb(scene.bvh, o - wp.vec3(0.0, 0.0, t_max), o, root)
-        item = int(0)
-        while wp.bvh_query_next(query, item):
-            best = wp.min(best, _item_depth(scene, item, o))
+        for r in range(first, end):
+            o = origins[i, r]
+            query = wp.bvh_query_aabb(scene.bvh, o - wp.vec3(0.0, 0.0, t_max), o, root)
+            item = int(0)
+            best = t_out[i, r]
+            while wp.bvh_query_next(query, item):
+                best = wp.min(best, _item_depth(scene, item, o))
+            t_out[i, r] = best
     else:
-        for item in range(first, end):
-            best = wp.min(best, _item_depth(scene, item, o))
+        for item in range(b0, b1):
+            _item_rays(scene, item, p, heading, ray_start, first, end, i, t_out)
     for item in range(scene.unbounded_start[group], scene.unbounded_start[group + 1]):
-        best = wp.min(best, _item_depth(scene, item, o))
-    return best
+        _item_rays(scene, item, p, heading, ray_start, first, end, i, t_out)
 
 
 @wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
@@ -274,17 +357,33 @@ def _group_filled(scene: StaticScene, group: int):
 
 
 @wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
-def cast_down(scene: StaticScene, world: int, o: wp.vec3, t_max: float):
-    """Distance [m] from world point ``o`` straight down (-z) to the nearest static item of ``world`` or of
-    the global shapes, if it is at most ``t_max``; MISS otherwise. ``world`` -1 sees the global items only."""
-    best = float(MISS)
-    # Empty groups are skipped before the call: most scenes hold global terrain and nothing per world, and
-    # a call sets up a BVH query state whether it searches or not.
+def cast_down(
+    scene: StaticScene,
+    world: int,
+    p: wp.vec3,
+    heading: wp.vec2,
+    ray_start: wp.array(dtype=wp.vec3),
+    first: int,
+    end: int,
+    i: int,
+    t_max: float,
+    origins_out: wp.array2d(dtype=wp.vec3),
+    t_out: wp.array2d(dtype=wp.float32),
+):
+    """Cast rays ``first`` .. ``end`` - 1 of sensor ``i`` straight down (-z): ray r starts at ``p`` + the yaw
+    turn ``heading`` (cos, sin) of ``ray_start[r]`` (written to ``origins_out[i, r]``); ``t_out[i, r]`` gets
+    the distance [m] to the nearest static item of ``world`` or of the global shapes if it is at most
+    ``t_max``, MISS otherwise. ``world`` -1 sees the global items only. Item by item, each item's frame
+    taken once for all the rays (a thread casts every ray of a body on the CPU, one on a GPU)."""
+    for r in range(first, end):
+        origins_out[i, r] = p + yaw_turn(heading, ray_start[r])
+        t_out[i, r] = float(MISS)
+    # Empty groups are skipped: most scenes hold global terrain and nothing per world.
     if _group_filled(scene, scene.world_count):
-        best = _group_depth(scene, scene.world_count, o, t_max, best)
+        _group_rays(scene, scene.world_count, p, heading, ray_start, first, end, i, t_max, origins_out, t_out)
     if world >= 0 and world < scene.world_count:
         if _group_filled(scene, world):
-            best = _group_depth(scene, world, o, t_max, best)
-    if best > t_max:
-        return float(MISS)
-    return best
+            _group_rays(scene, world, p, heading, ray_start, first, end, i, t_max, origins_out, t_out)
+    for r in range(first, end):
+        if t_out[i, r] > t_max:
+            t_out[i, r] = float(MISS)
