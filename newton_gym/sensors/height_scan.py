@@ -22,7 +22,7 @@ import torch
 import warp as wp
 
 from .common import SensorError, body_index_array, mask_array
-from .static_scene import StaticScene, cast_down, pack_static_scene
+from .static_scene import BodyRays, StaticScene, cast_down, pack_static_scene
 
 wp.set_module_options({"enable_backward": False})  # forward only: no adjoint code to compile
 
@@ -97,13 +97,18 @@ def _scan_kernel(
     p = wp.transform_get_translation(pose)
     heading = _heading(wp.transform_get_rotation(pose))
     world = body_world[b]
-    first = chunk * rays_per_thread
-    end = wp.min(first + rays_per_thread, ray_start.shape[0])
+    rays = BodyRays()
+    rays.p = p
+    rays.heading = heading
+    rays.ray_start = ray_start
+    rays.first = chunk * rays_per_thread
+    rays.end = wp.min(rays.first + rays_per_thread, ray_start.shape[0])
+    rays.sensor = i
     # the distances go into hits_z_out, then become the hits' z
-    cast_down(scene, world, p, heading, ray_start, first, end, i, max_distance, ray_origins_out, hits_z_out)
-    for r in range(first, end):
+    cast_down(scene, world, rays, max_distance, ray_origins_out, hits_z_out)
+    for r in range(rays.first, rays.end):
         hits_z_out[i, r] = ray_origins_out[i, r][2] - wp.min(hits_z_out[i, r], max_distance)
-    if first == 0:
+    if rays.first == 0:
         body_z_out[i] = p[2]
 
 

@@ -35,7 +35,7 @@ from ..sim.types import GeoType
 from ..sim.wpmath import GEO_BOX, GEO_HFIELD, GEO_PLANE
 from .common import SensorError
 
-__all__ = ["StaticScene", "pack_static_scene", "cast_down", "yaw_turn", "SceneHandle"]
+__all__ = ["StaticScene", "pack_static_scene", "cast_down", "yaw_turn", "BodyRays", "SceneHandle"]
 
 #: Kinds of static shape the rays see.
 _SEEN = (int(GeoType.HFIELD), int(GeoType.BOX), int(GeoType.PLANE))
@@ -204,6 +204,19 @@ def yaw_turn(heading: wp.vec2, v: wp.vec3):
     return wp.vec3(c * v[0] - s * v[1], s * v[0] + c * v[1], v[2])
 
 
+@wp.struct
+class BodyRays:
+    """The rays one thread casts: rays ``first`` .. ``end`` - 1 of sensor ``sensor``, ray r from ``p`` + the yaw
+    turn ``heading`` (cos, sin) of ``ray_start[r]``, along world -z."""
+
+    p: wp.vec3  # world origin of the tracked body [m]
+    heading: wp.vec2  # (cos, sin) of the yaw
+    ray_start: wp.array(dtype=wp.vec3)  # (R,) ray starts in the yaw frame [m]
+    first: int
+    end: int
+    sensor: int
+
+
 @wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
 def _field_grid(scene: StaticScene, field: int):
     """(half extents [m], grid points per metre along x and y, (first elevation, rows, columns)) of field
@@ -285,30 +298,22 @@ def _item_depth(scene: StaticScene, item: int, o: wp.vec3):
 
 
 @wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
-def _item_rays(
-    scene: StaticScene,
-    item: int,
-    p: wp.vec3,
-    heading: wp.vec2,
-    ray_start: wp.array(dtype=wp.vec3),
-    first: int,
-    end: int,
-    i: int,
-    t_out: wp.array2d(dtype=wp.float32),
-):
-    """``t_out[i, r]`` lowered to the ray parameter where ray r (``first`` <= r < ``end``: from ``p`` +
-    the yaw turn ``heading`` of ``ray_start[r]``, along world -z) meets item ``item``. The item's frame is
-    taken once for all the rays: a ray's start in it is the body point's image plus the image of its turned
-    grid offset (three axes, a product each)."""
+def _item_rays(scene: StaticScene, item: int, rays: BodyRays, t_out: wp.array2d(dtype=wp.float32)):
+    """``t_out[sensor, r]`` of each ray of ``rays`` lowered to the ray parameter where it meets item ``item``.
+    The item's frame is taken once for all the rays: a ray's start in it is the pattern point's image plus
+    the image of its turned grid offset (three axes, a product each)."""
     to_local = scene.item_to_local[item]
-    base = wp.transform_point(to_local, p)
-    ex = wp.transform_vector(to_local, wp.vec3(heading[0], heading[1], 0.0))  # the yaw frame's axes
-    ey = wp.transform_vector(to_local, wp.vec3(-heading[1], heading[0], 0.0))
+    base = wp.transform_point(to_local, rays.p)
+    c = rays.heading[0]
+    sn = rays.heading[1]
+    ex = wp.transform_vector(to_local, wp.vec3(c, sn, 0.0))  # the yaw frame's axes
+    ey = wp.transform_vector(to_local, wp.vec3(-sn, c, 0.0))
     ez = wp.transform_vector(to_local, wp.vec3(0.0, 0.0, 1.0))
     kind = scene.item_kind[item]
     half, per_m, grid = _item_grid(scene, item)
-    for r in range(first, end):
-        s = ray_start[r]
+    i = rays.sensor
+    for r in range(rays.first, rays.end):
+        s = rays.ray_start[r]
         ol = base + ex * s[0] + ey * s[1] + ez * s[2]
         t_out[i, r] = wp.min(t_out[i, r], _local_depth(scene, item, kind, half, per_m, grid, ol))
 
@@ -317,24 +322,20 @@ def _item_rays(
 def _group_rays(
     scene: StaticScene,
     group: int,
-    p: wp.vec3,
-    heading: wp.vec2,
-    ray_start: wp.array(dtype=wp.vec3),
-    first: int,
-    end: int,
-    i: int,
+    rays: BodyRays,
     t_max: float,
     origins: wp.array2d(dtype=wp.vec3),
     t_out: wp.array2d(dtype=wp.float32),
 ):
-    """``t_out[i, r]`` lowered to the nearest hit among the items of ``group`` (a world, or world_count:
-    global) of rays ``first`` .. ``end`` - 1 (see :func:`_item_rays`; ``origins[i, r]``: their world starts).
-    A group of more than ``_LINEAR_MAX`` bounded items is searched ray by ray through the BVH."""
+    """``t_out[sensor, r]`` of each ray of ``rays`` lowered to its nearest hit among the items of ``group`` (a
+    world, or world_count: global); ``origins[sensor, r]``: the rays' world starts. A group of more than
+    ``_LINEAR_MAX`` bounded items is searched ray by ray through the BVH."""
     b0 = scene.bounded_start[group]
     b1 = scene.bounded_start[group + 1]
     if b1 - b0 > _LINEAR_MAX:
         root = wp.bvh_get_group_root(scene.bvh, group)
-        for r in range(first, end):
+        i = rays.sensor
+        for r in range(rays.first, rays.end):
             o = origins[i, r]
             query = wp.bvh_query_aabb(scene.bvh, o - wp.vec3(0.0, 0.0, t_max), o, root)
             item = int(0)
@@ -344,9 +345,9 @@ def _group_rays(
             t_out[i, r] = best
     else:
         for item in range(b0, b1):
-            _item_rays(scene, item, p, heading, ray_start, first, end, i, t_out)
+            _item_rays(scene, item, rays, t_out)
     for item in range(scene.unbounded_start[group], scene.unbounded_start[group + 1]):
-        _item_rays(scene, item, p, heading, ray_start, first, end, i, t_out)
+        _item_rays(scene, item, rays, t_out)
 
 
 @wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
@@ -360,30 +361,26 @@ def _group_filled(scene: StaticScene, group: int):
 def cast_down(
     scene: StaticScene,
     world: int,
-    p: wp.vec3,
-    heading: wp.vec2,
-    ray_start: wp.array(dtype=wp.vec3),
-    first: int,
-    end: int,
-    i: int,
+    rays: BodyRays,
     t_max: float,
     origins_out: wp.array2d(dtype=wp.vec3),
     t_out: wp.array2d(dtype=wp.float32),
 ):
-    """Cast rays ``first`` .. ``end`` - 1 of sensor ``i`` straight down (-z): ray r starts at ``p`` + the yaw
-    turn ``heading`` (cos, sin) of ``ray_start[r]`` (written to ``origins_out[i, r]``); ``t_out[i, r]`` gets
-    the distance [m] to the nearest static item of ``world`` or of the global shapes if it is at most
-    ``t_max``, MISS otherwise. ``world`` -1 sees the global items only. Item by item, each item's frame
-    taken once for all the rays (a thread casts every ray of a body on the CPU, one on a GPU)."""
-    for r in range(first, end):
-        origins_out[i, r] = p + yaw_turn(heading, ray_start[r])
+    """Cast ``rays`` straight down (-z), their world starts written to ``origins_out[sensor, r]``;
+    ``t_out[sensor, r]`` gets the distance [m] to the nearest static item of ``world`` or of the global
+    shapes if it is at most ``t_max``, MISS otherwise. ``world`` -1 sees the global items only. Item by item,
+    each item's frame taken once for all the rays (a thread casts every ray of a body on the CPU, one on a
+    GPU)."""
+    i = rays.sensor
+    for r in range(rays.first, rays.end):
+        origins_out[i, r] = rays.p + yaw_turn(rays.heading, rays.ray_start[r])
         t_out[i, r] = float(MISS)
     # Empty groups are skipped: most scenes hold global terrain and nothing per world.
     if _group_filled(scene, scene.world_count):
-        _group_rays(scene, scene.world_count, p, heading, ray_start, first, end, i, t_max, origins_out, t_out)
+        _group_rays(scene, scene.world_count, rays, t_max, origins_out, t_out)
     if world >= 0 and world < scene.world_count:
         if _group_filled(scene, world):
-            _group_rays(scene, world, p, heading, ray_start, first, end, i, t_max, origins_out, t_out)
-    for r in range(first, end):
+            _group_rays(scene, world, rays, t_max, origins_out, t_out)
+    for r in range(rays.first, rays.end):
         if t_out[i, r] > t_max:
             t_out[i, r] = float(MISS)
