@@ -368,9 +368,9 @@ def cast_down(
 ):
     """Cast ``rays`` straight down (-z), their world starts written to ``origins_out[sensor, r]``;
     ``t_out[sensor, r]`` gets the distance [m] to the nearest static item of ``world`` or of the global
-    shapes if it is at most ``t_max``, MISS otherwise. ``world`` -1 sees the global items only. Item by item,
-    each item's frame taken once for all the rays (a thread casts every ray of a body on the CPU, one on a
-    GPU)."""
+    shapes, MISS where none is hit (``t_max`` bounds the BVH's search: a hit farther than it may be reported,
+    and the caller clips at ``t_max``). ``world`` -1 sees the global items only. Item by item, each item's
+    frame taken once for all the rays (a thread casts every ray of a body on the CPU, one on a GPU)."""
     i = rays.sensor
     for r in range(rays.first, rays.end):
         origins_out[i, r] = rays.p + yaw_turn(rays.heading, rays.ray_start[r])
@@ -381,6 +381,3 @@ def cast_down(
     if world >= 0 and world < scene.world_count:
         if _group_filled(scene, world):
             _group_rays(scene, world, rays, t_max, origins_out, t_out)
-    for r in range(rays.first, rays.end):
-        if t_out[i, r] > t_max:
-            t_out[i, r] = float(MISS)
