@@ -33,6 +33,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import gymnasium as gym
 import numpy as np
 import torch
+from _memory import array_bytes
 
 _ACTION_BOUND = {"Ant": 1.0, "Humanoid": 0.4}
 _ACTIONS = {"Ant": 8, "Humanoid": 17}
@@ -79,20 +80,9 @@ def _envpool(task, n, threads):
 
 
 def _warp_bytes(sim) -> int:
-    """Bytes of every distinct Warp array of the model, state, control and solver (and of the solver's
-    member objects: its data, kinematics, contact and constraint-row buffers)."""
-    import warp as wp
-
-    seen, total = set(), 0
-    objects = [sim.model, sim.state, sim.control, sim.solver]
-    objects += [v for v in vars(sim.solver).values() if hasattr(v, "__dict__") and not isinstance(v, wp.array)]
-    objects.append(sim.solver.world_solver.rd)  # the world solve's row buffers (a Warp struct)
-    for obj in objects:
-        for v in vars(obj).values():
-            if isinstance(v, wp.array) and v.ptr is not None and v.ptr not in seen:
-                seen.add(v.ptr)
-                total += v.capacity
-    return total
+    """Bytes of every distinct Warp array of the model, state, control and solver (its member objects and
+    row buffers included: :func:`_memory.array_bytes`)."""
+    return array_bytes([sim.model, sim.state, sim.control, sim.solver])
 
 
 def _ours(task, n, threads, device):

@@ -49,6 +49,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 import warp as wp
+from _memory import array_bytes
 from _timing import median_time
 from bench_solver import _base_ctrl, _mujoco_model, _settled_state
 
@@ -58,35 +59,6 @@ _TASKS = {
     "Humanoid": ("Newton/Humanoid-v0", "humanoid"),
     "Go1": ("Newton/Go1-Flat-v0", "go1"),
 }
-
-
-def _array_bytes(roots, skip_types=(), depth: int = 3) -> int:
-    """Bytes of every distinct Warp array reachable from ``roots`` through attributes, dict values, lists
-    and Warp structs, ``depth`` levels down, not entering objects of ``skip_types``."""
-    found, visited = {}, set()
-
-    def visit(obj, level):
-        if isinstance(obj, wp.array):
-            if obj.ptr is not None:
-                found[obj.ptr] = obj.capacity
-            return
-        if level == 0 or isinstance(obj, skip_types) or id(obj) in visited:
-            return
-        visited.add(id(obj))
-        if isinstance(obj, dict):
-            children = obj.values()
-        elif isinstance(obj, (list, tuple)):
-            children = obj
-        elif hasattr(obj, "__dict__"):
-            children = vars(obj).values()
-        else:
-            return
-        for child in children:
-            visit(child, level - 1)
-
-    for root in roots:
-        visit(root, depth)
-    return sum(found.values())
 
 
 def _ours(task, n, device, threads, control_steps, repeat, settle, graph=None, tiles=None, registers=0, lanes=0):
@@ -123,7 +95,7 @@ def _ours(task, n, device, threads, control_steps, repeat, settle, graph=None, t
     env_steps(max(1, round(settle / sim.dt)))
     t_env = median_time(lambda: env_steps(control_steps), repeat)
     t_solver = median_time(solver_steps, repeat)
-    per_world = _array_bytes([sim.solver, sim.state], skip_types=(Model,)) / n
+    per_world = array_bytes([sim.solver, sim.state], skip_types=(Model,)) / n
     finite = bool(torch.isfinite(sim.views.joint_q).all())
     cfg = sim.cfg
     ctrls = [env_task.ctrl_from_action(action).cpu().numpy() for action in actions]
@@ -166,7 +138,7 @@ def _mujoco_warp(mjw, robot, n, device, cfg, ctrls, control_steps, repeat, settl
             wp.synchronize()
 
         t = median_time(steps, repeat)
-        per_world = _array_bytes([data], skip_types=(mjw.Model,)) / n
+        per_world = array_bytes([data], skip_types=(mjw.Model,)) / n
         finite = bool(np.isfinite(data.qpos.numpy()).all()) and not data.overflow.numpy().any()
     return n * control_steps * cfg.frame_skip / t, per_world, finite
 

@@ -3,11 +3,11 @@ and shared by all of them (the terrain), and the construction time of many world
 
 Both envs are built once and timed in turn within each of ``--repeats`` repeats (zero actions plus uniform
 noise in [-1, 1], the task's randomization and pushes as shipped); the medians of the rates and of the per-
-repeat ratios rough / flat are printed. Bytes: every Warp array of the model, state, control, solver (one
-level into its member objects) and height scanner, built at N / 4 and N worlds: the slope is the bytes per
-world, the intercept what every world shares (the terrain's points, stored once). Construction:
-``gym.make_vec`` of ``--build-worlds`` worlds, split into terrain generation, scene build + finalize, solver
-and scanner, timed from the task's own steps.
+repeat ratios rough / flat are printed. Bytes: every distinct Warp array of the model, state, control,
+solver (its row buffers included: :func:`_memory.array_bytes`) and height scanner, built at N / 4 and N
+worlds: the slope is the bytes per world, the intercept what every world shares (the terrain's points,
+stored once). Construction: ``gym.make_vec`` of ``--build-worlds`` worlds, split into terrain generation,
+scene build + finalize, solver and scanner, timed from the task's own steps.
 
 Physics on the same states (needs ``mujoco``): after the rates, each env's physics alone (its step graph:
 ``frame_skip`` substeps, no env work) is timed over ``--physics-steps`` env steps from its worlds' states,
@@ -36,26 +36,9 @@ import gymnasium as gym
 import numpy as np
 import torch
 import warp as wp
+from _memory import array_bytes
 
 import newton_gym  # noqa: F401
-
-
-def _warp_bytes(*objects) -> int:
-    seen, total = set(), 0
-
-    def add(value):
-        nonlocal total
-        if isinstance(value, wp.array) and id(value) not in seen:
-            seen.add(id(value))
-            total += value.capacity
-
-    for obj in objects:
-        for value in vars(obj).values():
-            add(value)
-            if hasattr(value, "__dict__") and not isinstance(value, wp.array):
-                for inner in vars(value).values():
-                    add(inner)
-    return total
 
 
 def _env(task, n, threads):
@@ -78,10 +61,11 @@ def _rate(step, n, steps):
 
 
 def _bytes(env) -> int:
-    objects = [env.sim.model, env.sim.state, env.sim.control, env.sim.solver]
+    """Bytes of the env's Warp arrays: model, state, control, solver (its row buffers included) and scanner."""
+    roots = [env.sim.model, env.sim.state, env.sim.control, env.sim.solver]
     if hasattr(env.task, "scanner"):
-        objects.append(env.task.scanner)
-    return _warp_bytes(*objects)
+        roots.append(env.task.scanner)
+    return array_bytes(roots)
 
 
 def _memory(task, n):
