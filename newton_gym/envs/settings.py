@@ -30,6 +30,11 @@ class SimCfg:
             solver's default (on CUDA with more than one lane per world).
         cuda_registers: most registers per thread of the solver's per-world pass kernels on CUDA
             (``SolverGeneralized(cuda_registers=...)``, in [24, 255]); 0: the compiler's choice. Ignored on the CPU.
+        row_budget: most constraint rows one world solves in a substep (``SolverGeneralized(row_budget=...)``,
+            MuJoCo's njmax, per world); 0: the solver's default, which holds every contact slot against static
+            geometry (on a heightfield terrain, about 1,900 rows of Go1: 0.5 MB a world where a few dozen are
+            used). A world that needs more drops the contacts that do not fit and is flagged unhealthy (its
+            episode ends).
     """
 
     sim_dt: float = 0.01
@@ -43,6 +48,7 @@ class SimCfg:
     block_dim: int = 0
     tiles: bool | None = None
     cuda_registers: int = 0
+    row_budget: int = 0
 
 
 @dataclass

@@ -125,6 +125,7 @@ class Simulation:
             block_dim=cfg.block_dim or None,
             tiles=cfg.tiles,
             cuda_registers=cfg.cuda_registers or None,
+            row_budget=cfg.row_budget or None,
         )
         if self.device.is_cpu:
             warn_if_spinning(self.solver.threads)

@@ -89,6 +89,22 @@ def test_terrain_memory_does_not_grow_with_the_worlds():
     small.close(), large.close()
 
 
+def test_sim_row_budget_caps_each_worlds_rows_and_a_world_over_it_ends():
+    # [sim] row_budget is the solver's (MuJoCo's njmax): the default holds every slot against the terrain
+    assert make(num_envs=2).sim.solver.rows.budget_host.min() > 1000
+    roomy, tight = make(num_envs=2, sim={"row_budget": 400}), make(num_envs=2, sim={"row_budget": 16})
+    assert (roomy.sim.solver.rows.budget_host == 400).all() and (tight.sim.solver.rows.budget_host == 16).all()
+    for e in (roomy, tight):
+        e.reset(seed=3)
+    for _ in range(3):
+        obs, _, done, _, info = roomy.step(torch.zeros(2, 12))
+        assert not done.any() and int(info["unhealthy_worlds"]) == 0
+        # 12 joint-limit rows and one contact: a standing robot's four feet do not fit
+        obs, _, done, _, info = tight.step(torch.zeros(2, 12))
+        assert done.all() and int(info["unhealthy_worlds"]) == 2 and torch.isfinite(obs).all()
+    roomy.close(), tight.close()
+
+
 def test_the_robot_stands_on_the_terrain_and_info_reports_the_level(env):
     env.reset(seed=3)
     for _ in range(25):
