@@ -5,8 +5,9 @@ The field is a grid of prisms: each grid cell is two triangles (:meth:`newton_gy
 and under each triangle a solid reaches down to the field's bottom. For a pair (A, B), A the other shape and
 B the field (the HFIELD type sorts last), per step:
 
-1. A's bounding sphere, then its axis-aligned box in the field frame (its support points along the field's
-   axes), must meet the field's box (half extents x, y, top and bottom z, grown by the margin);
+1. A's bounding sphere, then its axis-aligned box in the field frame (a sphere's or capsule's: its core
+   there grown by its radius; another shape's: its support points along the field's axes), must meet the
+   field's box (half extents x, y, top and bottom z, grown by the margin);
 2. the cells under A's box, rows then columns, each cell's two prisms in MuJoCo's order, are tested: a cell
    whose block of ``FIELD_BLOCK`` x ``FIELD_BLOCK`` cells lies wholly below A's lowest point (its highest grid
    point, stored once per field, :func:`field_block_top`) is skipped, as is a prism
@@ -581,25 +582,37 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
     margin = args.pair_margin[p]
     rot = wp.transform_get_rotation(b.xf)
     origin = wp.transform_get_translation(b.xf)
-    # The shape's box in the field frame against the field's box.
-    xmin, xmax = _extent(a, wp.quat_rotate(rot, wp.vec3(1.0, 0.0, 0.0)), origin, verts)
-    ymin, ymax = _extent(a, wp.quat_rotate(rot, wp.vec3(0.0, 1.0, 0.0)), origin, verts)
-    zmin, zmax = _extent(a, wp.quat_rotate(rot, wp.vec3(0.0, 0.0, 1.0)), origin, verts)
-    if xmin - margin > ext[0] or xmax + margin < -ext[0] or ymin - margin > ext[1] or ymax + margin < -ext[1]:
+    # The shape's box in the field frame (its core's, grown by its radius), against the field's box.
+    e0 = wp.vec3(0.0)  # a capsule's core in the field frame (a sphere's centre: e0 = e1)
+    e1 = wp.vec3(0.0)
+    lo = wp.vec3(0.0)
+    hi = wp.vec3(0.0)
+    if a.kind == SPHERE or a.kind == CAPSULE:
+        wa = wp.transform_get_translation(a.xf)
+        e0 = wp.quat_rotate_inv(rot, wa - origin)
+        e1 = e0
+        if a.kind == CAPSULE:
+            half = wp.quat_rotate(wp.transform_get_rotation(a.xf), wp.vec3(0.0, 0.0, a.size[1]))
+            e0 = wp.quat_rotate_inv(rot, wa - half - origin)
+            e1 = wp.quat_rotate_inv(rot, wa + half - origin)
+        grow = wp.vec3(a.radius)
+        lo = wp.min(e0, e1) - grow
+        hi = wp.max(e0, e1) + grow
+    else:
+        xl, xh = _extent(a, wp.quat_rotate(rot, wp.vec3(1.0, 0.0, 0.0)), origin, verts)
+        yl, yh = _extent(a, wp.quat_rotate(rot, wp.vec3(0.0, 1.0, 0.0)), origin, verts)
+        zl, zh = _extent(a, wp.quat_rotate(rot, wp.vec3(0.0, 0.0, 1.0)), origin, verts)
+        lo = wp.vec3(xl, yl, zl)
+        hi = wp.vec3(xh, yh, zh)
+    if lo[0] - margin > ext[0] or hi[0] + margin < -ext[0] or lo[1] - margin > ext[1] or hi[1] + margin < -ext[1]:
         return
-    if zmin - margin > ext[2] or zmax + margin < ext[3]:
+    zmin = lo[2]
+    if zmin - margin > ext[2] or hi[2] + margin < ext[3]:
         return
-    cmin, cmax = _cell_range(xmin, xmax, ext[0], cols)
-    rmin, rmax = _cell_range(ymin, ymax, ext[1], rows)
+    cmin, cmax = _cell_range(lo[0], hi[0], ext[0], cols)
+    rmin, rmax = _cell_range(lo[1], hi[1], ext[1], rows)
     other = a
     other.radius = a.radius + 0.5 * margin
-    e0 = wp.vec3(0.0)  # a capsule's core in the field frame
-    e1 = wp.vec3(0.0)
-    if other.kind == CAPSULE:
-        wa = wp.transform_get_translation(other.xf)
-        half = wp.quat_rotate(wp.transform_get_rotation(other.xf), wp.vec3(0.0, 0.0, other.size[1]))
-        e0 = wp.quat_rotate_inv(rot, wa - half - origin)
-        e1 = wp.quat_rotate_inv(rot, wa + half - origin)
     start = args.fields.point_start[f]
     block_cols = args.fields.block_cols[f]
     count = int(0)
@@ -634,8 +647,7 @@ def _field_pair(p: int, slots: wp.vec2i, bound: float, a: Convex, b: Convex, arg
                             wb = wp.vec3(0.0)
                             d = float(0.0)
                             if other.kind == SPHERE:  # a point core: the closed form where it has one
-                                cf = wp.quat_rotate_inv(rot, wa - origin)
-                                form, nf, wf, core = point_prism(cf, t0, t1, t2, ext[3], top, sides)
+                                form, nf, wf, core = point_prism(e0, t0, t1, t2, ext[3], top, sides)
                                 n = wp.quat_rotate(rot, nf)
                                 wb = origin + wp.quat_rotate(rot, wf)
                                 d = core - other.radius
