@@ -15,7 +15,7 @@ import warp as wp
 
 from ..errors import EnvError
 
-__all__ = ["WorldRng"]
+__all__ = ["WorldRng", "world_uniform"]
 
 wp.set_module_options({"enable_backward": False})
 
@@ -61,6 +61,13 @@ def _unit(h: wp.uint32):
     """The hash's top 24 bits times 2^-24: uniform in [0, 1), exact in float32 (what (bits >> 8) * 2^-24
     gives)."""
     return wp.float32(h >> wp.uint32(8)) * wp.float32(1.0 / 16777216.0)
+
+
+@wp.func
+def world_uniform(key: wp.uint32, counter: wp.array(dtype=wp.int64), w: int, e: int):
+    """Element e of world w's uniform numbers of the stream whose key is ``key`` (:meth:`WorldRng.key`): what
+    :meth:`WorldRng.uniform` gives, for a kernel that draws its own."""
+    return _unit(_hash(key, counter, w, e))
 
 
 @wp.kernel
@@ -137,11 +144,15 @@ class WorldRng:
         """Move the worlds where ``mask`` (N,) bool is True to their next draw."""
         self.counter += mask.to(torch.int64)
 
+    def key(self, stream: int) -> int:
+        """The 32-bit key of ``stream`` under the current seed (a kernel's argument for :func:`world_uniform`)."""
+        return _mix32_host(self._seed ^ (((int(stream) & _MASK32) * 0x9E3779B1) & _MASK32))
+
     def _draw(self, kernel, dtype, stream: int, width: int, mask, *extra) -> torch.Tensor:
         """(N, width) of ``kernel`` over the hashes of (seed, world, counter, stream, element) of the worlds
         where ``mask`` is True (None: every world), with the kernel's ``extra`` inputs: one launch, no host
         sync."""
-        key = _mix32_host(self._seed ^ (((int(stream) & _MASK32) * 0x9E3779B1) & _MASK32))
+        key = self.key(stream)
         out = torch.empty((self.world_count, int(width)), dtype=dtype, device=self.device)
         if mask is None:
             mask = self._all
