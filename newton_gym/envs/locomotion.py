@@ -314,11 +314,10 @@ class LeggedVelocityTask(Task):
         slot = (self.push_count % self.push_slots)[:, None]
         return torch.gather(self.push_wait, 1, slot)[:, 0]
 
-    def _draw_pushes(self, mask, rng):
-        """Draw the kicks and waits of the reset worlds' pushes for their new episode: ``push_slots`` of each
-        (every push of the episode its own draw), from the world's counter stream."""
+    def _draw_pushes(self, mask, u):
+        """Set the kicks and waits of the reset worlds' pushes for their new episode: ``push_slots`` of each
+        (every push of the episode its own draw), from their (N, 3 push_slots) uniform numbers ``u``."""
         c, k = self.cfg, self.push_slots
-        u = rng.uniform(_PUSH_STREAM, 3 * k, mask)
         lo, hi = c.push_interval
         m = mask[:, None]
         self.push_kick = torch.where(m, (2.0 * u[:, : 2 * k] - 1.0) * c.push_velocity, self.push_kick)
@@ -334,11 +333,12 @@ class LeggedVelocityTask(Task):
         c, j = self.cfg, len(self.servos)
         qpos = self.init_qpos.expand(sim.num_envs, -1).clone()
         self.spawn(qpos, mask, rng)
-        qpos[:, 7:] = self.home_joint * (0.5 + rng.uniform(_JOINT_STREAM, j, mask))
-        qvel = (2.0 * rng.uniform(_BASE_STREAM, self.layout.nv, mask) - 1.0) * 0.5
+        streams = ((_JOINT_STREAM, j), (_BASE_STREAM, self.layout.nv), (_COMMAND_STREAM, 4))
+        u_joint, u_base, u, u_push = rng.uniforms(streams + ((_PUSH_STREAM, 3 * self.push_slots),), mask)
+        qpos[:, 7:] = self.home_joint * (0.5 + u_joint)
+        qvel = (2.0 * u_base - 1.0) * 0.5
         qvel[:, 6:] = 0.0
         self.layout.set_state(qpos, qvel, mask)
-        u = rng.uniform(_COMMAND_STREAM, 4, mask)
         ranges = (c.command_vx, c.command_vy, c.command_wz)
         cmd = torch.stack([lo + (hi - lo) * u[:, i] for i, (lo, hi) in enumerate(ranges)], dim=1)
         cmd = torch.where((u[:, 3] < c.standing_fraction)[:, None], torch.zeros_like(cmd), cmd)
@@ -348,7 +348,7 @@ class LeggedVelocityTask(Task):
         self.prev_action = torch.where(m, torch.zeros_like(self.prev_action), self.prev_action)
         self.prev_joint_vel = torch.where(m, torch.zeros_like(self.prev_joint_vel), self.prev_joint_vel)
         self.air_time = torch.where(m, torch.zeros_like(self.air_time), self.air_time)
-        self._draw_pushes(mask, rng)
+        self._draw_pushes(mask, u_push)
         self.push_timer = torch.where(mask, self._push_delay(), self.push_timer)
 
 

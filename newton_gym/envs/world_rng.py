@@ -10,6 +10,7 @@ torch operations it took about 90 small launches per draw, 2 ms of a 256-world s
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 import warp as wp
 
@@ -95,6 +96,23 @@ def _uniform_kernel(
 
 
 @wp.kernel
+def _uniform_columns_kernel(
+    keys: wp.array(dtype=wp.uint32),
+    elements: wp.array(dtype=wp.int32),
+    counter: wp.array(dtype=wp.int64),
+    mask: wp.array(dtype=bool),
+    out: wp.array2d(dtype=wp.float32),
+):
+    """out[w, c] = :func:`_unit` of the hash of (keys[c], world w's counter, elements[c]) where mask[w], else 0:
+    several streams' uniform numbers side by side."""
+    w, c = wp.tid()
+    if mask[w]:
+        out[w, c] = _unit(_hash(keys[c], counter, w, elements[c]))
+    else:
+        out[w, c] = wp.float32(0.0)
+
+
+@wp.kernel
 def _normal_kernel(
     key: wp.uint32,
     counter: wp.array(dtype=wp.int64),
@@ -133,6 +151,7 @@ class WorldRng:
         self.counter = torch.zeros(int(world_count), dtype=torch.int64, device=self.device)
         self._counter = wp.from_torch(self.counter)  # the kernel's view (the counter changes in place only)
         self._all = torch.ones(int(world_count), dtype=torch.bool, device=self.device)
+        self._tables = {}  # segments -> [seed, per-column keys, per-column elements] of uniforms()
         self.seed(seed)
 
     def seed(self, seed: int):
@@ -148,11 +167,11 @@ class WorldRng:
         """The 32-bit key of ``stream`` under the current seed (a kernel's argument for :func:`world_uniform`)."""
         return _mix32_host(self._seed ^ (((int(stream) & _MASK32) * 0x9E3779B1) & _MASK32))
 
-    def _draw(self, kernel, dtype, stream: int, width: int, mask, *extra) -> torch.Tensor:
+    def _draw(self, kernel, dtype, stream, width: int, mask, *extra, table_arrays=()) -> torch.Tensor:
         """(N, width) of ``kernel`` over the hashes of (seed, world, counter, stream, element) of the worlds
         where ``mask`` is True (None: every world), with the kernel's ``extra`` inputs: one launch, no host
-        sync."""
-        key = self.key(stream)
+        sync. ``table_arrays`` (keys, elements per column) take the place of one stream's key."""
+        head = list(table_arrays) if table_arrays else [wp.uint32(self.key(stream))]
         out = torch.empty((self.world_count, int(width)), dtype=dtype, device=self.device)
         if mask is None:
             mask = self._all
@@ -162,7 +181,7 @@ class WorldRng:
             wp.launch(
                 kernel,
                 dim=out.shape,
-                inputs=[wp.uint32(key), self._counter, _descriptor(mask.to(self.device, torch.bool)), *extra],
+                inputs=[*head, self._counter, _descriptor(mask.to(self.device, torch.bool)), *extra],
                 outputs=[_descriptor(out)],
                 device=wp.device_from_torch(self.device),
             )
@@ -178,6 +197,26 @@ class WorldRng:
         """(N, width) float32 uniform in [0, 1): the top 24 bits of each hash times 2^-24 (in the kernel);
         ``mask`` as in :meth:`bits`."""
         return self._draw(_uniform_kernel, torch.float32, stream, width, mask)
+
+    def uniforms(self, segments, mask: torch.Tensor | None = None) -> list[torch.Tensor]:
+        """[(N, width) float32 of each (stream, width) of ``segments``]: what :meth:`uniform` (stream, width,
+        mask) gives for each, bitwise, from one launch (column views of one tensor); ``mask`` as in
+        :meth:`bits`."""
+        segments = tuple((int(stream), int(width)) for stream, width in segments)
+        table = self._tables.get(segments)
+        if table is None or table[0] != self._seed:
+            keys = np.array([self.key(stream) for stream, width in segments for _ in range(width)], dtype=np.uint32)
+            if table is None:
+                elements = np.array([e for _, width in segments for e in range(width)], dtype=np.int32)
+                device = wp.device_from_torch(self.device)
+                table = [0, wp.array(keys, dtype=wp.uint32, device=device), wp.array(elements, device=device)]
+                self._tables[segments] = table
+            else:  # in place: a captured step's draws see the new seed
+                table[1].assign(keys)
+            table[0] = self._seed
+        total = sum(width for _, width in segments)
+        out = self._draw(_uniform_columns_kernel, torch.float32, None, total, mask, table_arrays=table[1:])
+        return list(out.split([width for _, width in segments], dim=1))
 
     def normal(self, stream: int, width: int, mask: torch.Tensor | None = None) -> torch.Tensor:
         """(N, width) float32 standard normal: Box-Muller on the stream's uniform numbers of elements

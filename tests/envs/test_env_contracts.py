@@ -221,6 +221,23 @@ def test_world_rng_mask_draws_only_its_worlds_and_the_same_numbers():
         rng.uniform(4, 5, torch.ones(15, dtype=torch.bool))
 
 
+def test_world_rng_uniforms_are_each_streams_uniform_numbers_from_one_launch():
+    """uniforms() (a reset's draws side by side) gives each (stream, width) what uniform() gives, bitwise,
+    masked or not, and follows a new seed (its per-column keys are rewritten in place, so that a captured
+    step's draws see it too)."""
+    rng = WorldRng(5, 8, "cpu")
+    rng.counter.copy_(torch.arange(8) * 7)
+    mask = torch.arange(8) % 2 == 0
+    segments = ((3, 2), (9, 5), (3, 1))
+    for seed in (5, 6):
+        rng.seed(seed)
+        rng.counter.copy_(torch.arange(8) * 7)
+        for m in (None, mask):
+            for (stream, width), u in zip(segments, rng.uniforms(segments, m)):
+                assert torch.equal(u, rng.uniform(stream, width, m))
+    assert len(rng._tables) == 1
+
+
 class _HostSync(Exception):
     pass
 
