@@ -187,8 +187,7 @@ class Randomizer:
         args.bodies = int(self.bodies_per_world)
         args.body_start = body_start
         args.actuators = int(actuators)
-        flat = [wp.from_torch(t.reshape(-1, *t.shape[2:]).contiguous()) for t in self.base[:2]]
-        args.base_mass, args.base_inv_mass = flat
+        args.base_mass, args.base_inv_mass = (wp.from_torch(t.reshape(-1)) for t in self.base[:2])
         args.base_inertia, args.base_inv_inertia = (
             wp.from_torch(t.reshape(-1, 3, 3), dtype=wp.mat33) for t in self.base[2:]
         )
