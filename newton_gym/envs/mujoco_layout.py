@@ -18,6 +18,7 @@ import warp as wp
 
 from ..errors import EnvError
 from ..sim import JointType
+from .world_rng import world_normal, world_uniform
 
 __all__ = ["MujocoLayout"]
 
@@ -85,22 +86,19 @@ def _read_kernel(
         qvel_out[w, kv + i] = joint_qd[w, dof_index[i]]
 
 
-@wp.kernel
-def _write_kernel(
+@wp.func
+def _write_world(
+    w: int,
     root: _Root,
     coord_index: wp.array(dtype=int),
     dof_index: wp.array(dtype=int),
     qpos: wp.array2d(dtype=float),
     qvel: wp.array2d(dtype=float),
-    mask: wp.array(dtype=bool),
     joint_q_out: wp.array2d(dtype=float),
     joint_qd_out: wp.array2d(dtype=float),
 ):
-    """Where mask[w]: world w's joint state from MuJoCo qpos and qvel (the inverse of :func:`_read_kernel`;
-    the root quaternion normalized, its COM twist from the pose it gets)."""
-    w = wp.tid()
-    if not mask[w]:
-        return
+    """World w's joint state from its MuJoCo qpos and qvel rows (the inverse of :func:`_read_kernel`; the root
+    quaternion normalized, its COM twist from the pose it gets)."""
     kq = int(0)
     kv = int(0)
     if root.free != 0:
@@ -123,6 +121,67 @@ def _write_kernel(
         joint_q_out[w, coord_index[i]] = qpos[w, kq + i]
     for i in range(dof_index.shape[0]):
         joint_qd_out[w, dof_index[i]] = qvel[w, kv + i]
+
+
+@wp.kernel
+def _write_kernel(
+    root: _Root,
+    coord_index: wp.array(dtype=int),
+    dof_index: wp.array(dtype=int),
+    qpos: wp.array2d(dtype=float),
+    qvel: wp.array2d(dtype=float),
+    mask: wp.array(dtype=bool),
+    joint_q_out: wp.array2d(dtype=float),
+    joint_qd_out: wp.array2d(dtype=float),
+):
+    """Where mask[w]: :func:`_write_world`."""
+    w = wp.tid()
+    if mask[w]:
+        _write_world(w, root, coord_index, dof_index, qpos, qvel, joint_q_out, joint_qd_out)
+
+
+@wp.struct
+class _Noise:
+    """Gymnasium's reset noise (:meth:`MujocoLayout.set_noisy_state`)."""
+
+    init_qpos: wp.array(dtype=float)  # (nq,)
+    init_qvel: wp.array(dtype=float)  # (nv,)
+    scale: float
+    qvel_normal: int  # 1: qvel noise scale * N(0, 1); 0: U(-scale, scale)
+    key_qpos: wp.uint32  # WorldRng keys of the two streams
+    key_qvel: wp.uint32
+    counter: wp.array(dtype=wp.int64)  # (N,) WorldRng counters
+
+
+@wp.kernel
+def _noisy_write_kernel(
+    root: _Root,
+    coord_index: wp.array(dtype=int),
+    dof_index: wp.array(dtype=int),
+    noise: _Noise,
+    mask: wp.array(dtype=bool),
+    qpos: wp.array2d(dtype=float),
+    qvel: wp.array2d(dtype=float),
+    joint_q_out: wp.array2d(dtype=float),
+    joint_qd_out: wp.array2d(dtype=float),
+):
+    """Where mask[w]: world w's qpos = init_qpos + (2 u - 1) scale and qvel likewise (or init_qvel + scale n),
+    with u, n the world's numbers of the two streams (in the float32 operations, and their order, of the
+    torch expressions they replace), into its rows of ``qpos`` / ``qvel``, then :func:`_write_world`."""
+    w = wp.tid()
+    if not mask[w]:
+        return
+    for i in range(qpos.shape[1]):
+        u = world_uniform(noise.key_qpos, noise.counter, w, i)
+        qpos[w, i] = noise.init_qpos[i] + (u * 2.0 - 1.0) * noise.scale
+    nv = qvel.shape[1]
+    for i in range(nv):
+        if noise.qvel_normal != 0:
+            qvel[w, i] = noise.init_qvel[i] + world_normal(noise.key_qvel, noise.counter, w, i, nv) * noise.scale
+        else:
+            u = world_uniform(noise.key_qvel, noise.counter, w, i)
+            qvel[w, i] = noise.init_qvel[i] + (u * 2.0 - 1.0) * noise.scale
+    _write_world(w, root, coord_index, dof_index, qpos, qvel, joint_q_out, joint_qd_out)
 
 
 class MujocoLayout:
@@ -158,6 +217,7 @@ class MujocoLayout:
         self._coord_index = wp.array(q_start[single], dtype=int, device=self._device)
         self._dof_index = wp.array(qd_start[single], dtype=int, device=self._device)
         self._arrays = {}  # Warp views of the state's torch views, by address and shape
+        self._noisy = None  # set_noisy_state's (qpos, qvel) rows and its _Noise
 
     @contextlib.contextmanager
     def cached(self):
@@ -238,6 +298,38 @@ class MujocoLayout:
                 inputs=[self._root, self._coord_index, self._dof_index]
                 + [wp.from_torch(x, return_ctype=True) for x in (qpos, qvel, mask)],
                 outputs=[self._warp(jq), self._warp(views.joint_qd)],
+                device=self._device,
+            )
+        self.sim.refresh_bodies(mask)
+
+    def set_noisy_state(self, init_qpos, init_qvel, scale: float, qvel_normal: bool, rng, streams, mask):
+        """:meth:`set_state` of Gymnasium's reset noise in the worlds where ``mask`` (N,) bool is True:
+        qpos = init_qpos + U(-scale, scale) per entry, qvel = init_qvel + U(-scale, scale), or + scale N(0, 1)
+        with ``qvel_normal``; ``init_qpos`` (nq,) and ``init_qvel`` (nv,) float32 tensors, each world's numbers
+        from its ``rng`` (:class:`.world_rng.WorldRng`) streams ``streams`` (qpos, qvel). Bitwise what
+        ``set_state(init_qpos + (rng.uniform(...) * 2 - 1) * scale, ...)`` writes, in one launch (drawing,
+        the noise arithmetic and the write), then the bodies' forward kinematics."""
+        views = self.sim.views
+        jq = views.joint_q
+        n = jq.shape[0]
+        if self._noisy is None or self._noisy[0].shape[0] != n:
+            kw = {"dtype": torch.float32, "device": jq.device}
+            self._noisy = (torch.zeros((n, self.nq), **kw), torch.zeros((n, self.nv), **kw), _Noise())
+        qpos, qvel, noise = self._noisy
+        noise.init_qpos = self._warp(init_qpos.to(device=jq.device, dtype=torch.float32).contiguous())
+        noise.init_qvel = self._warp(init_qvel.to(device=jq.device, dtype=torch.float32).contiguous())
+        noise.scale = float(scale)
+        noise.qvel_normal = int(bool(qvel_normal))
+        noise.key_qpos = wp.uint32(rng.key(streams[0]))
+        noise.key_qvel = wp.uint32(rng.key(streams[1]))
+        noise.counter = rng.counter_array
+        mask = mask.to(device=jq.device, dtype=torch.bool).contiguous()
+        if n:
+            wp.launch(
+                _noisy_write_kernel,
+                dim=n,
+                inputs=[self._root, self._coord_index, self._dof_index, noise, wp.from_torch(mask, return_ctype=True)],
+                outputs=[self._warp(qpos), self._warp(qvel), self._warp(jq), self._warp(views.joint_qd)],
                 device=self._device,
             )
         self.sim.refresh_bodies(mask)

@@ -63,6 +63,16 @@ def _torch_compatible_device(device):
     )
 
 
+@wp.kernel(enable_backward=False)
+def _articulation_mask_kernel(
+    world_mask: wp.array(dtype=bool), articulation_world: wp.array(dtype=int), articulation_mask: wp.array(dtype=bool)
+):
+    """articulation_mask[a] = world_mask of its world (False for a global articulation)."""
+    a = wp.tid()
+    w = articulation_world[a]
+    articulation_mask[a] = w >= 0 and world_mask[w]
+
+
 class Simulation:
     """Replicates ``robot`` into ``num_envs`` worlds and steps them together.
 
@@ -142,16 +152,16 @@ class Simulation:
         self.contact_wrench = world_view(self.solver.body_contact_wrench, self.model.body_world_start, self.num_envs)
         self._reset_mask = wp.zeros(self.num_envs, dtype=wp.bool, device=self.device)
         self._reset_mask_t = wp.to_torch(self._reset_mask)
-        # refresh_bodies(mask): each articulation's world (clamped: a global one is never masked in)
-        art_world = torch.as_tensor(self.model.articulation_world.numpy(), dtype=torch.long, device=self.torch_device)
-        self._art_world = art_world.clamp(min=0)
-        self._art_in_world = art_world >= 0
         self._art_mask = wp.zeros(self.model.articulation_count, dtype=wp.bool, device=self.device)
-        self._art_mask_t = wp.to_torch(self._art_mask)
         self._captured = False
+        self._reset_graph = self._refresh_graph = None
         if cfg.capture:
             self.solver.capture(self.state, self.state, self.control, cfg.sim_dt, steps=cfg.frame_skip)
             self._captured = True
+            # A reset's launches read the fixed mask arrays: replayed as graphs, as the step is (on the CPU
+            # each Python launch costs 25-80 us, a replay about 5 per kernel).
+            self._reset_graph = self._capture(self._launch_reset)
+            self._refresh_graph = self._capture(self._launch_refresh)
 
     def _actuators(self, records) -> Actuators:
         """The solver's Actuators for every world (:meth:`Actuators.from_records`)."""
@@ -181,7 +191,9 @@ class Simulation:
         ``kinematics=False`` body poses are left for the caller, who writes joint state next and then
         calls :meth:`refresh_bodies` (forward kinematics once per reset, not twice)."""
         self._reset_mask_t.copy_(mask)
-        self.solver.reset_worlds(self.state, self._reset_mask, kinematics=kinematics)
+        self._run(self._reset_graph, self._launch_reset)
+        if kinematics:
+            eval_fk(self.model, self.state.joint_q, self.state.joint_qd, self.state)
 
     def refresh_bodies(self, mask: torch.Tensor | None = None):
         """Recompute body_q / body_qd from joint_q / joint_qd (after writing joint state directly): of every
@@ -190,7 +202,37 @@ class Simulation:
         if mask is None:
             eval_fk(self.model, self.state.joint_q, self.state.joint_qd, self.state)
             return
-        self._art_mask_t.copy_(
-            mask.to(device=self.torch_device, dtype=torch.bool)[self._art_world] & self._art_in_world
+        self._reset_mask_t.copy_(mask)
+        self._run(self._refresh_graph, self._launch_refresh)
+
+    def _launch_reset(self):
+        """The solver's reset of the worlds of ``_reset_mask`` (joint state, warm starts, flags)."""
+        self.solver.reset_worlds(self.state, self._reset_mask, kinematics=False)
+
+    def _launch_refresh(self):
+        """Forward kinematics of the articulations of the worlds of ``_reset_mask`` (a global articulation is
+        never masked in)."""
+        wp.launch(
+            _articulation_mask_kernel,
+            dim=self.model.articulation_count,
+            device=self.device,
+            inputs=[self._reset_mask, self.model.articulation_world],
+            outputs=[self._art_mask],
         )
         eval_fk(self.model, self.state.joint_q, self.state.joint_qd, self.state, mask=self._art_mask)
+
+    def _capture(self, launch):
+        """``launch``'s kernels recorded as a graph (``wp.ScopedCapture``), or None where there are none."""
+        if self.model.articulation_count == 0:
+            return None
+        with wp.ScopedCapture(device=self.device) as cap:
+            launch()
+        return cap.graph
+
+    def _run(self, graph, launch):
+        """Replay ``graph``, or ``launch`` eagerly where there is none or a capture begun elsewhere (the env's
+        whole-step graph) is recording."""
+        if graph is not None and not self.device.is_capturing:
+            wp.capture_launch(graph)
+        else:
+            launch()

@@ -133,13 +133,15 @@ class Task:
         """Gymnasium's reset noise: qpos = init + U(-s, s); qvel = init + U(-s, s), or s N(0, 1) when
         ``qvel_noise`` is "normal" (Ant); s = cfg.reset_noise_scale. Each world's noise comes from its
         own stream of ``rng``; writes the masked worlds only and refreshes body poses."""
-        s = self.cfg.reset_noise_scale
-        qpos = self.init_qpos + (rng.uniform(RESET_QPOS_STREAM, self.layout.nq, mask) * 2.0 - 1.0) * s
-        if self.qvel_noise == "normal":
-            qvel = self.init_qvel + rng.normal(RESET_QVEL_STREAM, self.layout.nv, mask) * s
-        else:
-            qvel = self.init_qvel + (rng.uniform(RESET_QVEL_STREAM, self.layout.nv, mask) * 2.0 - 1.0) * s
-        self.layout.set_state(qpos, qvel, mask)
+        self.layout.set_noisy_state(
+            self.init_qpos,
+            self.init_qvel,
+            self.cfg.reset_noise_scale,
+            self.qvel_noise == "normal",
+            rng,
+            (RESET_QPOS_STREAM, RESET_QVEL_STREAM),
+            mask,
+        )
 
     # helpers shared by the MuJoCo-style tasks
     def finite_and_root_height_in(self, z_range, inclusive: bool) -> torch.Tensor:

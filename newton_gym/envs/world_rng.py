@@ -16,7 +16,7 @@ import warp as wp
 
 from ..errors import EnvError
 
-__all__ = ["WorldRng", "world_uniform"]
+__all__ = ["WorldRng", "world_normal", "world_uniform"]
 
 wp.set_module_options({"enable_backward": False})
 
@@ -71,6 +71,17 @@ def world_uniform(key: wp.uint32, counter: wp.array(dtype=wp.int64), w: int, e: 
     return _unit(_hash(key, counter, w, e))
 
 
+@wp.func
+def world_normal(key: wp.uint32, counter: wp.array(dtype=wp.int64), w: int, e: int, width: int):
+    """Element e of world w's standard normal numbers of the stream whose key is ``key``, ``width`` of them:
+    sqrt(-2 log u1) cos(2 pi u2) (Box-Muller), with u1 the uniform of element e plus 2^-24, in (0, 1] so the
+    log is finite (exact: both are multiples of 2^-24), and u2 that of element width + e. What
+    :meth:`WorldRng.normal` gives, for a kernel that draws its own."""
+    u1 = _unit(_hash(key, counter, w, e)) + wp.float32(1.0 / 16777216.0)
+    u2 = _unit(_hash(key, counter, w, width + e))
+    return wp.sqrt(wp.float32(-2.0) * wp.log(u1)) * wp.cos(wp.float32(2.0 * wp.pi) * u2)
+
+
 @wp.kernel
 def _bits_kernel(
     key: wp.uint32, counter: wp.array(dtype=wp.int64), mask: wp.array(dtype=bool), out: wp.array2d(dtype=wp.int64)
@@ -120,14 +131,10 @@ def _normal_kernel(
     width: int,
     out: wp.array2d(dtype=wp.float32),
 ):
-    """out[w, e] = sqrt(-2 log u1) cos(2 pi u2) (Box-Muller) where mask[w], else 0, with u1 the uniform of
-    element e plus 2^-24, in (0, 1] so the log is finite (exact: both are multiples of 2^-24), and u2 that of
-    element width + e."""
+    """out[w, e] = :func:`world_normal` where mask[w], else 0."""
     w, e = wp.tid()
     if mask[w]:
-        u1 = _unit(_hash(key, counter, w, e)) + wp.float32(1.0 / 16777216.0)
-        u2 = _unit(_hash(key, counter, w, width + e))
-        out[w, e] = wp.sqrt(wp.float32(-2.0) * wp.log(u1)) * wp.cos(wp.float32(2.0 * wp.pi) * u2)
+        out[w, e] = world_normal(key, counter, w, e, width)
     else:
         out[w, e] = wp.float32(0.0)
 
@@ -142,6 +149,8 @@ class WorldRng:
 
     Attributes:
         counter: (N,) int64, how many times each world has advanced (one per reset of that world).
+        counter_array: the Warp view of ``counter`` (a kernel's argument for :func:`world_uniform` and
+            :func:`world_normal`).
     """
 
     def __init__(self, seed: int, world_count: int, device):
@@ -149,7 +158,7 @@ class WorldRng:
         self.device = torch.device(device)
         self.world_count = int(world_count)
         self.counter = torch.zeros(int(world_count), dtype=torch.int64, device=self.device)
-        self._counter = wp.from_torch(self.counter)  # the kernel's view (the counter changes in place only)
+        self.counter_array = wp.from_torch(self.counter)  # the kernel's view (the counter changes in place only)
         self._all = torch.ones(int(world_count), dtype=torch.bool, device=self.device)
         self._tables = {}  # segments -> [seed, per-column keys, per-column elements] of uniforms()
         self.seed(seed)
@@ -181,7 +190,7 @@ class WorldRng:
             wp.launch(
                 kernel,
                 dim=out.shape,
-                inputs=[*head, self._counter, _descriptor(mask.to(self.device, torch.bool)), *extra],
+                inputs=[*head, self.counter_array, _descriptor(mask.to(self.device, torch.bool)), *extra],
                 outputs=[_descriptor(out)],
                 device=wp.device_from_torch(self.device),
             )

@@ -155,7 +155,9 @@ def test_reset_noise_depends_on_seed_and_world():
 
 
 def test_reset_runs_forward_kinematics_once(monkeypatch):
-    env = gym.make_vec("Newton/Ant-v0", num_envs=2)
+    # eager launches (sim capture off), so that the Python calls are the launches; the captured reset
+    # replays the same launches (tests/envs/test_physics_io.py: captured resets equal eager ones)
+    env = gym.make_vec("Newton/Ant-v0", num_envs=2, sim={"capture": False})
     calls = []
     for module in (simulation_module, generalized_module):
         original = module.eval_fk

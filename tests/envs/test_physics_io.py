@@ -84,6 +84,53 @@ def test_refresh_bodies_of_the_masked_worlds_only():
     np.testing.assert_allclose(sim.state.body_q.numpy()[:, 2] - before[:, 2], 0.5, atol=1e-6)
 
 
+@pytest.mark.parametrize("qvel_normal", [True, False])
+def test_noisy_state_is_bitwise_the_torch_noise_of_the_masked_worlds(qvel_normal):
+    """MujocoLayout.set_noisy_state (draws, noise arithmetic and write in one launch) writes bitwise what
+    set_state of the torch expressions of the same WorldRng numbers writes, in the masked worlds only."""
+    from newton_gym.envs.world_rng import WorldRng
+
+    env = gym.make_vec("Newton/Ant-v0", num_envs=5)
+    env.reset(seed=0)
+    layout, sim = env.task.layout, env.sim
+    rng = WorldRng(11, 5, "cpu")
+    rng.counter.copy_(torch.tensor([0, 3, 1, 7, 2]))  # a world's numbers follow its own counter
+    mask = torch.tensor([True, False, True, True, False])
+    init_q, init_v, s = env.task.init_qpos, env.task.init_qvel, 0.3
+    u = rng.uniform(5, layout.nq, mask)
+    n = rng.normal(6, layout.nv, mask) if qvel_normal else (rng.uniform(6, layout.nv, mask) * 2.0 - 1.0)
+    layout.set_state(init_q + (u * 2.0 - 1.0) * s, init_v + n * s, mask)
+    expected = [x.clone() for x in (sim.views.joint_q, sim.views.joint_qd, sim.views.body_q)]
+    env.reset(seed=1)
+    before = [x.clone() for x in (sim.views.joint_q, sim.views.joint_qd, sim.views.body_q)]
+    layout.set_noisy_state(init_q, init_v, s, qvel_normal, rng, (5, 6), mask)
+    for got, want, old in zip((sim.views.joint_q, sim.views.joint_qd, sim.views.body_q), expected, before):
+        assert torch.equal(got[mask].view(torch.int32), want[mask].view(torch.int32))
+        assert torch.equal(got[~mask], old[~mask])
+
+
+def test_captured_resets_equal_eager_ones():
+    """The Simulation's reset and refresh graphs (replayed with sim capture on) give bitwise the states,
+    observations and rewards of the eager launches (capture off), resets in mid-run included."""
+    runs = []
+    for capture in (True, False):
+        env = gym.make_vec("Newton/Ant-v0", num_envs=6, sim={"capture": capture})
+        assert (env.sim._reset_graph is not None) == capture
+        obs, _ = env.reset(seed=2)
+        g = torch.Generator().manual_seed(0)
+        out, ends = [obs], 0
+        for _ in range(30):
+            obs, reward, term, trunc, _ = env.step(3 * torch.rand(6, 8, generator=g) - 1.5)
+            out += [obs, reward]
+            ends += int((term | trunc).sum())
+        env.reset(options={"reset_mask": np.array([False, True] * 3)})
+        out += [env.sim.views.joint_q.clone(), env.sim.views.body_q.clone()]
+        runs.append((out, ends))
+    assert runs[0][1] > 0  # some worlds were reset mid-run
+    for a, b in zip(runs[0][0], runs[1][0]):
+        assert torch.equal(a.view(torch.int32), b.view(torch.int32))
+
+
 def test_gravity_randomization_changes_free_fall_per_world(device):
     env = gym.make_vec(
         "Newton/Cartpole-v0",
