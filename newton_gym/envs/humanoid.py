@@ -19,13 +19,34 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import torch
+import warp as wp
 
-from ..sim.hostmath import quat_rotate
-from ..sim.torch_views import world_view
 from .settings import SimCfg
 from .task import Task, TaskCfg
 
 __all__ = ["HumanoidTask", "HumanoidCfg"]
+
+wp.set_module_options({"enable_backward": False})
+
+
+@wp.kernel
+def _mass_center_x_kernel(
+    body_q: wp.array(dtype=wp.transform),
+    body_mass: wp.array(dtype=float),
+    body_com: wp.array(dtype=wp.vec3),
+    body_world_start: wp.array(dtype=int),
+    x_out: wp.array(dtype=float),
+):
+    """x [m] of world w's whole-body centre of mass: sum m_b x_b / sum m_b over its bodies, x_b the world x of
+    body b's COM (Gymnasium's mass_center: MuJoCo's xipos weighted by body_mass)."""
+    w = wp.tid()
+    mass = float(0.0)
+    moment = float(0.0)
+    for b in range(body_world_start[w], body_world_start[w + 1]):
+        m = body_mass[b]
+        mass += m
+        moment += m * wp.transform_point(body_q[b], body_com[b])[0]
+    x_out[w] = moment / mass
 
 
 @dataclass
@@ -44,22 +65,25 @@ class HumanoidTask(Task):
     robot = "humanoid"
     cfg_class = HumanoidCfg
 
-    def setup(self, robot, sim):
-        super().setup(robot, sim)
-        m, n = sim.model, sim.num_envs
-        self._mass = world_view(m.body_mass, m.body_world_start, n)  # (N, B) [kg], randomized in place
-        self._com = world_view(m.body_com, m.body_world_start, n)  # (N, B, 3) [m], body frame
-
     def observation_size(self) -> int:
         return self.layout.nq - 2 + self.layout.nv
 
     def observe(self, sim):
         return torch.cat([self.layout.qpos()[:, 2:], self.layout.qvel()], dim=1)
 
-    def mass_center_x(self, sim):
-        q = sim.views.body_q
-        com_world = q[..., 0:3] + quat_rotate(q[..., 3:7], self._com)
-        return (self._mass * com_world[..., 0]).sum(dim=1) / self._mass.sum(dim=1)
+    def mass_center_x(self, sim) -> torch.Tensor:
+        """(N,) x [m] of each world's whole-body centre of mass (the masses as randomized): one launch."""
+        m, n = sim.model, sim.num_envs
+        out = torch.empty(n, dtype=torch.float32, device=sim.torch_device)
+        if n:
+            wp.launch(
+                _mass_center_x_kernel,
+                dim=n,
+                inputs=[sim.state.body_q, m.body_mass, m.body_com, m.body_world_start],
+                outputs=[wp.from_torch(out, return_ctype=True)],
+                device=sim.device,
+            )
+        return out
 
     def pre_step(self, sim):
         return self.mass_center_x(sim)

@@ -41,6 +41,31 @@ def test_observation_equals_gymnasium_for_the_same_mujoco_state(ours, theirs):
     assert env.single_action_space == ref.action_space
 
 
+def test_humanoid_mass_center_equals_gymnasium():
+    """Humanoid's forward reward reads the whole-body centre of mass: its x equals Gymnasium's mass_center
+    (body_mass-weighted xipos) for the same MuJoCo state, in each world."""
+    ref = gym.make("Humanoid-v5").unwrapped
+    ref.reset(seed=0)
+    env = gym.make_vec("Newton/Humanoid-v0", num_envs=3)
+    env.reset(seed=0)
+    rng = np.random.default_rng(1)
+    qpos = np.tile(ref.init_qpos, (3, 1)) + rng.uniform(-0.3, 0.3, (3, ref.model.nq))
+    qpos[:, 3:7] /= np.linalg.norm(qpos[:, 3:7], axis=1, keepdims=True)
+    qvel = rng.normal(size=(3, ref.model.nv))
+    env.task.layout.set_state(
+        torch.tensor(qpos, dtype=torch.float32),
+        torch.tensor(qvel, dtype=torch.float32),
+        torch.ones(3, dtype=torch.bool),
+    )
+    ours = env.task.mass_center_x(env.sim).numpy()
+    for w in range(3):
+        ref.set_state(qpos[w], qvel[w])
+        mass = ref.model.body_mass[:, None]
+        expected = (mass * ref.data.xipos).sum(axis=0)[0] / mass.sum()
+        assert abs(ours[w] - expected) < 2e-6
+    assert len(set(np.round(ours, 4))) == 3  # each world its own
+
+
 def test_set_state_writes_the_masked_worlds_only_and_checks_shapes():
     """MujocoLayout.set_state round-trips the masked worlds' qpos / qvel (the read and write kernels are
     inverses), never reads the other worlds' rows (NaN there stays out) and refuses wrong shapes."""
