@@ -16,6 +16,8 @@ from ..solvers import Actuators, SolverGeneralized
 
 __all__ = ["Simulation"]
 
+wp.set_module_options({"enable_backward": False})
+
 
 def _threads(requested: int, num_envs: int) -> int:
     """CPU threads for the solver: ``requested``, or for 0 one per available core, at most one per 32 worlds."""
@@ -63,7 +65,7 @@ def _torch_compatible_device(device):
     )
 
 
-@wp.kernel(enable_backward=False)
+@wp.kernel
 def _articulation_mask_kernel(
     world_mask: wp.array(dtype=bool), articulation_world: wp.array(dtype=int), articulation_mask: wp.array(dtype=bool)
 ):
