@@ -46,7 +46,6 @@ import numpy as np
 import torch
 
 from ..errors import ConfigError
-from ..sim.hostmath import quat_rotate
 from .settings import RandomizationCfg, SimCfg
 from .task import Task, TaskCfg
 
@@ -194,14 +193,12 @@ class LeggedVelocityTask(Task):
     # ------------------------------------------------------------------ kinematics
     def _base(self):
         def compute():
-            qpos, qvel = self.layout.qpos(), self.layout.qvel()
-            quat = torch.cat([-qpos[:, 4:7], qpos[:, 3:4]], dim=1)  # inverse rotation, xyzw
-            down = self.down.expand(len(qpos), 3)
+            qpos, qvel, frame = self.layout.qpos(), self.layout.qvel(), self.layout.root_frame()
             return {
-                "height": qpos[:, 2],
-                "lin_vel": quat_rotate(quat, qvel[:, 0:3]),
-                "ang_vel": qvel[:, 3:6],
-                "gravity": quat_rotate(quat, down),
+                "height": frame[:, 0],
+                "lin_vel": frame[:, 1:4],
+                "ang_vel": frame[:, 4:7],
+                "gravity": frame[:, 7:10],
                 "joint_pos": qpos[:, 7:],
                 "joint_vel": qvel[:, 6:],
             }

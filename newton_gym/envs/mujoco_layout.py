@@ -86,6 +86,39 @@ def _read_kernel(
         qvel_out[w, kv + i] = joint_qd[w, dof_index[i]]
 
 
+@wp.kernel
+def _root_frame_kernel(
+    root: _Root,
+    joint_q: wp.array2d(dtype=float),
+    joint_qd: wp.array2d(dtype=float),
+    body_q: wp.array3d(dtype=float),
+    frame_out: wp.array2d(dtype=float),
+):
+    """World w's free root in its own frame: its height (root z), then its origin's linear velocity, its angular
+    velocity and the world's down direction (0, 0, -1), in the root body's frame. The velocities are qvel's root
+    part as :func:`_read_kernel` computes it (the angular one bitwise); the linear one and down are turned by the
+    inverse of qpos's quaternion (within float32 rounding of :func:`newton_gym.sim.hostmath.quat_rotate`)."""
+    w = wp.tid()
+    b = root.body
+    quat = wp.quat(body_q[w, b, 3], body_q[w, b, 4], body_q[w, b, 5], body_q[w, b, 6])
+    d = root.qd
+    v_com = wp.vec3(joint_qd[w, d], joint_qd[w, d + 1], joint_qd[w, d + 2])
+    omega = wp.vec3(joint_qd[w, d + 3], joint_qd[w, d + 4], joint_qd[w, d + 5])
+    v_origin = v_com - wp.cross(omega, _rotate(quat, root.com))
+    inverse = wp.quat(-quat[0], -quat[1], -quat[2], quat[3])
+    omega_body = _rotate(inverse, omega)
+    # the inverse of the root orientation qpos holds (joint_q's x y z w)
+    r = root.q
+    inverse_q = wp.quat(-joint_q[w, r + 3], -joint_q[w, r + 4], -joint_q[w, r + 5], joint_q[w, r + 6])
+    v_body = _rotate(inverse_q, v_origin)
+    down = _rotate(inverse_q, wp.vec3(0.0, 0.0, -1.0))
+    frame_out[w, 0] = joint_q[w, r + 2]
+    for i in range(3):
+        frame_out[w, 1 + i] = v_body[i]
+        frame_out[w, 4 + i] = omega_body[i]
+        frame_out[w, 7 + i] = down[i]
+
+
 @wp.func
 def _write_world(
     w: int,
@@ -250,6 +283,29 @@ class MujocoLayout:
     def qvel(self) -> torch.Tensor:
         """(N, nv) MuJoCo qvel."""
         return self.memo("state", self._read)[1]
+
+    def root_frame(self) -> torch.Tensor:
+        """(N, 10) the free root in its own frame: height [m], linear velocity of its origin (3) [m/s], angular
+        velocity (3) [rad/s] and the world's down direction (3), the last three turned into the root frame by
+        the inverse of qpos's quaternion (a legged robot's base observation); one launch, memoized in a
+        :meth:`cached` block. EnvError for a robot without a free root."""
+        if not self.has_free_root:
+            raise EnvError("root_frame needs a robot with a free root joint")
+        return self.memo("root_frame", self._root_frame)
+
+    def _root_frame(self) -> torch.Tensor:
+        views = self.sim.views
+        n = views.joint_q.shape[0]
+        out = torch.empty((n, 10), dtype=torch.float32, device=views.joint_q.device)
+        if n:
+            wp.launch(
+                _root_frame_kernel,
+                dim=n,
+                inputs=[self._root, self._warp(views.joint_q), self._warp(views.joint_qd), self._warp(views.body_q)],
+                outputs=[wp.from_torch(out, return_ctype=True)],
+                device=self._device,
+            )
+        return out
 
     def _warp(self, tensor: torch.Tensor):
         """The Warp array over ``tensor``'s memory (made once per state view)."""

@@ -66,6 +66,32 @@ def test_humanoid_mass_center_equals_gymnasium():
     assert len(set(np.round(ours, 4))) == 3  # each world its own
 
 
+def test_root_frame_is_qvel_turned_into_the_root_frame():
+    """MujocoLayout.root_frame (one launch) against the torch expressions on qpos / qvel it replaced in the
+    legged tasks: height, root linear velocity, angular velocity and down in the root frame."""
+    from newton_gym.errors import EnvError
+    from newton_gym.sim.hostmath import quat_rotate
+
+    env = gym.make_vec("Newton/Go1-Flat-v0", num_envs=4)
+    env.reset(seed=0)
+    g = torch.Generator().manual_seed(0)
+    for _ in range(5):
+        env.step(2 * torch.rand(4, 12, generator=g) - 1)
+    layout = env.task.layout
+    qpos, qvel, frame = layout.qpos(), layout.qvel(), layout.root_frame()
+    inverse = torch.cat([-qpos[:, 4:7], qpos[:, 3:4]], dim=1)
+    down = torch.tensor([0.0, 0.0, -1.0]).expand(4, 3)
+    expected = torch.cat(
+        [qpos[:, 2:3], quat_rotate(inverse, qvel[:, 0:3]), qvel[:, 3:6], quat_rotate(inverse, down)], 1
+    )
+    assert torch.equal(frame[:, 4:7], expected[:, 4:7]) and torch.equal(frame[:, 0], expected[:, 0])
+    torch.testing.assert_close(frame, expected, rtol=0, atol=1e-6)
+    assert frame[:, 1:4].abs().max() > 0.01  # the worlds move
+    cartpole = gym.make_vec("Newton/Cartpole-v0", num_envs=1)
+    with pytest.raises(EnvError, match="free root"):
+        cartpole.task.layout.root_frame()
+
+
 def test_set_state_writes_the_masked_worlds_only_and_checks_shapes():
     """MujocoLayout.set_state round-trips the masked worlds' qpos / qvel (the read and write kernels are
     inverses), never reads the other worlds' rows (NaN there stays out) and refuses wrong shapes."""
