@@ -372,6 +372,11 @@ class MujocoLayout:
             kw = {"dtype": torch.float32, "device": jq.device}
             self._noisy = (torch.zeros((n, self.nq), **kw), torch.zeros((n, self.nv), **kw), _Noise())
         qpos, qvel, noise = self._noisy
+        if tuple(init_qpos.shape) != (self.nq,) or tuple(init_qvel.shape) != (self.nv,):
+            raise EnvError(
+                f"set_noisy_state needs init_qpos ({self.nq},) and init_qvel ({self.nv},), got "
+                f"{tuple(init_qpos.shape)} and {tuple(init_qvel.shape)}"
+            )
         noise.init_qpos = self._warp(init_qpos.to(device=jq.device, dtype=torch.float32).contiguous())
         noise.init_qvel = self._warp(init_qvel.to(device=jq.device, dtype=torch.float32).contiguous())
         noise.scale = float(scale)

@@ -140,6 +140,7 @@ def test_noisy_state_is_bitwise_the_torch_noise_of_the_masked_worlds(qvel_normal
     """MujocoLayout.set_noisy_state (draws, noise arithmetic and write in one launch) writes bitwise what
     set_state of the torch expressions of the same WorldRng numbers writes, in the masked worlds only."""
     from newton_gym.envs.world_rng import WorldRng
+    from newton_gym.errors import EnvError
 
     env = gym.make_vec("Newton/Ant-v0", num_envs=5)
     env.reset(seed=0)
@@ -158,6 +159,8 @@ def test_noisy_state_is_bitwise_the_torch_noise_of_the_masked_worlds(qvel_normal
     for got, want, old in zip((sim.views.joint_q, sim.views.joint_qd, sim.views.body_q), expected, before):
         assert torch.equal(got[mask].view(torch.int32), want[mask].view(torch.int32))
         assert torch.equal(got[~mask], old[~mask])
+    with pytest.raises(EnvError, match="init_qpos"):
+        layout.set_noisy_state(init_q.expand(5, -1), init_v, s, qvel_normal, rng, (5, 6), mask)
 
 
 def test_captured_resets_equal_eager_ones():
