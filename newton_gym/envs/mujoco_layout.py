@@ -45,6 +45,19 @@ def _rotate(q: wp.quat, v: wp.vec3):
     return v + q[3] * t + wp.cross(qv, t)
 
 
+@wp.func
+def _root_qvel(w: int, root: _Root, joint_qd: wp.array2d(dtype=float), body_q: wp.array3d(dtype=float)):
+    """World w's free-root part of MuJoCo's qvel: the body origin's linear velocity (world frame) and the angular
+    velocity in the root body's frame (rotated by the root body's pose), from its COM twist."""
+    b = root.body
+    quat = wp.quat(body_q[w, b, 3], body_q[w, b, 4], body_q[w, b, 5], body_q[w, b, 6])
+    d = root.qd
+    v_com = wp.vec3(joint_qd[w, d], joint_qd[w, d + 1], joint_qd[w, d + 2])
+    omega = wp.vec3(joint_qd[w, d + 3], joint_qd[w, d + 4], joint_qd[w, d + 5])
+    v_origin = v_com - wp.cross(omega, _rotate(quat, root.com))
+    return v_origin, _rotate(wp.quat(-quat[0], -quat[1], -quat[2], quat[3]), omega)
+
+
 @wp.kernel
 def _read_kernel(
     root: _Root,
@@ -68,13 +81,7 @@ def _read_kernel(
         qpos_out[w, 3] = joint_q[w, r + 6]
         for i in range(3):
             qpos_out[w, 4 + i] = joint_q[w, r + 3 + i]
-        b = root.body
-        quat = wp.quat(body_q[w, b, 3], body_q[w, b, 4], body_q[w, b, 5], body_q[w, b, 6])
-        d = root.qd
-        v_com = wp.vec3(joint_qd[w, d], joint_qd[w, d + 1], joint_qd[w, d + 2])
-        omega = wp.vec3(joint_qd[w, d + 3], joint_qd[w, d + 4], joint_qd[w, d + 5])
-        v_origin = v_com - wp.cross(omega, _rotate(quat, root.com))
-        omega_body = _rotate(wp.quat(-quat[0], -quat[1], -quat[2], quat[3]), omega)
+        v_origin, omega_body = _root_qvel(w, root, joint_qd, body_q)
         for i in range(3):
             qvel_out[w, i] = v_origin[i]
             qvel_out[w, 3 + i] = omega_body[i]
@@ -96,17 +103,10 @@ def _root_frame_kernel(
 ):
     """World w's free root in its own frame: its height (root z), then its origin's linear velocity, its angular
     velocity and the world's down direction (0, 0, -1), in the root body's frame. The velocities are qvel's root
-    part as :func:`_read_kernel` computes it (the angular one bitwise); the linear one and down are turned by the
+    part (:func:`_root_qvel`, as :func:`_read_kernel`); the linear one and down are turned by the
     inverse of qpos's quaternion (within float32 rounding of :func:`newton_gym.sim.hostmath.quat_rotate`)."""
     w = wp.tid()
-    b = root.body
-    quat = wp.quat(body_q[w, b, 3], body_q[w, b, 4], body_q[w, b, 5], body_q[w, b, 6])
-    d = root.qd
-    v_com = wp.vec3(joint_qd[w, d], joint_qd[w, d + 1], joint_qd[w, d + 2])
-    omega = wp.vec3(joint_qd[w, d + 3], joint_qd[w, d + 4], joint_qd[w, d + 5])
-    v_origin = v_com - wp.cross(omega, _rotate(quat, root.com))
-    inverse = wp.quat(-quat[0], -quat[1], -quat[2], quat[3])
-    omega_body = _rotate(inverse, omega)
+    v_origin, omega_body = _root_qvel(w, root, joint_qd, body_q)
     # the inverse of the root orientation qpos holds (joint_q's x y z w)
     r = root.q
     inverse_q = wp.quat(-joint_q[w, r + 3], -joint_q[w, r + 4], -joint_q[w, r + 5], joint_q[w, r + 6])
