@@ -132,7 +132,6 @@ class LeggedVelocityTask(Task):
         height, angles = self.home
         home = [next((v for pattern, v in angles.items() if re.fullmatch(pattern, name)), 0.0) for name in names]
         self.joint_names = names
-        self.down = torch.tensor([0.0, 0.0, -1.0], device=dev)  # (3,) world down, made once: no copy per step
         self.home_joint = torch.tensor(home, dtype=torch.float32, device=dev)
         kp = np.array([a["gain_prm"][0] for a in self.servos])
         effort = np.array([a["force_range"][1] if a["force_limited"] else np.inf for a in self.servos])
