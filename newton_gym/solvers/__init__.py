@@ -21,8 +21,9 @@ The package follows MuJoCo's computation chapter, one folder or module per stage
                     (MuJoCo's prisms) and hull narrow phases,
                     per-pair and per-bundle contact parameters (``params``)
 ``constraint/``     constraint rows: host layout and soft-constraint math (``rows``), per-row assembly
-                    on the device (``assemble``), the row tables the solve reads (``tables``), MuJoCo's
-                    inverse weights (``invweights``)
+                    on the device (``assemble``; equalities: ``equality``), the contact rows of a DOF
+                    path with several contacts from one L^-T S^T (``path_bases``), the row tables the
+                    solve reads (``tables``), MuJoCo's inverse weights (``invweights``)
 ``solve/``          the per-world solve (``world``): primal Newton (``newton``), PGS (``pgs``), and the
                     contact forces from the solved rows (``forces``)
 ``integrate``       semi-implicit Euler (MuJoCo's implicitfast), health flags, resets

@@ -169,9 +169,12 @@ def _standing_g1():
     return m, d, model, act, mujoco_qpos_to_joint_q(m, d.qpos), qd, t, lever
 
 
-def _g1_step(m, d, model, act, q, qd, **kwargs):
-    """One step of ours from the standing G1's state; returns the solver and its qacc."""
+def _g1_step(m, d, model, act, q, qd, path_contacts=None, **kwargs):
+    """One step of ours from the standing G1's state; returns the solver and its qacc. ``path_contacts``: the
+    world solve's ``RowModel.path_contacts`` instead of its default."""
     solver = SolverGeneralized(model, iterations=100, actuators=act, solver="newton", **kwargs)
+    if path_contacts is not None:
+        solver.world_solver.rm.path_contacts = path_contacts
     s0, s1 = model.state(), model.state()
     s0.joint_q.assign(q.astype(np.float32))
     s0.joint_qd.assign(qd.astype(np.float32))
@@ -203,6 +206,21 @@ def test_standing_g1_constraint_matches_mujoco():
     tdot_qd = np.zeros(m.nv)
     tdot_qd[0:3] = np.cross(np.cross(w, lever), w)
     _close(qacc, np.linalg.solve(t, d.qacc - tdot_qd), 2e-3)
+
+
+def test_standing_g1_path_bases_equal_row_by_row():
+    """The standing G1's feet carry about eleven contacts each, so their rows' Y come from their paths' Z =
+    L^-T S^T (:mod:`newton_gym.solvers.constraint.path_bases`; asserted: the world's path map gives slots to
+    at least two paths). With no path taking Z (``RowModel.path_contacts`` above any count) the same step takes
+    the row-by-row form (a Jacobian walk and three solves per contact): the two constrained accelerations agree
+    to float32 rounding through the solve (3.5e-5 of the largest entry today; each is 6e-4 from MuJoCo's)."""
+    m, d, model, act, q, qd, _t, _lever = _standing_g1()
+    solver, paths = _g1_step(m, d, model, act, q, qd)
+    rd = solver.world_solver.rd
+    k = int(rd.nactive.numpy()[0])
+    assert (rd.ydense.numpy()[k * m.nv : (k + 1) * m.nv] < 0).sum() >= 2  # the path map's slots
+    rows = _g1_step(m, d, model, act, q, qd, path_contacts=10**6)[1]
+    _close(paths, rows, 1e-4)
 
 
 def test_standing_g1_rows_across_branches_32_lanes_equal_one_lane(monkeypatch):

@@ -13,6 +13,7 @@ from ..collision.pairs import pair_arts, pair_bodies, slot_pair, template_slot
 from ..items import item, item_set
 from ..spatial import ltl_solve_t, ltl_solve_t3, point_jacobian
 from ..types import vec5
+from .path_bases import path_rows, path_slots, side_leaves
 from .tables import (
     CONE,
     LIMIT,
@@ -461,28 +462,6 @@ def _clear_blocks(a: wp.vec2i, leaves: wp.vec2i, blk: int, rm: RowModel, rd: Row
 
 
 @wp.func(inline=True)
-def _side_leaves(bodies: wp.vec2i, a: wp.vec2i, rm: RowModel):
-    """Per Jacobian side (articulations ``a``), the index within its articulation of the last DOF moving the
-    side's one body, whose Jacobian lies on that DOF's path to the root; -1 where the side holds two bodies
-    (a contact within one articulation: two paths) or none, whose rows are walked over every DOF."""
-    leaves = wp.vec2i(-1, -1)
-    for side in range(2):
-        ai = a[side]
-        if ai >= 0:
-            count = int(0)
-            last = int(-1)
-            for bs in range(2):
-                body = bodies[bs]
-                if body >= 0:
-                    if rm.tree.body_art[body] == ai:
-                        count += 1
-                        last = rm.tree.body_dof_last[body]
-            if count == 1 and last >= 0:
-                leaves[side] = last - rm.tree.art_dof_start[ai]
-    return leaves
-
-
-@wp.func(inline=True)
 def walk_start(leaf: int, n: int):
     """First DOF (articulation index) of a side's walk, deepest first: ``leaf`` where it is one path, else
     the last of the articulation's n DOFs."""
@@ -501,14 +480,28 @@ def walk_next(k: int, leaf: int, d0: int, dof_parent: wp.array(dtype=int)):
 
 @wp.func(inline=True)
 def _basis_body(
-    b: int, bside: int, a: wp.vec2i, leaves: wp.vec2i, slot: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs
+    b: int,
+    bside: int,
+    a: wp.vec2i,
+    leaves: wp.vec2i,
+    paths: wp.vec2i,
+    slot: int,
+    blk: int,
+    wb: WorldBlock,
+    rm: RowModel,
+    rd: RowData,
+    inp: WorldInputs,
 ):
     """Add body b's part (pair side ``bside``: 0 with sign -1, 1 with +1) of the basis Jacobians J_n, J_t1,
     J_t2 of contact slot ``slot``, in one walk up its DOF path; under Newton, where b is its Jacobian side's
-    one body (``leaves``), add it to 0 rather than to the blocks (:func:`_clear_blocks` did not zero them)."""
+    one body (``leaves``), add it to 0 rather than to the blocks (:func:`_clear_blocks` did not zero them).
+    Where its side has a path slot (``paths``, :func:`.path_bases.path_slots`), write the side's Y from it
+    instead and return the side's (J qacc_smooth, J qd) of the three rows; else zeros (:func:`_basis_solve`
+    takes them)."""
+    zero = wp.vec3(0.0)
     ba = rm.tree.body_art[b]
     if ba < 0:
-        return
+        return zero, zero
     n = rm.contacts.normal[slot]
     t1 = rm.contacts.tangent[slot]
     t2 = wp.cross(n, t1)
@@ -525,6 +518,8 @@ def _basis_body(
     o2 = _basis(blk, 2, width) + shift
     lever = rm.contacts.point[slot] - inp.art_ref[ba]
     kd = rm.tree.body_dof_last[b]
+    if paths[jside] >= 0:
+        return path_rows(paths[jside], kd, sign, n, t1, t2, lever, wp.vec3i(on, o1, o2), wb, rm, rd)
     add = not (rm.newton != 0 and leaves[jside] >= 0)  # else the side's blocks hold the last contact's
     while kd >= 0:
         sk = inp.cdof[kd]
@@ -536,18 +531,20 @@ def _basis_body(
         item_set(rd.minv_jac, o1 + kd, base[1] + wp.dot(t1, v))
         item_set(rd.minv_jac, o2 + kd, base[2] + wp.dot(t2, v))
         kd = item(rm.tree.dof_parent, kd)
+    return zero, zero
 
 
 @wp.func(inline=True)
-def _basis_solve(a: wp.vec2i, leaves: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
+def _basis_solve(a: wp.vec2i, leaves: wp.vec2i, paths: wp.vec2i, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
     """a0 = J qacc_smooth and v = J qd of the three basis rows (per side, then summed; each side's walk,
-    deepest DOF first: its body's path, or every DOF), then their Y = L^-T J^T in place; returns (a0, v)."""
+    deepest DOF first: its body's path, or every DOF), then their Y = L^-T J^T in place; returns (a0, v).
+    A side with a path slot (``paths``) is skipped: its Y and terms came from the slot."""
     width = rm.width
     a0 = wp.vec3(0.0)
     vel = wp.vec3(0.0)
     for side in range(2):
         ai = a[side]
-        if ai >= 0:
+        if ai >= 0 and paths[side] < 0:
             d0 = rm.tree.art_dof_start[ai]
             na = rm.tree.art_dof_start[ai + 1] - d0
             leaf = leaves[side]
@@ -699,8 +696,9 @@ def _pyramid_gather(
 def contact_pyramid(wb: WorldBlock, c: int, blk: int, rm: RowModel, rd: RowData, inp: WorldInputs):
     """Compact rows c .. c + 3 of world block ``wb`` (Jacobian blocks blk .. blk + 3), the active pyramidal
     contact slot listed at c: the edges n +- mu t1, n +- mu t2, formed from the basis rows J_n, J_t1, J_t2. One
-    walk up each body's DOF path (:func:`_side_leaves`) gives the three basis Jacobians, three L^-T solves give
-    their Y (in the ``minv_jac`` blocks of edges 3, 1, 2, see :func:`_basis`), and the edges' Y, a0 and v are
+    walk up each body's DOF path (:func:`.path_bases.side_leaves`) gives the three basis Jacobians, three L^-T
+    solves give their Y (in the ``minv_jac`` blocks of edges 3, 1, 2, see :func:`_basis`; a side whose path has a
+    slot of :mod:`.path_bases` reads its Y from the slot instead), and the edges' Y, a0 and v are
     combinations of the basis ones (all linear in the direction): into the edges' blocks under PGS
     (:func:`_pyramid_edges`), into the world's Newton rows under Newton (:func:`_pyramid_gather`). The edges
     share pos, impedance and R (MuJoCo's diagApprox is the same for the four edges). Edge rows keep only what
@@ -714,15 +712,25 @@ def contact_pyramid(wb: WorldBlock, c: int, blk: int, rm: RowModel, rd: RowData,
     mu = rm.contacts.pair_mu[p]
     bodies = pair_bodies(rm.contacts.topo, w, pp[1])
     a = pair_arts(bodies, rm.tree.body_art)
-    leaves = _side_leaves(bodies, a, rm)
+    leaves = side_leaves(bodies, a, rm)
+    paths = wp.vec2i(-1, -1)
+    if rm.newton != 0:
+        paths = path_slots(slot, bodies, a, wb, rm, rd)
     _clear_blocks(a, leaves, blk, rm, rd)
     tran = float(0.0)
+    a0_p = wp.vec3(0.0)  # the terms of the sides a path slot filled
+    vel_p = wp.vec3(0.0)
     for bside in range(2):
         b = bodies[bside]
         if b >= 0:
             tran += rm.body_invweight[b][0]
-            _basis_body(b, bside, a, leaves, slot, blk, rm, rd, inp)
-    a0, vel = _basis_solve(a, leaves, blk, rm, rd, inp)
+            a0_b, vel_b = _basis_body(b, bside, a, leaves, paths, slot, blk, wb, rm, rd, inp)
+            a0_p += a0_b
+            vel_p += vel_b
+    a0, vel = _basis_solve(a, leaves, paths, blk, rm, rd, inp)
+    if paths[0] >= 0 or paths[1] >= 0:
+        a0 += a0_p
+        vel += vel_p
     pos = _contact_pos(slot, p, rm.contacts)
     soft = _soft(rm.contacts.pair_solref[p], rm.contacts.pair_solimp[p], pos, inp.dt)
     # MuJoCo's pyramid R: 2 mu^2 / impratio times the R of a row with diagApprox (1 + mu^2) tran.

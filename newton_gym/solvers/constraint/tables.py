@@ -147,6 +147,8 @@ class RowModel:
     dense_cap: wp.array(dtype=int)  # (worlds,) most active rows its dense block holds (0 under Newton)
     slot_row: wp.array(dtype=int)  # (template slots,) first row of each contact slot in its world (Rows.slot_row)
     slot_nrows: wp.array(dtype=int)  # (template slots,) rows of each slot (1, 3 or 4)
+    slot_leaf: wp.array(dtype=wp.vec2i)  # (template slots,) Newton, pyramidal: each side's path key, or -1
+    path_contacts: int  # Newton: active contacts on one DOF path from which it takes its Z (.path_bases)
     x_kind: wp.array(dtype=int)  # (xrows,) ROW_LIMIT / ROW_FRICTION / ROW_EQUALITY / ROW_TENDON_*
     x_owner: wp.array(dtype=int)  # (xrows,) DOF, equality constraint or tendon
     x_sub: wp.array(dtype=int)  # (xrows,) equality component, tendon limit side (0 lower, 1 upper)
@@ -225,7 +227,9 @@ class RowData:
     zone: wp.array(dtype=wp.vec2)  # Newton, compact: (force, D) of each row at the current jar (cones: force)
     niter: wp.array(dtype=int)  # Newton, (worlds,): iterations of the last solve
     nactive: wp.array(dtype=int)  # (worlds,): active rows of each world this substep (lane 0 to the block)
-    lane_rows: wp.array(dtype=int)  # (worlds * jac_lanes,): active contact rows each lane counted in its slots
+    # (worlds * jac_lanes,): active contact rows each lane counted in its slots; once the rows are listed, the
+    # world's first entry holds its path slots (.path_bases)
+    lane_rows: wp.array(dtype=int)
     grad: wp.array(dtype=float)  # Newton, per DOF: gradient (then -gradient)
     search: wp.array(dtype=float)  # Newton, per DOF: search direction p
     peak: wp.array(dtype=int)  # (worlds,) most rows a substep needed since reset (Rows.row_peak)

@@ -46,6 +46,7 @@ from ..constraint.assemble import (
     tendon_row_switch,
 )
 from ..constraint.equality import equality_row, equality_row_switch
+from ..constraint.path_bases import MIN_CONTACTS, path_bases, slot_leaves
 from ..constraint.rows import MAX_ROW_FLOATS, padded_array
 from ..constraint.tables import (
     CONTACT,
@@ -120,6 +121,8 @@ def _world_kernel_variant(tile_dofs: int, noslip: bool, newton: bool):
             _save_qacc(w, rm, rd, inp, qacc_c, lane, lanes)
             return
         b = _world_block(w, k, rm, lane, lanes)
+        if wp.static(newton):
+            path_bases(b, rm, rd, inp)  # the Z of paths with several contacts (ends on a barrier)
         for c in range(lane, k, lanes):
             _fill_row(c, b, rm, rd, inp)
         sync_lanes(lanes)
@@ -398,6 +401,8 @@ class WorldSolver:
             noslip_iterations=int(noslip_iterations),
             noslip_tolerance=float(noslip_tolerance),
         )
+        if self.newton:
+            self.rm.slot_leaf = slot_leaves(self.rm, contacts, model.device)
         self.rd = _row_data(model, rows, offsets, self.newton, self.lanes, bool(subspace), self.tile_dofs)
         self._bound = BoundStruct()
 
@@ -495,6 +500,8 @@ def _row_model(model, tree, contacts, rows, tendons, offsets: dict, **settings) 
         world_dof_start=i32("world_dof_start"),
         ydense_start=i32("ydense_start", total=False),
         hess_start=i32("hess_start", total=False),
+        slot_leaf=wp.full(max(int(rows.slot_nrows.shape[0]), 1), wp.vec2i(-1, -1), dtype=wp.vec2i, device=dev),
+        path_contacts=MIN_CONTACTS,
         tree=fill(TreeTables, tree, model),
         contacts=fill(ContactTables, contacts, topo=contacts.topology),
         eq=_equality_tables(model, rows),
