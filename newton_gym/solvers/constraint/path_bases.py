@@ -157,7 +157,7 @@ def path_bases(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs):
             if v < 0.0:
                 j = int(-v) - 1
                 if j % b.lanes == b.lane:
-                    _path_basis(d, m0 + (1 + SLOT_ROWS * j) * b.wn, b, rm, rd, inp)
+                    _path_basis(d, _slot_start(m0, j, b.wn), b, rm, rd, inp)
         sync_lanes(b.lanes)
 
 
@@ -181,8 +181,36 @@ def path_slots(slot: int, bodies: wp.vec2i, a: wp.vec2i, b: WorldBlock, rm: RowM
             if rm.tree.body_dof_last[body] - b.wd0 == key[side]:
                 v = item(rd.ydense, m0 + key[side])
                 if v < 0.0:
-                    out[side] = m0 + (1 + SLOT_ROWS * (int(-v) - 1)) * b.wn
+                    out[side] = _slot_start(m0, int(-v) - 1, b.wn)
     return out
+
+
+@wp.func(inline=True)
+def _slot_start(m0: int, j: int, wn: int):
+    """Offset of path slot j in ``ydense``, the world's path map row at ``m0`` (slots follow it, SLOT_ROWS rows
+    of wn floats each)."""
+    return m0 + (1 + SLOT_ROWS * j) * wn
+
+
+@wp.func(inline=True)
+def _rows(
+    ydense: wp.array(dtype=float),
+    o: int,
+    stride: int,
+    n: wp.vec3,
+    t1: wp.vec3,
+    t2: wp.vec3,
+    rn: wp.vec3,
+    r1: wp.vec3,
+    r2: wp.vec3,
+):
+    """The three basis rows (n, t1, t2, with their levers r x d) applied to the spatial 6-vector at ``o`` of
+    ``ydense`` (entries ``stride`` apart: a Z column entry, or one of the slot's two sums)."""
+    top = wp.vec3(item(ydense, o), item(ydense, o + stride), item(ydense, o + 2 * stride))
+    bottom = wp.vec3(item(ydense, o + 3 * stride), item(ydense, o + 4 * stride), item(ydense, o + 5 * stride))
+    return wp.vec3(
+        wp.dot(n, top) + wp.dot(rn, bottom), wp.dot(t1, top) + wp.dot(r1, bottom), wp.dot(t2, top) + wp.dot(r2, bottom)
+    )
 
 
 @wp.func(inline=True)  # takes the tables by value: inlined, they are not copied
@@ -207,29 +235,12 @@ def path_rows(
     r1 = wp.cross(lever, t1)
     r2 = wp.cross(lever, t2)
     while kd >= 0:
-        col = z0 + kd - b.wd0
-        top = wp.vec3(item(rd.ydense, col), item(rd.ydense, col + wn), item(rd.ydense, col + 2 * wn))
-        bottom = wp.vec3(item(rd.ydense, col + 3 * wn), item(rd.ydense, col + 4 * wn), item(rd.ydense, col + 5 * wn))
-        item_set(rd.minv_jac, out[0] + kd, sign * (wp.dot(n, top) + wp.dot(rn, bottom)))
-        item_set(rd.minv_jac, out[1] + kd, sign * (wp.dot(t1, top) + wp.dot(r1, bottom)))
-        item_set(rd.minv_jac, out[2] + kd, sign * (wp.dot(t2, top) + wp.dot(r2, bottom)))
+        y = sign * _rows(rd.ydense, z0 + kd - b.wd0, wn, n, t1, t2, rn, r1, r2)
+        for t in range(3):
+            item_set(rd.minv_jac, out[t] + kd, y[t])
         kd = item(rm.tree.dof_parent, kd)
-    at = z0 + 6 * wn
-    a0 = wp.vec3(0.0)
-    v = wp.vec3(0.0)
-    for which in range(2):
-        o = at + which * wn
-        top = wp.vec3(item(rd.ydense, o), item(rd.ydense, o + 1), item(rd.ydense, o + 2))
-        bottom = wp.vec3(item(rd.ydense, o + 3), item(rd.ydense, o + 4), item(rd.ydense, o + 5))
-        s = sign * wp.vec3(
-            wp.dot(n, top) + wp.dot(rn, bottom),
-            wp.dot(t1, top) + wp.dot(r1, bottom),
-            wp.dot(t2, top) + wp.dot(r2, bottom),
-        )
-        if which == 0:
-            a0 = s
-        else:
-            v = s
+    a0 = sign * _rows(rd.ydense, z0 + 6 * wn, 1, n, t1, t2, rn, r1, r2)
+    v = sign * _rows(rd.ydense, z0 + 7 * wn, 1, n, t1, t2, rn, r1, r2)
     return a0, v
 
 
