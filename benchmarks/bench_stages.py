@@ -35,7 +35,7 @@ integrate                      ``forward.launch_finish`` (last substep)    ADVAN
   integrate alone              ``forward.launch_finish`` (not the last     ADVANCE
                                substep: no outputs)
   outputs                      integrate - integrate alone                 -
-sum of the stages              the four launches                           the nine stage timers
+sum of the stages              the four (five) launches                    the nine stage timers
 step                           ``solver.capture`` / ``replay`` of          STEP
                                ``--steps`` steps (bench_solver's figure
                                is 1e6 / this, in world steps/s)
@@ -48,6 +48,8 @@ Where the two divide the work differently:
   (MuJoCo: ``mj_comVel``, under VELOCITY) and the body twists about the reference point.
 - Inertia: ``factor_and_solve`` also solves qacc_smooth (MuJoCo's ``mj_fwdAcceleration``, untimed) and,
   where a DOF has damping or actuator velocity feedback, factors M + dt D as well (MuJoCo: in ADVANCE).
+  Where the solver factors several articulations of one shape at a time (``solver.wide_factor``, CPU: the
+  smooth pass is then two launches), the factor row times that launch (``WideFactor.launch``) instead.
 - The kernels alone run one thread per articulation (per DOF for the passive forces, per actuator for
   actuation) over every world; the smooth pass calls the same ``@wp.func`` per world block, so the two rows
   show what fusing them into one launch costs or saves.
@@ -239,9 +241,10 @@ def _chunk_graphs(solver, state, dt: float, span) -> dict:
     q, qd, arts = state.joint_q, state.joint_qd, span.articulations
     scratch = SimpleNamespace(body_q=data.body_q, body_qd=data.body_qd)  # the smooth pass's bodies
     midpoint = solver.integrator == "midpoint"
+    smooth_args = (a.fk, a.sub, a.ten, a.crb, a.rne, a.pas, a.act, a.fac)
     launches = {
         "smooth": lambda: forward.launch_smooth(
-            dev, span.blocks, lanes, ranges, a.fk, a.sub, a.ten, a.crb, a.rne, a.pas, a.act, a.fac
+            dev, span.blocks, lanes, ranges, *smooth_args, None, solver.wide_factor, span
         ),
         "collide": lambda: collide(model, solver.contacts, data.body_q, span.worlds, lanes),
         "solve": lambda: ws.solve(data, q, qd, dt, solver.iterations, span.worlds, lanes),
@@ -252,7 +255,11 @@ def _chunk_graphs(solver, state, dt: float, span) -> dict:
         "subspaces": lambda: dynamics.compute_subspaces(model, tree, data, data.body_q, data.body_qd, q, qd, arts),
         "mass_matrix": lambda: dynamics.compute_mass_matrix(model, tree, solver.tendon_tables, data, arts),
         "bias": lambda: dynamics.compute_bias(model, tree, data, data.body_q, state.body_f, qd, dt, arts, midpoint),
-        "factor": lambda: dynamics.factor_and_solve(model, tree, solver.tendon_tables, data, arts),
+        "factor": (
+            (lambda: solver.wide_factor.launch(span, a.fac))
+            if solver.wide_factor is not None
+            else (lambda: dynamics.factor_and_solve(model, tree, solver.tendon_tables, data, arts))
+        ),
         "passive": lambda: passive.compute_passive(
             model, tree, solver.tendon_tables, data, q, qd, control, dt, span.dofs
         ),

@@ -109,6 +109,7 @@ def _smooth_kernel(
     pas: PassiveArgs,
     act: ActuatorArgs,
     fac: FactorArgs,
+    factor: int,
 ):
     block, lane = wp.tid()
     b = block + first_block
@@ -158,6 +159,8 @@ def _smooth_kernel(
     passive_dofs(ranges.dof_start[b] + lane, ranges.dof_start[b + 1], lanes, pas)
     sync_lanes(lanes)  # actuators add to the passive forces of DOFs other lanes wrote
     actuator_forces(ranges.actuator_start[b] + lane, ranges.actuator_start[b + 1], lanes, act)
+    if factor == 0:  # the factorization runs WIDE articulations at a time after this pass (.smooth.wide_factor)
+        return
     sync_lanes(lanes)  # the factorization reads every DOF's forces and implicit diagonal
     a0 = ranges.art_start[b]
     a1 = ranges.art_start[b + 1]
@@ -169,10 +172,18 @@ def _smooth_kernel(
             factor_articulation(a, fac, lane, lanes)
 
 
-def launch_smooth(device, blocks, block_dim, ranges, fk, sub, ten, crb, rne, pas, act, fac, registers=None):
-    """Launch pass 1 over ``blocks`` = (first, count); ``registers``: its CUDA register cap (None: none)."""
+def launch_smooth(
+    device, blocks, block_dim, ranges, fk, sub, ten, crb, rne, pas, act, fac, registers=None, wide=None, span=None
+):
+    """Launch pass 1 over ``blocks`` = (first, count); ``registers``: its CUDA register cap (None: none);
+    ``wide``: a :class:`.smooth.wide_factor.WideFactor`: where it covers ``span`` (a :class:`.partition.Span`),
+    a second launch factors the span's articulations, several of one shape at a time."""
     kernel = register_capped(_smooth_kernel, registers)
-    launch_worlds(kernel, blocks[0], blocks[1], block_dim, device, [ranges, fk, sub, ten, crb, rne, pas, act, fac])
+    wide = wide if wide is not None and wide.covers(span) else None
+    args = [ranges, fk, sub, ten, crb, rne, pas, act, fac, int(wide is None)]
+    launch_worlds(kernel, blocks[0], blocks[1], block_dim, device, args)
+    if wide is not None:
+        wide.launch(span, fac)
 
 
 @wp.kernel
@@ -279,7 +290,8 @@ def substep(solver, span, state, args: StepArgs, dt: float, last: bool):
     """
     dev, lanes, ranges, regs = solver.device, solver.block_dim, solver.block_ranges, solver.cuda_registers
     a = args
-    launch_smooth(dev, span.blocks, lanes, ranges, a.fk, a.sub, a.ten, a.crb, a.rne, a.pas, a.act, a.fac, regs)
+    smooth = (a.fk, a.sub, a.ten, a.crb, a.rne, a.pas, a.act, a.fac)
+    launch_smooth(dev, span.blocks, lanes, ranges, *smooth, regs, solver.wide_factor, span)
     if solver.fluid.active():  # a fluid medium: its forces and their implicit term (:mod:`.smooth.fluid`)
         solver.fluid.launch(span.blocks, dt)
     collide(solver.model, solver.contacts, solver.data.body_q, span.worlds, lanes, regs)

@@ -23,6 +23,7 @@ from .constraint.invweights import set_invweights
 from .option import Option
 from .smooth import dynamics as smooth
 from .smooth import tendon as tendons
+from .smooth import wide_factor
 from .smooth.fluid import FluidForces
 from .smooth.passive import Actuators
 from .solve.world import TILE_MAX_DOFS, WorldSolver, world_dof_start
@@ -150,6 +151,7 @@ class SolverGeneralized(SolverBase):
         self.spans = self._split(option.threads, blocks)
         self._whole_spans = [[span] for span in self.spans]  # each thread's worlds as one chunk (eager steps)
         self.chunks = self._chunk(option.world_chunk)
+        self.wide_factor = self._wide_factor()
         self._pool = ThreadPoolExecutor(len(self.spans), "newton_gym-step") if len(self.spans) > 1 else None
         self._warm = False
         self._graphs = None
@@ -252,6 +254,14 @@ class SolverGeneralized(SolverBase):
             size = max(1, CHUNK_DOFS * self.model.world_count // max(self.model.joint_dof_count, 1))
             size = max(size, -(-self.model.world_count // MAX_CHUNKS))
         return [partition.chunk_spans(self.model, self.contacts, self.rows, act_dof, s, size) for s in self.spans]
+
+    def _wide_factor(self):
+        """The smooth pass's factorization WIDE articulations of one shape at a time
+        (:mod:`.smooth.wide_factor`), or None where it is not used (lanes, CUDA)."""
+        if not wide_factor.uses_wide_factor(self.device, self.block_dim) or self.model.articulation_count == 0:
+            return None
+        lay = self.layout
+        return wide_factor.WideFactor(self.model, lay.art_dof_start, lay.dof_parent, self.chunks + self._whole_spans)
 
     @property
     def threads(self) -> int:

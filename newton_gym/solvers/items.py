@@ -15,7 +15,12 @@ from __future__ import annotations
 
 import warp as wp
 
-__all__ = ["item", "item_set"]
+__all__ = ["WIDE", "item", "item_set", "wide64"]
+
+# Articulations whose numbers a wide pass holds side by side, one float64 each (:mod:`.smooth.wide_factor`):
+# eight fill an AVX-512 register, two AVX2 ones.
+WIDE = 8
+wide64 = wp.types.vector(length=WIDE, dtype=wp.float64)
 
 _READ = """
 assert(a.ndim == 1 && a.strides[0] == sizeof(a.data[0]) && i >= 0 && i < a.shape[0]);
@@ -72,4 +77,16 @@ def item_set(a: wp.array(dtype=wp.int32), i: int, v: wp.int32):  # noqa: F811
 @wp.func_native(_WRITE)
 def item_set(a: wp.array(dtype=wp.int16), i: int, v: wp.int16):  # noqa: F811
     """a[i] = v in a contiguous array (int16)."""
+    ...
+
+
+@wp.func_native(_READ)
+def item(a: wp.array(dtype=wide64), i: int) -> wide64:  # noqa: F811
+    """a[i] of a contiguous array (wide64: one float64 per articulation of a wide pass)."""
+    ...
+
+
+@wp.func_native(_WRITE)
+def item_set(a: wp.array(dtype=wide64), i: int, v: wide64):  # noqa: F811
+    """a[i] = v in a contiguous array (wide64)."""
     ...

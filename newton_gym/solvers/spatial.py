@@ -13,7 +13,7 @@ from typing import Any
 
 import warp as wp
 
-from .items import item, item_set
+from .items import WIDE, item, item_set, wide64
 from .lanes import sync_lanes
 
 _PIVOT_FLOOR = 0.5  # ltl_update: least pivot squared of a factor of an H >= I that rounding leaves intact
@@ -31,6 +31,90 @@ __all__ = [
     "ltl_update",
     "quat_exp",
 ]
+
+
+# The arithmetic of the tree factorization and its solves on one element: a float32 or float64, or a wide64 (one
+# float64 per articulation of a wide pass, :mod:`.smooth.wide_factor`), lane by lane. Each lane of a wide64
+# sees the scalar operations, so a wide pass is bitwise the same as the scalar one.
+
+
+@wp.func
+def el_mul(a: wp.float32, b: wp.float32):
+    """a b."""
+    return a * b
+
+
+@wp.func  # Warp overload: chosen by argument types
+def el_mul(a: wp.float64, b: wp.float64):  # noqa: F811
+    """a b."""
+    return a * b
+
+
+@wp.func  # Warp overload: chosen by argument types
+def el_mul(a: wide64, b: wide64):  # noqa: F811
+    """a b, lane by lane."""
+    return wp.cw_mul(a, b)
+
+
+@wp.func
+def el_div(a: wp.float32, b: wp.float32):
+    """a / b."""
+    return a / b
+
+
+@wp.func  # Warp overload: chosen by argument types
+def el_div(a: wp.float64, b: wp.float64):  # noqa: F811
+    """a / b."""
+    return a / b
+
+
+@wp.func  # Warp overload: chosen by argument types
+def el_div(a: wide64, b: wide64):  # noqa: F811
+    """a / b, lane by lane."""
+    return wp.cw_div(a, b)
+
+
+@wp.func
+def el_root(p: wp.float32):
+    """The square root of a pivot p, p clamped at 1e-12 (a degenerate tree gives no NaN)."""
+    return wp.sqrt(wp.max(p, wp.float32(1.0e-12)))
+
+
+@wp.func  # Warp overload: chosen by argument types
+def el_root(p: wp.float64):  # noqa: F811
+    """The square root of a pivot p, p clamped at 1e-12 (a degenerate tree gives no NaN)."""
+    return wp.sqrt(wp.max(p, wp.float64(1.0e-12)))
+
+
+@wp.func  # Warp overload: chosen by argument types
+def el_root(p: wide64):  # noqa: F811
+    """:func:`el_root` lane by lane."""
+    r = wide64()
+    for c in range(WIDE):
+        r[c] = wp.sqrt(wp.max(p[c], wp.float64(1.0e-12)))
+    return r
+
+
+@wp.func
+def el_nonzero(x: wp.float32):
+    """x != 0."""
+    return x != wp.float32(0.0)
+
+
+@wp.func  # Warp overload: chosen by argument types
+def el_nonzero(x: wp.float64):  # noqa: F811
+    """x != 0."""
+    return x != wp.float64(0.0)
+
+
+@wp.func  # Warp overload: chosen by argument types
+def el_nonzero(x: wide64):  # noqa: F811
+    """Some lane of x != 0 (a zero lane then takes the update: it adds zeros, as the skip leaves them)."""
+    on = bool(False)
+    for c in range(WIDE):
+        if x[c] != wp.float64(0.0):
+            on = True
+    return on
 
 
 @wp.func
@@ -119,20 +203,20 @@ def ltl_factor_pair(
         k = n - 1 - kk
         row_k = off + k * n
         pivot = item(la, row_k + k)
-        d = wp.sqrt(wp.max(pivot, type(pivot)(1.0e-12)))
-        inv_d = type(pivot)(1.0) / d
+        d = el_root(pivot)
+        inv_d = el_div(type(pivot)(1.0), d)
         d_b = d
         inv_b = inv_d
         if both != 0:
-            d_b = wp.sqrt(wp.max(item(lb, row_k + k), type(pivot)(1.0e-12)))
-            inv_b = type(pivot)(1.0) / d_b
+            d_b = el_root(item(lb, row_k + k))
+            inv_b = el_div(type(pivot)(1.0), d_b)
         i = item(dof_parent, d0 + k)
         t = int(0)
         while i >= 0:
             if t % lanes == lane:
-                item_set(la, row_k + i - d0, item(la, row_k + i - d0) * inv_d)
+                item_set(la, row_k + i - d0, el_mul(item(la, row_k + i - d0), inv_d))
                 if both != 0:
-                    item_set(lb, row_k + i - d0, item(lb, row_k + i - d0) * inv_b)
+                    item_set(lb, row_k + i - d0, el_mul(item(lb, row_k + i - d0), inv_b))
             t += 1
             i = item(dof_parent, i)
         sync_lanes(lanes)  # row k is scaled, and every lane has read its pivot
@@ -153,12 +237,12 @@ def ltl_factor_pair(
                 j = i
                 if both != 0:
                     while j >= 0:
-                        item_set(la, row_i + j, item(la, row_i + j) - li * item(la, src + j))
-                        item_set(lb, row_i + j, item(lb, row_i + j) - li_b * item(lb, src + j))
+                        item_set(la, row_i + j, item(la, row_i + j) - el_mul(li, item(la, src + j)))
+                        item_set(lb, row_i + j, item(lb, row_i + j) - el_mul(li_b, item(lb, src + j)))
                         j = item(dof_parent, j)
                 else:
                     while j >= 0:
-                        item_set(la, row_i + j, item(la, row_i + j) - li * item(la, src + j))
+                        item_set(la, row_i + j, item(la, row_i + j) - el_mul(li, item(la, src + j)))
                         j = item(dof_parent, j)
             t += 1
             i = item(dof_parent, i)
@@ -251,14 +335,14 @@ def ltl_solve_t(
         k = n - 1 - kk
         xk = item(x, x_off + k)
         zk = type(zero)(xk)
-        if zk != zero:
+        if el_nonzero(zk):
             row_k = off + k * n
-            zk = zk / item(lf, row_k + k)
+            zk = el_div(zk, item(lf, row_k + k))
             item_set(x, x_off + k, type(xk)(zk))
             i = item(dof_parent, d0 + k)
             while i >= 0:
                 at = x_off + i - d0
-                item_set(x, at, type(xk)(type(zero)(item(x, at)) - item(lf, row_k + i - d0) * zk))
+                item_set(x, at, type(xk)(type(zero)(item(x, at)) - el_mul(item(lf, row_k + i - d0), zk)))
                 i = item(dof_parent, i)
 
 
@@ -341,9 +425,9 @@ def ltl_solve(
         s = type(zero)(xk)
         i = item(dof_parent, d0 + k)
         while i >= 0:
-            s -= item(lf, row_k + i - d0) * type(zero)(item(x, x_off + i - d0))
+            s -= el_mul(item(lf, row_k + i - d0), type(zero)(item(x, x_off + i - d0)))
             i = item(dof_parent, i)
-        item_set(x, x_off + k, type(xk)(s / item(lf, row_k + k)))
+        item_set(x, x_off + k, type(xk)(el_div(s, item(lf, row_k + k))))
 
 
 @wp.func

@@ -227,7 +227,13 @@ def test_tiles_apply_only_where_every_world_has_one_dof_count(monkeypatch):
     assert np.isfinite(state.joint_q.numpy()).all()
 
 
-def test_a_substep_is_at_most_four_launches(monkeypatch):
+@pytest.mark.parametrize("wide", [False, True])
+def test_a_substep_launches_each_pass_once(monkeypatch, wide):
+    """Four launches a substep, and on the CPU a fifth where articulations of one shape are factored side by
+    side (:mod:`newton_gym.solvers.smooth.wide_factor`: the scene's three Ants)."""
+    from newton_gym.solvers.smooth import wide_factor
+
+    monkeypatch.setattr(wide_factor, "ENABLED", wide)
     model, acts = _scene("ant")
     solver = SolverGeneralized(model, substeps=3, actuators=acts)
     state = model.state()
@@ -242,8 +248,9 @@ def test_a_substep_is_at_most_four_launches(monkeypatch):
 
         monkeypatch.setattr(wp, name, counted)
     solver.step(state, state, None, 0.01)
-    assert len(launched) == 4 * 3, launched
-    stages = ("_smooth_kernel", "_collide_kernel", "_world_kernel", "_finish_kernel")
+    stages = ("_smooth_kernel", "_wide_factor_kernel") if wide else ("_smooth_kernel",)
+    stages += ("_collide_kernel", "_world_kernel", "_finish_kernel")
+    assert len(launched) == len(stages) * 3, launched
     assert all(key.endswith(stage) for key, stage in zip(launched, stages)), launched  # (a factory's kernel key
     # is prefixed by the factory's name)
 
