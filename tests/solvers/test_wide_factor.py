@@ -1,13 +1,14 @@
-"""The smooth pass's factorization several articulations of one shape at a time (newton_gym.solvers.smooth.wide_factor)
-equals the one-at-a-time path bitwise: joint state, qacc_smooth and both factors, eager and captured steps, on a
-scene whose worlds hold two tree shapes (an Ant and a double pendulum), a world count that leaves a part group,
-and Ants without damping in some worlds (a group whose lanes differ in implicit terms); a model whose DOFs
-a damped tendon moves keeps the scalar path."""
+"""The smooth pass's factorization of several articulations of one shape at a time
+(newton_gym.solvers.smooth.wide_factor) equals the one-at-a-time path bitwise: joint state, qacc_smooth and both
+factors, eager and captured steps, on a scene whose worlds hold two tree shapes (an Ant and a double pendulum),
+a world count that leaves a part group, Ants without damping in some worlds (a group whose lanes differ in
+implicit terms), one or two threads; a model whose DOFs a damped tendon moves keeps the scalar path."""
 
 from __future__ import annotations
 
 import mujoco
 import numpy as np
+import pytest
 import warp as wp
 from mujoco_builder import builder_from_mujoco
 from solver_helpers import ant_path, pendulum_xml
@@ -40,11 +41,11 @@ def _two_shape_model():
     return model
 
 
-def _step(model, wide: bool, monkeypatch, steps: int = 12, captured: int = 2) -> dict:
+def _step(model, wide: bool, monkeypatch, threads: int, steps: int = 12, captured: int = 2) -> dict:
     monkeypatch.setattr(wide_factor, "ENABLED", wide)
-    solver = SolverGeneralized(model, substeps=2, iterations=20)
-    if wide:
-        assert solver.wide_factor is not None and solver.wide_factor.wide_groups >= 4
+    solver = SolverGeneralized(model, substeps=2, iterations=20, threads=threads)
+    if wide:  # per thread's worlds: a group of each shape side by side (two threads: each its own scratch)
+        assert solver.wide_factor is not None and solver.wide_factor.wide_groups >= 2 * threads
     else:
         assert solver.wide_factor is None
     state, control = model.state(), model.control()
@@ -63,10 +64,11 @@ def _step(model, wide: bool, monkeypatch, steps: int = 12, captured: int = 2) ->
     return {k: v.numpy().copy() for k, v in out.items()}
 
 
-def test_wide_factor_equals_scalar_bitwise(monkeypatch):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_wide_factor_equals_scalar_bitwise(monkeypatch, threads):
     model = _two_shape_model()
-    scalar = _step(model, False, monkeypatch)
-    wide = _step(model, True, monkeypatch)
+    scalar = _step(model, False, monkeypatch, threads)
+    wide = _step(model, True, monkeypatch, threads)
     assert 0 < scalar["art_implicit"].sum() < len(scalar["art_implicit"])  # implicit and not, side by side
     assert np.isfinite(scalar["joint_q"]).all()
     for key, value in scalar.items():
