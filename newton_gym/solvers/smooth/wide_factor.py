@@ -125,7 +125,8 @@ def _scatter(
     xbase: int,
 ):
     """The real lanes' results into their articulations' arrays, as :func:`.dynamics.factor_articulation`
-    writes them (M_hat's factor only where the lane has implicit terms)."""
+    writes them (M_hat's factor only where the lane has implicit terms; not ``dof_scratch``, which it uses
+    as scratch and the later passes write before they read)."""
     for k in range(n):
         row = k * n
         i = k + d0
@@ -142,7 +143,6 @@ def _scatter(
         x = item(g.x, xbase + k)
         for c in range(WIDE):
             if c < count:
-                item_set(fac.scratch, dofs[c] + k, x[c])
                 item_set(fac.qacc_smooth_out, dofs[c] + k, wp.float32(x[c]))
     for c in range(WIDE):
         if c < count:
