@@ -78,6 +78,7 @@ bench_solver), and per world-step the active constraint rows and Newton iteratio
 summed over its islands). CPU only: both sides are timed per thread.
 
     python benchmarks/bench_stages.py [--robots ant humanoid go1 g1] [--worlds 64] [--steps 100] [--repeats 3]
+                                      [--no-wide-factor]
 """
 
 from __future__ import annotations
@@ -421,8 +422,17 @@ def main():
     p.add_argument("--steps", type=int, default=100, help="physics steps per timing (and loops of a kernel alone)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--settle", type=float, default=None, help="simulated seconds before timing (bench_solver.SETTLE)")
+    p.add_argument(
+        "--no-wide-factor",
+        action="store_true",
+        help="factor one articulation at a time (newton_gym.solvers.smooth.wide_factor off): the table before it",
+    )
     a = p.parse_args()
     import mujoco
+
+    from newton_gym.solvers.smooth import wide_factor
+
+    wide_factor.ENABLED = not a.no_wide_factor
 
     wp.config.quiet = True
     wp.init()
