@@ -261,7 +261,7 @@ class SolverGeneralized(SolverBase):
         if not wide_factor.uses_wide_factor(self.device, self.block_dim) or self.model.articulation_count == 0:
             return None
         lay = self.layout
-        return wide_factor.WideFactor(self.model, lay.art_dof_start, lay.dof_parent, self.chunks + self._whole_spans)
+        return wide_factor.WideFactor(self.device, lay.art_dof_start, lay.dof_parent, self.chunks + self._whole_spans)
 
     @property
     def threads(self) -> int:

@@ -109,7 +109,8 @@ def el_nonzero(x: wp.float64):  # noqa: F811
 
 @wp.func  # Warp overload: chosen by argument types
 def el_nonzero(x: wide64):  # noqa: F811
-    """Some lane of x != 0 (a zero lane then takes the update: it adds zeros, as the skip leaves them)."""
+    """Some lane of x != 0. A zero lane then takes the update the scalar path skips: each entry less l 0,
+    which leaves it as it was but for the sign of a zero entry."""
     on = bool(False)
     for c in range(WIDE):
         if x[c] != wp.float64(0.0):

@@ -48,14 +48,14 @@ ENABLED = True  # the wide path where it applies (tests switch it off to compare
 
 @wp.struct
 class WideArgs:
-    """Groups of one span and the scratch of the thread that steps it."""
+    """The groups of every span and the scratch slots (one per list of spans that one thread steps)."""
 
     art: wp.array(dtype=int)  # (groups * WIDE,) articulation of each lane; padding repeats lane 0
     count: wp.array(dtype=int)  # (groups,) real lanes of each group
     wide: wp.array(dtype=int)  # (groups,) 1: side by side; 0: each real lane by the scalar path
-    chol: wp.array(dtype=wide64)  # (threads * size,) M's factor, per thread a block of n_max^2
-    chol_implicit: wp.array(dtype=wide64)  # (threads * size,) M_hat's factor
-    x: wp.array(dtype=wide64)  # (threads * n_max,) right-hand side, then qacc_smooth
+    chol: wp.array(dtype=wide64)  # (slots * size,) M's factor, per scratch slot a block of n_max^2
+    chol_implicit: wp.array(dtype=wide64)  # (slots * size,) M_hat's factor
+    x: wp.array(dtype=wide64)  # (slots * n_max,) right-hand side, then qacc_smooth
     size: int  # n_max^2
     n_max: int  # most DOFs of a wide group's articulation
 
@@ -193,16 +193,20 @@ class _Groups:
 
 
 class WideFactor:
-    """The groups of every span a CPU thread steps and each thread's scratch; :meth:`launch` factors a span.
+    """The groups of the spans the solver steps and their scratch; :meth:`launch` factors one span.
 
     Args:
-        model: the Model.
+        device: the solver's (CPU) device.
         dof_start: (articulations + 1,) first DOF of each articulation (the solver's tree tables).
         dof_parent: (DOFs,) parent DOF of each DOF, -1 at a root.
-        threads: the spans of each thread (lists of :class:`..partition.Span`), as the solver steps them.
+        span_lists: lists of :class:`..partition.Span`, each list stepped by one thread, one span at a time
+            (the solver's chunks and its whole spans): each list gets its own scratch slot.
+
+    Attributes:
+        group_count: groups over all spans; wide_groups: those factored side by side.
     """
 
-    def __init__(self, model, dof_start: np.ndarray, dof_parent: np.ndarray, threads):
+    def __init__(self, device, dof_start: np.ndarray, dof_parent: np.ndarray, span_lists):
         keys = []
         for a in range(len(dof_start) - 1):
             d0, d1 = int(dof_start[a]), int(dof_start[a + 1])
@@ -211,7 +215,7 @@ class WideFactor:
         self._groups = {}
         self._slot = {}
         self._wide_spans = {}
-        for slot, spans in enumerate(threads):
+        for slot, spans in enumerate(span_lists):
             for span in spans:
                 a0, na = span.articulations
                 if (a0, na) in self._groups:
@@ -232,8 +236,7 @@ class WideFactor:
                 self._groups[(a0, na)] = _Groups(first, len(counts) - first)
                 self._slot[(a0, na)] = slot
                 self._wide_spans[(a0, na)] = any(wides[first:])
-        device = model.device
-        self.threads = len(threads)
+        self.slots = len(span_lists)
         self.group_count = len(counts)
         self.wide_groups = int(sum(wides))
         g = WideArgs()
@@ -242,9 +245,9 @@ class WideFactor:
         g.wide = wp.array(np.asarray(wides or [0], np.int32), dtype=int, device=device)
         g.size = max(n_max, 1) ** 2
         g.n_max = max(n_max, 1)
-        g.chol = wp.zeros(self.threads * g.size, dtype=wide64, device=device)
-        g.chol_implicit = wp.zeros(self.threads * g.size, dtype=wide64, device=device)
-        g.x = wp.zeros(self.threads * g.n_max, dtype=wide64, device=device)
+        g.chol = wp.zeros(self.slots * g.size, dtype=wide64, device=device)
+        g.chol_implicit = wp.zeros(self.slots * g.size, dtype=wide64, device=device)
+        g.x = wp.zeros(self.slots * g.n_max, dtype=wide64, device=device)
         self.args = g
         self.device = device
 
