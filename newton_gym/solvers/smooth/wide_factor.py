@@ -4,7 +4,7 @@ once, on the CPU.
 The per-world smooth pass (:func:`..forward.launch_smooth`) ends in :func:`.dynamics.factor_articulation`:
 the tree factorization of M (and of M_hat where the articulation has implicit terms) and the two triangular
 solves of qacc_smooth. That is scalar code whose updates wait on each other (one multiply-subtract per
-ancestor pair, 2 x 300 on Go1). Worlds replicated from one robot run the same updates on other numbers, so
+ancestor pair, 2 x 375 on Go1). Worlds replicated from one robot run the same updates on other numbers, so
 here one CPU thread takes WIDE articulations of the same tree shape at once, each number of the pass a
 ``wide64`` (one float64 per articulation, side by side), which Warp's CPU build turns into vector
 instructions:
@@ -190,6 +190,8 @@ def uses_wide_factor(device, lanes: int) -> bool:
 class _Groups:
     first: int  # first group of the span
     count: int  # groups of the span
+    slot: int  # scratch slot of the thread that steps the span
+    wide: bool  # some group of the span is factored side by side
 
 
 class WideFactor:
@@ -212,9 +214,7 @@ class WideFactor:
             d0, d1 = int(dof_start[a]), int(dof_start[a + 1])
             keys.append((d1 - d0, tuple(int(p) - d0 if p >= 0 else -1 for p in dof_parent[d0:d1])))
         arts, counts, wides, n_max = [], [], [], 0
-        self._groups = {}
-        self._slot = {}
-        self._wide_spans = {}
+        self._groups = {}  # span.articulations -> _Groups
         for slot, spans in enumerate(span_lists):
             for span in spans:
                 a0, na = span.articulations
@@ -233,9 +233,7 @@ class WideFactor:
                         arts.extend(lanes + [lanes[0]] * (WIDE - len(lanes)))
                         counts.append(len(lanes))
                         wides.append(int(wide and len(lanes) >= MIN_LANES))
-                self._groups[(a0, na)] = _Groups(first, len(counts) - first)
-                self._slot[(a0, na)] = slot
-                self._wide_spans[(a0, na)] = any(wides[first:])
+                self._groups[(a0, na)] = _Groups(first, len(counts) - first, slot, any(wides[first:]))
         self.slots = len(span_lists)
         self.group_count = len(counts)
         self.wide_groups = int(sum(wides))
@@ -254,17 +252,17 @@ class WideFactor:
     def covers(self, span) -> bool:
         """Whether ``span`` has articulations to factor side by side (else the smooth pass factors its
         articulations itself, and no launch is added)."""
-        return self._wide_spans.get(span.articulations, False)
+        groups = self._groups.get(span.articulations)
+        return groups is not None and groups.wide
 
     def launch(self, span, fac: FactorArgs):
         """Factor the articulations of ``span`` and solve their qacc_smooth (the end of the smooth pass)."""
-        key = span.articulations
-        groups = self._groups[key]
+        groups = self._groups[span.articulations]
         if groups.count == 0:
             return
         wp.launch(
             _wide_factor_kernel,
             dim=groups.count,
-            inputs=[groups.first, self._slot[key], fac, self.args],
+            inputs=[groups.first, groups.slot, fac, self.args],
             device=self.device,
         )
