@@ -42,7 +42,7 @@ from .smooth.dynamics import (
     RneArgs,
     SubspaceArgs,
     crb_args,
-    crb_body,
+    crb_body_posed,
     crb_gather,
     crb_gather_articulation,
     factor_args,
@@ -124,8 +124,8 @@ def _smooth_kernel(
     for j in range(ranges.joint_start[b] + lane, ranges.joint_start[b + 1], lanes):
         a = crb.m.body_art[sub.m.joint_child[j]]
         if a >= 0:  # joints outside articulations are not stepped
-            subspace_joint(j, a, sub)
-            crb_body(j, a, crb)
+            rot, com = subspace_joint(j, a, sub)
+            crb_body_posed(j, a, rot, com, crb)
     sync_lanes(lanes)  # the bias forces read every body's twist and inertia about r
     t0 = ranges.tendon_start[b]
     t1 = ranges.tendon_start[b + 1]

@@ -81,7 +81,8 @@ def subspace_ref(a: int, args: SubspaceArgs):
 def subspace_joint(j: int, a: int, args: SubspaceArgs):
     """Twist and inertia about r of joint j's child body, and the motion subspaces of j's DOFs (joint j of
     articulation a; needs :func:`subspace_ref` of a). Reads only forward-kinematics outputs, so the joints
-    of a world can be done in any order."""
+    of a world can be done in any order. Returns the child body's rotation matrix and world COM (for
+    :func:`crb_body_posed`)."""
     r = args.art_ref_out[a]
     c = args.m.joint_child[j]
     p = args.m.joint_parent[j]
@@ -119,6 +120,7 @@ def subspace_joint(j: int, a: int, args: SubspaceArgs):
         args.cdof_out,
         args.cdof_dot_out,
     )
+    return rot, com
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
@@ -223,12 +225,12 @@ def compute_subspaces(model, tree, data, body_q, body_qd, joint_q, joint_qd, spa
 
 
 @wp.func
-def _inertia_about_ref64(m: float, com_body: wp.vec3, inertia_body: wp.mat33, x_wc: wp.transform, r: wp.vec3d):
-    """(h, I) of a body about r in float64 (the float32 ``body_h`` / ``body_rot_inertia`` of the bias pass
-    round m |c - r|^2, which reaches 250 kg m^2 at the tip of a 50 m chain, by more than a small link's own
-    inertia, and M stops being positive definite)."""
-    rot = wp.mat33d(wp.quat_to_matrix(wp.transform_get_rotation(x_wc)))
-    d = wp.vec3d(wp.transform_point(x_wc, com_body)) - r
+def _inertia_about_ref64(m: float, com: wp.vec3, rot32: wp.mat33, inertia_body: wp.mat33, r: wp.vec3d):
+    """(h, I) of a body (world COM ``com``, rotation matrix ``rot32``) about r in float64 (the float32
+    ``body_h`` / ``body_rot_inertia`` of the bias pass round m |c - r|^2, which reaches 250 kg m^2 at the tip
+    of a 50 m chain, by more than a small link's own inertia, and M stops being positive definite)."""
+    rot = wp.mat33d(rot32)
+    d = wp.vec3d(com) - r
     md = wp.float64(m)
     inertia = rot * wp.mat33d(inertia_body) * wp.transpose(rot)
     inertia = inertia + md * (wp.dot(d, d) * wp.identity(3, dtype=wp.float64) - wp.outer(d, d))
@@ -264,11 +266,19 @@ def crb_body(j: int, a: int, args: CrbArgs):
     """Inertia of joint j's child body about articulation a's reference point, in float64 (the start of
     its composite inertia)."""
     c = args.m.joint_child[j]
+    x_wc = args.body_q[c]
+    rot = wp.quat_to_matrix(wp.transform_get_rotation(x_wc))
+    crb_body_posed(j, a, rot, wp.transform_point(x_wc, args.m.body_com[c]), args)
+
+
+@wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
+def crb_body_posed(j: int, a: int, rot: wp.mat33, com: wp.vec3, args: CrbArgs):
+    """:func:`crb_body` given the child body's rotation matrix and world COM (as :func:`subspace_joint`
+    returns them: the smooth pass computes them once for both)."""
+    c = args.m.joint_child[j]
     m = args.m.body_mass[c]
     args.crb_m_out[c] = wp.float64(m)
-    h, inertia = _inertia_about_ref64(
-        m, args.m.body_com[c], args.m.body_inertia[c], args.body_q[c], wp.vec3d(args.art_ref[a])
-    )
+    h, inertia = _inertia_about_ref64(m, com, rot, args.m.body_inertia[c], wp.vec3d(args.art_ref[a]))
     args.crb_h_out[c] = h
     args.crb_i_out[c] = inertia
 
