@@ -157,12 +157,13 @@ def _wide_factor_kernel(first: int, slot: int, fac: FactorArgs, g: WideArgs):
     d0 = dofs[0]
     n = fac.m.art_dof_start[g.art[t * WIDE] + 1] - d0
     scalar = g.wide[t] == 0
-    for c in range(WIDE):  # a damped tendon adds its J^T J to M_hat: the scalar path does that
-        ten = tendon_arts_implicit(
-            dofs[c], dofs[c] + n, fac.dof_ten_start, fac.dof_ten_entry, fac.ten_jac_tendon, fac.ten_implicit
-        )
-        if ten != 0:
-            scalar = True
+    if not scalar:
+        for c in range(WIDE):  # a damped tendon adds its J^T J to M_hat: the scalar path does that
+            ten = tendon_arts_implicit(
+                dofs[c], dofs[c] + n, fac.dof_ten_start, fac.dof_ten_entry, fac.ten_jac_tendon, fac.ten_implicit
+            )
+            if ten != 0:
+                scalar = True
     if scalar:
         for c in range(count):
             factor_articulation(g.art[t * WIDE + c], fac, 0, 1)
