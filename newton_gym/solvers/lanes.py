@@ -17,6 +17,7 @@ import warp as wp
 __all__ = [
     "CUDA_WORLDS_PER_BLOCK",
     "capped_kernels",
+    "lane_owns",
     "launch_worlds",
     "packs_worlds",
     "register_capped",
@@ -40,6 +41,16 @@ def sync_lanes(lanes: int):
     plain ``wp.launch`` thread (whose CUDA block holds other, unrelated threads)."""
     if lanes > 1:
         block_sync()
+
+
+@wp.func(inline=True)
+def lane_owns(i: int, lane: int, lanes: int):
+    """Whether entry i of a strided share falls to ``lane`` of ``lanes`` (i % lanes == lane), without the
+    integer division where a block has one lane (every CPU world step): in the inner loops of the Hessian,
+    gradient and factorizations the division's latency showed in ``perf``."""
+    if lanes == 1:
+        return True
+    return i % lanes == lane
 
 
 @functools.cache

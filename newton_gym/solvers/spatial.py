@@ -14,7 +14,7 @@ from typing import Any
 import warp as wp
 
 from .items import WIDE, item, item_set, wide64
-from .lanes import sync_lanes
+from .lanes import lane_owns, sync_lanes
 
 _PIVOT_FLOOR = 0.5  # ltl_update: least pivot squared of a factor of an H >= I that rounding leaves intact
 
@@ -214,7 +214,7 @@ def ltl_factor_pair(
         i = item(dof_parent, d0 + k)
         t = int(0)
         while i >= 0:
-            if t % lanes == lane:
+            if lane_owns(t, lane, lanes):
                 item_set(la, row_k + i - d0, el_mul(item(la, row_k + i - d0), inv_d))
                 if both != 0:
                     item_set(lb, row_k + i - d0, el_mul(item(lb, row_k + i - d0), inv_b))
@@ -228,7 +228,7 @@ def ltl_factor_pair(
         i = item(dof_parent, d0 + k)
         t = int(0)
         while i >= 0:
-            if t % lanes == lane:
+            if lane_owns(t, lane, lanes):
                 li = item(la, row_k + i - d0)
                 li_b = li
                 if both != 0:
@@ -301,7 +301,7 @@ def ltl_update(
                 i = item(dof_parent, d0 + k) - d0
                 t = int(0)
                 while i >= 0:
-                    if t % lanes == lane:
+                    if lane_owns(t, lane, lanes):
                         lki = (item(lf, row_k + i) + sign * sn * item(x, x_off + i)) * inv_cs
                         item_set(lf, row_k + i, lki)
                         item_set(x, x_off + i, cs * item(x, x_off + i) - sn * lki)

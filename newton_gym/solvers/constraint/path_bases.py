@@ -26,7 +26,7 @@ import warp as wp
 
 from ..collision.pairs import pair_arts, pair_bodies, slot_pair, template_slot
 from ..items import item, item_set
-from ..lanes import sync_lanes
+from ..lanes import lane_owns, sync_lanes
 from ..spatial import ltl_solve_t3
 from .tables import CONTACT, RowData, RowModel, WorldBlock, WorldInputs
 
@@ -156,7 +156,7 @@ def path_bases(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs):
             v = item(rd.ydense, m0 + d)
             if v < 0.0:
                 j = int(-v) - 1
-                if j % b.lanes == b.lane:
+                if lane_owns(j, b.lane, b.lanes):
                     _path_basis(d, _slot_start(m0, j, b.wn), b, rm, rd, inp)
         sync_lanes(b.lanes)
 

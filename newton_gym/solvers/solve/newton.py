@@ -60,7 +60,7 @@ from ..constraint.tables import (
     WorldInputs,
 )
 from ..items import item, item_set
-from ..lanes import sync_lanes
+from ..lanes import lane_owns, sync_lanes
 from ..spatial import dense_cholesky, dense_solve, ltl_factor, ltl_solve, ltl_solve_t, ltl_update
 from .pattern import cross_direction, tree_pattern
 from .row_costs import cone_at, row_at, row_gain, triple
@@ -191,7 +191,7 @@ def _cone_gradient(c: int, b: WorldBlock, rd: RowData):
             re = row + e * wn
             for t in range(item(rd.ynz_count, b.r0 + c + e)):
                 a = int(item(rd.ynz, re + t))
-                if a % b.lanes == b.lane:
+                if lane_owns(a, b.lane, b.lanes):
                     item_set(rd.grad, b.wd0 + a, item(rd.grad, b.wd0 + a) - fe * item(rd.ydense, re + a))
 
 
@@ -226,7 +226,7 @@ def _row_gradient(c: int, b: WorldBlock, rd: RowData):
     if fd[0] != 0.0:
         for t in range(count):
             a = int(item(rd.ynz, row + t))
-            if a % b.lanes == b.lane:
+            if lane_owns(a, b.lane, b.lanes):
                 at = b.wd0 + a
                 item_set(rd.grad, at, item(rd.grad, at) - fd[0] * item(rd.ydense, row + a))
 
@@ -241,7 +241,7 @@ def _row_hessian(c: int, b: WorldBlock, rd: RowData):
     if fd[1] > 0.0:
         for t in range(count):
             a = int(item(rd.ynz, row + t))
-            if a % b.lanes == b.lane:
+            if lane_owns(a, b.lane, b.lanes):
                 dy = fd[1] * item(rd.ydense, row + a)
                 ha = b.hoff + a * b.wn
                 for t2 in range(t + 1):
@@ -285,7 +285,7 @@ def _quad_gradient(c: int, b: WorldBlock, rd: RowData):
     row = b.yoff + c * b.wn
     for t in range(item(rd.ynz_count, r)):
         a = int(item(rd.ynz, row + t))
-        if a % b.lanes == b.lane:
+        if lane_owns(a, b.lane, b.lanes):
             at = b.wd0 + a
             item_set(rd.grad, at, item(rd.grad, at) - wp.dot(f, _quad_y(rd, row, b.wn, a)))
 
@@ -302,7 +302,7 @@ def _quad_hessian(c: int, b: WorldBlock, rd: RowData):
     row = b.yoff + c * b.wn
     for t in range(item(rd.ynz_count, r)):
         a = int(item(rd.ynz, row + t))
-        if a % b.lanes == b.lane:
+        if lane_owns(a, b.lane, b.lanes):
             dy = wp.cw_mul(d, _quad_y(rd, row, b.wn, a))
             ha = b.hoff + a * b.wn
             for t2 in range(t + 1):

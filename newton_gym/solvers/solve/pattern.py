@@ -15,7 +15,7 @@ import warp as wp
 
 from ..constraint.tables import CONE, Y_CROSS, Y_PATH, RowData, RowModel, WorldBlock
 from ..items import item, item_set
-from ..lanes import sync_lanes
+from ..lanes import lane_owns, sync_lanes
 from ..spatial import dense_cholesky, dense_solve, ltl_solve, ltl_solve_t
 
 __all__ = ["on_path", "tree_pattern", "cross_direction"]
@@ -151,7 +151,7 @@ def cross_direction(b: WorldBlock, rm: RowModel, rd: RowData):
     for c in range(b.k):
         r = b.r0 + c
         if _crossing(r, rd):
-            if m % b.lanes == b.lane:
+            if lane_owns(m, b.lane, b.lanes):
                 z = zbase + m * b.wn
                 for a in range(b.wn):
                     item_set(rd.ydense, z + a, 0.0)
