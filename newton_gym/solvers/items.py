@@ -90,3 +90,27 @@ def item(a: wp.array(dtype=wide64), i: int) -> wide64:  # noqa: F811
 def item_set(a: wp.array(dtype=wide64), i: int, v: wide64):  # noqa: F811
     """a[i] = v in a contiguous array (wide64)."""
     ...
+
+
+@wp.func_native(_READ)
+def item(a: wp.array(dtype=wp.vec3), i: int) -> wp.vec3:  # noqa: F811
+    """a[i] of a contiguous array (vec3)."""
+    ...
+
+
+@wp.func_native(_READ)
+def item(a: wp.array(dtype=wp.vec2i), i: int) -> wp.vec2i:  # noqa: F811
+    """a[i] of a contiguous array (vec2i)."""
+    ...
+
+
+@wp.func_native(_READ)
+def item(a: wp.array(dtype=wp.transform), i: int) -> wp.transform:  # noqa: F811
+    """a[i] of a contiguous array (transform)."""
+    ...
+
+
+@wp.func_native(_WRITE)
+def item_set(a: wp.array(dtype=wp.vec3), i: int, v: wp.vec3):  # noqa: F811
+    """a[i] = v in a contiguous array (vec3)."""
+    ...

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import warp as wp
 
+from ..items import item
+
 __all__ = [
     "GLOBAL",
     "PairTopology",
@@ -180,10 +182,10 @@ def world_pairs(topo: PairTopology, w: int) -> WorldPairs:
 def decode_pair(topo: PairTopology, at: WorldPairs, lp: int) -> PairRef:
     """Pair ``lp`` (counted from the world's first) of the world at ``at``, in model indices."""
     tp = at.template_pair + lp
-    sl = topo.slots[tp]
+    sl = item(topo.slots, tp)
     ref = PairRef()
-    ref.shapes = local_pair(topo.shape[tp], at.shape)
-    ref.bodies = local_pair(topo.body[tp], at.body)
+    ref.shapes = local_pair(item(topo.shape, tp), at.shape)
+    ref.bodies = local_pair(item(topo.body, tp), at.body)
     ref.slots = wp.vec2i(at.slot + sl[0], sl[1])
     return ref
 

@@ -35,6 +35,7 @@ from ...sim.wpmath import (
     GEO_PLANE,
     GEO_SPHERE,
 )
+from ..items import item, item_set
 from ..lanes import launch_worlds
 from .pairs import PairTopology, decode_pair, local_pair, world_pairs
 
@@ -281,7 +282,7 @@ def segment_closest(p1: wp.vec3, q1: wp.vec3, p2: wp.vec3, q2: wp.vec3):
 def shape_pose(body: int, body_q: wp.array(dtype=wp.transform), x: wp.transform):
     """World pose of a shape with local pose x on body (-1: static, x is already in world)."""
     if body >= 0:
-        return body_q[body] * x
+        return item(body_q, body) * x
     return x
 
 
@@ -426,9 +427,9 @@ def narrow_args(model, contacts, body_q) -> NarrowArgs:
 @wp.func(inline=True)  # the tables by value: inlined into the per-world loop, they are not copied
 def _placed(shape: int, body: int, args: NarrowArgs) -> Convex:
     """Shape ``shape`` on body ``body`` (-1: static) at the launch's body poses."""
-    xf = shape_pose(body, args.body_q, args.shape_transform[shape])
-    kind = args.shape_type[shape]
-    source = args.shape_mesh[shape]
+    xf = shape_pose(body, args.body_q, item(args.shape_transform, shape))
+    kind = item(args.shape_type, shape)
+    source = item(args.shape_mesh, shape)
     if kind == HFIELD:
         source = args.fields.shape_field[shape]
     return shape_convex(kind, args.shape_scale[shape], xf, source, args.hulls)
@@ -438,7 +439,7 @@ def _placed(shape: int, body: int, args: NarrowArgs) -> Convex:
 def _centre(body: int, body_q: wp.array(dtype=wp.transform), x: wp.vec3):
     """World position of the point x of body ``body``'s frame (-1: static, x is in the world)."""
     if body >= 0:
-        return wp.transform_point(body_q[body], x)
+        return wp.transform_point(item(body_q, body), x)
     return x
 
 
@@ -446,7 +447,7 @@ def _centre(body: int, body_q: wp.array(dtype=wp.transform), x: wp.vec3):
 def _origin(body: int, body_q: wp.array(dtype=wp.transform)):
     """World position of body ``body``'s origin (-1: static, the world's)."""
     if body >= 0:
-        return wp.transform_get_translation(body_q[body])
+        return wp.transform_get_translation(item(body_q, body))
     return wp.vec3(0.0)
 
 
@@ -487,47 +488,50 @@ def world_pair_kernel(pair_fn, phase: int, name: str, module: str, far_fn=None):
         ca = wp.vec3(0.0)
         for lb in range(lane, args.topo.block_bundle_start[w + 1] - g0, lanes):
             tb = tb0 + lb
-            e0 = args.topo.bundle_start[tb]
-            e1 = args.topo.bundle_start[tb + 1]
-            kind = args.topo.bundle_class[tb]
+            e0 = item(args.topo.bundle_start, tb)
+            e1 = item(args.topo.bundle_start, tb + 1)
+            kind = item(args.topo.bundle_class, tb)
             if kind / 2 != phase:
                 continue
             g = g0 + lb
             if wp.static(phase != PHASE_FIELD) and kind % 2 == 0:  # bound-tested: not a plane's, not a field's
-                bodies = local_pair(args.topo.bundle_body[tb], at.body)
+                bodies = local_pair(item(args.topo.bundle_body, tb), at.body)
                 if bodies[0] < 0 or bodies[0] != centre_body:
-                    ca = _centre(bodies[0], args.body_q, args.bundle_centre_a[tb])
+                    ca = _centre(bodies[0], args.body_q, item(args.bundle_centre_a, tb))
                     centre_body = bodies[0]
                 # B's origin first (no rotation), its centre only where the origin is within reach
-                apart = _beyond(_origin(bodies[1], args.body_q) - ca, args.bundle_reach[tb])
+                apart = _beyond(_origin(bodies[1], args.body_q) - ca, item(args.bundle_reach, tb))
                 if not apart:
-                    apart = _beyond(
-                        _centre(bodies[1], args.body_q, args.bundle_centre_b[tb]) - ca, args.bundle_bound[tb]
-                    )
+                    cb = _centre(bodies[1], args.body_q, item(args.bundle_centre_b, tb))
+                    apart = _beyond(cb - ca, item(args.bundle_bound, tb))
                 if apart:
-                    if args.out.bundle_clear[g] == 0:  # near at the last collide: clear its slots once
+                    if item(args.out.bundle_clear, g) == 0:  # near at the last collide: clear its slots once
                         for e in range(e0, e1):
-                            sl = args.topo.slots[at.template_pair + args.topo.bundle_pairs[e]]
+                            sl = item(args.topo.slots, at.template_pair + item(args.topo.bundle_pairs, e))
                             for k in range(sl[1]):
-                                args.out.active[at.slot + sl[0] + k] = 0
-                                args.out.force[at.slot + sl[0] + k] = wp.vec3(0.0)
-                        args.out.bundle_clear[g] = 1
+                                item_set(args.out.active, at.slot + sl[0] + k, 0)
+                                item_set(args.out.force, at.slot + sl[0] + k, wp.vec3(0.0))
+                        item_set(args.out.bundle_clear, g, 1)
                     continue
-                args.out.bundle_clear[g] = 0
+                item_set(args.out.bundle_clear, g, 0)
             for e in range(e0, e1):
-                lp = args.topo.bundle_pairs[e]
+                lp = item(args.topo.bundle_pairs, e)
                 pair = decode_pair(args.topo, at, lp)
                 s = pair.shapes
                 for k in range(pair.slots[1]):
                     if wp.static(phase == PHASE_FIELD):  # a field pair's active slots are a prefix
-                        if args.out.active[pair.slots[0] + k] == 0:
+                        if item(args.out.active, pair.slots[0] + k) == 0:
                             break
-                    args.out.active[pair.slots[0] + k] = 0
-                    args.out.force[pair.slots[0] + k] = wp.vec3(0.0)
-                bound = args.topo.radius[at.template_pair + lp] + args.pair_margin[at.pair + lp]
-                if wp.static(phase != PHASE_FIELD) and args.shape_type[s[0]] != PLANE:
-                    pa = _centre(pair.bodies[0], args.body_q, wp.transform_get_translation(args.shape_transform[s[0]]))
-                    pb = _centre(pair.bodies[1], args.body_q, wp.transform_get_translation(args.shape_transform[s[1]]))
+                    item_set(args.out.active, pair.slots[0] + k, 0)
+                    item_set(args.out.force, pair.slots[0] + k, wp.vec3(0.0))
+                bound = item(args.topo.radius, at.template_pair + lp) + item(args.pair_margin, at.pair + lp)
+                if wp.static(phase != PHASE_FIELD) and item(args.shape_type, s[0]) != PLANE:
+                    pa = _centre(
+                        pair.bodies[0], args.body_q, wp.transform_get_translation(item(args.shape_transform, s[0]))
+                    )
+                    pb = _centre(
+                        pair.bodies[1], args.body_q, wp.transform_get_translation(item(args.shape_transform, s[1]))
+                    )
                     if _beyond(pb - pa, bound):
                         continue
                 if wp.static(phase == PHASE_FIELD):
