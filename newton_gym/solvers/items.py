@@ -114,3 +114,45 @@ def item(a: wp.array(dtype=wp.transform), i: int) -> wp.transform:  # noqa: F811
 def item_set(a: wp.array(dtype=wp.vec3), i: int, v: wp.vec3):  # noqa: F811
     """a[i] = v in a contiguous array (vec3)."""
     ...
+
+
+@wp.func_native(_READ)
+def item(a: wp.array(dtype=wp.spatial_vector), i: int) -> wp.spatial_vector:  # noqa: F811
+    """a[i] of a contiguous array (spatial_vector)."""
+    ...
+
+
+@wp.func_native(_WRITE)
+def item_set(a: wp.array(dtype=wp.spatial_vector), i: int, v: wp.spatial_vector):  # noqa: F811
+    """a[i] = v in a contiguous array (spatial_vector)."""
+    ...
+
+
+@wp.func_native(_READ)
+def item(a: wp.array(dtype=wp.mat33), i: int) -> wp.mat33:  # noqa: F811
+    """a[i] of a contiguous array (mat33)."""
+    ...
+
+
+@wp.func_native(_READ)
+def item(a: wp.array(dtype=wp.vec3d), i: int) -> wp.vec3d:  # noqa: F811
+    """a[i] of a contiguous array (vec3d)."""
+    ...
+
+
+@wp.func_native(_WRITE)
+def item_set(a: wp.array(dtype=wp.vec3d), i: int, v: wp.vec3d):  # noqa: F811
+    """a[i] = v in a contiguous array (vec3d)."""
+    ...
+
+
+@wp.func_native(_READ)
+def item(a: wp.array(dtype=wp.mat33d), i: int) -> wp.mat33d:  # noqa: F811
+    """a[i] of a contiguous array (mat33d)."""
+    ...
+
+
+@wp.func_native(_WRITE)
+def item_set(a: wp.array(dtype=wp.mat33d), i: int, v: wp.mat33d):  # noqa: F811
+    """a[i] = v in a contiguous array (mat33d)."""
+    ...

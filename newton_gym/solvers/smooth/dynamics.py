@@ -290,12 +290,12 @@ def crb_gather(j: int, args: CrbArgs):
     crb_m = args.crb_m_out
     crb_h = args.crb_h_out
     crb_i = args.crb_i_out
-    c = args.m.joint_child[j]
-    for k in range(args.m.body_child_start[c], args.m.body_child_start[c + 1]):
-        cc = args.m.joint_child[args.m.body_child_joint[k]]
-        crb_m[c] = crb_m[c] + crb_m[cc]
-        crb_h[c] = crb_h[c] + crb_h[cc]
-        crb_i[c] = crb_i[c] + crb_i[cc]
+    c = item(args.m.joint_child, j)
+    for k in range(item(args.m.body_child_start, c), item(args.m.body_child_start, c + 1)):
+        cc = item(args.m.joint_child, item(args.m.body_child_joint, k))
+        item_set(crb_m, c, item(crb_m, c) + item(crb_m, cc))
+        item_set(crb_h, c, item(crb_h, c) + item(crb_h, cc))
+        item_set(crb_i, c, item(crb_i, c) + item(crb_i, cc))
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
@@ -323,18 +323,19 @@ def mass_matrix_rows(first: int, end: int, step: int, args: CrbArgs):
     """Mass-matrix rows (see the loop body) of DOFs first, first + step, ... below end, with the armature of the
     fixed tendons on each DOF (MuJoCo's mj_tendonArmature: armature J^T J on M's ancestor entries)."""
     for i in range(first, end, step):
-        a = args.m.dof_art[i]
-        c = args.m.dof_body[i]
-        d0 = args.m.art_dof_start[a]
-        n = args.m.art_dof_start[a + 1] - d0
-        off = args.m.art_mat_start[a]
-        f = inertia_mul(args.crb_m_out[c], args.crb_h_out[c], args.crb_i_out[c], wp.spatial_vectord(args.cdof[i]))
+        a = item(args.m.dof_art, i)
+        c = item(args.m.dof_body, i)
+        d0 = item(args.m.art_dof_start, a)
+        n = item(args.m.art_dof_start, a + 1) - d0
+        off = item(args.m.art_mat_start, a)
+        s_i = wp.spatial_vectord(item(args.cdof, i))
+        f = inertia_mul(item(args.crb_m_out, c), item(args.crb_h_out, c), item(args.crb_i_out, c), s_i)
         tendons = tendon_armature_on(
             i, args.dof_ten_start, args.dof_ten_entry, args.ten_jac_tendon, args.tendon_armature
         )
         k = i
         while k >= 0:
-            val = wp.dot(wp.spatial_vectord(args.cdof[k]), f)
+            val = wp.dot(wp.spatial_vectord(item(args.cdof, k)), f)
             if tendons:
                 val += tendon_armature_pair(
                     i,
@@ -427,22 +428,22 @@ def rne_forward(j: int, a: int, args: RneArgs):
     """Acceleration (qdd = 0) and net force of joint j's child body (needs its parent's acceleration: root
     to leaves); gravity enters as a base acceleration -g (RBDA sec. 5.3)."""
     body_cacc = args.body_cacc_out
-    c = args.m.joint_child[j]
-    p = args.m.joint_parent[j]
+    c = item(args.m.joint_child, j)
+    p = item(args.m.joint_parent, j)
     acc = wp.spatial_vector(-args.gravity[args.m.art_world[a]], wp.vec3(0.0))
     if p >= 0:
-        if args.m.body_art[p] == a:
-            acc = body_cacc[p]
-    for d in range(args.m.joint_qd_start[j], _joint_dof_end(j, a, args.m)):
-        acc = acc + args.cdof_dot[d] * args.joint_qd[d]
-    body_cacc[c] = acc
-    m = args.m.body_mass[c]
-    h = args.body_h[c]
-    ri = args.body_rot_inertia[c]
-    v = args.body_cvel[c]
+        if item(args.m.body_art, p) == a:
+            acc = item(body_cacc, p)
+    for d in range(item(args.m.joint_qd_start, j), _joint_dof_end(j, a, args.m)):
+        acc = acc + item(args.cdof_dot, d) * args.joint_qd[d]
+    item_set(body_cacc, c, acc)
+    m = item(args.m.body_mass, c)
+    h = item(args.body_h, c)
+    ri = item(args.body_rot_inertia, c)
+    v = item(args.body_cvel, c)
     f = inertia_mul(m, h, ri, acc) + cross_force(v, inertia_mul(m, h, ri, v))
-    x_wc = args.body_q[c]
-    com = wp.transform_point(x_wc, args.m.body_com[c])
+    x_wc = item(args.body_q, c)
+    com = wp.transform_point(x_wc, item(args.m.body_com, c))
     jt = args.m.joint_type[j]
     if args.gyro_midpoint != 0 and (jt == JOINT_FREE or jt == JOINT_DISTANCE):
         rot = wp.transform_get_rotation(x_wc)
@@ -454,9 +455,9 @@ def rne_forward(j: int, a: int, args: RneArgs):
         f = f + wp.spatial_vector(wp.vec3(0.0), gyro_m - wp.cross(w, iw * w))
     fe = args.body_f[c]
     fl = wp.spatial_top(fe)
-    r = args.art_ref[a]
+    r = item(args.art_ref, a)
     f = f - wp.spatial_vector(fl, wp.spatial_bottom(fe) + wp.cross(com - r, fl))
-    args.body_cfrc_out[c] = f
+    item_set(args.body_cfrc_out, c, f)
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
@@ -464,12 +465,13 @@ def rne_backward(j: int, a: int, args: RneArgs):
     """Add the forces of the child bodies of joint j's child (complete: leaves first) into it, in
     descending joint order, and project the total on joint j's DOFs (their bias forces)."""
     cfrc = args.body_cfrc_out
-    c = args.m.joint_child[j]
-    for k in range(args.m.body_child_start[c], args.m.body_child_start[c + 1]):
-        cfrc[c] = cfrc[c] + cfrc[args.m.joint_child[args.m.body_child_joint[k]]]
-    fc = cfrc[c]
-    for d in range(args.m.joint_qd_start[j], _joint_dof_end(j, a, args.m)):
-        args.qfrc_bias_out[d] = wp.dot(args.cdof[d], fc)
+    c = item(args.m.joint_child, j)
+    for k in range(item(args.m.body_child_start, c), item(args.m.body_child_start, c + 1)):
+        cc = item(args.m.joint_child, item(args.m.body_child_joint, k))
+        item_set(cfrc, c, item(cfrc, c) + item(cfrc, cc))
+    fc = item(cfrc, c)
+    for d in range(item(args.m.joint_qd_start, j), _joint_dof_end(j, a, args.m)):
+        item_set(args.qfrc_bias_out, d, wp.dot(item(args.cdof, d), fc))
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
