@@ -124,7 +124,7 @@ def _smooth_kernel(
     for j in range(ranges.joint_start[b] + lane, ranges.joint_start[b + 1], lanes):
         a = crb.m.body_art[sub.m.joint_child[j]]
         if a >= 0:  # joints outside articulations are not stepped
-            rot, com = subspace_joint(j, a, sub)
+            rot, com = subspace_joint(j, a, sub, int(lanes == 1))  # one lane: joints in tree order
             crb_body_posed(j, a, rot, com, crb)
     sync_lanes(lanes)  # the bias forces read every body's twist and inertia about r
     t0 = ranges.tendon_start[b]

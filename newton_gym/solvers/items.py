@@ -156,3 +156,9 @@ def item(a: wp.array(dtype=wp.mat33d), i: int) -> wp.mat33d:  # noqa: F811
 def item_set(a: wp.array(dtype=wp.mat33d), i: int, v: wp.mat33d):  # noqa: F811
     """a[i] = v in a contiguous array (mat33d)."""
     ...
+
+
+@wp.func_native(_WRITE)
+def item_set(a: wp.array(dtype=wp.mat33), i: int, v: wp.mat33):  # noqa: F811
+    """a[i] = v in a contiguous array (mat33)."""
+    ...

@@ -78,26 +78,35 @@ def subspace_ref(a: int, args: SubspaceArgs):
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
-def subspace_joint(j: int, a: int, args: SubspaceArgs):
+def subspace_joint(j: int, a: int, args: SubspaceArgs, in_order: int):
     """Twist and inertia about r of joint j's child body, and the motion subspaces of j's DOFs (joint j of
     articulation a; needs :func:`subspace_ref` of a). Reads only forward-kinematics outputs, so the joints
-    of a world can be done in any order. Returns the child body's rotation matrix and world COM (for
+    of a world can be done in any order; ``in_order`` 1: this thread did the joints of a before j in tree
+    order, so the parent body's twist about r is already in ``body_cvel_out`` (else it is computed again,
+    by the same operations). Returns the child body's rotation matrix and world COM (for
     :func:`crb_body_posed`)."""
-    r = args.art_ref_out[a]
-    c = args.m.joint_child[j]
-    p = args.m.joint_parent[j]
-    x_wc = args.body_q[c]
+    r = item(args.art_ref_out, a)
+    c = item(args.m.joint_child, j)
+    p = item(args.m.joint_parent, j)
+    x_wc = item(args.body_q, c)
     rot = wp.quat_to_matrix(wp.transform_get_rotation(x_wc))
-    com = wp.transform_point(x_wc, args.m.body_com[c])
-    v_c = _twist_about(args.body_qd[c], com, r)
-    args.body_cvel_out[c] = v_c
-    m = args.m.body_mass[c]
-    args.body_h_out[c] = m * (com - r)
-    args.body_rot_inertia_out[c] = inertia_about(m, com - r, rot * args.m.body_inertia[c] * wp.transpose(rot))
+    com = wp.transform_point(x_wc, item(args.m.body_com, c))
+    v_c = _twist_about(item(args.body_qd, c), com, r)
+    item_set(args.body_cvel_out, c, v_c)
+    m = item(args.m.body_mass, c)
+    item_set(args.body_h_out, c, m * (com - r))
+    item_set(
+        args.body_rot_inertia_out, c, inertia_about(m, com - r, rot * item(args.m.body_inertia, c) * wp.transpose(rot))
+    )
     # The parent's twist about r, as its own subspace_joint computes it.
     v_p = wp.spatial_vector()
     if p >= 0:
-        v_p = _twist_about(args.body_qd[p], wp.transform_point(args.body_q[p], args.m.body_com[p]), r)
+        if in_order != 0 and item(args.m.body_art, p) == a:
+            v_p = item(args.body_cvel_out, p)
+        else:
+            v_p = _twist_about(
+                item(args.body_qd, p), wp.transform_point(item(args.body_q, p), item(args.m.body_com, p)), r
+            )
     x_wpj = _parent_pose(p, args.body_q) * args.m.joint_X_p[j]
     q_pj = wp.transform_get_rotation(x_wpj)
     x_wcj = x_wc * args.m.joint_X_c[j]
@@ -128,7 +137,7 @@ def subspace_articulation(a: int, args: SubspaceArgs):
     """Reference point, body twists and inertias about it, and motion subspaces of articulation a."""
     subspace_ref(a, args)
     for j in range(args.m.articulation_start[a], args.m.articulation_start[a + 1]):
-        subspace_joint(j, a, args)
+        subspace_joint(j, a, args, 1)
 
 
 @wp.kernel
