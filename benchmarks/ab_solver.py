@@ -33,6 +33,7 @@ import time
 import numpy as np
 import warp as wp
 from bench_solver import _mujoco_model, _settled_state, settle_time  # also puts tests/solvers on sys.path
+from bench_stages import actuator_tables
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _NAME = "newton_gym_base"
@@ -69,16 +70,7 @@ def _solver(package, model, act, n: int):
     """``package``'s SolverGeneralized on ``model`` (Newton, MuJoCo's iteration cap, one thread) with the
     actuators of ``act`` (mujoco_builder's) in each of the ``n`` worlds."""
     solvers = importlib.import_module(f"{package}.solvers")
-    dofs = model.joint_dof_count // n
-    offsets = np.repeat(np.arange(n) * dofs, len(act.dof))
-    actuators = solvers.Actuators(
-        np.tile(act.dof, n) + offsets,
-        np.tile(act.gear, n),
-        np.tile(act.ctrl_range, (n, 1)),
-        np.tile(act.force_range, (n, 1)),
-        np.tile(act.gain, n),
-        np.tile(act.bias, (n, 1)),
-    )
+    actuators = solvers.Actuators(*actuator_tables(act, n, model.joint_dof_count // n))
     return solvers.SolverGeneralized(model, iterations=100, actuators=actuators, solver="newton", threads=1)
 
 

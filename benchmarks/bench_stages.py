@@ -191,15 +191,7 @@ def _solver(m, d0, n: int):
     scene = ng.ModelBuilder(gravity=float(m.opt.gravity[2]))
     scene.replicate(world, world_count=n)
     model = scene.finalize("cpu")
-    offsets = np.repeat(np.arange(n) * world.joint_dof_count, len(act.dof))
-    actuators = Actuators(
-        np.tile(act.dof, n) + offsets,
-        np.tile(act.gear, n),
-        np.tile(act.ctrl_range, (n, 1)),
-        np.tile(act.force_range, (n, 1)),
-        np.tile(act.gain, n),
-        np.tile(act.bias, (n, 1)),
-    )
+    actuators = Actuators(*actuator_tables(act, n, world.joint_dof_count))
     solver = SolverGeneralized(model, iterations=100, actuators=actuators, solver="newton", threads=1)
     state = model.state()
     q = mujoco_qpos_to_joint_q(m, d0.qpos)
@@ -210,6 +202,20 @@ def _solver(m, d0, n: int):
     ctrl = _base_ctrl(m) + np.random.default_rng(0).uniform(-0.1, 0.1, (n, m.nu))
     solver.ctrl.assign(ctrl.reshape(-1).astype(np.float32))
     return solver, state, ctrl
+
+
+def actuator_tables(act, n: int, dofs: int) -> tuple:
+    """The arrays of an ``Actuators`` (DOF, gear, ctrl range, force range, gain, bias) of mujoco_builder's one-
+    world actuators ``act`` in each of ``n`` worlds of ``dofs`` DOFs."""
+    offsets = np.repeat(np.arange(n) * dofs, len(act.dof))
+    return (
+        np.tile(act.dof, n) + offsets,
+        np.tile(act.gear, n),
+        np.tile(act.ctrl_range, (n, 1)),
+        np.tile(act.force_range, (n, 1)),
+        np.tile(act.gain, n),
+        np.tile(act.bias, (n, 1)),
+    )
 
 
 def _graph(launch) -> wp.Graph:
