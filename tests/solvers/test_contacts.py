@@ -2,9 +2,11 @@
 
 import numpy as np
 import pytest
+import warp as wp
 from solver_helpers import run
 
 import newton_gym as ng
+from newton_gym.errors import SolverError
 from newton_gym.sim.hostmath import quat_from_axis_angle, quat_rotate
 from newton_gym.solvers import SolverGeneralized
 
@@ -169,6 +171,10 @@ def test_bundles_skip_only_pairs_that_cannot_touch():
             assert c.active.numpy()[c.pair_slot_start_host[p]] == int(touching), (x, world[p])
             seen.add((int(world[p]), bool(touching)))
     assert seen == {(0, True), (0, False), (1, True), (1, False)}
+    # the kernels read body_q element by element: a strided view is refused, naming the argument
+    doubled = wp.zeros(2 * model.body_count, dtype=wp.transform, device="cpu")
+    with pytest.raises(SolverError, match="body_q must be a contiguous array"):
+        collide(model, c, doubled[::2])
 
 
 def test_slot_forces_are_zero_exactly_where_slots_are_inactive():

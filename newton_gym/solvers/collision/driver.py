@@ -559,6 +559,8 @@ def collide(model, contacts: Contacts, body_q, worlds=None, block_dim: int = 1, 
         worlds = (0, blocks)
     if worlds[0] < 0 or worlds[1] < 0 or worlds[0] + worlds[1] > blocks:
         raise SolverError(f"collide: worlds {tuple(worlds)} (first, count) outside the model's {blocks} world(s)")
+    if not body_q.is_contiguous:  # the kernels read it by element (..items.item), not by Warp's strides
+        raise SolverError(f"collide: body_q must be a contiguous array, got strides {body_q.strides}")
     if worlds[1] == 0 or contacts.pair_count == 0:
         return
     args = _narrow_args(model, contacts, body_q)
