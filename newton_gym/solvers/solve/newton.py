@@ -126,12 +126,7 @@ def _jar_at_zero(b: WorldBlock, rd: RowData):
 @wp.func(inline=True)
 def _cost(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     """Cost at u; also refreshes jar of every row (lanes over rows, then a barrier)."""
-    for c in range(b.lane, b.k, b.lanes):
-        item_set(
-            rd.jar,
-            b.r0 + c,
-            item(rd.bias, b.r0 + c) + _dot_row(b.yoff + c * b.wn, item(rd.ynz_count, b.r0 + c), rd, u, b.wd0),
-        )
+    _row_dots(b, rd, u, 1, rd.jar)
     sync_lanes(b.lanes)
     return _cost_at_jar(b, rd, u)
 
@@ -272,6 +267,50 @@ def _quad_y(rd: RowData, row: int, wn: int, a: int):
 def _quad_zone(rd: RowData, r: int, k: int):
     """Entry k of ``zone`` (0: force, 1: D) of the four edge rows from compact row r."""
     return wp.vec4(rd.zone[r][k], rd.zone[r + 1][k], rd.zone[r + 2][k], rd.zone[r + 3][k])
+
+
+@wp.func(inline=True)
+def _quad_dot(row: int, count: int, wn: int, rd: RowData, x: wp.array(dtype=float), xoff: int):
+    """(Y_e . x) of the four edge rows whose Y starts at ``row`` over their shared non-zero columns
+    (:func:`_quad`): each edge's products summed in :func:`_dot_row`'s order (bitwise its sums), with one
+    read of each column index and of x."""
+    s = wp.vec4(0.0)
+    for t in range(count):
+        a = int(item(rd.ynz, row + t))
+        s = s + _quad_y(rd, row, wn, a) * item(x, xoff + a)
+    return s
+
+
+@wp.func(inline=True)
+def _row_dots(b: WorldBlock, rd: RowData, x: wp.array(dtype=float), with_bias: int, out: wp.array(dtype=float)):
+    """out[r0 + c] = Y_c . x of every active row c, plus its bias where ``with_bias`` (jar at x). One lane
+    takes a pyramidal contact's four edges together where they share their columns (:func:`_quad_dot`);
+    several lanes take rows in turn. Either gives bitwise the same values."""
+    if b.lanes == 1:
+        c = int(0)
+        while c < b.k:
+            r = b.r0 + c
+            row = b.yoff + c * b.wn
+            if _quad(c, b, rd):
+                s = _quad_dot(row, item(rd.ynz_count, r), b.wn, rd, x, b.wd0)
+                for e in range(4):
+                    v = s[e]
+                    if with_bias != 0:
+                        v = item(rd.bias, r + e) + v
+                    item_set(out, r + e, v)
+                c += 4
+            else:
+                v = _dot_row(row, item(rd.ynz_count, r), rd, x, b.wd0)
+                if with_bias != 0:
+                    v = item(rd.bias, r) + v
+                item_set(out, r, v)
+                c += 1
+    else:
+        for c in range(b.lane, b.k, b.lanes):
+            v = _dot_row(b.yoff + c * b.wn, item(rd.ynz_count, b.r0 + c), rd, x, b.wd0)
+            if with_bias != 0:
+                v = item(rd.bias, b.r0 + c) + v
+            item_set(out, b.r0 + c, v)
 
 
 @wp.func(inline=True)
@@ -489,8 +528,7 @@ def _line_search(b: WorldBlock, rm: RowModel, rd: RowData, u: wp.array(dtype=flo
     for a in range(b.wn):
         up += item(u, b.wd0 + a) * item(rd.search, b.wd0 + a)
         pp += item(rd.search, b.wd0 + a) * item(rd.search, b.wd0 + a)
-    for c in range(b.lane, b.k, b.lanes):
-        item_set(rd.jv, b.r0 + c, _dot_row(b.yoff + c * b.wn, item(rd.ynz_count, b.r0 + c), rd, rd.search, b.wd0))
+    _row_dots(b, rd, rd.search, 0, rd.jv)
     sync_lanes(b.lanes)
     s = _slope(0.0, up, pp, b, rd)
     if s[0] >= 0.0:
