@@ -17,6 +17,12 @@ from binutils).
 
     python benchmarks/profile_cpu.py --robot go1 --graph step
     python benchmarks/profile_cpu.py --robot humanoid --graph factor --module smooth.dynamics
+
+``--env TASK`` profiles the solver of ``gym.make_vec("Newton/TASK-v0")`` instead (``--worlds`` worlds, one
+solver thread, the state after 60 env steps of random actions in the action space), e.g. ``--env Go1-Rough``
+for the heightfield terrain's collision and rows.
+
+    python benchmarks/profile_cpu.py --env Go1-Rough --graph collide --worlds 256
 """
 
 from __future__ import annotations
@@ -158,9 +164,30 @@ def _attribute(data: str, regions: list, focus: str | None, top: int):
         print(f"  {100 * n / total:5.1f}%  {key[:160]}")
 
 
+def _env_solver(task: str, worlds: int):
+    """The solver, state and solver step [s] of ``Newton/<task>-v0`` with ``worlds`` worlds on one solver
+    thread, after 60 env steps of uniform random actions (seeded)."""
+    import gymnasium as gym
+    import numpy as np
+    import torch
+
+    import newton_gym  # noqa: F401  (registers the tasks)
+
+    env = gym.make_vec(f"Newton/{task}-v0", num_envs=worlds, sim={"threads": 1})
+    env.reset(seed=0)
+    space = env.single_action_space
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        action = rng.uniform(space.low, space.high, (worlds,) + space.shape).astype(np.float32)
+        env.step(torch.as_tensor(action))
+    sim = env.unwrapped.sim
+    return sim.solver, sim.state, float(sim.cfg.sim_dt)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--robot", default="go1", help="a bench_solver robot: ant, humanoid, go1, g1")
+    p.add_argument("--env", default=None, help="a Newton task (Go1-Rough, ...): profile its env's solver instead")
     p.add_argument("--graph", default="step", help="step, or one of bench_stages' graphs (solve, rows, factor, ...)")
     p.add_argument("--worlds", type=int, default=64)
     p.add_argument("--seconds", type=float, default=10.0)
@@ -177,16 +204,22 @@ def main():
     import bench_stages as bs
     from bench_solver import _mujoco_model, _settled_state, settle_time
 
-    m = _mujoco_model(a.robot)
-    solver, state, _ctrl = bs._solver(m, _settled_state(m, settle_time(a.robot, None)), a.worlds)
-    graphs = bs._stage_graphs(solver, state, float(m.opt.timestep))
+    if a.env is None:
+        m = _mujoco_model(a.robot)
+        solver, state, _ctrl = bs._solver(m, _settled_state(m, settle_time(a.robot, None)), a.worlds)
+        graphs = bs._stage_graphs(solver, state, float(m.opt.timestep))
+        label = a.robot
+    else:
+        solver, state, dt = _env_solver(a.env, a.worlds)
+        graphs = bs._stage_graphs(solver, state, dt)
+        label = a.env
     for _ in range(101):  # as bench_stages times them: after a hundred steps
         for name in bs._STEP:
             bs._replay(graphs, name)
     wp.synchronize()
     names = bs._STEP if a.graph == "step" else (a.graph,)
     regions = _module_regions(a.cache)
-    data = os.path.join(a.cache, f"perf_{a.robot}_{a.graph}.data")
+    data = os.path.join(a.cache, f"perf_{label}_{a.graph}.data")
     perf = subprocess.Popen(
         ["perf", "record", "-F", "4000", "-p", str(os.getpid()), "-o", data],
         stdout=subprocess.DEVNULL,
@@ -202,7 +235,7 @@ def main():
     elapsed = time.perf_counter() - start
     perf.send_signal(signal.SIGINT)
     perf.wait()
-    print(f"{a.robot}, {a.graph}: {1e6 * elapsed / (loops * a.worlds):.2f} us per world (line-table build)")
+    print(f"{label}, {a.graph}: {1e6 * elapsed / (loops * a.worlds):.2f} us per world (line-table build)")
     _attribute(data, regions, a.module, a.top)
 
 
