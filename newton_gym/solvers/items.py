@@ -99,6 +99,18 @@ def item(a: wp.array(dtype=wp.vec3), i: int) -> wp.vec3:  # noqa: F811
 
 
 @wp.func_native(_READ)
+def item(a: wp.array(dtype=wp.vec2), i: int) -> wp.vec2:  # noqa: F811
+    """a[i] of a contiguous array (vec2)."""
+    ...
+
+
+@wp.func_native(_WRITE)
+def item_set(a: wp.array(dtype=wp.vec2), i: int, v: wp.vec2):  # noqa: F811
+    """a[i] = v in a contiguous array (vec2)."""
+    ...
+
+
+@wp.func_native(_READ)
 def item(a: wp.array(dtype=wp.vec2i), i: int) -> wp.vec2i:  # noqa: F811
     """a[i] of a contiguous array (vec2i)."""
     ...

@@ -165,10 +165,10 @@ def _zones(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
         if (item(rd.cone, b.r0 + c) & CONE) != 0:
             _cost_c, f, _h = cone_at(c, b, rd, triple(rd.jar, b.r0 + c))
             for e in range(3):
-                rd.zone[b.r0 + c + e] = wp.vec2(f[e], 0.0)
+                item_set(rd.zone, b.r0 + c + e, wp.vec2(f[e], 0.0))
         elif not _is_tangent(c, b.r0, rd):
             zone = row_at(c, b, rd, item(rd.jar, b.r0 + c))
-            rd.zone[b.r0 + c] = wp.vec2(zone[1], zone[2])
+            item_set(rd.zone, b.r0 + c, wp.vec2(zone[1], zone[2]))
     for a in range(b.lane, b.wn, b.lanes):
         item_set(rd.grad, b.wd0 + a, u[b.wd0 + a])
     sync_lanes(b.lanes)
@@ -181,7 +181,7 @@ def _cone_gradient(c: int, b: WorldBlock, rd: RowData):
     wn = b.wn
     row = b.yoff + c * wn
     for e in range(3):
-        fe = rd.zone[b.r0 + c + e][0]
+        fe = item(rd.zone, b.r0 + c + e)[0]
         if fe != 0.0:
             re = row + e * wn
             for t in range(item(rd.ynz_count, b.r0 + c + e)):
@@ -216,7 +216,7 @@ def _row_gradient(c: int, b: WorldBlock, rd: RowData):
     """Gradient terms of compact row c (not in a cone), into this lane's DOFs: -f Y_c over the row's non-zero
     columns."""
     row = b.yoff + c * b.wn
-    fd = rd.zone[b.r0 + c]
+    fd = item(rd.zone, b.r0 + c)
     count = item(rd.ynz_count, b.r0 + c)
     if fd[0] != 0.0:
         for t in range(count):
@@ -231,7 +231,7 @@ def _row_hessian(c: int, b: WorldBlock, rd: RowData):
     """Hessian terms of compact row c (not in a cone), into this lane's rows of H: D Y_c Y_c^T over the
     row's non-zero columns, lower triangle (ynz ascends: b <= a)."""
     row = b.yoff + c * b.wn
-    fd = rd.zone[b.r0 + c]
+    fd = item(rd.zone, b.r0 + c)
     count = item(rd.ynz_count, b.r0 + c)
     if fd[1] > 0.0:
         for t in range(count):
@@ -266,7 +266,7 @@ def _quad_y(rd: RowData, row: int, wn: int, a: int):
 @wp.func(inline=True)
 def _quad_zone(rd: RowData, r: int, k: int):
     """Entry k of ``zone`` (0: force, 1: D) of the four edge rows from compact row r."""
-    return wp.vec4(rd.zone[r][k], rd.zone[r + 1][k], rd.zone[r + 2][k], rd.zone[r + 3][k])
+    return wp.vec4(item(rd.zone, r)[k], item(rd.zone, r + 1)[k], item(rd.zone, r + 2)[k], item(rd.zone, r + 3)[k])
 
 
 @wp.func(inline=True)
@@ -403,13 +403,13 @@ def _hessian(b: WorldBlock, rd: RowData):
     with jar): H would be the same, bit for bit, and ``hess`` still holds its factor (every lane alike)."""
     same = int(1)
     for c in range(b.k):
-        if (item(rd.cone, b.r0 + c) & CONE) != 0 or rd.zone[b.r0 + c][1] != item(rd.inv, b.r0 + c):
+        if (item(rd.cone, b.r0 + c) & CONE) != 0 or item(rd.zone, b.r0 + c)[1] != item(rd.inv, b.r0 + c):
             same = 0
     if same != 0:
         return 0
     sync_lanes(b.lanes)  # every lane has compared before the D are kept
     for c in range(b.lane, b.k, b.lanes):
-        item_set(rd.inv, b.r0 + c, rd.zone[b.r0 + c][1])
+        item_set(rd.inv, b.r0 + c, item(rd.zone, b.r0 + c)[1])
     for a in range(b.lane, b.wn, b.lanes):
         ha = b.hoff + a * b.wn
         for bb in range(a):
@@ -505,13 +505,13 @@ def _update_factor(b: WorldBlock, rm: RowModel, rd: RowData):
             group = 4
         for e in range(group):
             r = b.r0 + c + e
-            delta = rd.zone[r][1] - item(rd.inv, r)
+            delta = item(rd.zone, r)[1] - item(rd.inv, r)
             if ok != 0 and delta != 0.0 and (item(rd.cone, r) & Y_CROSS) == 0:
                 ok = _rank_one(c, c + e, delta, b, rm, rd)
         c += group
     if ok != 0:
         for cc in range(b.lane, b.k, b.lanes):
-            item_set(rd.inv, b.r0 + cc, rd.zone[b.r0 + cc][1])
+            item_set(rd.inv, b.r0 + cc, item(rd.zone, b.r0 + cc)[1])
     sync_lanes(b.lanes)
     return ok
 

@@ -128,7 +128,7 @@ def _dot64(row: int, count: int, rd: RowData, x: wp.array(dtype=float), xoff: in
 @wp.func(inline=True)
 def _crossing(r: int, rd: RowData):
     """Whether compact row r is a row across branches (``Y_CROSS``) with a Hessian term (D > 0)."""
-    return (item(rd.cone, r) & Y_CROSS) != 0 and rd.zone[r][1] > 0.0
+    return (item(rd.cone, r) & Y_CROSS) != 0 and item(rd.zone, r)[1] > 0.0
 
 
 @wp.func
@@ -177,7 +177,7 @@ def cross_direction(b: WorldBlock, rm: RowModel, rd: RowData):
                 rd.ydense64[wb + i] = _dot64(row, count, rd, rd.search, b.wd0)
                 for j in range(i + 1):
                     rd.ydense64[cb + i * m + j] = _dot64(row, count, rd, rd.ydense, zbase + j * b.wn)
-                rd.ydense64[cb + i * m + i] += wp.float64(1.0) / wp.float64(rd.zone[r][1])
+                rd.ydense64[cb + i * m + i] += wp.float64(1.0) / wp.float64(item(rd.zone, r)[1])
                 i += 1
     sync_lanes(b.lanes)  # C and the right side are whole
     dense_cholesky(rd.ydense64, cb, m, b.lane, b.lanes)  # C = G G^T in place
