@@ -163,6 +163,47 @@ def test_noisy_state_is_bitwise_the_torch_noise_of_the_masked_worlds(qvel_normal
         layout.set_noisy_state(init_q.expand(5, -1), init_v, s, qvel_normal, rng, (5, 6), mask)
 
 
+def test_replayed_layout_launches_equal_eager_ones():
+    """On the CPU the layout records its qpos / qvel read, its root-frame read and its noisy reset write once
+    and replays them: each gives bitwise what its eager launch gives, as the state moves and the masks,
+    counters and seeds change, and every read returns tensors of its own (a later read leaves them)."""
+    from newton_gym.envs.world_rng import WorldRng
+
+    env = gym.make_vec("Newton/Ant-v0", num_envs=4)
+    env.reset(seed=0)
+    layout, sim = env.task.layout, env.sim
+    g = torch.Generator().manual_seed(0)
+    kept = None
+    for _ in range(6):
+        env.step(2 * torch.rand(4, 8, generator=g) - 1)
+        qpos, qvel = layout._read()
+        eager = torch.empty_like(qpos), torch.empty_like(qvel)
+        layout._launch_read(*eager)
+        assert torch.equal(qpos, eager[0]) and torch.equal(qvel, eager[1])
+        frame = layout._root_frame()
+        eager_frame = torch.empty_like(frame)
+        layout._launch_root_frame(eager_frame)
+        assert torch.equal(frame, eager_frame)
+        if kept is None:
+            kept = (qpos, qpos.clone())
+    assert torch.equal(kept[0], kept[1])  # the first read's tensor, after five more reads
+    assert len(layout._graphs) >= 2
+    for seed, mask in ((11, [True, False, True, True]), (11, [False, True, False, True]), (12, [True] * 4)):
+        mask = torch.tensor(mask)
+        rng = WorldRng(seed, 4, "cpu")
+        rng.counter.copy_(torch.tensor([0, 3, 1, 7]) + seed)
+        init_q, init_v = env.task.init_qpos, env.task.init_qvel
+        u = rng.uniform(5, layout.nq, mask)
+        n = rng.normal(6, layout.nv, mask)
+        before = sim.views.joint_q.clone()
+        layout.set_noisy_state(init_q, init_v, 0.3, True, rng, (5, 6), mask)
+        got = sim.views.joint_q.clone(), sim.views.joint_qd.clone()
+        layout.set_state(init_q + (u * 2.0 - 1.0) * 0.3, init_v + n * 0.3, mask)
+        assert torch.equal(got[0][mask].view(torch.int32), sim.views.joint_q[mask].view(torch.int32))
+        assert torch.equal(got[1][mask].view(torch.int32), sim.views.joint_qd[mask].view(torch.int32))
+        assert torch.equal(got[0][~mask], before[~mask])
+
+
 def test_captured_resets_equal_eager_ones():
     """The Simulation's reset and refresh graphs (replayed with sim capture on) give bitwise the states,
     observations and rewards of the eager launches (capture off), resets in mid-run included."""
