@@ -14,7 +14,11 @@ Physics on the same states (needs ``mujoco``): after the rates, each env's physi
 and MuJoCo C steps the same states (qpos, qvel, ctrl of every world, one ``MjData`` after another, the same
 number of steps) on the same MJCF: the shipped Go1 for flat, the same file with the terrain's heightfield
 (``newton_gym.train.velocity_eval``'s sim2sim model) for rough, at the env's dt, integrator, cone and
-iterations. Its rough / flat time ratio is what the rough physics costs MuJoCo C itself.
+iterations. Its rough / flat time ratio is what the rough physics costs MuJoCo C itself. Then, by stage (per
+substep per world): ours from bench_stages' per-launch graphs replayed on each env's solver and state (smooth
+pass, collision, constraint + solve, integrate with the step's outputs: ``bench_stages._time_step``), MuJoCo's
+from its own stage timers over the same runs (smooth: kinematics + inertia + velocity + actuation; collision;
+constraint: make + project + solve; advance), so the table says which stage the rough ground makes dearer.
 
     python benchmarks/bench_rough.py [--worlds 256] [--repeats 5] [--steps 50] [--physics-steps 20]
                                      [--build-worlds 4096]
@@ -32,6 +36,7 @@ import time
 # spinning on the cores the solver's threads step on (newton_gym.openmp_wait).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+import bench_stages
 import gymnasium as gym
 import numpy as np
 import torch
@@ -116,16 +121,24 @@ def _physics(env, steps):
     m = _env_mujoco_model(env)
     d = mujoco.MjData(m)
     seconds, rows = 0.0, 0
-    for i in range(len(qpos)):
-        d.qpos[:], d.qvel[:], d.ctrl[:] = qpos[i], qvel[i], ctrl[i]
-        d.qacc_warmstart[:] = 0.0
-        mujoco.mj_forward(m, d)
-        start = time.perf_counter()
-        for _ in range(substeps):
-            mujoco.mj_step(m, d)
-        seconds += time.perf_counter() - start
-        rows += d.nefc
+    timers = dict.fromkeys(_MJ_TIMERS, 0.0)
+    with bench_stages._mujoco_clock(m):
+        for i in range(len(qpos)):
+            d.qpos[:], d.qvel[:], d.ctrl[:] = qpos[i], qvel[i], ctrl[i]
+            d.qacc_warmstart[:] = 0.0
+            mujoco.mj_forward(m, d)
+            for t in d.timer:
+                t.duration, t.number = 0.0, 0
+            start = time.perf_counter()
+            for _ in range(substeps):
+                mujoco.mj_step(m, d)
+            seconds += time.perf_counter() - start
+            rows += d.nefc
+            for name in timers:
+                timers[name] += d.timer[getattr(mujoco.mjtTimer, f"mjTIMER_{name}")].duration
     theirs = {"us": 1e6 * seconds / (len(qpos) * substeps), "rows": rows / len(qpos)}
+    scale = 1e6 / (len(qpos) * substeps)
+    theirs["stages"] = {stage: scale * sum(timers[t] for t in names) for stage, (_, names) in _STAGES.items()}
     solver = sim.solver
     sim.step()
     wp.synchronize()
@@ -137,7 +150,20 @@ def _physics(env, steps):
         seconds += time.perf_counter() - start
         rows += int(solver.world_solver.rd.nactive.numpy().sum())
     ours = {"us": 1e6 * seconds / (len(qpos) * substeps), "rows": rows / (steps * len(qpos))}
+    graphs = bench_stages._stage_graphs(solver, sim.state, sim.cfg.sim_dt)
+    launches, _stats = bench_stages._time_step(graphs, solver, substeps)
+    ours["stages"] = {stage: sum(launches[k] for k in keys) for stage, (keys, _) in _STAGES.items()}
     return ours, theirs
+
+
+# stage: (our launches in bench_stages' graphs, MuJoCo's timers)
+_STAGES = {
+    "smooth pass": (("smooth",), ("POS_KINEMATICS", "POS_INERTIA", "VELOCITY", "ACTUATION")),
+    "collision": (("collide",), ("POS_COLLISION",)),
+    "constraint + solve": (("solve",), ("POS_MAKE", "POS_PROJECT", "CONSTRAINT")),
+    "integrate (+ outputs: ours)": (("finish",), ("ADVANCE",)),
+}
+_MJ_TIMERS = tuple(sorted({t for _, names in _STAGES.values() for t in names}))
 
 
 def _construction(n):
@@ -202,6 +228,12 @@ def main():
             f"physics speed rough / flat: ours {flat[0]['us'] / rough[0]['us']:.2f}, "
             f"MuJoCo C {flat[1]['us'] / rough[1]['us']:.2f}"
         )
+        print("by stage, us per substep per world (ours: each launch replayed alone, bench_stages' graphs):")
+        print("| stage | flat ours | flat MuJoCo C | rough ours | rough MuJoCo C | rough ours / MuJoCo |")
+        print("|---|---|---|---|---|---|")
+        for stage in _STAGES:
+            (fo, fm), (ro, rm) = ((side["stages"][stage] for side in physics[g]) for g in ("Flat", "Rough"))
+            print(f"| {stage} | {fo:.2f} | {fm:.2f} | {ro:.2f} | {rm:.2f} | {ro / rm:.2f} |")
     field = envs["Rough"][0].sim.model.heightfields[0]
     points = field.nrow * field.ncol
     print(
