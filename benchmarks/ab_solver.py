@@ -15,7 +15,13 @@ them). The model, settled state and controls are bench_stages' (the MJCF compile
 Newton, its dt; ``--worlds`` copies, each under its own random controls). After the timing the two final
 joint states are compared: bitwise equal, or the largest difference.
 
-    python benchmarks/ab_solver.py --base HEAD~1 [--robots go1 ant] [--worlds 64] [--steps 50] [--repeats 21]
+``--envs Go1-Rough`` times a task's scene as well (after the robots; ``--robots`` may be empty): both solvers,
+built with the env's solver settings and actuators, step its model from its state after 60 env steps of random
+actions, under the controls of the last one (the heightfield terrain, where bench_stages' robots stand on a
+plane).
+
+    python benchmarks/ab_solver.py --base HEAD~1 [--robots go1 ant] [--envs Go1-Rough] [--worlds 64] [--steps 50]
+                                   [--repeats 21]
 """
 
 from __future__ import annotations
@@ -104,6 +110,12 @@ def _robot(robot: str, n: int, steps: int, repeats: int):
         state.joint_qd.assign(qd0)
         solver.capture(state, state, None, dt, steps=steps)
         sides[package] = (solver, state)
+    return _time_sides(sides, q0, qd0, n, steps, repeats)
+
+
+def _time_sides(sides: dict, q0, qd0, n: int, steps: int, repeats: int):
+    """Time each side's captured steps from (q0, qd0) in turn: (base us per world-step, ours, median per-repeat
+    ratio base / ours, final states' comparison)."""
     times = {package: [] for package in sides}
     order = list(sides.items())
     for r in range(repeats):
@@ -122,10 +134,51 @@ def _robot(robot: str, n: int, steps: int, repeats: int):
     return statistics.median(base), statistics.median(ours), ratio, same
 
 
+def _env(task: str, n: int, steps: int, repeats: int):
+    """:func:`_robot` on the scene of ``gym.make_vec("Newton/<task>-v0")`` (``n`` worlds, one solver thread): both
+    revisions' solvers, with the env's solver settings and actuators, step its model from its state after 60
+    env steps of uniform random actions (seeded), under the controls of the last one."""
+    import gymnasium as gym
+    import torch
+
+    import newton_gym  # noqa: F401  (registers the tasks)
+
+    env = gym.make_vec(f"Newton/{task}-v0", num_envs=n, sim={"threads": 1})
+    env.reset(seed=0)
+    space = env.single_action_space
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        env.step(torch.as_tensor(rng.uniform(space.low, space.high, (n,) + space.shape).astype(np.float32)))
+    sim, cfg = env.unwrapped.sim, env.unwrapped.cfg.sim
+    model, records = sim.model, env.unwrapped.task.actuators
+    q0, qd0 = sim.state.joint_q.numpy().copy(), sim.state.joint_qd.numpy().copy()
+    ctrl = sim.solver.ctrl.numpy().copy()
+    sides = {}
+    for package in (_NAME, "newton_gym"):
+        solvers = importlib.import_module(f"{package}.solvers")
+        actuators = solvers.Actuators.from_records(records, n, sim.dofs_per_world, model.tendon_count // max(n, 1))
+        solver = solvers.SolverGeneralized(
+            model,
+            iterations=cfg.iterations,
+            solver=cfg.solver,
+            actuators=actuators,
+            threads=1,
+            row_budget=cfg.row_budget or None,
+        )
+        solver.ctrl.assign(ctrl)
+        state = model.state()
+        state.joint_q.assign(q0)
+        state.joint_qd.assign(qd0)
+        solver.capture(state, state, sim.control, cfg.sim_dt, steps=steps)
+        sides[package] = (solver, state)
+    return _time_sides(sides, q0, qd0, n, steps, repeats)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--base", required=True, help="git revision of the solver to compare with (e.g. HEAD, main~3)")
-    p.add_argument("--robots", nargs="+", default=["ant", "humanoid", "go1", "g1"])
+    p.add_argument("--robots", nargs="*", default=["ant", "humanoid", "go1", "g1"])
+    p.add_argument("--envs", nargs="*", default=[], help="Newton tasks (Go1-Rough, ...) timed after the robots")
     p.add_argument("--worlds", type=int, default=64)
     p.add_argument("--steps", type=int, default=50, help="physics steps per timed replay")
     p.add_argument("--repeats", type=int, default=21)
@@ -143,6 +196,9 @@ def main():
     for robot in a.robots:
         base, ours, ratio, same = _robot(robot, a.worlds, a.steps, a.repeats)
         print(f"| {robot} | {base:.2f} | {ours:.2f} | {ratio:.3f} | {same} |")
+    for task in a.envs:
+        base, ours, ratio, same = _env(task, a.worlds, a.steps, a.repeats)
+        print(f"| {task} env | {base:.2f} | {ours:.2f} | {ratio:.3f} | {same} |")
 
 
 if __name__ == "__main__":
