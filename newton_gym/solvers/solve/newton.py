@@ -85,8 +85,10 @@ def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
     js1 = jac_side(arts, 1, blk, rm)
     dense = rm.noslip_iterations > 0 or rm.cone_rows != 4  # whole rows are read
     if dense and js0[2] + js1[2] < wn:
-        for a in range(wn):
+        a = int(0)
+        while a < wn:
             item_set(rd.ydense, row + a, 0.0)
+            a += 1
     first = int(0)
     if js1[2] > 0 and (js0[2] == 0 or js1[1] < js0[1]):
         first = 1
@@ -97,12 +99,15 @@ def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
         if side == 1:
             js = js1
         col = js[1] - b.wd0
-        for kk in range(js[2]):
+        kk = int(0)
+        kk_end = js[2]
+        while kk < kk_end:
             y = item(rd.minv_jac, js[0] + kk)
             item_set(rd.ydense, row + col + kk, y)
             if y != 0.0:
                 item_set(rd.ynz, row + count, wp.int16(col + kk))
                 count += 1
+            kk += 1
     item_set(rd.ynz_count, b.r0 + c, count)
 
 
@@ -110,17 +115,21 @@ def gather_row(c: int, blk: int, b: WorldBlock, rm: RowModel, rd: RowData):
 def _dot_row(row: int, count: int, rd: RowData, x: wp.array(dtype=float), xoff: int):
     """Y_c . x over the row's non-zero columns."""
     s = float(0.0)
-    for t in range(count):
+    t = int(0)
+    while t < count:
         a = int(item(rd.ynz, row + t))
         s += item(rd.ydense, row + a) * item(x, xoff + a)
+        t += 1
     return s
 
 
 @wp.func(inline=True)
 def _jar_at_zero(b: WorldBlock, rd: RowData):
     """jar of every row at u = 0: its bias (lanes over rows)."""
-    for c in range(b.lane, b.k, b.lanes):
+    c = int(b.lane)
+    while c < b.k:
         item_set(rd.jar, b.r0 + c, item(rd.bias, b.r0 + c))
+        c += b.lanes
 
 
 @wp.func(inline=True)
@@ -135,8 +144,10 @@ def _cost(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
 def _cost_at_jar(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     """Cost at u with jar already current (every lane sums it, in the same order)."""
     total = float(0.0)
-    for a in range(b.wn):
+    a = int(0)
+    while a < b.wn:
         total += 0.5 * item(u, b.wd0 + a) * item(u, b.wd0 + a)
+        a += 1
     c = int(0)
     while c < b.k:
         if (item(rd.cone, b.r0 + c) & CONE) != 0:
@@ -161,7 +172,8 @@ def _is_tangent(c: int, r0: int, rd: RowData):
 def _zones(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     """Each row's force and local Hessian D at the current jar (``zone``; lanes over rows) and the gradient's
     start u (lanes over DOFs), then a barrier."""
-    for c in range(b.lane, b.k, b.lanes):
+    c = int(b.lane)
+    while c < b.k:
         if (item(rd.cone, b.r0 + c) & CONE) != 0:
             _cost_c, f, _h = cone_at(c, b, rd, triple(rd.jar, b.r0 + c))
             for e in range(3):
@@ -169,8 +181,11 @@ def _zones(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
         elif not _is_tangent(c, b.r0, rd):
             zone = row_at(c, b, rd, item(rd.jar, b.r0 + c))
             item_set(rd.zone, b.r0 + c, wp.vec2(zone[1], zone[2]))
-    for a in range(b.lane, b.wn, b.lanes):
+        c += b.lanes
+    a = int(b.lane)
+    while a < b.wn:
         item_set(rd.grad, b.wd0 + a, u[b.wd0 + a])
+        a += b.lanes
     sync_lanes(b.lanes)
 
 
@@ -184,10 +199,13 @@ def _cone_gradient(c: int, b: WorldBlock, rd: RowData):
         fe = item(rd.zone, b.r0 + c + e)[0]
         if fe != 0.0:
             re = row + e * wn
-            for t in range(item(rd.ynz_count, b.r0 + c + e)):
+            t = int(0)
+            t_end = item(rd.ynz_count, b.r0 + c + e)
+            while t < t_end:
                 a = int(item(rd.ynz, re + t))
                 if lane_owns(a, b.lane, b.lanes):
                     item_set(rd.grad, b.wd0 + a, item(rd.grad, b.wd0 + a) - fe * item(rd.ydense, re + a))
+                t += 1
 
 
 @wp.func(inline=True)
@@ -199,16 +217,21 @@ def _cone_hessian(c: int, b: WorldBlock, rd: RowData):
     _cost_c, _f, h = cone_at(c, b, rd, triple(rd.jar, b.r0 + c))
     if h[0, 0] > 0.0:
         # H += Y^T h Y over the contact's three rows.
-        for a in range(b.lane, wn, b.lanes):
+        a = int(b.lane)
+        while a < wn:
             ya = wp.vec3(item(rd.ydense, row + a), item(rd.ydense, row + wn + a), item(rd.ydense, row + 2 * wn + a))
             if wp.length_sq(ya) > 0.0:
                 hy = h * ya
                 ha = b.hoff + a * wn
-                for bb in range(a + 1):
+                bb = int(0)
+                bb_end = a + 1
+                while bb < bb_end:
                     yb = wp.vec3(
                         item(rd.ydense, row + bb), item(rd.ydense, row + wn + bb), item(rd.ydense, row + 2 * wn + bb)
                     )
                     item_set(rd.hess, ha + bb, item(rd.hess, ha + bb) + wp.dot(hy, yb))
+                    bb += 1
+            a += b.lanes
 
 
 @wp.func(inline=True)
@@ -219,11 +242,13 @@ def _row_gradient(c: int, b: WorldBlock, rd: RowData):
     fd = item(rd.zone, b.r0 + c)
     count = item(rd.ynz_count, b.r0 + c)
     if fd[0] != 0.0:
-        for t in range(count):
+        t = int(0)
+        while t < count:
             a = int(item(rd.ynz, row + t))
             if lane_owns(a, b.lane, b.lanes):
                 at = b.wd0 + a
                 item_set(rd.grad, at, item(rd.grad, at) - fd[0] * item(rd.ydense, row + a))
+            t += 1
 
 
 @wp.func(inline=True)
@@ -234,14 +259,19 @@ def _row_hessian(c: int, b: WorldBlock, rd: RowData):
     fd = item(rd.zone, b.r0 + c)
     count = item(rd.ynz_count, b.r0 + c)
     if fd[1] > 0.0:
-        for t in range(count):
+        t = int(0)
+        while t < count:
             a = int(item(rd.ynz, row + t))
             if lane_owns(a, b.lane, b.lanes):
                 dy = fd[1] * item(rd.ydense, row + a)
                 ha = b.hoff + a * b.wn
-                for t2 in range(t + 1):
+                t2 = int(0)
+                t2_end = t + 1
+                while t2 < t2_end:
                     bb = int(item(rd.ynz, row + t2))
                     item_set(rd.hess, ha + bb, item(rd.hess, ha + bb) + dy * item(rd.ydense, row + bb))
+                    t2 += 1
+            t += 1
 
 
 @wp.func(inline=True)
@@ -275,9 +305,11 @@ def _quad_dot(row: int, count: int, wn: int, rd: RowData, x: wp.array(dtype=floa
     (:func:`_quad`): each edge's products summed in :func:`_dot_row`'s order (bitwise its sums), with one
     read of each column index and of x."""
     s = wp.vec4(0.0)
-    for t in range(count):
+    t = int(0)
+    while t < count:
         a = int(item(rd.ynz, row + t))
         s = s + _quad_y(rd, row, wn, a) * item(x, xoff + a)
+        t += 1
     return s
 
 
@@ -306,11 +338,13 @@ def _row_dots(b: WorldBlock, rd: RowData, x: wp.array(dtype=float), with_bias: i
                 item_set(out, r, v)
                 c += 1
     else:
-        for c in range(b.lane, b.k, b.lanes):
+        c = int(b.lane)
+        while c < b.k:
             v = _dot_row(b.yoff + c * b.wn, item(rd.ynz_count, b.r0 + c), rd, x, b.wd0)
             if with_bias != 0:
                 v = item(rd.bias, b.r0 + c) + v
             item_set(out, b.r0 + c, v)
+            c += b.lanes
 
 
 @wp.func(inline=True)
@@ -322,11 +356,14 @@ def _quad_gradient(c: int, b: WorldBlock, rd: RowData):
     if f == wp.vec4(0.0):
         return
     row = b.yoff + c * b.wn
-    for t in range(item(rd.ynz_count, r)):
+    t = int(0)
+    t_end = item(rd.ynz_count, r)
+    while t < t_end:
         a = int(item(rd.ynz, row + t))
         if lane_owns(a, b.lane, b.lanes):
             at = b.wd0 + a
             item_set(rd.grad, at, item(rd.grad, at) - wp.dot(f, _quad_y(rd, row, b.wn, a)))
+        t += 1
 
 
 @wp.func(inline=True)
@@ -339,14 +376,20 @@ def _quad_hessian(c: int, b: WorldBlock, rd: RowData):
     if d == wp.vec4(0.0):
         return
     row = b.yoff + c * b.wn
-    for t in range(item(rd.ynz_count, r)):
+    t = int(0)
+    t_end = item(rd.ynz_count, r)
+    while t < t_end:
         a = int(item(rd.ynz, row + t))
         if lane_owns(a, b.lane, b.lanes):
             dy = wp.cw_mul(d, _quad_y(rd, row, b.wn, a))
             ha = b.hoff + a * b.wn
-            for t2 in range(t + 1):
+            t2 = int(0)
+            t2_end = t + 1
+            while t2 < t2_end:
                 bb = int(item(rd.ynz, row + t2))
                 item_set(rd.hess, ha + bb, item(rd.hess, ha + bb) + wp.dot(dy, _quad_y(rd, row, b.wn, bb)))
+                t2 += 1
+        t += 1
 
 
 @wp.func(inline=True)
@@ -385,12 +428,16 @@ def _gradient(b: WorldBlock, rd: RowData, u: wp.array(dtype=float)):
     into one entry and each entry sums in row order (as one lane does)."""
     _zones(b, rd, u)
     _add_terms(0, b, rd)
-    for a in range(b.lane, b.wn, b.lanes):
+    a = int(b.lane)
+    while a < b.wn:
         item_set(rd.grad, b.wd0 + a, -item(rd.grad, b.wd0 + a))
+        a += b.lanes
     sync_lanes(b.lanes)
     gnorm = float(0.0)
-    for a in range(b.wn):
+    a = int(0)
+    while a < b.wn:
         gnorm += item(rd.grad, b.wd0 + a) * item(rd.grad, b.wd0 + a)
+        a += 1
     return gnorm
 
 
@@ -402,19 +449,27 @@ def _hessian(b: WorldBlock, rd: RowData):
     every row's D is the one of the last H formed (``inv``; no elliptic contact, whose local Hessian moves
     with jar): H would be the same, bit for bit, and ``hess`` still holds its factor (every lane alike)."""
     same = int(1)
-    for c in range(b.k):
+    c = int(0)
+    while c < b.k:
         if (item(rd.cone, b.r0 + c) & CONE) != 0 or item(rd.zone, b.r0 + c)[1] != item(rd.inv, b.r0 + c):
             same = 0
+        c += 1
     if same != 0:
         return 0
     sync_lanes(b.lanes)  # every lane has compared before the D are kept
-    for c in range(b.lane, b.k, b.lanes):
+    c = int(b.lane)
+    while c < b.k:
         item_set(rd.inv, b.r0 + c, item(rd.zone, b.r0 + c)[1])
-    for a in range(b.lane, b.wn, b.lanes):
+        c += b.lanes
+    a = int(b.lane)
+    while a < b.wn:
         ha = b.hoff + a * b.wn
-        for bb in range(a):
+        bb = int(0)
+        while bb < a:
             item_set(rd.hess, ha + bb, 0.0)
+            bb += 1
         item_set(rd.hess, ha + a, 1.0)
+        a += b.lanes
     _add_terms(1, b, rd)
     sync_lanes(b.lanes)
     return 1
@@ -454,9 +509,11 @@ def _factor_kept(b: WorldBlock, rd: RowData):
     and no active row is an elliptic contact (its local Hessian moves with jar and is not one row's D), so
     that :func:`_update_factor` can bring it up to date; every lane alike."""
     kept = bool(True)
-    for c in range(b.k):
+    c = int(0)
+    while c < b.k:
         if (item(rd.cone, b.r0 + c) & CONE) != 0 or item(rd.inv, b.r0 + c) < 0.0:
             kept = False
+        c += 1
     return kept
 
 
@@ -503,15 +560,19 @@ def _update_factor(b: WorldBlock, rm: RowModel, rd: RowData):
         group = int(1)
         if _quad(c, b, rd):
             group = 4
-        for e in range(group):
+        e = int(0)
+        while e < group:
             r = b.r0 + c + e
             delta = item(rd.zone, r)[1] - item(rd.inv, r)
             if ok != 0 and delta != 0.0 and (item(rd.cone, r) & Y_CROSS) == 0:
                 ok = _rank_one(c, c + e, delta, b, rm, rd)
+            e += 1
         c += group
     if ok != 0:
-        for cc in range(b.lane, b.k, b.lanes):
+        cc = int(b.lane)
+        while cc < b.k:
             item_set(rd.inv, b.r0 + cc, item(rd.zone, b.r0 + cc)[1])
+            cc += b.lanes
     sync_lanes(b.lanes)
     return ok
 
@@ -525,9 +586,11 @@ def _line_search(b: WorldBlock, rm: RowModel, rd: RowData, u: wp.array(dtype=flo
     row by lanes; the slopes by every lane alike, so every lane returns the same step."""
     up = float(0.0)
     pp = float(0.0)
-    for a in range(b.wn):
+    a = int(0)
+    while a < b.wn:
         up += item(u, b.wd0 + a) * item(rd.search, b.wd0 + a)
         pp += item(rd.search, b.wd0 + a) * item(rd.search, b.wd0 + a)
+        a += 1
     _row_dots(b, rd, rd.search, 0, rd.jv)
     sync_lanes(b.lanes)
     s = _slope(0.0, up, pp, b, rd)
@@ -555,10 +618,12 @@ def _line_search(b: WorldBlock, rm: RowModel, rd: RowData, u: wp.array(dtype=flo
 @wp.func(inline=True)
 def _has_rows(art: int, b: WorldBlock, rd: RowData):
     """Whether any active row of the world acts on articulation ``art``."""
-    for c in range(b.k):
+    c = int(0)
+    while c < b.k:
         a = rd.art[b.r0 + c]
         if a[0] == art or a[1] == art:
             return True
+        c += 1
     return False
 
 
@@ -568,10 +633,12 @@ def _start(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.arr
     - qacc_smooth), or u = 0 (qacc_smooth) where that costs less (u is zero on entry), with jar at it;
     returns its cost. The friction of each elliptic contact is held at least 1e-5 first: the cone's cost
     divides by it."""
-    for c in range(b.lane, b.k, b.lanes):
+    c = int(b.lane)
+    while c < b.k:
         if (item(rd.cone, b.r0 + c) & CONE) != 0:
             item_set(rd.cone_mu, b.r0 + c, wp.max(item(rd.cone_mu, b.r0 + c), 1.0e-5))
         item_set(rd.inv, b.r0 + c, -1.0)  # no H formed yet (a D is never negative)
+        c += b.lanes
     _jar_at_zero(b, rd)
     sync_lanes(b.lanes)
     cold = _cost_at_jar(b, rd, u)
@@ -585,7 +652,9 @@ def _start(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.arr
             continue
         d0 = rm.tree.art_dof_start[art]
         n = rm.tree.art_dof_start[art + 1] - d0
-        for d in range(d0, d0 + n):
+        d = int(d0)
+        d_end = d0 + n
+        while d < d_end:
             row = rm.tree.art_mat_start[art] + (d - d0) * n
             s = item(inp.chol, row + d - d0) * wp.float64(item(rd.qacc_warm, d) - item(inp.qacc_smooth, d))
             i = item(rm.tree.dof_parent, d)
@@ -593,12 +662,15 @@ def _start(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs, u: wp.arr
                 s += item(inp.chol, row + i - d0) * wp.float64(item(rd.qacc_warm, i) - item(inp.qacc_smooth, i))
                 i = item(rm.tree.dof_parent, i)
             u[d] = wp.float32(s)
+            d += 1
     sync_lanes(b.lanes)
     cost = _cost(b, rd, u)
     if cost > cold:
         sync_lanes(b.lanes)  # every lane has summed the cost before u and jar move
-        for a in range(b.lane, b.wn, b.lanes):
+        a = int(b.lane)
+        while a < b.wn:
             u[b.wd0 + a] = 0.0
+            a += b.lanes
         _jar_at_zero(b, rd)
         cost = cold
         sync_lanes(b.lanes)
@@ -610,8 +682,10 @@ def _decrement(b: WorldBlock, rd: RowData):
     """The Newton decrement 0.5 g^T H^-1 g, the cost the next Newton step predicts to gain (``grad`` holds -g,
     ``search`` H^-1 (-g)); every lane alike."""
     dec = float(0.0)
-    for a in range(b.wn):
+    a = int(0)
+    while a < b.wn:
         dec += item(rd.grad, b.wd0 + a) * item(rd.search, b.wd0 + a)
+        a += 1
     return wp.max(0.5 * dec, 0.0)  # >= 0, as MuJoCo clamps it: tolerance 0 never stops on rounding
 
 
@@ -622,9 +696,11 @@ def _advance(alpha: float, b: WorldBlock, rd: RowData, u: wp.array(dtype=float))
     the two whole costs loses a small gain in their rounding. Every lane alike."""
     up = float(0.0)
     pp = float(0.0)
-    for a in range(b.wn):
+    a = int(0)
+    while a < b.wn:
         up += item(u, b.wd0 + a) * item(rd.search, b.wd0 + a)
         pp += item(rd.search, b.wd0 + a) * item(rd.search, b.wd0 + a)
+        a += 1
     gain = -(alpha * up + 0.5 * alpha * alpha * pp)
     c = int(0)
     while c < b.k:
@@ -643,10 +719,14 @@ def _advance(alpha: float, b: WorldBlock, rd: RowData, u: wp.array(dtype=float))
             gain += row_gain(item(rd.jar, r), alpha * jv1, item(rd.reg, r), item(rd.lo, r), item(rd.hi, r))
         c += 1
     sync_lanes(b.lanes)  # every lane has taken its last slope and gain (they read jar and u) before they move
-    for a in range(b.lane, b.wn, b.lanes):
+    a = int(b.lane)
+    while a < b.wn:
         u[b.wd0 + a] = u[b.wd0 + a] + alpha * item(rd.search, b.wd0 + a)
-    for c in range(b.lane, b.k, b.lanes):
+        a += b.lanes
+    c = int(b.lane)
+    while c < b.k:
         item_set(rd.jar, b.r0 + c, item(rd.jar, b.r0 + c) + alpha * item(rd.jv, b.r0 + c))
+        c += b.lanes
     sync_lanes(b.lanes)
     return gain
 
@@ -656,9 +736,12 @@ def _qacc_gradient(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs):
     """|g| of the cost in qacc, |L^T g_u| (MuJoCo's gradient test; ``grad`` holds -g_u), formed by lane 0 in
     ``search`` (free until the Newton direction), every lane alike."""
     if b.lane == 0:
-        for a in range(b.wn):
+        a = int(0)
+        while a < b.wn:
             item_set(rd.search, b.wd0 + a, 0.0)
-        for a in range(b.wn):
+            a += 1
+        a = int(0)
+        while a < b.wn:
             d = b.wd0 + a
             art = rm.tree.dof_art[d]
             d0 = rm.tree.art_dof_start[art]
@@ -669,10 +752,13 @@ def _qacc_gradient(b: WorldBlock, rm: RowModel, rd: RowData, inp: WorldInputs):
             while i >= 0:
                 item_set(rd.search, i, item(rd.search, i) + wp.float32(item(inp.chol, row + i - d0) * g))
                 i = item(rm.tree.dof_parent, i)
+            a += 1
     sync_lanes(b.lanes)
     norm = float(0.0)
-    for a in range(b.wn):
+    a = int(0)
+    while a < b.wn:
         norm += item(rd.search, b.wd0 + a) * item(rd.search, b.wd0 + a)
+        a += 1
     sync_lanes(b.lanes)  # every lane has read it before the direction overwrites ``search``
     return wp.sqrt(norm)
 
@@ -714,8 +800,10 @@ def make_newton_solve(tile_dofs: int = 0):
             wp.tile_store(search, wp.tile_cholesky_solve(wp.tile_cholesky(hess), grad), offset=b.wd0)
             sync_lanes(b.lanes)
         elif tree != 0:
-            for a in range(b.lane, b.wn, b.lanes):
+            a = int(b.lane)
+            while a < b.wn:
                 item_set(rd.search, b.wd0 + a, item(rd.grad, b.wd0 + a))
+                a += b.lanes
             if formed != 0:
                 ltl_factor(rd.hess, b.hoff, b.wn, b.wd0, rm.tree.dof_parent, b.lane, b.lanes)  # ends on a barrier
             else:
