@@ -65,17 +65,21 @@ def joint_transform_and_twist(
     elif jtype == JOINT_D6:
         t = wp.vec3(0.0)
         vt = wp.vec3(0.0)
-        for k in range(lin):
+        k = int(0)
+        while k < lin:
             t = t + joint_axis[axis_start + k] * joint_q[q_start + k]
             vt = vt + joint_axis[axis_start + k] * joint_qd[axis_start + k]
+            k += 1
         r = d6_rotation(joint_axis, joint_q, axis_start + lin, q_start + lin, ang)
         wl = wp.vec3(0.0)
-        for k in range(ang):
+        k = int(0)
+        while k < ang:
             wl = (
                 wl
                 + d6_axis_world(joint_axis, joint_q, axis_start + lin, q_start + lin, k)
                 * joint_qd[axis_start + lin + k]
             )
+            k += 1
         x_j = wp.transform(t, r)
         v = wp.quat_rotate(q_pj, vt)
         w = wp.quat_rotate(q_pj, wl)
@@ -179,8 +183,11 @@ def fk_articulation(a: int, args: FkArgs):
     if args.use_mask != 0:
         if not args.articulation_mask[a]:
             return
-    for j in range(args.articulation_start[a], args.articulation_start[a + 1]):
+    j = int(args.articulation_start[a])
+    j_end = args.articulation_start[a + 1]
+    while j < j_end:
         fk_joint(j, args)
+        j += 1
 
 
 @wp.kernel
@@ -260,25 +267,35 @@ def _d6_ik(
     pose (t_rel, r_rel) and velocity relative to the parent joint frame, in that frame."""
     lin = dim[0]
     ang = dim[1]
-    for k in range(lin):
+    k = int(0)
+    while k < lin:
         a = joint_axis[ds + k]
         joint_q_out[qs + k] = wp.dot(t_rel, a)
         joint_qd_out[ds + k] = wp.dot(v_rel_local, a)
+        k += 1
     angles = _d6_angles(r_rel, ds + lin, ang, joint_axis)
-    for k in range(ang):
+    k = int(0)
+    while k < ang:
         joint_q_out[qs + lin + k] = angles[k]
+        k += 1
     # Rates: solve J^T J qd = J^T w for the chained axes (identity-padded when fewer than 3).
     jac = wp.mat33(0.0)
-    for k in range(ang):
+    k = int(0)
+    while k < ang:
         col = d6_axis_world(joint_axis, joint_q_out, ds + lin, qs + lin, k)
         for i in range(3):
             jac[i, k] = col[i]
+        k += 1
     gram = wp.transpose(jac) * jac
-    for k in range(ang, 3):
+    k = int(ang)
+    while k < 3:
         gram[k, k] = 1.0
+        k += 1
     rates = wp.inverse(gram) * (wp.transpose(jac) * w_rel_local)
-    for k in range(ang):
+    k = int(0)
+    while k < ang:
         joint_qd_out[ds + lin + k] = rates[k]
+        k += 1
 
 
 @wp.kernel

@@ -90,10 +90,16 @@ def _fk_levels(b: int, lane: int, lanes: int, ranges: BlockRanges, fk: FkArgs):
     body's pose and twist), a barrier after each level. Every lane of the block must call it."""
     t = ranges.level_template[b]
     j0 = ranges.joint_start[b]
-    for level in range(ranges.level_start[t], ranges.level_start[t + 1]):
-        for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
+    level = int(ranges.level_start[t])
+    level_end = ranges.level_start[t + 1]
+    while level < level_end:
+        jj = int(ranges.level_ptr[level] + lane)
+        jj_end = ranges.level_ptr[level + 1]
+        while jj < jj_end:
             fk_joint(j0 + ranges.level_joint[jj], fk)
+            jj += lanes
         sync_lanes(lanes)
+        level += 1
 
 
 @wp.kernel
@@ -114,18 +120,27 @@ def _smooth_kernel(
     block, lane = wp.tid()
     b = block + first_block
     if lanes == 1:  # one lane: each articulation's joints in tree order (as by levels: parents first)
-        for a in range(ranges.art_start[b], ranges.art_start[b + 1]):
+        a = int(ranges.art_start[b])
+        a_end = ranges.art_start[b + 1]
+        while a < a_end:
             fk_articulation(a, fk)
+            a += 1
     else:
         _fk_levels(b, lane, lanes, ranges, fk)
-    for a in range(ranges.art_start[b] + lane, ranges.art_start[b + 1], lanes):
+    a = int(ranges.art_start[b] + lane)
+    a_end = ranges.art_start[b + 1]
+    while a < a_end:
         subspace_ref(a, sub)
+        a += lanes
     sync_lanes(lanes)  # every joint's subspace needs its articulation's reference point
-    for j in range(ranges.joint_start[b] + lane, ranges.joint_start[b + 1], lanes):
+    j = int(ranges.joint_start[b] + lane)
+    j_end = ranges.joint_start[b + 1]
+    while j < j_end:
         a = crb.m.body_art[sub.m.joint_child[j]]
         if a >= 0:  # joints outside articulations are not stepped
             rot, com = subspace_joint(j, a, sub, int(lanes == 1))  # one lane: joints in tree order
             crb_body_posed(j, a, rot, com, crb)
+        j += lanes
     sync_lanes(lanes)  # the bias forces read every body's twist and inertia about r
     t0 = ranges.tendon_start[b]
     t1 = ranges.tendon_start[b + 1]
@@ -137,24 +152,39 @@ def _smooth_kernel(
     # back (each joint reads its parent's results, or gathers its children's in a fixed order: bitwise the
     # same as by levels).
     if lanes == 1:
-        for a in range(ranges.art_start[b], ranges.art_start[b + 1]):
+        a = int(ranges.art_start[b])
+        a_end = ranges.art_start[b + 1]
+        while a < a_end:
             rne_articulation(a, rne)
             crb_gather_articulation(a, crb)
+            a += 1
     else:
         lt = ranges.level_template[b]
         j0 = ranges.joint_start[b]
-        for level in range(ranges.level_start[lt], ranges.level_start[lt + 1]):
-            for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
+        level = int(ranges.level_start[lt])
+        level_end = ranges.level_start[lt + 1]
+        while level < level_end:
+            jj = int(ranges.level_ptr[level] + lane)
+            jj_end = ranges.level_ptr[level + 1]
+            while jj < jj_end:
                 j = j0 + ranges.level_joint[jj]
                 rne_forward(j, crb.m.body_art[sub.m.joint_child[j]], rne)
+                jj += lanes
             sync_lanes(lanes)
-        for t in range(ranges.level_start[lt + 1] - ranges.level_start[lt]):
+            level += 1
+        t = int(0)
+        t_end = ranges.level_start[lt + 1] - ranges.level_start[lt]
+        while t < t_end:
             level = ranges.level_start[lt + 1] - 1 - t
-            for jj in range(ranges.level_ptr[level] + lane, ranges.level_ptr[level + 1], lanes):
+            jj = int(ranges.level_ptr[level] + lane)
+            jj_end = ranges.level_ptr[level + 1]
+            while jj < jj_end:
                 j = j0 + ranges.level_joint[jj]
                 crb_gather(j, crb)
                 rne_backward(j, crb.m.body_art[sub.m.joint_child[j]], rne)
+                jj += lanes
             sync_lanes(lanes)
+            t += 1
     mass_matrix_rows(ranges.dof_start[b] + lane, ranges.dof_start[b + 1], lanes, crb)
     passive_dofs(ranges.dof_start[b] + lane, ranges.dof_start[b + 1], lanes, pas)
     sync_lanes(lanes)  # actuators add to the passive forces of DOFs other lanes wrote
@@ -165,11 +195,15 @@ def _smooth_kernel(
     a0 = ranges.art_start[b]
     a1 = ranges.art_start[b + 1]
     if a1 - a0 >= lanes:  # one articulation per lane
-        for a in range(a0 + lane, a1, lanes):
+        a = int(a0 + lane)
+        while a < a1:
             factor_articulation(a, fac, 0, 1)
+            a += lanes
     else:  # fewer articulations than lanes: every lane on each (bitwise the same factors)
-        for a in range(a0, a1):
+        a = int(a0)
+        while a < a1:
             factor_articulation(a, fac, lane, lanes)
+            a += 1
 
 
 def launch_smooth(
@@ -202,24 +236,37 @@ def _finish_kernel(
     w0 = ranges.world_start[b]
     w1 = ranges.world_start[b + 1]
     if last != 0:  # uniform over the block, so the barriers below are reached by every lane
-        for body in range(ranges.body_start[b] + lane, ranges.body_start[b + 1], lanes):
+        body = int(ranges.body_start[b] + lane)
+        body_end = ranges.body_start[b + 1]
+        while body < body_end:
             out.body_wrench_out[body] = wp.spatial_vector()
             out.body_count_out[body] = 0
-        for w in range(w0 + lane, w1, lanes):
+            body += lanes
+        w = int(w0 + lane)
+        while w < w1:
             out.world_count_out[w] = 0
+            w += lanes
         sync_lanes(lanes)  # the slots add into bodies other lanes cleared
         if w1 - w0 == 1:
             contact_output_world(w0, ranges.slot_start[b], ranges.slot_start[b + 1], lane, lanes, out)
         else:  # a block of several worlds: each slot's world from the pair tables
-            for s in range(ranges.slot_start[b] + lane, ranges.slot_start[b + 1], lanes):
+            s = int(ranges.slot_start[b] + lane)
+            s_end = ranges.slot_start[b + 1]
+            while s < s_end:
                 contact_output_slot(block_of(out.topo.block_slot_start, s), s, out)
-    for a in range(ranges.art_start[b] + lane, ranges.art_start[b + 1], lanes):
+                s += lanes
+    a = int(ranges.art_start[b] + lane)
+    a_end = ranges.art_start[b + 1]
+    while a < a_end:
         integrate_articulation(a, integ)
+        a += lanes
     if last != 0:
         sync_lanes(lanes)  # forward kinematics and the health check read every joint's new state
         _fk_levels(b, lane, lanes, ranges, fk)
-        for w in range(w0 + lane, w1, lanes):
+        w = int(w0 + lane)
+        while w < w1:
             health_world(w, health)
+            w += lanes
 
 
 def launch_finish(device, blocks, block_dim, ranges, last, out, integ, fk, health, registers=None):

@@ -104,9 +104,12 @@ def _implicit_correction(
     """qacc <- M_hat^-1 (M qacc) for one articulation (MuJoCo's implicitfast step). M qacc is a tree-sparse
     product over the ancestor entries of ``mass_matrix`` (the only non-zero ones, stored symmetrically)
     plus the armature, formed in ``scratch``."""
-    for k in range(n):
+    k = int(0)
+    while k < n:
         scratch[d0 + k] = (mass_matrix[off + k * n + k] + wp.float64(joint_armature[d0 + k])) * wp.float64(qacc[d0 + k])
-    for k in range(n):
+        k += 1
+    k = int(0)
+    while k < n:
         row = off + k * n - d0
         i = item(dof_parent, d0 + k)
         while i >= 0:
@@ -114,10 +117,13 @@ def _implicit_correction(
             item_set(scratch, d0 + k, item(scratch, d0 + k) + m * wp.float64(item(qacc, i)))
             item_set(scratch, i, item(scratch, i) + m * wp.float64(item(qacc, d0 + k)))
             i = item(dof_parent, i)
+        k += 1
     ltl_solve_t(chol_implicit, off, n, d0, dof_parent, scratch, d0)
     ltl_solve(chol_implicit, off, n, d0, dof_parent, scratch, d0)
-    for k in range(n):
+    k = int(0)
+    while k < n:
         qacc[d0 + k] = wp.float32(scratch[d0 + k])
+        k += 1
 
 
 @wp.struct
@@ -167,8 +173,10 @@ def _integrate_joint(j: int, de: int, args: IntegrateArgs):
             qs, ds, args.dt, args.midpoint, x_wpj, x_wc, com, x_c, acc_l, acc_a, args.joint_q, args.joint_qd
         )
     else:
-        for d in range(ds, de):
+        d = int(ds)
+        while d < de:
             args.joint_qd[d] = args.joint_qd[d] + args.dt * args.qacc[d]
+            d += 1
         if jt == JOINT_BALL:
             r = wp.quat(args.joint_q[qs], args.joint_q[qs + 1], args.joint_q[qs + 2], args.joint_q[qs + 3])
             w = wp.vec3(args.joint_qd[ds], args.joint_qd[ds + 1], args.joint_qd[ds + 2])
@@ -176,8 +184,10 @@ def _integrate_joint(j: int, de: int, args: IntegrateArgs):
             for k in range(4):
                 args.joint_q[qs + k] = r[k]
         elif jt == JOINT_REVOLUTE or jt == JOINT_PRISMATIC or jt == JOINT_D6:
-            for d in range(ds, de):
+            d = int(ds)
+            while d < de:
                 args.joint_q[qs + d - ds] = args.joint_q[qs + d - ds] + args.dt * args.joint_qd[d]
+                d += 1
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
@@ -186,8 +196,11 @@ def integrate_articulation(a: int, args: IntegrateArgs):
     where they apply, then each joint's velocities and coordinates."""
     d0 = args.m.art_dof_start[a]
     n = args.m.art_dof_start[a + 1] - d0
-    for d in range(d0, d0 + n):
+    d = int(d0)
+    d_end = d0 + n
+    while d < d_end:
         args.qacc[d] = args.qacc_smooth[d] + args.qacc_constraint[d]
+        d += 1
     if args.art_implicit[a] != 0:
         _implicit_correction(
             args.m.art_mat_start[a],
@@ -201,11 +214,13 @@ def integrate_articulation(a: int, args: IntegrateArgs):
             args.scratch,
         )
     j1 = args.m.articulation_start[a + 1]
-    for j in range(args.m.articulation_start[a], j1):
+    j = int(args.m.articulation_start[a])
+    while j < j1:
         de = args.m.art_dof_start[a + 1]
         if j + 1 < j1:
             de = args.m.joint_qd_start[j + 1]
         _integrate_joint(j, de, args)
+        j += 1
 
 
 def integrate_args(model, tree, data, body_q, joint_q, joint_qd, dt, midpoint=False) -> IntegrateArgs:
@@ -258,14 +273,23 @@ class HealthArgs:
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
 def health_world(w: int, args: HealthArgs):
     bad = int(0)
-    for a in range(args.articulation_world_start[w], args.articulation_world_start[w + 1]):
-        for d in range(args.art_dof_start[a], args.art_dof_start[a + 1]):
+    a = int(args.articulation_world_start[w])
+    a_end = args.articulation_world_start[w + 1]
+    while a < a_end:
+        d = int(args.art_dof_start[a])
+        d_end = args.art_dof_start[a + 1]
+        while d < d_end:
             v = args.joint_qd[d]
             if not wp.isfinite(v) or wp.abs(v) > args.max_speed:
                 bad = 1
-        for c in range(args.art_coord_start[a], args.art_coord_start[a + 1]):
+            d += 1
+        c = int(args.art_coord_start[a])
+        c_end = args.art_coord_start[a + 1]
+        while c < c_end:
             if not wp.isfinite(args.joint_q[c]):
                 bad = 1
+            c += 1
+        a += 1
     if args.row_overflow[w] != 0:
         bad = 1  # contacts were dropped for want of constraint rows: the physics is wrong
     if bad != 0:

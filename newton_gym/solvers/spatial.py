@@ -200,7 +200,8 @@ def ltl_factor_pair(
     horizontal chain of 90 hinged links: cond(M) ~ 1.5e8, 200 links: ~4e9), and its pivots near the root are
     small differences of large sums that float32 cannot resolve (the root pivot turned negative and was
     clamped, giving inf)."""
-    for kk in range(n):
+    kk = int(0)
+    while kk < n:
         k = n - 1 - kk
         row_k = off + k * n
         pivot = item(la, row_k + k)
@@ -248,6 +249,7 @@ def ltl_factor_pair(
             t += 1
             i = item(dof_parent, i)
         sync_lanes(lanes)  # the next pivot may be an entry just updated
+        kk += 1
 
 
 @wp.func
@@ -332,7 +334,8 @@ def ltl_solve_t(
     if n == 0:
         return
     zero = type(item(lf, off))(0.0)  # 0 in the factor's element type
-    for kk in range(n):
+    kk = int(0)
+    while kk < n:
         k = n - 1 - kk
         xk = item(x, x_off + k)
         zk = type(zero)(xk)
@@ -345,6 +348,7 @@ def ltl_solve_t(
                 at = x_off + i - d0
                 item_set(x, at, type(xk)(type(zero)(item(x, at)) - el_mul(item(lf, row_k + i - d0), zk)))
                 i = item(dof_parent, i)
+        kk += 1
 
 
 @wp.func
@@ -420,7 +424,8 @@ def ltl_solve(
     if n == 0:
         return
     zero = type(item(lf, off))(0.0)  # 0 in the factor's element type
-    for k in range(n):
+    k = int(0)
+    while k < n:
         row_k = off + k * n
         xk = item(x, x_off + k)
         s = type(zero)(xk)
@@ -429,6 +434,7 @@ def ltl_solve(
             s -= el_mul(item(lf, row_k + i - d0), type(zero)(item(x, x_off + i - d0)))
             i = item(dof_parent, i)
         item_set(x, x_off + k, type(xk)(el_div(s, item(lf, row_k + k))))
+        k += 1
 
 
 @wp.func
@@ -440,11 +446,14 @@ def dense_cholesky(a: wp.array(dtype=Any), off: int, n: int, lane: int, lanes: i
     By the ``lanes`` lanes of a block (every lane calls it; lanes = 1: a single thread or lane): column j's
     pivot by every lane alike, its entries below the pivot strided over lanes, a barrier per column. Bitwise
     the same for any number of lanes."""
-    for j in range(n):
+    j = int(0)
+    while j < n:
         rj = off + j * n
         p = item(a, rj + j)
-        for t in range(j):
+        t = int(0)
+        while t < j:
             p -= item(a, rj + t) * item(a, rj + t)
+            t += 1
         d = wp.sqrt(wp.max(p, type(p)(1.0e-20)))
         # This lane's rows below the pivot, four at a time: four independent running sums, each entry's own
         # terms in the same order as one at a time (so bitwise the same), overlap their multiply-add
@@ -460,12 +469,14 @@ def dense_cholesky(a: wp.array(dtype=Any), off: int, n: int, lane: int, lanes: i
             v1 = item(a, r1 + j)
             v2 = item(a, r2 + j)
             v3 = item(a, r3 + j)
-            for t in range(j):
+            t = int(0)
+            while t < j:
                 ajt = item(a, rj + t)
                 v0 -= item(a, r0 + t) * ajt
                 v1 -= item(a, r1 + t) * ajt
                 v2 -= item(a, r2 + t) * ajt
                 v3 -= item(a, r3 + t) * ajt
+                t += 1
             item_set(a, r0 + j, v0 / d)
             item_set(a, r1 + j, v1 / d)
             item_set(a, r2 + j, v2 / d)
@@ -474,13 +485,16 @@ def dense_cholesky(a: wp.array(dtype=Any), off: int, n: int, lane: int, lanes: i
         while i < n:
             ri = off + i * n
             v = item(a, ri + j)
-            for t in range(j):
+            t = int(0)
+            while t < j:
                 v -= item(a, ri + t) * item(a, rj + t)
+                t += 1
             item_set(a, ri + j, v / d)
             i += lanes
         sync_lanes(lanes)  # every lane has read the pivot's row before lane 0 overwrites its diagonal
         if lane == 0:
             item_set(a, rj + j, d)
+        j += 1
     sync_lanes(lanes)
 
 
@@ -500,18 +514,26 @@ def dense_solve(
     may be the same array and offset; the three of one element type): the two triangular solves on lane 0,
     then a barrier."""
     if lane == 0:
-        for i in range(n):
+        i = int(0)
+        while i < n:
             ri = off + i * n
             v = item(b, b_off + i)
-            for t in range(i):
+            t = int(0)
+            while t < i:
                 v -= item(a, ri + t) * item(x, x_off + t)
+                t += 1
             item_set(x, x_off + i, v / item(a, ri + i))
-        for ii in range(n):
+            i += 1
+        ii = int(0)
+        while ii < n:
             i = n - 1 - ii
             v = item(x, x_off + i)
-            for t in range(i + 1, n):
+            t = int(i + 1)
+            while t < n:
                 v -= item(a, off + t * n + i) * item(x, x_off + t)
+                t += 1
             item_set(x, x_off + i, v / item(a, off + i * n + i))
+            ii += 1
     sync_lanes(lanes)
 
 

@@ -136,8 +136,11 @@ def subspace_joint(j: int, a: int, args: SubspaceArgs, in_order: int):
 def subspace_articulation(a: int, args: SubspaceArgs):
     """Reference point, body twists and inertias about it, and motion subspaces of articulation a."""
     subspace_ref(a, args)
-    for j in range(args.m.articulation_start[a], args.m.articulation_start[a + 1]):
+    j = int(args.m.articulation_start[a])
+    j_end = args.m.articulation_start[a + 1]
+    while j < j_end:
         subspace_joint(j, a, args, 1)
+        j += 1
 
 
 @wp.kernel
@@ -196,18 +199,24 @@ def _joint_subspace(
             cdof_dot_out[ds + 3 + k] = cross_motion(v_trans, s)
     elif jt == JOINT_D6:
         v = v_p
-        for k in range(dim[0]):
+        k = int(0)
+        k_end = dim[0]
+        while k < k_end:
             s = wp.spatial_vector(wp.quat_rotate(q_pj, joint_axis[ds + k]), wp.vec3(0.0))
             cdof_out[ds + k] = s
             cdof_dot_out[ds + k] = cross_motion(v, s)
             v = v + s * joint_qd[ds + k]
-        for k in range(dim[1]):
+            k += 1
+        k = int(0)
+        k_end = dim[1]
+        while k < k_end:
             d = ds + dim[0] + k
             b = wp.quat_rotate(q_pj, d6_axis_world(joint_axis, joint_q, ds + dim[0], qs + dim[0], k))
             s = wp.spatial_vector(wp.cross(lever, b), b)
             cdof_out[d] = s
             cdof_dot_out[d] = cross_motion(v, s)
             v = v + s * joint_qd[d]
+            k += 1
 
 
 def subspace_args(model, tree, data, body_q, body_qd, joint_q, joint_qd) -> SubspaceArgs:
@@ -300,11 +309,14 @@ def crb_gather(j: int, args: CrbArgs):
     crb_h = args.crb_h_out
     crb_i = args.crb_i_out
     c = item(args.m.joint_child, j)
-    for k in range(item(args.m.body_child_start, c), item(args.m.body_child_start, c + 1)):
+    k = int(item(args.m.body_child_start, c))
+    k_end = item(args.m.body_child_start, c + 1)
+    while k < k_end:
         cc = item(args.m.joint_child, item(args.m.body_child_joint, k))
         item_set(crb_m, c, item(crb_m, c) + item(crb_m, cc))
         item_set(crb_h, c, item(crb_h, c) + item(crb_h, cc))
         item_set(crb_i, c, item(crb_i, c) + item(crb_i, cc))
+        k += 1
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
@@ -313,8 +325,11 @@ def crb_composite(a: int, args: CrbArgs):
     over a long chain (about a reference point metres away) they are large, and M's small eigenvalues (the
     distal links' inertias) are lost to float32 rounding (see :func:`.spatial.ltl_factor`). Leaves to
     root (Featherstone RBDA sec. 6.2, CRBA)."""
-    for j in range(args.m.articulation_start[a], args.m.articulation_start[a + 1]):
+    j = int(args.m.articulation_start[a])
+    j_end = args.m.articulation_start[a + 1]
+    while j < j_end:
         crb_body(j, a, args)
+        j += 1
     crb_gather_articulation(a, args)
 
 
@@ -323,8 +338,11 @@ def crb_gather_articulation(a: int, args: CrbArgs):
     """:func:`crb_gather` over articulation a's joints, leaves to root (each body's own inertia set)."""
     j0 = args.m.articulation_start[a]
     j1 = args.m.articulation_start[a + 1]
-    for jj in range(j1 - j0):
+    jj = int(0)
+    jj_end = j1 - j0
+    while jj < jj_end:
         crb_gather(j1 - 1 - jj, args)
+        jj += 1
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
@@ -443,8 +461,11 @@ def rne_forward(j: int, a: int, args: RneArgs):
     if p >= 0:
         if item(args.m.body_art, p) == a:
             acc = item(body_cacc, p)
-    for d in range(item(args.m.joint_qd_start, j), _joint_dof_end(j, a, args.m)):
+    d = int(item(args.m.joint_qd_start, j))
+    d_end = _joint_dof_end(j, a, args.m)
+    while d < d_end:
         acc = acc + item(args.cdof_dot, d) * args.joint_qd[d]
+        d += 1
     item_set(body_cacc, c, acc)
     m = item(args.m.body_mass, c)
     h = item(args.body_h, c)
@@ -475,12 +496,18 @@ def rne_backward(j: int, a: int, args: RneArgs):
     descending joint order, and project the total on joint j's DOFs (their bias forces)."""
     cfrc = args.body_cfrc_out
     c = item(args.m.joint_child, j)
-    for k in range(item(args.m.body_child_start, c), item(args.m.body_child_start, c + 1)):
+    k = int(item(args.m.body_child_start, c))
+    k_end = item(args.m.body_child_start, c + 1)
+    while k < k_end:
         cc = item(args.m.joint_child, item(args.m.body_child_joint, k))
         item_set(cfrc, c, item(cfrc, c) + item(cfrc, cc))
+        k += 1
     fc = item(cfrc, c)
-    for d in range(item(args.m.joint_qd_start, j), _joint_dof_end(j, a, args.m)):
+    d = int(item(args.m.joint_qd_start, j))
+    d_end = _joint_dof_end(j, a, args.m)
+    while d < d_end:
         item_set(args.qfrc_bias_out, d, wp.dot(item(args.cdof, d), fc))
+        d += 1
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied
@@ -488,10 +515,15 @@ def rne_articulation(a: int, args: RneArgs):
     """Bias forces C(q, qd) + gravity - external wrenches of articulation a (recursive Newton-Euler)."""
     j0 = args.m.articulation_start[a]
     j1 = args.m.articulation_start[a + 1]
-    for j in range(j0, j1):
+    j = int(j0)
+    while j < j1:
         rne_forward(j, a, args)
-    for jj in range(j1 - j0):
+        j += 1
+    jj = int(0)
+    jj_end = j1 - j0
+    while jj < jj_end:
         rne_backward(j1 - 1 - jj, a, args)
+        jj += 1
 
 
 @wp.kernel
@@ -538,13 +570,15 @@ def _copy_ancestors(
 ):
     """dst = src + diag(diag) on the ancestor entries and the diagonal of each row (the only entries
     :func:`.spatial.ltl_factor` reads and writes); rows strided over ``lanes``."""
-    for k in range(lane, n, lanes):
+    k = int(lane)
+    while k < n:
         row = off + k * n - d0
         item_set(dst, row + d0 + k, item(src, row + d0 + k) + wp.float64(item(diag, d0 + k)))
         i = item(dof_parent, d0 + k)
         while i >= 0:
             item_set(dst, row + i, item(src, row + i))
             i = item(dof_parent, i)
+        k += lanes
 
 
 @wp.struct
@@ -584,9 +618,11 @@ def factor_articulation(a: int, args: FactorArgs, lane: int, lanes: int):
     off = args.m.art_mat_start[a]
     _copy_ancestors(args.mass_matrix, args.chol_out, off, n, d0, args.m.dof_parent, args.m.joint_armature, lane, lanes)
     implicit = int(0)  # every lane alike
-    for k in range(n):
+    k = int(0)
+    while k < n:
         if args.dof_diag[d0 + k] != args.m.joint_armature[d0 + k]:
             implicit = 1
+        k += 1
     tendons = tendon_arts_implicit(
         d0, d0 + n, args.dof_ten_start, args.dof_ten_entry, args.ten_jac_tendon, args.ten_implicit
     )
@@ -616,12 +652,16 @@ def factor_articulation(a: int, args: FactorArgs, lane: int, lanes: int):
     sync_lanes(lanes)  # the copies are whole before their factorizations
     ltl_factor_pair(args.chol_out, args.chol_implicit_out, implicit, off, n, d0, args.m.dof_parent, lane, lanes)
     if lane == 0:
-        for k in range(n):
+        k = int(0)
+        while k < n:
             args.scratch[d0 + k] = wp.float64(args.qfrc[d0 + k]) - wp.float64(args.qfrc_bias[d0 + k])
+            k += 1
         ltl_solve_t(args.chol_out, off, n, d0, args.m.dof_parent, args.scratch, d0)
         ltl_solve(args.chol_out, off, n, d0, args.m.dof_parent, args.scratch, d0)
-        for k in range(n):
+        k = int(0)
+        while k < n:
             args.qacc_smooth_out[d0 + k] = wp.float32(args.scratch[d0 + k])
+            k += 1
         args.art_implicit_out[a] = implicit
 
 

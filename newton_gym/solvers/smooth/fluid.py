@@ -228,11 +228,13 @@ def fluid_articulation(a: int, dt: float, args: FluidArgs, lane: int, lanes: int
             lanes,
         )
     h = wp.float64(dt)
-    for k in range(lane, n, lanes):
+    k = int(lane)
+    while k < n:
         i = d0 + k
         row = off + k * n - d0
         force = float(0.0)
-        for j in range(j0, j1):
+        j = int(j0)
+        while j < j1:
             c = m.joint_child[j]
             if args.body_box[c][0] > 0.0 and _moves(c, i, m.dof_parent, args.body_dof_last):
                 rot = args.body_rot[c]
@@ -245,17 +247,23 @@ def fluid_articulation(a: int, dt: float, args: FluidArgs, lane: int, lanes: int
                     jk = _local_rate(args.cdof[kk], rot, lever)
                     fac.chol_implicit_out[row + kk] = fac.chol_implicit_out[row + kk] + h * wp.float64(wp.dot(u, jk))
                     kk = m.dof_parent[kk]
+            j += 1
         args.qfrc_fluid_out[i] = force
         fac.qfrc[i] = fac.qfrc[i] + force
+        k += lanes
     sync_lanes(lanes)  # the rows are whole, and every DOF's force is in qfrc
     ltl_factor(fac.chol_implicit_out, off, n, d0, m.dof_parent, lane, lanes)
     if lane == 0:
-        for k in range(n):
+        k = int(0)
+        while k < n:
             fac.scratch[d0 + k] = wp.float64(fac.qfrc[d0 + k]) - wp.float64(fac.qfrc_bias[d0 + k])
+            k += 1
         ltl_solve_t(fac.chol_out, off, n, d0, m.dof_parent, fac.scratch, d0)
         ltl_solve(fac.chol_out, off, n, d0, m.dof_parent, fac.scratch, d0)
-        for k in range(n):
+        k = int(0)
+        while k < n:
             fac.qacc_smooth_out[d0 + k] = wp.float32(fac.scratch[d0 + k])
+            k += 1
         fac.art_implicit_out[a] = 1
 
 
@@ -272,17 +280,24 @@ def _fluid_kernel(
 ):
     block, lane = wp.tid()
     b = block + first_block
-    for c in range(ranges.body_start[b] + lane, ranges.body_start[b + 1], lanes):
+    c = int(ranges.body_start[b] + lane)
+    c_end = ranges.body_start[b + 1]
+    while c < c_end:
         fluid_body(c, density, viscosity, wind, args)
+        c += lanes
     sync_lanes(lanes)  # every body's wrench and coefficients are read by the rows of its tree
     a0 = ranges.art_start[b]
     a1 = ranges.art_start[b + 1]
     if a1 - a0 >= lanes:  # one tree per lane
-        for a in range(a0 + lane, a1, lanes):
+        a = int(a0 + lane)
+        while a < a1:
             fluid_articulation(a, dt, args, 0, 1)
+            a += lanes
     else:  # fewer trees than lanes: every lane on each (bitwise the same)
-        for a in range(a0, a1):
+        a = int(a0)
+        while a < a1:
             fluid_articulation(a, dt, args, lane, lanes)
+            a += 1
 
 
 class FluidForces:

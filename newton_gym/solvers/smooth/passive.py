@@ -392,8 +392,11 @@ def _tendon_actuator(i: int, t: int, args: ActuatorArgs):
     if bias[2] != 0.0 and clamped == force:
         # d(qfrc)/d(qd) = gear^2 bias[2] J^T J, implicit along the tendon (.tendon.tendon_implicit_rows)
         wp.atomic_add(args.ten_implicit_out, t, -args.dt * bias[2] * gear * gear)
-    for e in range(args.ten_jac_start[t], args.ten_jac_start[t + 1]):
+    e = int(args.ten_jac_start[t])
+    e_end = args.ten_jac_start[t + 1]
+    while e < e_end:
         wp.atomic_add(args.qfrc_out, args.ten_jac_dof[e], gear * clamped * args.ten_J[e])
+        e += 1
 
 
 @wp.func(inline=True)  # takes its stage struct (about 1 KB) by value: inlined, it is not copied

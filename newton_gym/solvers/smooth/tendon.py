@@ -294,7 +294,9 @@ def _spatial_length(t: int, e0: int, e1: int, args: TendonArgs):
     """Length of spatial tendon t, accumulating its Jacobian into its zeroed entries [e0, e1)."""
     length = float(0.0)
     w1 = args.tendon_wrap_start[t + 1]
-    for w in range(args.tendon_wrap_start[t], w1 - 1):
+    w = int(args.tendon_wrap_start[t])
+    w_end = w1 - 1
+    while w < w_end:
         s0 = args.tendon_wrap_site[w]
         s1 = args.tendon_wrap_site[w + 1]
         p0 = _site_point(s0, args)
@@ -310,28 +312,39 @@ def _spatial_length(t: int, e0: int, e1: int, args: TendonArgs):
                 u = seg / dist
             _add_point_jacobian(b1, p1, u, 1.0, e0, e1, args)
             _add_point_jacobian(b0, p0, u, -1.0, e0, e1, args)
+        w += 1
     return length
 
 
 @wp.func(inline=True)  # takes its stage struct by value: inlined, it is not copied
 def tendon_kinematics(first: int, end: int, step: int, args: TendonArgs):
     """Length, Jacobian, velocity and passive force of tendons first, first + step, ... below end."""
-    for t in range(first, end, step):
+    t = int(first)
+    while t < end:
         e0 = args.ten_jac_start[t]
         e1 = args.ten_jac_start[t + 1]
         length = float(0.0)
         if args.tendon_type[t] == _FIXED:
-            for w in range(args.tendon_wrap_start[t], args.tendon_wrap_start[t + 1]):
+            w = int(args.tendon_wrap_start[t])
+            w_end = args.tendon_wrap_start[t + 1]
+            while w < w_end:
                 length += args.tendon_wrap_coef[w] * args.joint_q[args.ten_wrap_coord[w]]
-            for e in range(e0, e1):
+                w += 1
+            e = int(e0)
+            while e < e1:
                 args.ten_J_out[e] = args.ten_fixed_jac[e]
+                e += 1
         else:
-            for e in range(e0, e1):
+            e = int(e0)
+            while e < e1:
                 args.ten_J_out[e] = 0.0
+                e += 1
             length = _spatial_length(t, e0, e1, args)
         vel = float(0.0)
-        for e in range(e0, e1):
+        e = int(e0)
+        while e < e1:
             vel += args.ten_J_out[e] * args.joint_qd[args.ten_jac_dof[e]]
+            e += 1
         # Spring outside the dead band [lower, upper], damper on the velocity (MuJoCo mj_springdamper).
         band = args.ten_springlength[t]
         x = float(0.0)
@@ -344,6 +357,7 @@ def tendon_kinematics(first: int, end: int, step: int, args: TendonArgs):
         args.ten_velocity_out[t] = vel
         args.ten_force_out[t] = -args.tendon_stiffness[t] * x - c * vel
         args.ten_implicit_out[t] = args.dt * c
+        t += step
 
 
 @wp.kernel
@@ -414,11 +428,14 @@ def tendon_dof_force(
     f: float,
 ):
     """f plus the tendons' passive forces on DOF d, sum J_td f_t (tendons without force leave f as is)."""
-    for k in range(dof_ten_start[d], dof_ten_start[d + 1]):
+    k = int(dof_ten_start[d])
+    k_end = dof_ten_start[d + 1]
+    while k < k_end:
         e = dof_ten_entry[k]
         ft = ten_force[ten_jac_tendon[e]]
         if ft != 0.0:
             f += ten_J[e] * ft
+        k += 1
     return f
 
 
@@ -433,9 +450,12 @@ def tendon_armature_on(
     """Whether a tendon with armature runs over DOF i (else every :func:`tendon_armature_pair` of row i is 0:
     a row's walk over its ancestors need not ask)."""
     on = bool(False)
-    for kk in range(dof_ten_start[i], dof_ten_start[i + 1]):
+    kk = int(dof_ten_start[i])
+    kk_end = dof_ten_start[i + 1]
+    while kk < kk_end:
         if tendon_armature[ten_jac_tendon[dof_ten_entry[kk]]] != 0.0:
             on = True
+        kk += 1
     return on
 
 
@@ -454,7 +474,9 @@ def tendon_armature_pair(
     """sum_t armature_t J_t[i] J_t[k] over the tendons on DOF i, MuJoCo's mj_tendonArmature entry (i, k) of M
     (fixed tendons only, whose J is constant: :func:`build_tendon_layout` refuses spatial armature)."""
     out = wp.float64(0.0)
-    for kk in range(dof_ten_start[i], dof_ten_start[i + 1]):
+    kk = int(dof_ten_start[i])
+    kk_end = dof_ten_start[i + 1]
+    while kk < kk_end:
         e = dof_ten_entry[kk]
         t = ten_jac_tendon[e]
         a = tendon_armature[t]
@@ -462,6 +484,7 @@ def tendon_armature_pair(
             ek = tendon_entry(ten_jac_dof, ten_jac_start[t], ten_jac_start[t + 1], k)
             if ek >= 0:
                 out += wp.float64(a) * wp.float64(ten_fixed_jac[e]) * wp.float64(ten_fixed_jac[ek])
+        kk += 1
     return out
 
 
@@ -476,9 +499,12 @@ def tendon_arts_implicit(
 ):
     """1 where a tendon with a velocity-implicit term moves one of the DOFs [d0, d1), else 0."""
     on = int(0)
-    for k in range(dof_ten_start[d0], dof_ten_start[d1]):
+    k = int(dof_ten_start[d0])
+    k_end = dof_ten_start[d1]
+    while k < k_end:
         if ten_implicit[ten_jac_tendon[dof_ten_entry[k]]] != 0.0:
             on = 1
+        k += 1
     return on
 
 
@@ -502,10 +528,13 @@ def tendon_implicit_rows(
     """Add sum_t ten_implicit[t] J_t^T J_t to the ancestor entries and diagonal of each row of one tree's
     n x n block at ``off`` (the entries :func:`..spatial.ltl_factor` reads), rows strided over ``lanes``
     like :func:`.dynamics._copy_ancestors` (each lane adds to the rows it copied)."""
-    for k in range(lane, n, lanes):
+    k = int(lane)
+    while k < n:
         i = d0 + k
         row = off + k * n - d0
-        for kk in range(dof_ten_start[i], dof_ten_start[i + 1]):
+        kk = int(dof_ten_start[i])
+        kk_end = dof_ten_start[i + 1]
+        while kk < kk_end:
             e = dof_ten_entry[kk]
             t = ten_jac_tendon[e]
             c = ten_implicit[t]
@@ -519,6 +548,8 @@ def tendon_implicit_rows(
                     if ej >= 0:
                         dst[row + j] = dst[row + j] + ci * wp.float64(ten_J[ej])
                     j = dof_parent[j]
+            kk += 1
+        k += lanes
 
 
 def set_tendon_constants(model, layout, tendons: TendonLayout, tables: dict, data):

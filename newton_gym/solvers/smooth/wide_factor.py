@@ -81,7 +81,8 @@ def _gather(n: int, d0: int, dofs: wide_int, offs: wide_int, fac: FactorArgs, g:
     each row (the entries :func:`.dynamics._copy_ancestors` copies) and its qfrc - qfrc_bias in float64, into
     the scratch at ``base`` / ``xbase``. Returns per lane 1 where it has implicit terms."""
     implicit = wide_int()
-    for k in range(n):
+    k = int(0)
+    while k < n:
         row = k * n
         m = wide64()
         h = wide64()
@@ -107,6 +108,7 @@ def _gather(n: int, d0: int, dofs: wide_int, offs: wide_int, fac: FactorArgs, g:
             item_set(g.chol, base + row + j, v)
             item_set(g.chol_implicit, base + row + j, v)
             i = item(fac.m.dof_parent, i)
+        k += 1
     return implicit
 
 
@@ -127,7 +129,8 @@ def _scatter(
     """The real lanes' results into their articulations' arrays, as :func:`.dynamics.factor_articulation`
     writes them (M_hat's factor only where the lane has implicit terms; not ``dof_scratch``, which it uses
     as scratch and the later passes write before they read)."""
-    for k in range(n):
+    k = int(0)
+    while k < n:
         row = k * n
         i = k + d0
         while i >= 0:
@@ -144,6 +147,7 @@ def _scatter(
         for c in range(WIDE):
             if c < count:
                 item_set(fac.qacc_smooth_out, dofs[c] + k, wp.float32(x[c]))
+        k += 1
     for c in range(WIDE):
         if c < count:
             fac.art_implicit_out[g.art[t * WIDE + c]] = implicit[c]
@@ -165,8 +169,10 @@ def _wide_factor_kernel(first: int, slot: int, fac: FactorArgs, g: WideArgs):
             if ten != 0:
                 scalar = True
     if scalar:
-        for c in range(count):
+        c = int(0)
+        while c < count:
             factor_articulation(g.art[t * WIDE + c], fac, 0, 1)
+            c += 1
         return
     base = slot * g.size
     xbase = slot * g.n_max
