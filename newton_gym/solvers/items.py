@@ -9,6 +9,13 @@ tables only, which it allocates contiguous (never strided views) and indexes fro
 State keep Warp's indexing, which honours a view's strides. A debug build (``wp.config.mode = "debug"``)
 asserts the bounds and the contiguity. The arithmetic of a loop is unchanged, so its results are bitwise
 the same.
+
+For the same reason the hot loops of the Newton solve, the smooth pass, the integration and the tree
+factorizations are ``while`` loops, not ``for ... in range(...)``: Warp's CPU build of a range loop keeps a
+range iterator whose step sign it tests at every iteration, and does not vectorize the loop (a dense rank-one
+update of an 18 x 18 block: 741 ns as range loops, 183 ns as while loops; the Newton solve's loops alone made
+the CPU step 6-10 % faster, bitwise the same). Loops over a literal or module-constant count stay ``range``
+loops: Warp unrolls those.
 """
 
 from __future__ import annotations
