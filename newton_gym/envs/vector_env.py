@@ -114,8 +114,10 @@ class NewtonVectorEnv(VectorEnv):
         # (an unbounded action is clipped to float32's largest value, so it stays finite after the cast)
         f32 = float(np.finfo(np.float32).max)
         low, high = (np.clip(b, -f32, f32) for b in (self.single_action_space.low, self.single_action_space.high))
-        self._low = torch.as_tensor(low, dtype=torch.float64, device=self.device)
-        self._high = torch.as_tensor(high, dtype=torch.float64, device=self.device)
+        self._bounds = {  # (low, high) by the checked action's dtype
+            dtype: tuple(torch.as_tensor(b, dtype=dtype, device=self.device) for b in (low, high))
+            for dtype in (torch.float32, torch.float64)
+        }
         self.rng = WorldRng(cfg.seed, self.num_envs, self.device)
         self.randomizer = Randomizer(cfg.randomization, self.sim)
         self.task.randomizer = self.randomizer  # privileged observations may report the sampled physics
@@ -185,10 +187,14 @@ class NewtonVectorEnv(VectorEnv):
         terms = {name: term.float() for name, term in terms.items()}
         reward = torch.stack(list(terms.values())).sum(dim=0)
         # A world whose state, observation or reward went non-finite ends its episode here; its non-finite
-        # entries are zeroed so that no NaN reaches obs, reward, final_obs or the episode return.
-        unhealthy = (self.sim.unhealthy != 0) | ~torch.isfinite(obs).all(dim=1) | ~torch.isfinite(reward)
-        obs, reward = _finite(obs), _finite(reward)
-        terms = {name: _finite(term) for name, term in terms.items()}
+        # entries are zeroed so that no NaN reaches obs, reward, final_obs or the episode return (a finite
+        # reward has finite terms: their sum would not be). Unless sync_free (the step reads done back below
+        # anyway), the zeroing is skipped in the usual step whose numbers are all finite.
+        finite = torch.isfinite(obs).all(dim=1) & torch.isfinite(reward)
+        unhealthy = (self.sim.unhealthy != 0) | ~finite
+        if self.sync_free or not bool(finite.all()):
+            obs, reward = _finite(obs), _finite(reward)
+            terms = {name: _finite(term) for name, term in terms.items()}
         terminated = terminated | unhealthy
         self.episode_length += 1
         self.episode_return += reward
@@ -300,8 +306,8 @@ class NewtonVectorEnv(VectorEnv):
             a = torch.nan_to_num(a, nan=0.0, posinf=0.0, neginf=0.0)
         else:
             a = torch.nan_to_num(a, nan=0.0)
-        low, high = self._low.to(a.dtype), self._high.to(a.dtype)
-        return torch.maximum(torch.minimum(a, high), low).to(torch.float32), bad_rows.sum()
+        low, high = self._bounds[a.dtype]
+        return torch.clamp(a, low, high).to(torch.float32), bad_rows.sum()
 
     def _reset_mask(self, value) -> torch.Tensor:
         mask = value if torch.is_tensor(value) else torch.as_tensor(np.asarray(value))
