@@ -614,7 +614,7 @@ def _pyramid_gather(
     """Newton: Y of the four edges (n + mu t1, n - mu t1, n + mu t2, n - mu t2) from the basis Y straight into
     the world's ``ydense`` rows c .. c + 3, with each edge's non-zero columns in ``ynz`` (ascending) and their
     count: one walk per side for all four edges (their Jacobian blocks are never written), the side of the
-    lower DOFs first, as :func:`..solve.newton.gather_row` lists a row. A walk goes deepest DOF first, so each
+    lower DOFs first, as :func:`..solve.row_terms.gather_row` lists a row. A walk goes deepest DOF first, so each
     edge's columns are listed descending and then reversed. The rows' other entries are zeroed only where a
     pass reads whole rows (noslip). Sets the rows' ``cone`` (Y_PATH, Y_QUAD). Returns the edges' A_ii =
     |Y|^2, summed as :func:`_pyramid_edges` sums them (alternate entries into two sums per side)."""

@@ -1,5 +1,6 @@
 """The constraint solve (MuJoCo's mj_fwdConstraint): one block per world assembles its active rows and
-solves their forces by primal Newton (:mod:`.newton`, MuJoCo's default) or PGS (:mod:`.pgs`) in
+solves their forces by primal Newton (:mod:`.newton`, MuJoCo's default; each row's terms in :mod:`.row_terms`)
+or PGS (:mod:`.pgs`) in
 :mod:`.world`; :mod:`.forces` turns the solved row forces into contact forces.
 
 For rows i of a world, the forces f minimise 1/2 f^T (A + R) f + f^T (a0 - a_ref) subject to the row

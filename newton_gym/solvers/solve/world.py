@@ -66,9 +66,10 @@ from ..items import item
 from ..lanes import launch_worlds, register_capped, sync_lanes
 from ..spatial import ltl_solve
 from ..types import vec5
-from .newton import gather_row, make_newton_solve
+from .newton import make_newton_solve
 from .noslip import noslip_solve
 from .pgs import pgs_solve
+from .row_terms import gather_row
 
 __all__ = ["WorldSolver", "DENSE_CAP", "TILE_MAX_DOFS", "tile_dofs_of", "world_kernel"]
 
