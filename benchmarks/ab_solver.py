@@ -39,7 +39,7 @@ import time
 import numpy as np
 import warp as wp
 from bench_solver import _mujoco_model, _settled_state, settle_time  # also puts tests/solvers on sys.path
-from bench_stages import actuator_tables
+from bench_stages import actuator_tables, stepped_env
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _NAME = "newton_gym_base"
@@ -138,17 +138,7 @@ def _env(task: str, n: int, steps: int, repeats: int):
     """:func:`_robot` on the scene of ``gym.make_vec("Newton/<task>-v0")`` (``n`` worlds, one solver thread): both
     revisions' solvers, with the env's solver settings and actuators, step its model from its state after 60
     env steps of uniform random actions (seeded), under the controls of the last one."""
-    import gymnasium as gym
-    import torch
-
-    import newton_gym  # noqa: F401  (registers the tasks)
-
-    env = gym.make_vec(f"Newton/{task}-v0", num_envs=n, sim={"threads": 1})
-    env.reset(seed=0)
-    space = env.single_action_space
-    rng = np.random.default_rng(0)
-    for _ in range(60):
-        env.step(torch.as_tensor(rng.uniform(space.low, space.high, (n,) + space.shape).astype(np.float32)))
+    env = stepped_env(task, n)
     sim, cfg = env.unwrapped.sim, env.unwrapped.cfg.sim
     model, records = sim.model, env.unwrapped.task.actuators
     q0, qd0 = sim.state.joint_q.numpy().copy(), sim.state.joint_qd.numpy().copy()

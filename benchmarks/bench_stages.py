@@ -204,6 +204,24 @@ def _solver(m, d0, n: int):
     return solver, state, ctrl
 
 
+def stepped_env(task: str, worlds: int):
+    """``gym.make_vec("Newton/<task>-v0")`` with ``worlds`` worlds on one solver thread, after 60 env steps of
+    uniform random actions in its action space (seeded): a task's own scene in a state its steps reach, for
+    the tools that time or profile the solver there (profile_cpu.py --env, ab_solver.py --envs)."""
+    import gymnasium as gym
+    import torch
+
+    import newton_gym  # noqa: F401  (registers the tasks)
+
+    env = gym.make_vec(f"Newton/{task}-v0", num_envs=worlds, sim={"threads": 1})
+    env.reset(seed=0)
+    space = env.single_action_space
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        env.step(torch.as_tensor(rng.uniform(space.low, space.high, (worlds,) + space.shape).astype(np.float32)))
+    return env
+
+
 def actuator_tables(act, n: int, dofs: int) -> tuple:
     """The arrays of an ``Actuators`` (DOF, gear, ctrl range, force range, gain, bias) of mujoco_builder's one-
     world actuators ``act`` in each of ``n`` worlds of ``dofs`` DOFs."""

@@ -165,22 +165,10 @@ def _attribute(data: str, regions: list, focus: str | None, top: int):
 
 
 def _env_solver(task: str, worlds: int):
-    """The solver, state and solver step [s] of ``Newton/<task>-v0`` with ``worlds`` worlds on one solver
-    thread, after 60 env steps of uniform random actions (seeded)."""
-    import gymnasium as gym
-    import numpy as np
-    import torch
+    """The solver, state and solver step [s] of ``Newton/<task>-v0`` (:func:`bench_stages.stepped_env`)."""
+    import bench_stages as bs
 
-    import newton_gym  # noqa: F401  (registers the tasks)
-
-    env = gym.make_vec(f"Newton/{task}-v0", num_envs=worlds, sim={"threads": 1})
-    env.reset(seed=0)
-    space = env.single_action_space
-    rng = np.random.default_rng(0)
-    for _ in range(60):
-        action = rng.uniform(space.low, space.high, (worlds,) + space.shape).astype(np.float32)
-        env.step(torch.as_tensor(action))
-    sim = env.unwrapped.sim
+    sim = bs.stepped_env(task, worlds).unwrapped.sim
     return sim.solver, sim.state, float(sim.cfg.sim_dt)
 
 

@@ -198,6 +198,18 @@ def _quad_dot(row: int, count: int, wn: int, rd: RowData, x: wp.array(dtype=floa
 
 
 @wp.func(inline=True)
+def _row_dot_at(
+    c: int, b: WorldBlock, rd: RowData, x: wp.array(dtype=float), with_bias: int, out: wp.array(dtype=float)
+):
+    """out[r0 + c] = Y_c . x of compact row c, plus its bias where ``with_bias``."""
+    r = b.r0 + c
+    v = dot_row(b.yoff + c * b.wn, item(rd.ynz_count, r), rd, x, b.wd0)
+    if with_bias != 0:
+        v = item(rd.bias, r) + v
+    item_set(out, r, v)
+
+
+@wp.func(inline=True)
 def row_dots(b: WorldBlock, rd: RowData, x: wp.array(dtype=float), with_bias: int, out: wp.array(dtype=float)):
     """out[r0 + c] = Y_c . x of every active row c, plus its bias where ``with_bias`` (jar at x). One lane
     takes a pyramidal contact's four edges together where they share their columns (:func:`_quad_dot`);
@@ -205,10 +217,9 @@ def row_dots(b: WorldBlock, rd: RowData, x: wp.array(dtype=float), with_bias: in
     if b.lanes == 1:
         c = int(0)
         while c < b.k:
-            r = b.r0 + c
-            row = b.yoff + c * b.wn
             if is_quad(c, b, rd):
-                s = _quad_dot(row, item(rd.ynz_count, r), b.wn, rd, x, b.wd0)
+                r = b.r0 + c
+                s = _quad_dot(b.yoff + c * b.wn, item(rd.ynz_count, r), b.wn, rd, x, b.wd0)
                 for e in range(4):
                     v = s[e]
                     if with_bias != 0:
@@ -216,18 +227,12 @@ def row_dots(b: WorldBlock, rd: RowData, x: wp.array(dtype=float), with_bias: in
                     item_set(out, r + e, v)
                 c += 4
             else:
-                v = dot_row(row, item(rd.ynz_count, r), rd, x, b.wd0)
-                if with_bias != 0:
-                    v = item(rd.bias, r) + v
-                item_set(out, r, v)
+                _row_dot_at(c, b, rd, x, with_bias, out)
                 c += 1
     else:
         c = int(b.lane)
         while c < b.k:
-            v = dot_row(b.yoff + c * b.wn, item(rd.ynz_count, b.r0 + c), rd, x, b.wd0)
-            if with_bias != 0:
-                v = item(rd.bias, b.r0 + c) + v
-            item_set(out, b.r0 + c, v)
+            _row_dot_at(c, b, rd, x, with_bias, out)
             c += b.lanes
 
 
