@@ -106,8 +106,10 @@ def _scan_kernel(
     rays.sensor = i
     # the distances go into hits_z_out, then become the hits' z
     cast_down(scene, world, rays, max_distance, ray_origins_out, hits_z_out)
-    for r in range(rays.first, rays.end):
+    r = int(rays.first)
+    while r < rays.end:
         hits_z_out[i, r] = ray_origins_out[i, r][2] - wp.min(hits_z_out[i, r], max_distance)
+        r += 1
     if rays.first == 0:
         body_z_out[i] = p[2]
 

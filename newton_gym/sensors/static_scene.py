@@ -312,10 +312,12 @@ def _item_rays(scene: StaticScene, item: int, rays: BodyRays, t_out: wp.array2d(
     kind = scene.item_kind[item]
     half, per_m, grid = _item_grid(scene, item)
     i = rays.sensor
-    for r in range(rays.first, rays.end):
+    r = int(rays.first)
+    while r < rays.end:
         s = rays.ray_start[r]
         ol = base + ex * s[0] + ey * s[1] + ez * s[2]
         t_out[i, r] = wp.min(t_out[i, r], _local_depth(scene, item, kind, half, per_m, grid, ol))
+        r += 1
 
 
 @wp.func(inline=True)  # takes the scene's tables (about 1 KB) by value: inlined, they are not copied
@@ -335,7 +337,8 @@ def _group_rays(
     if b1 - b0 > _LINEAR_MAX:
         root = wp.bvh_get_group_root(scene.bvh, group)
         i = rays.sensor
-        for r in range(rays.first, rays.end):
+        r = int(rays.first)
+        while r < rays.end:
             o = origins[i, r]
             query = wp.bvh_query_aabb(scene.bvh, o - wp.vec3(0.0, 0.0, t_max), o, root)
             item = int(0)
@@ -343,6 +346,7 @@ def _group_rays(
             while wp.bvh_query_next(query, item):
                 best = wp.min(best, _item_depth(scene, item, o))
             t_out[i, r] = best
+            r += 1
     else:
         for item in range(b0, b1):
             _item_rays(scene, item, rays, t_out)
@@ -372,9 +376,11 @@ def cast_down(
     and the caller clips at ``t_max``). ``world`` -1 sees the global items only. Item by item, each item's
     frame taken once for all the rays (a thread casts every ray of a body on the CPU, one on a GPU)."""
     i = rays.sensor
-    for r in range(rays.first, rays.end):
+    r = int(rays.first)
+    while r < rays.end:
         origins_out[i, r] = rays.p + yaw_turn(rays.heading, rays.ray_start[r])
         t_out[i, r] = float(MISS)
+        r += 1
     # Empty groups are skipped: most scenes hold global terrain and nothing per world.
     if _group_filled(scene, scene.world_count):
         _group_rays(scene, scene.world_count, rays, t_max, origins_out, t_out)
