@@ -46,9 +46,7 @@ class CartpoleTask(Task):
         return self.layout.memo("bad", self._compute_bad)  # reward and termination ask within one step
 
     def _compute_bad(self):
-        qpos, qvel = self.layout.qpos(), self.layout.qvel()
-        finite = torch.isfinite(qpos).all(dim=1) & torch.isfinite(qvel).all(dim=1)
-        return ~finite | (qpos[:, 1].abs() > self.cfg.max_angle)
+        return ~self.layout.state_finite() | (self.layout.qpos()[:, 1].abs() > self.cfg.max_angle)
 
     def reward_terms(self, sim, action, pre):
         return {"alive": (~self._bad()).float()}

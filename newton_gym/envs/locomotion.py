@@ -297,8 +297,7 @@ class LeggedVelocityTask(Task):
         b = self._base()
         base_contact = sim.contact_wrench[:, self.base_index, :3].norm(dim=1) > 1.0
         tilted = b["gravity"][:, 2] > -math.cos(math.radians(self.cfg.max_tilt_deg))
-        finite = torch.isfinite(self.layout.qpos()).all(dim=1) & torch.isfinite(self.layout.qvel()).all(dim=1)
-        return base_contact | tilted | ~finite
+        return base_contact | tilted | ~self.layout.state_finite()
 
     # ------------------------------------------------------------------ reset
     def _rand(self, stream: int, width: int) -> torch.Tensor:

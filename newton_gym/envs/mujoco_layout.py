@@ -18,6 +18,7 @@ import warp as wp
 
 from ..errors import EnvError
 from ..sim import JointType
+from .finite import finite_rows
 from .world_rng import world_normal, world_uniform
 
 __all__ = ["MujocoLayout"]
@@ -288,6 +289,10 @@ class MujocoLayout:
     def qvel(self) -> torch.Tensor:
         """(N, nv) MuJoCo qvel."""
         return self.memo("state", self._read)[1]
+
+    def state_finite(self) -> torch.Tensor:
+        """(N,) bool: qpos and qvel all finite (:func:`.finite.finite_rows`), memoized in a :meth:`cached` block."""
+        return self.memo("state_finite", lambda: finite_rows(self.qpos(), self.qvel()))
 
     def root_frame(self) -> torch.Tensor:
         """(N, 10) the free root in its own frame: height [m], linear velocity of its origin (3) [m/s], angular

@@ -152,8 +152,7 @@ class Task:
             z = self.layout.root_pose()[:, 2]
             lo, hi = z_range
             inside = (z >= lo) & (z <= hi) if inclusive else (z > lo) & (z < hi)
-            finite = torch.isfinite(self.layout.qpos()).all(dim=1) & torch.isfinite(self.layout.qvel()).all(dim=1)
-            return finite & inside
+            return self.layout.state_finite() & inside
 
         # reward (healthy term) and termination both ask within one step: computed once there
         return self.layout.memo(("healthy", tuple(z_range), inclusive), compute)

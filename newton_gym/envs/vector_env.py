@@ -33,6 +33,7 @@ from gymnasium.vector.utils import batch_space
 from ..errors import ConfigError, EnvError, EnvTypeError
 from .autoreset import autoreset_mode_from
 from .config import apply_overrides, config_from
+from .finite import finite_rows, zero_nonfinite
 from .randomization import Randomizer
 from .simulation import Simulation
 from .step_graph import make_step_graph
@@ -190,11 +191,11 @@ class NewtonVectorEnv(VectorEnv):
         # entries are zeroed so that no NaN reaches obs, reward, final_obs or the episode return (a finite
         # reward has finite terms: their sum would not be). Unless sync_free (the step reads done back below
         # anyway), the zeroing is skipped in the usual step whose numbers are all finite.
-        finite = torch.isfinite(obs).all(dim=1) & torch.isfinite(reward)
+        finite = finite_rows(obs, reward)
         unhealthy = (self.sim.unhealthy != 0) | ~finite
         if self.sync_free or not bool(finite.all()):
-            obs, reward = _finite(obs), _finite(reward)
-            terms = {name: _finite(term) for name, term in terms.items()}
+            obs, reward = zero_nonfinite(obs), zero_nonfinite(reward)
+            terms = {name: zero_nonfinite(term) for name, term in terms.items()}
         terminated = terminated | unhealthy
         self.episode_length += 1
         self.episode_return += reward
@@ -237,7 +238,7 @@ class NewtonVectorEnv(VectorEnv):
         """(N, obs) float32 observation of the current state, non-finite entries zeroed (qpos / qvel read
         once)."""
         with self.task.layout.cached():
-            return _finite(self.task.observe(self.sim).float())
+            return zero_nonfinite(self.task.observe(self.sim).float())
 
     def _check_reset_done(self):
         """DISABLED: refuse a step while a world whose episode ended has not been reset (Gymnasium's
@@ -254,7 +255,7 @@ class NewtonVectorEnv(VectorEnv):
         """(N, critic obs) privileged observation of the current state (after autoreset, so it matches the
         observation the last ``reset`` / ``step`` returned), or None when the task defines none."""
         value = self.task.critic_observe(self.sim)
-        return None if value is None else _finite(value.float())
+        return None if value is None else zero_nonfinite(value.float())
 
     def render(self):
         """(H, W, 3) uint8 frame of world 0 (None unless render_mode is "rgb_array"); :meth:`render_frames`
@@ -296,7 +297,7 @@ class NewtonVectorEnv(VectorEnv):
             raise EnvError(
                 f"actions must have shape {(self.num_envs,) + self.single_action_space.shape}, got {tuple(a.shape)}"
             )
-        bad_rows = (~torch.isfinite(a)).any(dim=1)
+        bad_rows = ~finite_rows(a)
         policy = self.cfg.nan_action
         if policy == "raise":
             if bool(bad_rows.any()):  # a host sync, only in "raise" mode
@@ -356,11 +357,6 @@ def _positive_int(value, name: str, unit: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ConfigError(f"{name} must be an integer >= 1 ({unit}), got {value!r}")
     return int(value)
-
-
-def _finite(x: torch.Tensor) -> torch.Tensor:
-    """``x`` with NaN and +-inf replaced by 0."""
-    return torch.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)
 
 
 def _action_tensor(actions) -> torch.Tensor:

@@ -10,6 +10,7 @@ import torch
 
 import newton_gym  # noqa: F401  (registers the tasks)
 from newton_gym.envs import simulation as simulation_module
+from newton_gym.envs.finite import finite_rows
 from newton_gym.envs.world_rng import WorldRng
 from newton_gym.errors import EnvError, EnvTypeError, NewtonGymError
 from newton_gym.solvers import generalized as generalized_module
@@ -123,6 +124,26 @@ def test_huge_float64_action_is_clipped_not_zeroed():
     assert env.sim.ctrl[1, 5].item() == pytest.approx(env.single_action_space.low[5])
     assert int(info["nan_actions"]) == 0
     env.step(np.ones((2, 8), dtype=np.int64))  # integer actions are numbers too
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.float64])
+def test_finite_rows_equals_isfinite_on_every_kind_of_entry(dtype):
+    # finite_rows sums rows in float64: entries at the type's largest finite value must stay finite, an inf
+    # beside an inf of the other sign or a NaN must not, in any of the tensors of a row.
+    big = torch.finfo(dtype).max
+    x = torch.ones(8, 4, dtype=dtype)
+    x[1, :] = big  # finite, at the top of the range: their float64 sum stays finite
+    x[2, 0], x[2, 1] = float("inf"), -float("inf")
+    x[3, 2] = float("nan")
+    x[4, 3] = -float("inf")
+    r = torch.zeros(8, dtype=dtype)
+    r[5] = float("nan")
+    c = torch.zeros(8, 2, 3)  # float32, another dtype beside x's
+    c[6, 1, 2] = float("inf")
+    expected = torch.isfinite(x).all(dim=1) & torch.isfinite(r) & torch.isfinite(c).flatten(1).all(dim=1)
+    assert expected.tolist() == [True, True, False, False, False, False, False, True]
+    assert torch.equal(finite_rows(x, r, c), expected)
+    assert torch.equal(finite_rows(x), torch.isfinite(x).all(dim=1))
 
 
 def test_one_world_failing_does_not_change_another_worlds_reset_noise():
