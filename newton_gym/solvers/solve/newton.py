@@ -27,7 +27,8 @@ starts from the cheaper of the previous solve's qacc (``qacc_warm``: u = L (qacc
 articulations the rows act on) and qacc_smooth (u = 0), and stops on MuJoCo's scaled tests (scale = 1 / (mean
 diag(M) DOFs), tolerance opt.tolerance): at the start, when the duality gap 0.5 |g_u|^2 and the gradient
 |g| in qacc (|L^T g_u|) are both small, or the gradient and the Newton decrement 0.5 g^T H^-1 g; after a
-step, when its gain, the gradient or the decrement is; or when a step gains nothing float32 resolves
+step, when its gain, the gradient or the decrement is (the decrement, at most the duality gap as H >= I,
+is not formed where the gap already is); or when a step gains nothing float32 resolves
 (1e-6 of the cost). The gain is summed term by term in closed form (:func:`.row_costs.row_gain`), not taken as the
 difference of two rounded costs.
 
@@ -561,7 +562,8 @@ def make_newton_solve(tile_dofs: int = 0):
         # the gradient |g|, or the gradient and the Newton decrement 0.5 g^T H^-1 g; after each step, its
         # gain, the gradient or the decrement.
         # The Hessian and the direction are formed only where a test needs them: a solve that stops on its
-        # gain or gradient skips them.
+        # gain or gradient skips them, and so does one whose duality gap is below the tolerance after a step,
+        # since the decrement is at most the gap (H >= I in u) and would stop it.
         done = int(0)
         gap = 0.5 * scale * _gradient(b, rd, u)
         grad = scale * _qacc_gradient(b, rm, rd, inp)
@@ -582,9 +584,12 @@ def make_newton_solve(tile_dofs: int = 0):
             if gain <= 1.0e-6 * cost:  # no gain float32 can resolve (MuJoCo, in float64, needs no such test)
                 break
             cost -= gain
-            _gradient(b, rd, u)
-            grad = scale * _qacc_gradient(b, rm, rd, inp)
-            if scale * gain < tol or grad < tol:
+            gap = 0.5 * scale * _gradient(b, rd, u)
+            # The gain; else the duality gap, since the decrement 0.5 g^T H^-1 g <= 0.5 |g|^2 (H >= I) would
+            # stop the solve here: neither the gradient in qacc nor H is formed.
+            if scale * gain < tol or gap < tol:
+                finished = 1
+            elif scale * _qacc_gradient(b, rm, rd, inp) < tol:
                 finished = 1
             else:
                 formed = hessian_step(tree, b, rm, rd)
