@@ -161,3 +161,38 @@ def test_scan_after_autoresets_is_the_scan_of_the_state():
         torch.testing.assert_close(critic[:, -rays:], full, rtol=0, atol=0)
     assert resets >= 8  # the worlds' episodes of 3 steps ended and were reset within the steps
     e.close()
+
+
+_DIVERGED_WORLD = """
+import math, sys, torch, gymnasium as gym
+import newton_gym
+env = gym.make_vec("Newton/Go1-Rough-v0", num_envs=4, device="cpu", terrain=TERRAIN, max_init_level=1)
+env.reset(seed=0)
+layout = env.unwrapped.task.layout
+qpos, qvel = layout.qpos().clone(), layout.qvel().clone()
+{corrupt}
+layout.set_state(qpos, qvel, torch.tensor([False, True, False, False]))
+obs, reward, terminated, _, info = env.step(torch.zeros((4, 12)))
+assert int(info["unhealthy_worlds"]) == 1 and bool(terminated[1]), (info["unhealthy_worlds"], terminated)
+assert bool(torch.isfinite(obs).all()) and bool(torch.isfinite(reward).all())
+obs, reward, terminated, _, info = env.step(torch.zeros((4, 12)))  # world 1 back on its patch
+assert int(info["unhealthy_worlds"]) == 0 and bool(torch.isfinite(obs).all())
+print("survived")
+"""
+
+
+@pytest.mark.parametrize(
+    "corrupt", ["qpos[1, 0] = math.nan", "qpos[1, 2] = math.inf", "qvel[1, 0] = math.nan", "qvel[1, 3] = 1e30"]
+)
+def test_a_diverged_world_on_the_terrain_is_reset_without_crashing(corrupt):
+    """A world whose state went non-finite: the heightfield narrow phase skips its shapes (before, a NaN
+    position made the cell range index the field's blocks out of bounds: a segfault), the world is reported
+    unhealthy and reset, and no NaN reaches an observation or reward. In a child process, which a crash cannot
+    take down with the test run."""
+    import subprocess
+    import sys
+
+    script = f"TERRAIN = {TERRAIN!r}\n" + _DIVERGED_WORLD.format(corrupt=corrupt)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, f"exit {run.returncode}: {run.stderr[-2000:]}"
+    assert "survived" in run.stdout

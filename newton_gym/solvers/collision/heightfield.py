@@ -555,11 +555,14 @@ def field_far(centre: wp.vec3, bound: float, field_xf: wp.transform, field_shape
     """Whether a shape whose bounding sphere (world ``centre``, radius ``bound``) lies outside the field's box
     or above the highest point of the blocks of cells under it cannot touch the heightfield shape
     ``field_shape`` at ``field_xf`` (no prism reaches it; float32 rounding spared as for the bundles' bounds).
-    The narrow phase tests it before it places the shapes."""
+    The narrow phase tests it before it places the shapes. A shape whose centre is not a number (a world
+    whose state diverged) touches nothing: its cell range would index outside the field."""
     f = args.fields.shape_field[field_shape]
     ext = args.fields.extent[f]
     rot = wp.transform_get_rotation(field_xf)
     pos = wp.quat_rotate_inv(rot, centre - wp.transform_get_translation(field_xf))
+    if pos[0] != pos[0] or pos[1] != pos[1] or pos[2] != pos[2]:  # NaN
+        return True
     if pos[0] - bound > ext[0] or pos[0] + bound < -ext[0] or pos[1] - bound > ext[1] or pos[1] + bound < -ext[1]:
         return True
     if pos[2] - bound > ext[2] or pos[2] + bound < ext[3]:
