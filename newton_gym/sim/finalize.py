@@ -278,6 +278,7 @@ def _upload_joints(m, t, dev, rg):
         "damping",
         "spring_stiffness",
         "spring_ref",
+        "ref",
     ):
         setattr(m, f"joint_{col}", _arr(td.get(col), wp.float32, dev))
     m.joint_friction = _arr(td.get("friction_static"), wp.float32, dev)

@@ -31,6 +31,8 @@ class JointDofConfig:
         viscous_damping: viscousDamping [N m s/rad or N s/m] of the friction law.
         damping: passive joint damping [N m s/rad or N s/m] (MuJoCo's dof_damping).
         spring_stiffness, spring_ref: passive spring (MuJoCo's stiffness / springref).
+        ref: the coordinate at which the bodies are posed as authored (MuJoCo's joint ref, its qpos0) [rad or
+            m]; the solver evaluates MuJoCo's constraint weights (body_invweight0, dof_invweight0) there.
     """
 
     axis: tuple = (1.0, 0.0, 0.0)
@@ -51,6 +53,7 @@ class JointDofConfig:
     damping: float = 0.0
     spring_stiffness: float = 0.0
     spring_ref: float = 0.0
+    ref: float = 0.0
 
     @classmethod
     def make(cls, axis=None, **kwargs) -> JointDofConfig:

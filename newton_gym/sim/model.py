@@ -128,6 +128,7 @@ class Model:
     joint_damping: wp.array  # (joint_dof_count,) float32 passive damping [N m s/rad or N s/m]
     joint_spring_stiffness: wp.array  # (joint_dof_count,) float32 passive spring [N m/rad or N/m]
     joint_spring_ref: wp.array  # (joint_dof_count,) float32 spring rest position [rad or m]
+    joint_ref: wp.array  # (joint_dof_count,) float32 coordinate of the authored pose (MuJoCo's qpos0) [rad or m]
     joint_target_pos: wp.array  # (joint_dof_count,) float32 initial drive target [rad or m]
     joint_target_vel: wp.array  # (joint_dof_count,) float32 initial drive target [rad/s or m/s]
     joint_dof_joint: wp.array  # (joint_dof_count,) int32 joint of each DOF

@@ -105,6 +105,7 @@ JOINT_DOF = (
     Column("damping", _f, (), 0.0),
     Column("spring_stiffness", _f, (), 0.0),
     Column("spring_ref", _f, (), 0.0),
+    Column("ref", _f, (), 0.0),
     Column("qd", _f, (), 0.0),
     Column("joint", _i, (), -1, remap="joint"),
 )

@@ -19,7 +19,7 @@ from .base import SolverBase, SolverNotifyFlags
 from .collision import driver as collision_driver
 from .collision import params as contact_params
 from .constraint import rows as constraint
-from .constraint.invweights import set_invweights
+from .constraint.invweights import reference_coordinates, set_invweights
 from .option import Option
 from .smooth import dynamics as smooth
 from .smooth import tendon as tendons
@@ -269,11 +269,13 @@ class SolverGeneralized(SolverBase):
         return len(self.spans)
 
     def _init_invweights(self):
-        """Evaluate the smooth pipeline once at the model's initial state for MuJoCo's inverse weights."""
+        """Evaluate the smooth pipeline once at the authored pose (:func:`reference_coordinates`) for MuJoCo's
+        inverse weights, which MuJoCo computes at qpos0 whatever pose the model starts in."""
         model = self.model
         if model.articulation_count == 0:
             return
         state = model.state()
+        state.joint_q.assign(reference_coordinates(model))
         everything = (0, model.articulation_count)
         eval_fk(model, state.joint_q, state.joint_qd, self._kin)
         smooth.compute_subspaces(

@@ -42,6 +42,7 @@ JOINT_KEYS = {
     "limit_kd": "damping",
     "spring_stiffness": "stiffness",
     "spring_ref": "position",
+    "ref": "position",
 }
 _DEG = math.pi / 180.0
 

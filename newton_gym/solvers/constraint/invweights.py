@@ -1,5 +1,6 @@
 """MuJoCo's inverse weights (body_invweight0, dof_invweight0) and Newton's convergence scale, computed once
-on the host at the model's initial state. They scale the constraint rows' regularization (:mod:`.assemble`).
+on the host at the authored pose (MuJoCo's qpos0: :func:`reference_coordinates`), not at the state the model
+starts in (a keyframe's, an env's home pose). They scale the constraint rows' regularization (:mod:`.assemble`).
 
 Batched over the articulations of each DOF count (thousands of worlds cost one batched inverse and a few
 batched products, not a Python loop per body), and computed once for the articulations equal to the first of
@@ -13,13 +14,33 @@ import numpy as np
 from ...sim.hostmath import transform_point
 from ...sim.types import JointType
 
-__all__ = ["set_invweights"]
+__all__ = ["reference_coordinates", "set_invweights"]
+
+
+def reference_coordinates(model) -> np.ndarray:
+    """(joint_coord_count,) float32 coordinates of the authored pose, MuJoCo's qpos0: each hinge, slide and D6
+    coordinate at its ``joint_ref`` (MuJoCo's ref; 0 unless an MJCF set it), each ball joint at the identity; a
+    free or distance joint keeps its initial pose (the weights do not depend on where the root stands or how
+    it is turned)."""
+    q = model.joint_q.numpy().copy()
+    if model.joint_count == 0:
+        return q
+    kinds = model.joint_type.numpy()
+    q_start = model.joint_q_start.numpy()
+    qd_start = np.append(model.joint_qd_start.numpy(), model.joint_dof_count)
+    ref = model.joint_ref.numpy()
+    for j in np.nonzero(np.isin(kinds, (JointType.PRISMATIC, JointType.REVOLUTE, JointType.D6)))[0]:
+        n = qd_start[j + 1] - qd_start[j]
+        q[q_start[j] : q_start[j] + n] = ref[qd_start[j] : qd_start[j] + n]
+    for j in np.nonzero(kinds == JointType.BALL)[0]:
+        q[q_start[j] : q_start[j] + 4] = (0.0, 0.0, 0.0, 1.0)
+    return q
 
 
 def set_invweights(model, layout, data, rows):
     """MuJoCo's body_invweight0 / dof_invweight0: mean diagonal of J M^-1 J^T for each body's COM
     translation and rotation, and diag(M^-1), at the state the smooth pipeline last evaluated (the
-    model's initial state, with armature), into ``rows.body_invweight``, ``rows.dof_invweight`` and
+    authored pose, with armature), into ``rows.body_invweight``, ``rows.dof_invweight`` and
     ``rows.world_scale``."""
     mass = data.mass_matrix.numpy()
     cdof = data.cdof.numpy().reshape(-1, 6)

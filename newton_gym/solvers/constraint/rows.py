@@ -108,7 +108,7 @@ class Rows(DeclaredFields):
     # Equality constraints.
     eq_anchor2: wp.array = None  # (equality_count,) vec3 anchor in body2's frame [m]
     eq_rel: wp.array = None  # (equality_count,) transform of body1 relative to body2 (weld target)
-    # MuJoCo's inverse weights at the initial state (:func:`set_invweights`).
+    # MuJoCo's inverse weights at the authored pose, qpos0 (:func:`set_invweights`).
     body_invweight: wp.array = None  # (body_count,) vec2 translation [1/kg] and rotation [1/(kg m^2)]
     dof_invweight: wp.array = None  # (joint_dof_count,) diag(M^-1) [1/kg or 1/(kg m^2)]
     world_scale: wp.array = None  # (world_count,) 1 / (mean diag(M) * DOFs) [1/kg]: Newton's stop scale

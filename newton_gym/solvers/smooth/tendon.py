@@ -553,9 +553,9 @@ def tendon_implicit_rows(
 
 
 def set_tendon_constants(model, layout, tendons: TendonLayout, tables: dict, data):
-    """MuJoCo's compile-time tendon constants, from :func:`compute_tendons` at the model's initial state
+    """MuJoCo's compile-time tendon constants, from :func:`compute_tendons` at the authored pose (qpos0)
     (run it, the mass matrix and the subspaces first): the spring length of tendons with springlength
-    (-1, -1) (their initial length) and tendon_invweight0 = J M^-1 J^T (M with armature), the scale of
+    (-1, -1) (their length at qpos0) and tendon_invweight0 = J M^-1 J^T (M with armature), the scale of
     their constraint rows' regularizer. Host work, batched over the tendon sides of each tree size."""
     if tendons.count == 0:
         return

@@ -26,7 +26,8 @@ shape          margin [m], gap [m], max_hull_vertices [int], condim [int], prior
                [int], heightfield_base [m] (a mesh with heightfield_rows is a heightfield)
 material       mu_torsional, mu_rolling [-], ke [N/m], kd [N s/m]
 joint          armature [kg m^2 | kg], damping, friction_static, friction_dynamic, viscous_damping,
-               velocity_limit [rad/s | m/s], limit_ke, limit_kd, spring_stiffness, spring_ref
+               velocity_limit [rad/s | m/s], limit_ke, limit_kd, spring_stiffness, spring_ref,
+               ref (the coordinate of the authored pose)
                (joint keys are resolved per DOF; ``{axis}`` in a name is the DOF's axis token)
 articulation   self_collision_enabled [bool]
 actuator       gear (6,), ctrl_range_min/max, ctrl_limited, force_range_min/max, force_limited,

@@ -109,6 +109,7 @@ class SchemaResolverMjc(SchemaResolver):
             "limit_kd": AttrSpec("mjc:solreflimit", solref_damping, expects="vec2"),
             "spring_stiffness": AttrSpec("mjc:stiffness", default=0.0),
             "spring_ref": AttrSpec("mjc:springref", _mjc_angle, default=0.0),
+            "ref": AttrSpec("mjc:ref", _mjc_angle, default=0.0),
         },
         # MJCF <site>: an Xform the converter tags as a named frame (newton_gym.usd.stage_sites)
         "site": {"is_site": AttrSpec("mjc:site", expects="bool")},
