@@ -88,3 +88,46 @@ def test_g1_topples_under_pd_hold_like_mujoco():
     # The whole fall: within MuJoCo's own float32 spread (the most any of its float32 falls leaves it by;
     # 1.2 to 8.2 mm at the impact of t = 1.41 s), and within 5 mm where that spread is smaller.
     assert err.max() < max(5e-3, spread.max()), (err.max(), spread.max(axis=1), ref[-1], ours[-1])
+
+
+def test_go1_one_contact_step_equals_mujocos():
+    """One step of the Go1 on its feet from 16 states of a MuJoCo C walk under random controls (feet in and
+    out of contact, 1-5 contacts): MuJoCo's qpos and qvel written into 16 worlds, one 0.005 s implicitfast
+    step on each side (MuJoCo cold-started, ours from its last solve: the Newton solve's optimum is unique),
+    then qvel compared. The contact rows' R scale with the bodies' inverse weights at qpos0, which the Go1
+    converted with its ``home`` keyframe once took with its legs bent: its speeds then differed from MuJoCo's by
+    up to 0.046 rad/s after one step."""
+    from newton_gym.envs.mujoco_layout import MujocoLayout
+
+    m = mujoco.MjModel.from_xml_string(open(robot_source_path("go1")).read())
+    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_WARMSTART
+    d = mujoco.MjData(m)
+    key = m.key("home").id
+    mujoco.mj_resetDataKeyframe(m, d, key)
+    rng = np.random.default_rng(0)
+    starts = []
+    for k in range(16 * 25):
+        if k % 25 == 0:
+            d.ctrl[:] = m.key_ctrl[key] + rng.uniform(-0.6, 0.6, m.nu)
+        mujoco.mj_step(m, d)
+        if k % 25 == 24:
+            starts.append((d.qpos.copy(), d.qvel.copy(), d.ctrl.copy(), d.ncon))
+    assert sum(s[3] > 0 for s in starts) >= 12  # most start on their feet
+    robot = ModelBuilder()
+    actuators = robot.add_usd(robot_path("go1"))["actuators"]
+    sim = Simulation(robot, actuators, num_envs=16, cfg=SimCfg(sim_dt=m.opt.timestep, frame_skip=1, capture=False))
+    layout = MujocoLayout(robot, sim)
+    qpos = torch.tensor(np.array([s[0] for s in starts]))
+    qvel = torch.tensor(np.array([s[1] for s in starts]))
+    layout.set_state(qpos, qvel, torch.ones(16, dtype=torch.bool))
+    sim.ctrl[:] = torch.tensor(np.array([s[2] for s in starts]), dtype=torch.float32)
+    expected = []
+    for q, v, c, _ in starts:
+        d.qpos[:], d.qvel[:], d.ctrl[:] = q.astype(np.float32), v.astype(np.float32), c.astype(np.float32)
+        mujoco.mj_step(m, d)
+        expected.append(d.qvel.copy())
+    sim.step()
+    err = np.abs(layout.qvel().numpy() - np.array(expected))
+    # A world whose foot touches down within the step differs by the contact's float32 onset (4e-3 at most);
+    # the others by float32's rounding (median 8e-6). With the weights of the bent legs: 0.046 and 9e-5.
+    assert np.median(err) < 3e-5 and err.max() < 1.5e-2, (np.median(err), err.max(axis=1))
