@@ -42,6 +42,8 @@ class TreeLayout:
         art_coord_start: (articulation_count + 1,) first coordinate of each articulation.
         all_art_range: (2,) [0, articulation_count], the articulation range of a model without worlds.
         art_world: (articulation_count,) world of each articulation.
+        art_free_body: (articulation_count,) the body an articulation's free root joint moves (-1: its root
+            is not a free joint).
         max_art_dofs: largest DOF count of one articulation.
         dof_parent: (joint_dof_count,) previous DOF on the path to the root, -1 at the root.
         dof_art: (joint_dof_count,) articulation of each DOF.
@@ -60,6 +62,7 @@ class TreeLayout:
     art_coord_start: np.ndarray
     all_art_range: np.ndarray
     art_world: np.ndarray
+    art_free_body: np.ndarray
     max_art_dofs: int
     dof_parent: np.ndarray
     dof_art: np.ndarray
@@ -80,6 +83,7 @@ class TreeLayout:
             "art_coord_start",
             "all_art_range",
             "art_world",
+            "art_free_body",
             "dof_parent",
             "dof_art",
             "dof_coord",
@@ -148,6 +152,8 @@ def build_tree_layout(model) -> TreeLayout:
         body_art[c[writer]] = arts[writer]
     child_start, child_joint = _child_joints(joints, parent, body_art, arts if len(joints) else joints, nb)
     art_world = world_of(art_world)
+    free_root = inside & (jtype[safe] == JointType.FREE) if nj else np.zeros(art_count, bool)
+    art_free_body = np.where(free_root, child[safe] if nj else -1, -1)
     world_count = max(1, model.world_count)
     return TreeLayout(
         art_dof_start,
@@ -155,6 +161,7 @@ def build_tree_layout(model) -> TreeLayout:
         art_coord_start,
         np.array([0, art_count]),
         art_world,
+        art_free_body,
         int(sizes.max()) if art_count else 0,
         dof_parent,
         dof_art,

@@ -194,6 +194,38 @@ def _switch_row(
     return 1
 
 
+@wp.func
+def _root_lever_acc(b: int, tm: TreeTables, inp: WorldInputs):
+    """(w x c) x w [m/s^2] of the free root of body b's articulation (zero without one): w its angular
+    velocity, c the lever from its origin to its centre of mass (world axes). MuJoCo's free joint moves the
+    root's origin where ours moves its centre of mass, so MuJoCo's qacc adds this term to the linear part of
+    ours (qacc_mj = T qacc + Tdot qd, T the change of velocity coordinates), and every point of the tree
+    follows the root's origin: MuJoCo's J qacc of a translational contact row along d adds d . this."""
+    a = tm.body_art[b]
+    if a < 0:
+        return wp.vec3(0.0)
+    r = tm.art_free_body[a]
+    if r < 0:
+        return wp.vec3(0.0)
+    d0 = tm.art_dof_start[a]
+    w = wp.vec3(inp.joint_qd[d0 + 3], inp.joint_qd[d0 + 4], inp.joint_qd[d0 + 5])
+    c = wp.quat_rotate(wp.transform_get_rotation(inp.body_q[r]), tm.body_com[r])
+    return wp.cross(wp.cross(w, c), w)
+
+
+@wp.func
+def contact_lever_acc(bodies: wp.vec2i, tm: TreeTables, inp: WorldInputs):
+    """The contact's sum over its sides (side 0 with sign -1) of :func:`_root_lever_acc`: MuJoCo's J qacc_smooth of a
+    translational contact row along d is ours plus d . this (rows in MuJoCo's coordinates, which leave out
+    the velocity-product term Jdot qd, do not depend on the root's velocity coordinates only through it)."""
+    acc = wp.vec3(0.0)
+    if bodies[1] >= 0:
+        acc += _root_lever_acc(bodies[1], tm, inp)
+    if bodies[0] >= 0:
+        acc -= _root_lever_acc(bodies[0], tm, inp)
+    return acc
+
+
 @wp.func(inline=True)
 def _contact_pos(slot: int, p: int, cm: ContactTables):
     """Position error of contact slot ``slot`` of pair p: its distance less the pair's margin net of its gap."""
@@ -238,6 +270,7 @@ def contact_row(w: int, s: int, ci: int, blk: int, rm: RowModel, rd: RowData, in
     rd.cone[ci] = cone
     rd.cone_mu[ci] = rm.contacts.pair_mu[p]
     finish_row(ci, blk, stiff, rm, rd, inp)
+    rd.bias[ci] = rd.bias[ci] + wp.dot(direction, contact_lever_acc(bodies, rm.tree, inp))
 
 
 @wp.func(inline=True)
@@ -731,6 +764,10 @@ def contact_pyramid(wb: WorldBlock, c: int, blk: int, rm: RowModel, rd: RowData,
     if paths[0] >= 0 or paths[1] >= 0:
         a0 += a0_p
         vel += vel_p
+    n = rm.contacts.normal[slot]
+    t1 = rm.contacts.tangent[slot]
+    lever = contact_lever_acc(bodies, rm.tree, inp)
+    a0 += wp.vec3(wp.dot(n, lever), wp.dot(t1, lever), wp.dot(wp.cross(n, t1), lever))
     pos = _contact_pos(slot, p, rm.contacts)
     soft = _soft(rm.contacts.pair_solref[p], rm.contacts.pair_solimp[p], pos, inp.dt)
     # MuJoCo's pyramid R: 2 mu^2 / impratio times the R of a row with diagApprox (1 + mu^2) tran.

@@ -64,6 +64,8 @@ class TreeTables:
     dof_coord: wp.array(dtype=int)  # (joint_dof_count,) coordinate of a scalar DOF, else -1
     art_dof_start: wp.array(dtype=int)  # (articulation_count + 1,) first DOF of each articulation
     art_mat_start: wp.array(dtype=int)  # (articulation_count + 1,) offset of each articulation's n x n block
+    art_free_body: wp.array(dtype=int)  # (articulation_count,) body its free root joint moves (-1: none)
+    body_com: wp.array(dtype=wp.vec3)  # (body_count,) centre of mass in the body frame [m]
     joint_limit_lower: wp.array(dtype=float)  # (joint_dof_count,) lower joint limit [m or rad]
     joint_limit_upper: wp.array(dtype=float)  # (joint_dof_count,) upper joint limit [m or rad]
     joint_friction: wp.array(dtype=float)  # (joint_dof_count,) friction loss of a DOF at rest [N or N m]
