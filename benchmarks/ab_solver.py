@@ -174,6 +174,9 @@ def main():
     p.add_argument("--repeats", type=int, default=21)
     a = p.parse_args()
     sys.path.insert(0, _export(a.base))
+    # The working tree registers the tasks first, so that --envs scenes are its own (the base's registration
+    # then skips ids already held; its model may lack fields the working tree's solver reads)
+    importlib.import_module("newton_gym")
     importlib.import_module(_NAME)
     wp.config.quiet = True
     wp.init()
