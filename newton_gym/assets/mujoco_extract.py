@@ -182,6 +182,26 @@ class _TreeBuilder:
         self.index_of: dict[int, int] = {}  # MuJoCo body id -> index in robot.bodies
         self.joint_of: dict[int, int] = {}  # MuJoCo joint id -> index in robot.joints
 
+    def _warn_free_joint_terms(self, j: int, body: str) -> None:
+        """Warn, by name, of the free joint's damping, armature, frictionloss and stiffness: a free body is
+        written without a joint, so they are not simulated."""
+        m = self.model
+        d0 = int(m.jnt_dofadr[j])
+        terms = {
+            "damping": m.dof_damping[d0 : d0 + 6],
+            "armature": m.dof_armature[d0 : d0 + 6],
+            "frictionloss": m.dof_frictionloss[d0 : d0 + 6],
+            "stiffness": m.jnt_stiffness[j : j + 1],
+        }
+        named = [name for name, values in terms.items() if np.any(values != 0.0)]
+        if named:
+            warnings.warn(
+                f"free joint '{m.joint(j).name or j}' of body '{body}': its {', '.join(named)} are not simulated "
+                "(a free body is written without a joint)",
+                AssetWarning,
+                stacklevel=4,
+            )
+
     def add_body(self, b: int) -> None:
         m = self.model
         body = self._body_desc(b)
@@ -191,6 +211,7 @@ class _TreeBuilder:
         joint_ids = list(range(m.body_jntadr[b], m.body_jntadr[b] + m.body_jntnum[b]))
         kinds = [int(m.jnt_type[j]) for j in joint_ids]
         if _FREE in kinds:
+            self._warn_free_joint_terms(joint_ids[kinds.index(_FREE)], body.name)
             self._append_body(b, body)
             if parent_id == 0 and self.options.fix_base:
                 self._add_fixed(body.name, None, len(self.robot.bodies) - 1)

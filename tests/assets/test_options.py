@@ -243,3 +243,26 @@ def test_disabled_contacts_are_written_as_colliders_that_do_not_collide(tmp_path
     z = float(state.joint_q.numpy()[2])
     assert abs(z - d.qpos[2]) < 1e-3
     assert (z < 0.0) == bool(flag), z  # through the floor only where contacts are off
+
+
+def test_free_joint_damping_armature_and_friction_are_named(tmp_path):
+    """A free body is written without a joint, so its free joint's damping, armature, frictionloss and
+    stiffness are not simulated: the warning names the joint, its body and each term it sets (none for a
+    plain free joint)."""
+    import warnings
+
+    from newton_gym.assets import MjcfConverter, MjcfConverterCfg
+    from newton_gym.errors import AssetWarning
+
+    def convert(joint: str, name: str):
+        xml = tmp_path / f"{name}.xml"
+        xml.write_text(
+            f'<mujoco><worldbody><body name="ball">{joint}<geom type="sphere" size="0.1"/></body></worldbody></mujoco>'
+        )
+        MjcfConverter(MjcfConverterCfg(asset_path=str(xml), usd_dir=str(tmp_path / name)))
+
+    with pytest.warns(AssetWarning, match=r"free joint 'root' of body 'ball': its damping, armature are not simulated"):
+        convert('<joint name="root" type="free" damping="0.5" armature="0.01"/>', "damped")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AssetWarning)
+        convert("<freejoint/>", "plain")
