@@ -198,9 +198,10 @@ def _switch_row(
 def _root_lever_acc(b: int, tm: TreeTables, inp: WorldInputs):
     """(w x c) x w [m/s^2] of the free root of body b's articulation (zero without one): w its angular
     velocity, c the lever from its origin to its centre of mass (world axes). MuJoCo's free joint moves the
-    root's origin where ours moves its centre of mass, so MuJoCo's qacc adds this term to the linear part of
-    ours (qacc_mj = T qacc + Tdot qd, T the change of velocity coordinates), and every point of the tree
-    follows the root's origin: MuJoCo's J qacc of a translational contact row along d adds d . this."""
+    root's origin where ours moves its centre of mass: for the same motion MuJoCo's qacc is T qacc + Tdot qd
+    (T the change of velocity coordinates), whose linear part exceeds ours by this term, and every point of
+    the tree translates with the root's origin, so MuJoCo's J qacc of a translational row along d adds
+    d . this to ours."""
     a = tm.body_art[b]
     if a < 0:
         return wp.vec3(0.0)
@@ -215,9 +216,10 @@ def _root_lever_acc(b: int, tm: TreeTables, inp: WorldInputs):
 
 @wp.func
 def contact_lever_acc(bodies: wp.vec2i, tm: TreeTables, inp: WorldInputs):
-    """The contact's sum over its sides (side 0 with sign -1) of :func:`_root_lever_acc`: MuJoCo's J qacc_smooth of a
-    translational contact row along d is ours plus d . this (rows in MuJoCo's coordinates, which leave out
-    the velocity-product term Jdot qd, do not depend on the root's velocity coordinates only through it)."""
+    """The sum over the contact's sides (side 0 with sign -1) of :func:`_root_lever_acc`: MuJoCo's J qacc_smooth
+    of a translational contact row along d is ours plus d . this. A contact row leaves out the velocity-product
+    term Jdot qd, so its J qacc depends on the velocity coordinates; MuJoCo's and ours differ only in the free
+    root's linear part, by this term."""
     acc = wp.vec3(0.0)
     if bodies[1] >= 0:
         acc += _root_lever_acc(bodies[1], tm, inp)

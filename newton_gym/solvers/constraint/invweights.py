@@ -26,14 +26,16 @@ def reference_coordinates(model) -> np.ndarray:
     if model.joint_count == 0:
         return q
     kinds = model.joint_type.numpy()
-    q_start = model.joint_q_start.numpy()
-    qd_start = np.append(model.joint_qd_start.numpy(), model.joint_dof_count)
-    ref = model.joint_ref.numpy()
-    for j in np.nonzero(np.isin(kinds, (JointType.PRISMATIC, JointType.REVOLUTE, JointType.D6)))[0]:
-        n = qd_start[j + 1] - qd_start[j]
-        q[q_start[j] : q_start[j] + n] = ref[qd_start[j] : qd_start[j] + n]
-    for j in np.nonzero(kinds == JointType.BALL)[0]:
-        q[q_start[j] : q_start[j] + 4] = (0.0, 0.0, 0.0, 1.0)
+    q_start = model.joint_q_start.numpy().astype(np.int64)
+    qd_start = model.joint_qd_start.numpy().astype(np.int64)
+    counts = np.diff(np.append(qd_start, model.joint_dof_count))
+    # Scalar joints: one coordinate per DOF, in order (every such joint at once).
+    scalar = np.isin(kinds, (JointType.PRISMATIC, JointType.REVOLUTE, JointType.D6))
+    n = counts[scalar]
+    step = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+    q[np.repeat(q_start[scalar], n) + step] = model.joint_ref.numpy()[np.repeat(qd_start[scalar], n) + step]
+    ball = q_start[kinds == JointType.BALL]
+    q[ball[:, None] + np.arange(4)] = (0.0, 0.0, 0.0, 1.0)
     return q
 
 
