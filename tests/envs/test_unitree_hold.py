@@ -131,6 +131,7 @@ def test_one_contact_step_equals_mujocos(name):
         expected.append(d.qvel.copy())
     sim.step()
     err = np.abs(layout.qvel().numpy() - np.array(expected))
+    print(f"{name}: qvel after one step {np.median(err):.2g} (median), {err.max():.2g} (max) from MuJoCo C")
     # Float32's rounding: median 3e-7 / 4e-7 (Go1 / G1), at most 1.3e-4 / 3.9e-4. With the weights of the
     # bent legs and without the root's centre-of-mass lever term of MuJoCo's contact rows (contact_lever_acc):
     # 9e-5 / 3e-4 and 0.046 / 0.050; with the weights fixed, without the lever term: 8e-6 / 2e-4, 4e-3 / 0.031.
