@@ -176,6 +176,15 @@ def _root_map(m, d):
     return t, lever, np.linalg.solve(t, d.qvel)
 
 
+def _qacc_in_ours(qacc_mj, t, lever, qd):
+    """MuJoCo's qacc in our coordinates (:func:`_root_map`'s T, lever and qd): T^-1 (qacc_mj - Tdot qd), with
+    Tdot qd = ((w x c) x w, 0, ...)."""
+    w = qd[3:6]
+    tdot_qd = np.zeros(len(qacc_mj))
+    tdot_qd[0:3] = np.cross(np.cross(w, lever), w)
+    return np.linalg.solve(t, qacc_mj - tdot_qd)
+
+
 def _g1_step(m, d, model, act, q, qd, path_contacts=None, **kwargs):
     """One step of ours from the standing G1's state; returns the solver and its qacc. ``path_contacts``: the
     world solve's ``RowModel.path_contacts`` instead of its default."""
@@ -209,10 +218,7 @@ def test_standing_g1_constraint_matches_mujoco():
     rd = solver.world_solver.rd
     k = int(rd.nactive.numpy()[0])
     assert (rd.cone.numpy()[:k] & Y_CROSS).any()  # rows across branches: the cross path ran
-    w = qd[3:6]
-    tdot_qd = np.zeros(m.nv)
-    tdot_qd[0:3] = np.cross(np.cross(w, lever), w)
-    _close(qacc, np.linalg.solve(t, d.qacc - tdot_qd), 2e-3)
+    _close(qacc, _qacc_in_ours(d.qacc, t, lever, qd), 2e-3)
 
 
 def test_standing_g1_path_bases_equal_row_by_row():
@@ -370,9 +376,6 @@ def test_spinning_root_with_its_com_off_its_origin_matches_mujoco(seed, cone):
     solver.step(s0, s1, None, float(m.opt.timestep))
     assert solver.world_contact_count.numpy()[0] == d.ncon
     qacc = (solver.data.qacc_smooth.numpy() + solver.data.qacc_constraint.numpy()).astype(np.float64)
-    w = qd[3:6]
-    tdot_qd = np.zeros(m.nv)
-    tdot_qd[0:3] = np.cross(np.cross(w, lever), w)
-    ref = np.linalg.solve(t, d.qacc - tdot_qd)
+    ref = _qacc_in_ours(d.qacc, t, lever, qd)
     print(f"spinning box ({cone}, seed {seed}): qacc {np.abs(qacc - ref).max() / np.abs(ref).max():.2g} of the largest")
     _close(qacc, ref, 1e-4)
