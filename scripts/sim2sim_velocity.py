@@ -39,14 +39,21 @@ def main(argv=None) -> int:
     if task not in ROBOT_OF_TASK:
         raise ConfigError(f"{args.checkpoint}: trained on {task}; the velocity check knows {sorted(ROBOT_OF_TASK)}")
     clip = float(np.max(np.abs(policy.meta["action_high"])))
-    terrain, terrain_cfg = None, None
-    if task.endswith("Rough-v0"):  # the terrain the policy trained on
-        from newton_gym.terrain import generate_terrain
+    terrain, terrain_cfg, scan = None, None, None
+    if task.endswith("Rough-v0"):  # the terrain the policy trained on, and whether it saw the height scan
+        from newton_gym.envs.go1_rough import Go1RoughCfg, task_terrain
 
-        terrain_cfg = policy.meta.get("train_config", {}).get("env", {}).get("terrain")
-        terrain = generate_terrain(terrain_cfg)
-    ours = tracking_error_newton(policy, task, seconds=args.seconds, action_clip=clip, terrain=terrain_cfg)
-    ref = tracking_error_mujoco(policy, ROBOT_OF_TASK[task], seconds=args.seconds, action_clip=clip, terrain=terrain)
+        env_cfg = policy.meta.get("train_config", {}).get("env", {})
+        terrain_cfg = env_cfg.get("terrain")
+        terrain = task_terrain(terrain_cfg)
+        scan = bool(env_cfg.get("height_scan_policy", Go1RoughCfg.height_scan_policy))
+    ours = tracking_error_newton(
+        policy, task, seconds=args.seconds, action_clip=clip, terrain=terrain_cfg, height_scan=scan
+    )
+    robot = ROBOT_OF_TASK[task]
+    ref = tracking_error_mujoco(
+        policy, robot, seconds=args.seconds, action_clip=clip, terrain=terrain, height_scan=scan is not False
+    )
     print(f"{task}, {args.seconds:.0f} s per command, error after 1 s [m/s]")
     print("command (vx, vy, wz)    newton_gym   MuJoCo")
     for command, a, b in zip(DEFAULT_COMMANDS, ours, ref):

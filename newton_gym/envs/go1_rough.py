@@ -7,7 +7,8 @@ slopes up and down; ``configs/terrain_rough.toml``'s mix, 10 levels x 20 columns
 by every world, with a height scan of the ground around the base in the observations.
 
 - terrain: one global heightfield (one copy, whatever the world count); the robot USD's own floor is
-  disabled.
+  disabled. By default the mix of Isaac Lab's rough Go1 task (:func:`task_terrain`): its block grids rise
+  0.025-0.1 m and its random roughness 0.01-0.06 m, half of ``configs/terrain_rough.toml``'s general mix.
 - spawn: each world on the platform of its patch: column = world index spread over the columns (Isaac Lab's
   terrain types), row = its terrain level; base 0.278 m above the platform, x, y U(-0.5, 0.5) m, yaw
   U(-pi, pi).
@@ -40,7 +41,7 @@ from ..sim import ModelBuilder
 from ..sim.types import GeoType
 from .go1 import Go1Cfg, Go1Task
 
-__all__ = ["Go1RoughCfg", "Go1RoughTask"]
+__all__ = ["Go1RoughCfg", "Go1RoughTask", "task_terrain"]
 
 # WorldRng streams (locomotion uses 11-14, reset noise 1-2, the randomizer 3-5)
 _SPAWN_STREAM = 21
@@ -53,7 +54,7 @@ _SCAN_OFFSET = 0.5  # [m] subtracted from the base height above each ray's hit (
 class Go1RoughCfg(Go1Cfg):
     """Go1-Rough settings: the flat ones, the terrain, the curriculum and the height scan."""
 
-    terrain: object = None  # None: TerrainCfg's defaults (configs/terrain_rough.toml); a TOML path, table, TerrainCfg
+    terrain: object = None  # a TOML path, table or TerrainCfg; None: Isaac Lab's Go1 mix (task_terrain)
     max_init_level: int = 5  # levels drawn in [0, max_init_level] at the start (at most the top level)
     curriculum: bool = True
     height_scan_policy: bool = True  # the scan in the policy observation too (Isaac Lab's rough tasks)
@@ -70,7 +71,7 @@ class Go1RoughTask(Go1Task):
 
     def __init__(self, cfg):
         super().__init__(cfg)
-        self.terrain = _terrain(cfg.terrain)
+        self.terrain = task_terrain(cfg.terrain)
         if isinstance(cfg.max_init_level, bool) or int(cfg.max_init_level) != cfg.max_init_level:
             raise ConfigError(f"max_init_level must be an integer level >= 0, got {cfg.max_init_level!r}")
         if cfg.max_init_level < 0:
@@ -195,8 +196,16 @@ class Go1RoughTask(Go1Task):
         self.root_xy = torch.where(mask[:, None], xy, self.root_xy)
 
 
-def _terrain(source):
-    """The generated terrain of a TOML path, a table, a TerrainCfg, or None (the defaults)."""
-    from ..terrain import generate_terrain
+def task_terrain(source=None):
+    """The generated terrain of the task's ``terrain`` setting: a TOML path or a TerrainCfg as given; a table
+    over the defaults; None the defaults. Where neither names ``sub_terrains``, the mix is Isaac Lab's rough
+    Go1 one (:func:`newton_gym.terrain.go1_rough_sub_terrains`: lower block grids and roughness than the
+    ``ROUGH_TERRAINS_CFG`` of ``configs/terrain_rough.toml``)."""
+    import dataclasses
 
-    return generate_terrain(source)
+    from ..terrain import generate_terrain, go1_rough_sub_terrains, load_terrain_config
+
+    cfg = load_terrain_config(source)
+    if source is None or (isinstance(source, dict) and "sub_terrains" not in source):
+        cfg = dataclasses.replace(cfg, sub_terrains=go1_rough_sub_terrains())
+    return generate_terrain(cfg)

@@ -69,6 +69,7 @@ from .config import (
     SubTerrainCfg,
     TerrainCfg,
     WavesCfg,
+    go1_rough_sub_terrains,
     load_terrain_config,
     rough_sub_terrains,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "generate_terrain",
     "load_terrain_config",
     "draw_terrain",
+    "go1_rough_sub_terrains",
     "rough_sub_terrains",
     "SUB_TERRAIN_KINDS",
     "SubTerrainCfg",

@@ -39,6 +39,7 @@ __all__ = [
     "RandomGridCfg",
     "TerrainCfg",
     "SUB_TERRAIN_KINDS",
+    "go1_rough_sub_terrains",
     "rough_sub_terrains",
     "load_terrain_config",
 ]
@@ -339,6 +340,16 @@ def rough_sub_terrains() -> dict[str, SubTerrainCfg]:
         "hf_pyramid_slope": PyramidSlopeCfg(proportion=0.1, platform_width=2.0),
         "hf_pyramid_slope_inv": PyramidSlopeCfg(proportion=0.1, platform_width=2.0, inverted=True),
     }
+
+
+def go1_rough_sub_terrains() -> dict[str, SubTerrainCfg]:
+    """The mix of Isaac Lab's rough Unitree Go1 task (``UnitreeGo1RoughEnvCfg``): :func:`rough_sub_terrains`
+    with the block grid's heights (0.025, 0.1) m instead of (0.05, 0.2) and the random roughness's
+    (0.01, 0.06) m in steps of 0.01 instead of (0.02, 0.10) in steps of 0.02, scaled down for the small robot."""
+    subs = rough_sub_terrains()
+    subs["boxes"] = dataclasses.replace(subs["boxes"], grid_height_range=(0.025, 0.1))
+    subs["random_rough"] = dataclasses.replace(subs["random_rough"], noise_range=(0.01, 0.06), noise_step=0.01)
+    return subs
 
 
 # ---------------------------------------------------------------------------------------------------------

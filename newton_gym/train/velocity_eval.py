@@ -61,6 +61,7 @@ def tracking_error_newton(
     action_clip: float | None = None,
     terrain=None,
     patch=ROUGH_PATCH,
+    height_scan: bool | None = None,
 ) -> np.ndarray:
     """(C,) mean |cmd_xy - v_xy| [m/s] per command, one world per command stepped together.
 
@@ -72,6 +73,8 @@ def tracking_error_newton(
         action_clip: the task's action clip the policy was trained with (None: the task's default).
         terrain: a rough task's terrain setting (None: the task's default terrain).
         patch: (level, column) of the terrain patch where a rough run starts.
+        height_scan: whether a rough task's policy observation holds the height scan (its
+            ``height_scan_policy``; None: the task's default).
     """
     import gymnasium as gym
 
@@ -83,6 +86,8 @@ def tracking_error_newton(
         extra["curriculum"] = False
         if terrain is not None:
             extra["terrain"] = terrain
+        if height_scan is not None:
+            extra["height_scan_policy"] = bool(height_scan)
     env = gym.make_vec(
         task,
         num_envs=len(commands),
@@ -200,6 +205,7 @@ def tracking_error_mujoco(
     frame_skip: int = 4,
     terrain=None,
     patch=ROUGH_PATCH,
+    height_scan: bool = True,
 ) -> np.ndarray:
     """(C,) mean |cmd_xy - v_xy| [m/s] per command in MuJoCo C on the shipped MJCF of ``robot``.
 
@@ -208,8 +214,11 @@ def tracking_error_mujoco(
         robot: "go1" or "g1" (the shipped MJCF, with its home keyframe and position actuators).
         action_clip: the action box the policy was trained with (actions are clipped to it).
         terrain: a rough task's :class:`newton_gym.terrain.Terrain`: the MJCF gets its heightfield, the run
-            starts on ``patch`` and the observation ends with the height scan; None: flat ground.
+            starts on ``patch`` and the observation ends with the height scan where ``height_scan``; None:
+            flat ground.
         patch: (level, column) of the terrain patch where a rough run starts.
+        height_scan: whether the policy's observation ends with the height scan on a terrain (the rough
+            task's ``height_scan_policy``).
     """
     import mujoco
 
@@ -237,7 +246,7 @@ def tracking_error_mujoco(
         steps = int(round(seconds / (m.opt.timestep * frame_skip)))
         for i in range(steps):
             obs = _observation(m, d, command, home, last)
-            if terrain is not None:
+            if terrain is not None and height_scan:
                 obs = np.concatenate([obs, _scan(terrain, d, rays)])
             with torch.no_grad():
                 action = policy(torch.as_tensor(obs)[None])[0].numpy().astype(np.float32)

@@ -202,3 +202,36 @@ def test_a_diverged_world_on_the_terrain_is_reset_without_crashing(corrupt):
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, f"exit {run.returncode}: {run.stderr[-2000:]}"
     assert "survived" in run.stdout
+
+
+def test_default_terrain_is_isaac_labs_go1_mix():
+    """The task's default terrain is Isaac Lab's rough Go1 mix (UnitreeGo1RoughEnvCfg): the general mix of
+    configs/terrain_rough.toml with lower block grids and roughness, which its patches' heights show; a table of
+    top-level keys keeps that mix, a table or TOML file naming its own sub-terrains keeps theirs."""
+    import os
+
+    from newton_gym.envs.go1_rough import task_terrain
+    from newton_gym.terrain import rough_sub_terrains
+
+    terrain = task_terrain(None)
+    subs, general = terrain.cfg.sub_terrains, rough_sub_terrains()
+    assert subs["boxes"].grid_height_range == (0.025, 0.1)
+    assert (subs["random_rough"].noise_range, subs["random_rough"].noise_step) == ((0.01, 0.06), 0.01)
+    assert {k: v for k, v in subs.items() if k not in ("boxes", "random_rough")} == {
+        k: v for k, v in general.items() if k not in ("boxes", "random_rough")
+    }
+    # the height span of every random-rough and block-grid patch
+    px, py, border = terrain.cfg.cells()
+    z, names = terrain.heightfield.heights, terrain.kind_names
+    span = {"random_rough": 0.0, "boxes": 0.0}
+    for i, j in zip(*np.nonzero(np.isin(names, list(span)))):  # level i along x, column j along y
+        patch = z[border + j * py : border + (j + 1) * py + 1, border + i * px : border + (i + 1) * px + 1]
+        span[names[i, j]] = max(span[names[i, j]], float(patch.max() - patch.min()))
+    assert 0.04 < span["random_rough"] <= 0.06 + 1e-6  # noise up to 0.06 m above the edges (general mix: 0.10)
+    assert 0.1 < span["boxes"] <= 0.2 + 1e-6  # block tops in [-0.1, 0.1] at the top level (general: 0.2)
+    small = task_terrain({"num_rows": 2, "num_cols": 6, "border_width": 2.0})
+    assert small.cfg.sub_terrains == subs and small.cfg.num_rows == 2
+    assert task_terrain(TERRAIN).cfg.sub_terrains.keys() == TERRAIN["sub_terrains"].keys()
+    configs = os.path.join(os.path.dirname(__file__), "..", "..", "configs")
+    assert task_terrain(os.path.join(configs, "terrain_rough.toml")).cfg.sub_terrains == general
+    assert task_terrain(os.path.join(configs, "terrain_go1_rough.toml")).cfg == terrain.cfg  # the file says it

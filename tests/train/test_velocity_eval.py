@@ -78,3 +78,26 @@ def test_rough_policy_errors_agree(kind):
     terrain = generate_terrain(ROUGH)
     ref = tracking_error_mujoco(policy, "go1", COMMANDS, seconds=1.0, settle=0.2, terrain=terrain, patch=(1, 1))
     np.testing.assert_allclose(ours, ref, atol=5e-3)
+
+
+def test_blind_rough_policy_errors_agree():
+    """A rough policy trained without the height scan (``height_scan_policy = false``) reads the flat task's 48
+    terms in both simulators, on the same field."""
+    from newton_gym.terrain import generate_terrain
+
+    gen = torch.Generator().manual_seed(2)
+    weights = 0.05 * torch.randn(48, 12, generator=gen)
+
+    def policy(obs):
+        assert obs.shape[-1] == 48, obs.shape
+        return (obs @ weights).clamp(-1.0, 1.0)
+
+    task = "Newton/Go1-Rough-v0"
+    ours = tracking_error_newton(
+        policy, task, COMMANDS, seconds=1.0, settle=0.2, terrain=ROUGH, patch=(1, 1), height_scan=False
+    )
+    terrain = generate_terrain(ROUGH)
+    ref = tracking_error_mujoco(
+        policy, "go1", COMMANDS, seconds=1.0, settle=0.2, terrain=terrain, patch=(1, 1), height_scan=False
+    )
+    np.testing.assert_allclose(ours, ref, atol=5e-3)
