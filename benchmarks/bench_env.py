@@ -16,7 +16,13 @@ On the CPU two more columns split our step: ``env ms``, the milliseconds per vec
 thread count), and ``phys/EnvPool``, the rate of our physics alone against EnvPool's env steps (what the
 ratio to EnvPool would be if the env's own work took no time).
 
-    python benchmarks/bench_env.py [--tasks Ant Humanoid] [--worlds 256] [--threads 1 2]
+``--ceiling`` then measures what the machine's cores allow our physics: the captured step of independent
+one-thread solvers, each with its share of the worlds, replayed side by side on a thread pool (nothing shared,
+as separate processes), against one alone, beside our threaded solver against its one-thread run. Where
+the two agree, our threads are at the machine's limit for our work; EnvPool's own speed-up is its rows'
+ratio in the table.
+
+    python benchmarks/bench_env.py [--tasks Ant Humanoid] [--worlds 256] [--threads 1 2] [--ceiling]
 """
 
 from __future__ import annotations
@@ -153,6 +159,51 @@ def _row(task, n, threads, steps, repeats, device):
     )
 
 
+def _ceiling(task, n, threads, repeats):
+    """How far ``threads`` threads can speed up our physics on this machine, against what our threaded solver
+    gets: the replay of the captured step of ``threads`` independent one-thread solvers of n / threads worlds
+    each, run side by side on a thread pool (no data shared, as separate processes would be), against one of
+    them alone; and our ``threads``-thread solver of n worlds against the same n worlds on one thread.
+    Interleaved in each of ``repeats`` rounds of 1 s per timing. Returns (ceiling, ours) speed-ups (medians)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import newton_gym  # noqa: F401
+
+    def solver(worlds, thr):
+        env = gym.make_vec(f"Newton/{task}-v0", num_envs=worlds, device="cpu", sim={"threads": thr})
+        env.reset(seed=0)
+        for _ in range(10):
+            env.step(torch.zeros(worlds, _ACTIONS[task]))
+        return env, env.unwrapped.sim.solver
+
+    parts = [solver(n // threads, 1) for _ in range(threads)]
+    whole1, whole = solver(n, 1), solver(n, threads)
+    pool = ThreadPoolExecutor(threads)
+
+    def side_by_side():
+        for future in [pool.submit(s.replay) for _, s in parts]:
+            future.result()
+
+    def ms(fn):
+        times, end = [], time.perf_counter() + 1.0
+        while time.perf_counter() < end:
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times)
+
+    ceiling, ours = [], []
+    for _ in range(repeats):
+        alone, both = ms(parts[0][1].replay), ms(side_by_side)
+        one, many = ms(whole1[1].replay), ms(whole[1].replay)
+        ceiling.append(threads * alone / both)
+        ours.append(one / many)
+    pool.shutdown()
+    for env, _ in parts + [whole1, whole]:
+        env.close()
+    return statistics.median(ceiling), statistics.median(ours)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", nargs="+", default=["Ant", "Humanoid"])
@@ -161,6 +212,12 @@ def main():
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="after the table, each task's physics speed-up on the largest thread count: our threaded solver's "
+        "against independent one-thread solvers side by side (what the machine's cores allow)",
+    )
     args = parser.parse_args()
     import warp as wp
 
@@ -179,6 +236,17 @@ def main():
         for n in args.worlds:
             for threads in args.threads:
                 _row(task, n, threads, args.steps, args.repeats, args.device)
+    threads = max(args.threads)
+    if args.ceiling and args.device == "cpu" and threads > 1:
+        print(f"physics speed-up on {threads} threads (captured step replayed; median of {args.repeats} rounds):")
+        for task in args.tasks:
+            n = max(args.worlds)
+            ceiling, ours = _ceiling(task, n, threads, args.repeats)
+            print(
+                f"{task:>9} {n:>5}: {threads} independent one-thread solvers of {n // threads} worlds side by "
+                f"side {ceiling:.2f}x one alone; our {threads}-thread solver {ours:.2f}x its one-thread run",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

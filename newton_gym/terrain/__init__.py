@@ -53,8 +53,9 @@ values at difficulty 0 and 1, interpolated linearly; lengths in metres):
 
 Every kind except ``flat`` has a ``platform_width``: a flat square at the patch centre where the origin
 lies. ``configs/terrain_rough.toml`` holds the defaults: Isaac Lab's ``ROUGH_TERRAINS_CFG`` mix (stairs
-up and down, boxes, random rough, slopes up and down) on 10 x 20 patches. ``newton-gym terrain --config
-FILE --out PNG`` prints a summary and draws the terrain top-down (``docs/images/terrain_rough.png``).
+up and down, boxes, random rough, slopes up and down) on 10 x 20 patches; ``configs/terrain_go1_rough.toml``
+its rough Go1 variant (:func:`go1_rough_sub_terrains`, Newton/Go1-Rough-v0's terrain). ``newton-gym terrain
+--config FILE --out PNG`` prints a summary and draws the terrain top-down (``docs/images/terrain_go1_rough.png``).
 """
 
 from .config import (
