@@ -3,12 +3,13 @@ Isaac-Velocity-Rough-Unitree-Go1 and mjlab's rough velocity task).
 
 The flat task's robot, servos, command, reward table and randomization (:mod:`.go1`, :mod:`.locomotion`),
 on a generated terrain (:mod:`newton_gym.terrain`: stairs up and down, block grids, random roughness,
-slopes up and down; ``configs/terrain_rough.toml``'s mix, 10 levels x 20 columns of 8 m patches) shared
+slopes up and down; ``configs/terrain_go1_rough.toml``'s mix, 10 levels x 20 columns of 8 m patches) shared
 by every world, with a height scan of the ground around the base in the observations.
 
 - terrain: one global heightfield (one copy, whatever the world count); the robot USD's own floor is
-  disabled. By default the mix of Isaac Lab's rough Go1 task (:func:`task_terrain`): its block grids rise
-  0.025-0.1 m and its random roughness 0.01-0.06 m, half of ``configs/terrain_rough.toml``'s general mix.
+  disabled. By default the mix of Isaac Lab's rough Go1 task (:func:`task_terrain`): block grids of
+  0.025-0.1 m and random roughness of 0.01-0.06 m, where ``configs/terrain_rough.toml``'s general mix has
+  0.05-0.2 m and 0.02-0.10 m.
 - spawn: each world on the platform of its patch: column = world index spread over the columns (Isaac Lab's
   terrain types), row = its terrain level; base 0.278 m above the platform, x, y U(-0.5, 0.5) m, yaw
   U(-pi, pi).
