@@ -39,7 +39,7 @@ def main(argv=None) -> int:
     if task not in ROBOT_OF_TASK:
         raise ConfigError(f"{args.checkpoint}: trained on {task}; the velocity check knows {sorted(ROBOT_OF_TASK)}")
     clip = float(np.max(np.abs(policy.meta["action_high"])))
-    terrain, terrain_cfg, scan = None, None, None
+    terrain, terrain_cfg, scan = None, None, True
     if task.endswith("Rough-v0"):  # the terrain the policy trained on, and whether it saw the height scan
         from newton_gym.envs.go1_rough import Go1RoughCfg, task_terrain
 
@@ -50,9 +50,8 @@ def main(argv=None) -> int:
     ours = tracking_error_newton(
         policy, task, seconds=args.seconds, action_clip=clip, terrain=terrain_cfg, height_scan=scan
     )
-    robot = ROBOT_OF_TASK[task]
     ref = tracking_error_mujoco(
-        policy, robot, seconds=args.seconds, action_clip=clip, terrain=terrain, height_scan=scan is not False
+        policy, ROBOT_OF_TASK[task], seconds=args.seconds, action_clip=clip, terrain=terrain, height_scan=scan
     )
     print(f"{task}, {args.seconds:.0f} s per command, error after 1 s [m/s]")
     print("command (vx, vy, wz)    newton_gym   MuJoCo")
