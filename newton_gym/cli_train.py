@@ -25,7 +25,7 @@ import time
 __all__ = ["add_arguments", "run"]
 
 #: Flags that would change what a resumed run is (it keeps its own config).
-_FIXED_ON_RESUME = ("config", "task", "num_envs", "seed")
+_FIXED_ON_RESUME = ("config", "task", "num_envs", "seed", "init_policy")
 
 
 def add_arguments(parser):
@@ -48,6 +48,13 @@ def add_arguments(parser):
         metavar="RUN_DIR|CHECKPOINT",
         help="continue a run from its latest checkpoint (or the one named), with its own config, in its own "
         "directory; --minutes, --timesteps and --device may change",
+    )
+    parser.add_argument(
+        "--init-policy",
+        default=None,
+        metavar="CHECKPOINT",
+        help="start a new rsl_rl run from this checkpoint's networks (fine-tuning; e.g. Go1-Rough from a "
+        "Go1-Flat policy); the config's init_policy",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
@@ -81,6 +88,7 @@ def _config(args):
     from .train import load_train_config
 
     overrides = {"task": args.task, "num_envs": args.num_envs, "seed": args.seed, "device": args.device}
+    overrides["init_policy"] = args.init_policy
     return _with_budget_flag(load_train_config(args.config, **overrides, **_budget(args)), args)
 
 

@@ -179,6 +179,10 @@ class TrainCfg:
             from its event files, into ``<run>/wandb``; offline unless WANDB_MODE or WANDB_API_KEY says
             otherwise (``wandb sync`` uploads an offline run later). WANDB_PROJECT names the project.
         env: task config overrides (``max_episode_steps``, ``randomization``, ...), checked by the task.
+        init_policy: rsl_rl checkpoint (or shipped policy) whose actor, and critic where it holds one, start
+            this run ("": fresh networks); a task whose observation adds trailing inputs to the
+            checkpoint's (Go1-Rough's height scan after Go1-Flat's) starts with zero weight on them
+            (:mod:`newton_gym.train.init_policy`). The run itself starts at iteration 0.
         ppo, policy: see PPOCfg and PolicyCfg (skrl backend).
         rsl_rl: see RslRlCfg (rsl_rl backend).
     """
@@ -193,6 +197,7 @@ class TrainCfg:
     torch_threads: int = 1
     checkpoint_every: int = 50
     env: dict = field(default_factory=dict)
+    init_policy: str = ""
     ppo: PPOCfg = field(default_factory=PPOCfg)
     policy: PolicyCfg = field(default_factory=PolicyCfg)
     rsl_rl: RslRlCfg = field(default_factory=RslRlCfg)
@@ -206,6 +211,8 @@ class TrainCfg:
             raise ConfigError(f"num_envs must be >= 1, got {self.num_envs}")
         if self.backend == "rsl_rl":
             return self._validate_rsl_rl()
+        if self.init_policy:
+            raise ConfigError("init_policy is read by the rsl_rl backend only (set backend = 'rsl_rl')")
         if self.rsl_rl != RslRlCfg():
             raise ConfigError("[rsl_rl] settings need backend = 'rsl_rl' (the skrl backend reads [ppo] and [policy])")
         if self.timesteps <= 0 and self.minutes <= 0:

@@ -172,8 +172,18 @@ class RslRlRunner:
         self.runner_start_iteration = 0  # the iteration this process's loop started at
         self.episodes = EpisodeLog(cfg.num_envs)
         self.resumed_from = None
+        self.init_lines: list[str] = []  # what init_policy copied, logged when training starts
         if resume is not None:
             self._resume(resume)
+        elif cfg.init_policy:
+            from .init_policy import load_init_policy
+
+            try:
+                report = load_init_policy(self.runner.alg, cfg.init_policy, self.env.num_actions)
+            except BaseException:
+                self.close()  # the environment built above
+                raise
+            self.init_lines = [f"networks from {cfg.init_policy}:"] + [f"  {line}" for line in report.lines]
 
     def _make_env(self) -> RslRlVecEnv:
         import gymnasium as gym
@@ -283,6 +293,8 @@ class RslRlRunner:
             f"training {self.cfg.task} with rsl_rl {RSL_RL_VERSION}: {self.cfg.num_envs} worlds, "
             f"{self.steps_per_iteration} env steps per iteration, out: {self.out_dir}"
         )
+        for line in self.init_lines:
+            self.log(line)
         if self.resumed_from:
             self.log(f"resuming {self.resumed_from}: iteration {self.iteration}, {self.seconds_before:.0f} s so far")
         if self.cfg.rsl_rl.init_at_random_ep_len:
