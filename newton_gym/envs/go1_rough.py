@@ -94,6 +94,7 @@ class Go1RoughTask(Go1Task):
 
     def setup(self, robot, sim):
         from ..sensors import HeightScanner
+        from .spawn_clearance import SpawnClearance
 
         super().setup(robot, sim)
         dev, n = sim.torch_device, sim.num_envs
@@ -108,6 +109,7 @@ class Go1RoughTask(Go1Task):
         base = sim.model.body_world_start.numpy()[:n] + self.base_index
         c = self.cfg
         self.scanner = HeightScanner(sim.model, base, size=tuple(c.scan_size), resolution=float(c.scan_resolution))
+        self.clearance = SpawnClearance(sim.model, self.foot_index.tolist(), n)
         self.num_rays = self.scanner.num_rays
         self.scan = None  # (N, rays) the height scan of the last observe() [m]
         # Whether the scanner's hits are the current state's, but for the worlds of _rescan (reset since),
@@ -171,6 +173,10 @@ class Go1RoughTask(Go1Task):
         random_level = (self._rand(_LEVEL_STREAM, 1)[:, 0] * self.num_levels).long()
         level = torch.where(past_top, random_level, level.clamp(min=0))
         self.terrain_level = torch.where(mask, level, self.terrain_level)
+
+    def spawn_lift(self, sim, mask):
+        # a foot that starts inside the heightfield stays stuck in its prisms (.spawn_clearance)
+        return self.clearance.lift(sim.state, mask)
 
     def reset_state(self, sim, mask, rng):
         super().reset_state(sim, mask, rng)

@@ -323,6 +323,11 @@ class LeggedVelocityTask(Task):
         """Place the root of each reset world (qpos (N, nq) MuJoCo layout, written in place) before the state
         is set. Default: where ``init_qpos`` has it (the flat ground's origin)."""
 
+    def spawn_lift(self, sim, mask):
+        """(N,) [m] to raise the reset worlds of ``mask`` by once their pose is written (body poses current),
+        or None: none (the default; the plane pushes a foot that starts below it straight up)."""
+        return None
+
     def reset_state(self, sim, mask, rng):
         self.rng = rng
         c, j = self.cfg, len(self.servos)
@@ -334,6 +339,10 @@ class LeggedVelocityTask(Task):
         qvel = (2.0 * u_base - 1.0) * 0.5
         qvel[:, 6:] = 0.0
         self.layout.set_state(qpos, qvel, mask)
+        lift = self.spawn_lift(sim, mask)
+        if lift is not None:  # the feet start on the ground: the same pose, higher
+            qpos[:, 2] = qpos[:, 2] + lift
+            self.layout.set_state(qpos, qvel, mask)
         ranges = (c.command_vx, c.command_vy, c.command_wz)
         cmd = torch.stack([lo + (hi - lo) * u[:, i] for i, (lo, hi) in enumerate(ranges)], dim=1)
         cmd = torch.where((u[:, 3] < c.standing_fraction)[:, None], torch.zeros_like(cmd), cmd)

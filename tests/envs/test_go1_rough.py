@@ -73,7 +73,9 @@ def test_worlds_spawn_on_their_patch_and_share_one_terrain(env):
     root = task.layout.root_pose()[:, :3]
     origin = task.origins[task.terrain_level, task.terrain_type]
     assert ((root[:, :2] - origin[:, :2]).abs() <= 0.5 + 1e-5).all()
-    np.testing.assert_allclose(root[:, 2].numpy(), origin[:, 2].numpy() + 0.278, atol=1e-5)
+    # home height above the patch, raised where the reset's joint scaling put a foot below the ground
+    lift = root[:, 2].numpy() - origin[:, 2].numpy() - 0.278
+    assert (lift >= -1e-5).all() and (lift <= 0.15).all(), lift
     assert task.terrain_type.tolist() == [0, 1, 2, 3]  # worlds spread over the columns
     assert (task.terrain_level <= 1).all()
     # the robot USD's own floor does not collide: the terrain carries the robot
@@ -96,12 +98,15 @@ def test_sim_row_budget_caps_each_worlds_rows_and_a_world_over_it_ends():
     assert (roomy.sim.solver.rows.budget_host == 400).all() and (tight.sim.solver.rows.budget_host == 16).all()
     for e in (roomy, tight):
         e.reset(seed=3)
-    for _ in range(3):
+    ended = torch.zeros(2, dtype=torch.bool)
+    for _ in range(10):  # the reset may lift the robot clear of the ground (spawn clearance): it lands first
         obs, _, done, _, info = roomy.step(torch.zeros(2, 12))
         assert not done.any() and int(info["unhealthy_worlds"]) == 0
         # 12 joint-limit rows and one contact: a standing robot's four feet do not fit
         obs, _, done, _, info = tight.step(torch.zeros(2, 12))
-        assert done.all() and int(info["unhealthy_worlds"]) == 2 and torch.isfinite(obs).all()
+        assert int(info["unhealthy_worlds"]) == int(done.sum()) and torch.isfinite(obs).all()
+        ended |= done
+    assert ended.all()
     roomy.close(), tight.close()
 
 
