@@ -19,9 +19,11 @@ substep per world): ours from bench_stages' per-launch graphs replayed on each e
 pass, collision, constraint + solve, integrate with the step's outputs: ``bench_stages._time_step``), MuJoCo's
 from its own stage timers over the same runs (smooth: kinematics + inertia + velocity + actuation; collision;
 constraint: make + project + solve; advance), so the table says which stage the rough ground makes dearer.
+The physics runs ``--physics-repeats`` rounds, flat then rough in each; the tables print medians over the
+rounds and the rough / flat speeds the median of the rounds' ratios.
 
     python benchmarks/bench_rough.py [--worlds 256] [--repeats 5] [--steps 50] [--physics-steps 20]
-                                     [--build-worlds 4096]
+                                     [--physics-repeats 3] [--build-worlds 4096]
 
 """
 
@@ -156,6 +158,17 @@ def _physics(env, steps):
     return ours, theirs
 
 
+def _median_round(rounds, name):
+    """(ours, MuJoCo C) of env ``name``: each figure of :func:`_physics` as its median over ``rounds``."""
+
+    def median(sides):
+        out = {key: statistics.median(side[key] for side in sides) for key in ("us", "rows")}
+        out["stages"] = {k: statistics.median(side["stages"][k] for side in sides) for k in sides[0]["stages"]}
+        return out
+
+    return tuple(median([r[name][i] for r in rounds]) for i in (0, 1))
+
+
 # stage: (our launches in bench_stages' graphs, MuJoCo's timers)
 _STAGES = {
     "smooth pass": (("smooth",), ("POS_KINEMATICS", "POS_INERTIA", "VELOCITY", "ACTUATION")),
@@ -193,6 +206,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--physics-steps", type=int, default=20)
+    parser.add_argument("--physics-repeats", type=int, default=3)
     parser.add_argument("--build-worlds", type=int, default=4096)
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -214,8 +228,16 @@ def main():
     except ImportError:
         print("physics on the same states: skipped (mujoco is not installed)")
     else:
-        physics = {name: _physics(env, args.physics_steps) for name, (env, _) in envs.items()}
-        print(f"physics alone on the envs' states ({args.physics_steps} env steps), per substep per world:")
+        # flat and rough in turn within each round, as the env rates: a slow phase of the machine hits both
+        rounds = [
+            {name: _physics(env, args.physics_steps) for name, (env, _) in envs.items()}
+            for _ in range(args.physics_repeats)
+        ]
+        physics = {name: _median_round(rounds, name) for name in envs}
+        print(
+            f"physics alone on the envs' states ({args.physics_steps} env steps; medians of "
+            f"{args.physics_repeats} rounds, flat and rough in turn), per substep per world:"
+        )
         print("| ground | ours us | MuJoCo C us | ours / MuJoCo | rows ours | rows MuJoCo (last substep) |")
         print("|---|---|---|---|---|---|")
         for name, (ours, theirs) in physics.items():
@@ -223,10 +245,10 @@ def main():
                 f"| {name} | {ours['us']:.2f} | {theirs['us']:.2f} | {ours['us'] / theirs['us']:.2f} "
                 f"| {ours['rows']:.1f} | {theirs['rows']:.1f} |"
             )
-        flat, rough = physics["Flat"], physics["Rough"]
+        speed = [[r["Flat"][side]["us"] / r["Rough"][side]["us"] for r in rounds] for side in (0, 1)]
         print(
-            f"physics speed rough / flat: ours {flat[0]['us'] / rough[0]['us']:.2f}, "
-            f"MuJoCo C {flat[1]['us'] / rough[1]['us']:.2f}"
+            f"physics speed rough / flat (median of the rounds' ratios): ours {statistics.median(speed[0]):.2f}, "
+            f"MuJoCo C {statistics.median(speed[1]):.2f}"
         )
         print("by stage, us per substep per world (ours: each launch replayed alone, bench_stages' graphs):")
         print("| stage | flat ours | flat MuJoCo C | rough ours | rough MuJoCo C | rough ours / MuJoCo |")
