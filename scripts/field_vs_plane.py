@@ -8,6 +8,13 @@ rough-terrain section quotes.
    step of the first tilt past 60 degrees (the tasks' termination; the run's length where it never tilts).
 2. The shipped flat policy (blind) on the lowest random-rough patches of Isaac Lab's general mix and of its
    Go1 mix (the task's default terrain): mean tracking error [m/s] over four commands.
+3. Feet stuck in the field: 16 reset poses (the tasks' joint scaling, 0.5 to 1.5 of home, at the home base
+   height) held at the home targets for 0.5 s, without and with the rough task's spawn lift
+   (:mod:`newton_gym.envs.spawn_clearance`): how many leave a foot more than 1 cm below the ground, and the
+   deepest foot [m]. MuJoCo C (its own draws of the scaling) and newton_gym's envs.
+4. The shipped flat policy in the envs as a training run sees them (their resets, noise, pushes and
+   randomization; 64 worlds x 500 steps, random commands): mean tracking error [m/s] and base-contact
+   terminations, Go1-Flat on the plane and Go1-Rough on an all-flat field with and without the spawn lift.
 
     python scripts/field_vs_plane.py [--episodes 40] [--steps 300]
 """
@@ -120,6 +127,102 @@ def flat_policy_on_rough_patches():
     return out
 
 
+def _deepest_mujoco(terrain, lift: bool, trials: int = 16, seed: int = 0) -> np.ndarray:
+    """(trials,) deepest foot below the ground [m] after 0.5 s at the home targets, MuJoCo C."""
+    import mujoco
+
+    from newton_gym.assets.robots import robot_source_path
+    from newton_gym.train.velocity_eval import _rough_start, _with_terrain
+
+    path = robot_source_path("go1")
+    m = mujoco.MjModel.from_xml_path(path) if terrain is None else _with_terrain(path, terrain)
+    key = m.key("home").id
+    home = m.key_qpos[key][7:].copy()
+    feet = [m.geom(f"{f}_foot_collision").id for f in FEET]
+    rng = np.random.default_rng(seed)
+    out = np.zeros(trials)
+    for i in range(trials):
+        d = mujoco.MjData(m)
+        mujoco.mj_resetDataKeyframe(m, d, key)
+        d.qpos[7:] = home * (0.5 + rng.uniform(size=home.shape))
+        ground = 0.0
+        if terrain is not None:
+            d.qpos[:3] = _rough_start(terrain, (0, 0))
+            ground = d.qpos[2] - m.key_qpos[key][2]
+        mujoco.mj_forward(m, d)
+        low = min(d.geom_xpos[g][2] - m.geom_size[g][0] for g in feet)
+        if lift and low < ground:
+            d.qpos[2] += ground - low
+        d.ctrl[:] = home
+        mujoco.mj_forward(m, d)
+        for _ in range(int(round(0.5 / m.opt.timestep))):
+            mujoco.mj_step(m, d)
+        out[i] = max(ground - (d.geom_xpos[g][2] - m.geom_size[g][0]) for g in feet)
+    return out
+
+
+def _deepest_newton(field: bool, lift: bool, worlds: int = 16) -> np.ndarray:
+    """(worlds,) deepest foot below the ground [m] after 0.5 s at the home targets, newton_gym's envs."""
+    import gymnasium as gym
+
+    task, extra = "Newton/Go1-Flat-v0", {}
+    if field:
+        task, extra = "Newton/Go1-Rough-v0", {"terrain": FLAT, "curriculum": False, "max_init_level": 0}
+    env = gym.make_vec(task, num_envs=worlds, device="cpu", noise=False, push_interval=(1e9, 1e9), **extra)
+    t = env.task
+    if field and not lift:
+        t.spawn_lift = lambda sim, mask: None
+    env.reset(seed=0)
+    ground = t.origins[t.terrain_level, t.terrain_type][:, 2] if field else torch.zeros(worlds)
+    for _ in range(int(round(0.5 / env.sim.dt))):
+        env.step(torch.zeros(worlds, len(t.servos)))
+    q = env.sim.views.body_q[:, t.foot_index].double()  # calf frames; the foot sphere 0.213 m down, r 0.023
+    u, w = q[..., 3:6], q[..., 6:7]
+    v = torch.tensor([0.0, 0.0, -0.213], dtype=torch.float64).expand_as(u)
+    c = 2.0 * torch.cross(u, v, dim=-1)
+    bottom = (q[..., :3] + v + w * c + torch.cross(u, c, dim=-1))[..., 2] - 0.023
+    env.close()
+    return (ground[:, None].double() - bottom).amax(dim=1).numpy()
+
+
+def policy_in_envs(lift_cases=(True, False), worlds: int = 64, steps: int = 500) -> list:
+    """[(label, mean tracking error [m/s], base-contact terminations)] of the shipped flat policy."""
+    import gymnasium as gym
+
+    from newton_gym.train.checkpoint import load_policy
+
+    policy = load_policy(os.path.join("newton_gym", "assets", "policies", "go1_newton.pt"))
+    cases = [("Go1-Flat, plane", "Newton/Go1-Flat-v0", {}, True)]
+    for lift in lift_cases:
+        label = f"Go1-Rough, flat field, {'with' if lift else 'without'} the lift"
+        extra = {"terrain": FLAT, "curriculum": False, "height_scan_policy": False}
+        cases.append((label, "Newton/Go1-Rough-v0", extra, lift))
+    rows = []
+    for label, task, extra, lift in cases:
+        env = gym.make_vec(task, num_envs=worlds, device="cpu", **extra)
+        t = env.task
+        if not lift:
+            t.spawn_lift = lambda sim, mask: None
+        base_contacts = [0]
+        terminated = t._terminated
+
+        def spy(sim, t=t, terminated=terminated, count=base_contacts):
+            count[0] += int((sim.contact_wrench[:, t.base_index, :3].norm(dim=1) > 1.0).sum())
+            return terminated(sim)
+
+        t._terminated = spy
+        obs, _ = env.reset(seed=0)
+        errors = []
+        with torch.no_grad():
+            for i in range(steps):
+                obs, _, _, _, info = env.step(policy(obs))
+                if i >= 50:
+                    errors.append(float(info["task"]["lin_vel_error"]))
+        env.close()
+        rows.append((label, float(np.mean(errors)), base_contacts[0]))
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=40)
@@ -143,6 +246,20 @@ def main(argv=None) -> int:
         "shipped flat policy, lowest random-rough patches: tracking error "
         f"{errors['general']:.2f} m/s on the general mix, {errors['go1']:.2f} on the Go1 mix"
     )
+    print("reset poses held at the home targets for 0.5 s: poses with a foot > 1 cm below the ground, deepest [m]")
+    for ground in ("plane", "flat field"):
+        field = ground == "flat field"
+        for lift in (False, True) if field else (False,):
+            label = f"{ground}{', spawn lift' if lift else ''}"
+            mj = _deepest_mujoco(flat_field if field else None, lift)
+            ours = _deepest_newton(field, lift)
+            print(
+                f"{label:24s} MuJoCo C {int((mj > 0.01).sum()):2d} / {mj.size} ({mj.max():.3f})   "
+                f"newton_gym {int((ours > 0.01).sum()):2d} / {ours.size} ({ours.max():.3f})"
+            )
+    print("shipped flat policy in the envs (64 worlds x 500 steps): tracking error, base-contact terminations")
+    for label, error, contacts in policy_in_envs():
+        print(f"{label:42s} {error:.3f} m/s {contacts:5d}")
     return 0
 
 

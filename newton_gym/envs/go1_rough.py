@@ -12,7 +12,9 @@ by every world, with a height scan of the ground around the base in the observat
   0.05-0.2 m and 0.02-0.10 m.
 - spawn: each world on the platform of its patch: column = world index spread over the columns (Isaac Lab's
   terrain types), row = its terrain level; base 0.278 m above the platform, x, y U(-0.5, 0.5) m, yaw
-  U(-pi, pi).
+  U(-pi, pi); then raised until no foot starts inside the terrain (:mod:`.spawn_clearance`: the reset's
+  joint scaling stretches legs below the ground, and a foot inside the heightfield stays pinned by its
+  prisms' side walls).
 - curriculum (Isaac Lab's rule, at each reset): a world that walked farther than half a patch (4 m) from its
   spawn moves one level up, one that walked less than half of what its command asked over an episode
   (|cmd_xy| 20 s / 2) one level down; past the top level it goes to a random level. Levels start in
@@ -63,7 +65,8 @@ class Go1RoughCfg(Go1Cfg):
     scan_resolution: float = 0.1  # [m]
     spawn_xy: float = 0.5  # [m] half width of the uniform spawn offset
     # The flat task's weight: Isaac Lab's rough Go1 uses 0.01 with ~150 M samples; with 0.01 a 256-world CPU
-    # run stood still for 870 iterations (5.4 M steps: tracking error 0.55 m/s, every world back on level 0).
+    # run stood still for 870 iterations (5.4 M steps: tracking error 0.55 m/s, every world back on level 0),
+    # though that run's resets still left feet pinned inside the field (before .spawn_clearance).
     w_feet_air_time: float = 0.25
 
 
