@@ -101,3 +101,20 @@ def test_blind_rough_policy_errors_agree():
         policy, "go1", COMMANDS, seconds=1.0, settle=0.2, terrain=terrain, patch=(1, 1), height_scan=False
     )
     np.testing.assert_allclose(ours, ref, atol=5e-3)
+
+
+def test_shipped_rough_policy_walks_in_both_simulators():
+    """``go1_rough_newton.pt`` (an hour of CPU training on the task's default terrain) tracks forward and turning
+    commands on a level-4 random-rough patch, in newton_gym and in MuJoCo C on the same heightfield."""
+    import os
+
+    from newton_gym.envs.go1_rough import task_terrain
+    from newton_gym.train.checkpoint import load_policy
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    policy = load_policy(os.path.join(root, "newton_gym", "assets", "policies", "go1_rough_newton.pt"))
+    commands = np.array([[0.8, 0.0, 0.0], [0.3, 0.0, 0.6]], dtype=np.float32)
+    ours = tracking_error_newton(policy, "Newton/Go1-Rough-v0", commands, seconds=3.0, settle=1.0)
+    ref = tracking_error_mujoco(policy, "go1", commands, seconds=3.0, settle=1.0, terrain=task_terrain(None))
+    assert ours.max() < 0.15 and ref.max() < 0.15, (ours, ref)
+    assert ref.mean() / ours.mean() < 1.5 and ours.mean() / ref.mean() < 1.5, (ours, ref)
