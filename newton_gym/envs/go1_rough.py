@@ -15,6 +15,8 @@ by every world, with a height scan of the ground around the base in the observat
   U(-pi, pi); then raised until no foot starts inside the terrain (:mod:`.spawn_clearance`: the reset's
   joint scaling stretches legs below the ground, and a foot inside the heightfield stays pinned by its
   prisms' side walls).
+- command: the flat task's, but by default (``heading_command``, Isaac Lab's) the yaw rate steers toward a
+  heading drawn per episode, U(-pi, pi): 0.5 x the heading error, clipped to [-1, 1] rad/s, every step.
 - curriculum (Isaac Lab's rule, at each reset): a world that walked farther than half a patch (4 m) from its
   spawn moves one level up, one that walked less than half of what its command asked over an episode
   (|cmd_xy| 20 s / 2) one level down; past the top level it goes to a random level. Levels start in
@@ -49,6 +51,7 @@ __all__ = ["Go1RoughCfg", "Go1RoughTask", "task_terrain"]
 # WorldRng streams (locomotion uses 11-14, reset noise 1-2, the randomizer 3-5)
 _SPAWN_STREAM = 21
 _LEVEL_STREAM = 22
+_HEADING_STREAM = 23
 _SCAN_NOISE = 0.1  # [m] half width of the policy's height-scan noise (Isaac Lab's)
 _SCAN_OFFSET = 0.5  # [m] subtracted from the base height above each ray's hit (Isaac Lab's)
 
@@ -68,6 +71,11 @@ class Go1RoughCfg(Go1Cfg):
     # run stood still for 870 iterations (5.4 M steps: tracking error 0.55 m/s, every world back on level 0),
     # though that run's resets still left feet pinned inside the field (before .spawn_clearance).
     w_feet_air_time: float = 0.25
+    # Isaac Lab's heading command (UniformVelocityCommand, heading_command=True): each episode draws a heading
+    # U(-pi, pi) and the yaw-rate command is heading_stiffness x the heading error, clipped to command_wz.
+    # Drawn yaw rates make the robot walk in circles, which the curriculum's distance rule cannot promote.
+    heading_command: bool = True
+    heading_stiffness: float = 0.5
 
 
 class Go1RoughTask(Go1Task):
@@ -115,6 +123,8 @@ class Go1RoughTask(Go1Task):
         self.clearance = SpawnClearance(sim.model, self.foot_index.tolist(), n)
         self.num_rays = self.scanner.num_rays
         self.scan = None  # (N, rays) the height scan of the last observe() [m]
+        self.heading = torch.zeros(n, device=dev)  # (N,) each episode's target heading [rad]
+        self.standing = torch.zeros(n, dtype=torch.bool, device=dev)  # (N,) the episode's command is zero
         # Whether the scanner's hits are the current state's, but for the worlds of _rescan (reset since),
         # so that the observation after a reset recasts the rays of the reset worlds only.
         self._scan_current = False
@@ -134,6 +144,8 @@ class Go1RoughTask(Go1Task):
         self.scanner.update(sim.state, mask=self._rescan if self._scan_current else None)
         self._scan_current, self._rescan = True, None
         self.scan = self.scanner.heights(offset=_SCAN_OFFSET, clip=(-1.0, 1.0))
+        if self.cfg.heading_command:
+            self._steer()
         obs = super().observe(sim)
         if not self.cfg.height_scan_policy:
             return obs
@@ -181,8 +193,22 @@ class Go1RoughTask(Go1Task):
         # a foot that starts inside the heightfield stays stuck in its prisms (.spawn_clearance)
         return self.clearance.lift(sim.state, mask)
 
+    def _steer(self):
+        """The yaw-rate command of every moving world: heading_stiffness x its heading error, clipped to
+        command_wz (Isaac Lab's heading command); standing worlds keep 0."""
+        q = self.layout.qpos()[:, 3:7]  # (w, x, y, z)
+        yaw = torch.atan2(2.0 * (q[:, 0] * q[:, 3] + q[:, 1] * q[:, 2]), 1.0 - 2.0 * (q[:, 2] ** 2 + q[:, 3] ** 2))
+        error = torch.remainder(self.heading - yaw + math.pi, 2.0 * math.pi) - math.pi
+        lo, hi = (float(v) for v in self.cfg.command_wz)
+        wz = (float(self.cfg.heading_stiffness) * error).clamp(lo, hi)
+        self.command[:, 2] = torch.where(self.standing, torch.zeros_like(wz), wz)
+
     def reset_state(self, sim, mask, rng):
         super().reset_state(sim, mask, rng)
+        if self.cfg.heading_command:
+            heading = (2.0 * rng.uniform(_HEADING_STREAM, 1, mask)[:, 0] - 1.0) * math.pi
+            self.heading = torch.where(mask, heading, self.heading)
+            self.standing = torch.where(mask, (self.command == 0.0).all(dim=1), self.standing)
         if self._scan_current:
             self._rescan = mask.clone() if self._rescan is None else self._rescan | mask
 

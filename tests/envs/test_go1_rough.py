@@ -3,6 +3,8 @@ the height scan in the observations, the mean terrain level in ``info``, and the
 
 from __future__ import annotations
 
+import math
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -240,3 +242,32 @@ def test_default_terrain_is_isaac_labs_go1_mix():
     configs = os.path.join(os.path.dirname(__file__), "..", "..", "configs")
     assert task_terrain(os.path.join(configs, "terrain_rough.toml")).cfg.sub_terrains == general
     assert task_terrain(os.path.join(configs, "terrain_go1_rough.toml")).cfg == terrain.cfg  # the file says it
+
+
+def test_heading_command_steers_toward_each_episodes_heading():
+    """Isaac Lab's heading command: the yaw-rate command is 0.5 x the wrapped heading error, clipped to
+    [-1, 1] rad/s, in the command and the observation; standing worlds keep a zero command."""
+    env = make(num_envs=16)
+    try:
+        task = env.task
+        obs, _ = env.reset(seed=5)
+        for _ in range(3):
+            obs, *_ = env.step(torch.zeros(16, 12))
+        q = task.layout.qpos()[:, 3:7]
+        yaw = torch.atan2(2 * (q[:, 0] * q[:, 3] + q[:, 1] * q[:, 2]), 1 - 2 * (q[:, 2] ** 2 + q[:, 3] ** 2))
+        error = torch.atan2(torch.sin(task.heading - yaw), torch.cos(task.heading - yaw))
+        expected = torch.where(task.standing, torch.zeros(16), (0.5 * error).clamp(-1.0, 1.0))
+        torch.testing.assert_close(task.command[:, 2], expected, atol=1e-5, rtol=0)
+        torch.testing.assert_close(obs[:, 11], task.command[:, 2])  # the observation's yaw-rate command
+        assert (task.heading.abs() <= math.pi).all() and task.heading.std() > 0.5
+        assert (task.command[task.standing] == 0).all()
+    finally:
+        env.close()
+    fixed = make(num_envs=2, heading_command=False)
+    try:
+        fixed.reset(seed=5)
+        before = fixed.task.command.clone()
+        fixed.step(torch.zeros(2, 12))
+        assert torch.equal(fixed.task.command, before)  # the drawn yaw rate holds
+    finally:
+        fixed.close()
