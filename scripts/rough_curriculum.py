@@ -1,7 +1,8 @@
 """What Go1-Rough's terrain curriculum makes of a policy's episodes: the share of worlds Isaac Lab's rule would
 promote (ended farther than half a patch, 4 m, from the spawn) and demote (less than half of what the command
-asked over the episode, and not promoted), over one full episode of every world on level 0, with the
-commands as the task draws them and with their yaw rate held at 0.
+asked over the episode, and not promoted), over one full episode of every world on level 0, with three kinds
+of command: drawn yaw rates (the task's default), Isaac Lab's heading commands (``heading_command = true``)
+and drawn yaw rates held at 0.
 
     python scripts/rough_curriculum.py [--checkpoint newton_gym/assets/policies/go1_rough_newton.pt]
                                        [--worlds 128]
@@ -22,11 +23,18 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import newton_gym  # noqa: E402, F401  (before torch's threads start: newton_gym.openmp_wait)
 
 
-def episode_outcomes(policy, worlds: int, zero_yaw_rate: bool, seed: int = 0) -> dict:
+def episode_outcomes(policy, worlds: int, heading: bool, zero_yaw_rate: bool, seed: int = 0) -> dict:
     """{"worlds": survivors, "distance": mean [m], "promoted": share, "demoted": share} of one episode."""
     import gymnasium as gym
 
-    env = gym.make_vec("Newton/Go1-Rough-v0", num_envs=worlds, device="cpu", curriculum=False, max_init_level=0)
+    env = gym.make_vec(
+        "Newton/Go1-Rough-v0",
+        num_envs=worlds,
+        device="cpu",
+        curriculum=False,
+        max_init_level=0,
+        heading_command=heading,
+    )
     task = env.task
     obs, _ = env.reset(seed=seed)
     steps = int(task.cfg.max_episode_steps) - 1  # the last step's time-out resets the world
@@ -70,8 +78,13 @@ def main(argv=None) -> int:
     policy = load_policy(args.checkpoint)
     print(f"{args.checkpoint}: one episode of {args.worlds} worlds on level 0")
     print("commands                 survivors  distance [m]  promoted  demoted")
-    for label, zero in (("as the task draws them", False), ("yaw rate held at 0", True)):
-        r = episode_outcomes(policy, args.worlds, zero)
+    kinds = (
+        ("drawn yaw rates", False, False),
+        ("heading commands", True, False),
+        ("yaw rate held at 0", False, True),
+    )
+    for label, heading, zero in kinds:
+        r = episode_outcomes(policy, args.worlds, heading, zero)
         print(
             f"{label:24s} {r['worlds']:9d} {r['distance']:13.2f} {100 * r['promoted']:8.0f} % "
             f"{100 * r['demoted']:6.0f} %"

@@ -247,7 +247,7 @@ def test_default_terrain_is_isaac_labs_go1_mix():
 def test_heading_command_steers_toward_each_episodes_heading():
     """Isaac Lab's heading command: the yaw-rate command is 0.5 x the wrapped heading error, clipped to
     [-1, 1] rad/s, in the command and the observation; standing worlds keep a zero command."""
-    env = make(num_envs=16)
+    env = make(num_envs=16, heading_command=True)
     try:
         task = env.task
         obs, _ = env.reset(seed=5)
@@ -263,7 +263,7 @@ def test_heading_command_steers_toward_each_episodes_heading():
         assert (task.command[task.standing] == 0).all()
     finally:
         env.close()
-    fixed = make(num_envs=2, heading_command=False)
+    fixed = make(num_envs=2)  # the default: drawn yaw rates
     try:
         fixed.reset(seed=5)
         before = fixed.task.command.clone()
