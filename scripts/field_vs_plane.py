@@ -176,11 +176,11 @@ def _deepest_newton(field: bool, lift: bool, worlds: int = 16) -> np.ndarray:
     ground = t.origins[t.terrain_level, t.terrain_type][:, 2] if field else torch.zeros(worlds)
     for _ in range(int(round(0.5 / env.sim.dt))):
         env.step(torch.zeros(worlds, len(t.servos)))
+    from newton_gym.sim.hostmath import quat_rotate
+
     q = env.sim.views.body_q[:, t.foot_index].double()  # calf frames; the foot sphere 0.213 m down, r 0.023
-    u, w = q[..., 3:6], q[..., 6:7]
-    v = torch.tensor([0.0, 0.0, -0.213], dtype=torch.float64).expand_as(u)
-    c = 2.0 * torch.cross(u, v, dim=-1)
-    bottom = (q[..., :3] + v + w * c + torch.cross(u, c, dim=-1))[..., 2] - 0.023
+    down = torch.tensor([0.0, 0.0, -0.213], dtype=torch.float64).expand(*q.shape[:-1], 3)
+    bottom = (q[..., :3] + quat_rotate(q[..., 3:7], down))[..., 2] - 0.023
     env.close()
     return (ground[:, None].double() - bottom).amax(dim=1).numpy()
 

@@ -26,6 +26,7 @@ import warp as wp
 
 from ..render.scene import bounding_radius
 from ..sensors.static_scene import BodyRays, StaticScene, cast_down, pack_static_scene
+from ..sim.hostmath import quat_rotate
 from ..sim.types import GeoType
 
 wp.set_module_options({"enable_backward": False})
@@ -62,7 +63,7 @@ def probe_spheres(model, bodies) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 local, radius = np.zeros((1, 3)), bounding_radius(int(kind[s]), scale[s], vertices)
             for v in local:
                 out_body.append(int(b))
-                out_centre.append(p + _rotate(q, v))
+                out_centre.append(p + quat_rotate(q, v))
                 out_radius.append(radius)
     return (
         np.asarray(out_body, dtype=np.int32),
@@ -74,13 +75,6 @@ def probe_spheres(model, bodies) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _mesh_vertices(model, shape: int) -> np.ndarray:
     """(V, 3) vertices of a mesh shape's mesh, before the shape's scale."""
     return np.asarray(model.meshes[int(model.shape_mesh.numpy()[shape])].vertices, dtype=np.float64)
-
-
-def _rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """v rotated by the unit quaternion q = (x, y, z, w)."""
-    u, w = q[:3], q[3]
-    t = 2.0 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
 
 
 @wp.kernel
@@ -148,13 +142,14 @@ class SpawnClearance:
         self._distance = wp.zeros((m, 1), dtype=wp.float32, device=device)
         self._deficit = wp.zeros((self.num_envs, max(self.num_probes, 1)), dtype=wp.float32, device=device)
         self._deficit_t = wp.to_torch(self._deficit)
+        self._lift = torch.zeros(self.num_envs, device=self._deficit_t.device)  # lift()'s output, reused
 
     def lift(self, state, mask: torch.Tensor) -> torch.Tensor:
         """(N,) torch float32 [m]: for the worlds of ``mask`` (N,) bool, how far the deepest lowest point of
         their foot shapes lies below the ground under it (0 where none does); 0 for the others. One launch,
-        no host sync (capturable)."""
+        no host sync, no allocation (capturable); the tensor is overwritten by the next call."""
         if self.num_probes == 0 or self.num_envs == 0:
-            return torch.zeros(self.num_envs, device=self._deficit_t.device)
+            return self._lift
         wp.launch(
             _clearance_kernel,
             dim=(self.num_envs, self.num_probes),
@@ -174,4 +169,4 @@ class SpawnClearance:
             outputs=[self._deficit],
             device=self.model.device,
         )
-        return self._deficit_t.amax(dim=1)
+        return torch.amax(self._deficit_t, dim=1, out=self._lift)

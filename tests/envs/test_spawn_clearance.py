@@ -11,6 +11,7 @@ import warp as wp
 
 import newton_gym as ng
 from newton_gym.envs.spawn_clearance import SpawnClearance
+from newton_gym.sim.hostmath import quat_rotate
 
 
 def _quat_y(angle):
@@ -86,10 +87,7 @@ def test_go1_rough_resets_put_every_foot_on_or_above_the_terrain():
         for w in range(16):
             for f in task.foot_index.tolist():
                 q = body_q[w, f].double().numpy()
-                u, s = q[3:6], q[6]
-                v = np.array([0.0, 0.0, -0.213])  # the Go1 foot sphere's centre in the calf frame
-                t = 2.0 * np.cross(u, v)
-                p = q[:3] + v + s * t + np.cross(u, t)
+                p = q[:3] + quat_rotate(q[3:7], [0.0, 0.0, -0.213])  # the Go1 foot sphere's centre
                 ground = terrain.field_center[2] + terrain.heightfield.height_at(
                     p[0] - terrain.field_center[0], p[1] - terrain.field_center[1]
                 )
@@ -127,10 +125,8 @@ def test_a_foot_started_inside_the_field_stays_stuck_without_the_lift():
                 env.step(torch.zeros(16, 12))
             q = env.sim.views.body_q[:, env.task.foot_index]  # calf frames
             # the foot sphere's centre is 0.213 m along the calf's -z; its bottom 0.023 below that
-            u, s = q[..., 3:6], q[..., 6:7]
-            v = torch.tensor([0.0, 0.0, -0.213]).expand_as(u)
-            t = 2.0 * torch.cross(u, v, dim=-1)
-            z = (q[..., :3] + v + s * t + torch.cross(u, t, dim=-1))[..., 2] - 0.023
+            down = torch.tensor([0.0, 0.0, -0.213]).expand(*q.shape[:-1], 3)
+            z = (q[..., :3] + quat_rotate(q[..., 3:7], down))[..., 2] - 0.023
             depth[lifted] = float((-z).clamp(min=0.0).max())
         finally:
             env.close()
