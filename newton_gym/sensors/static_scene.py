@@ -261,11 +261,9 @@ def _field_depth(scene: StaticScene, half: wp.vec2, per_m: wp.vec2, grid: wp.vec
     h10 = scene.field_heights[k + 1]
     h01 = scene.field_heights[k + ncol]
     h11 = scene.field_heights[k + ncol + 1]
-    z = float(0.0)
-    if fu >= fv:  # triangle (p00, p10, p11)
-        z = h00 + fu * (h10 - h00) + fv * (h11 - h10)
-    else:  # triangle (p01, p00, p11)
-        z = h00 + fv * (h01 - h00) + fu * (h11 - h01)
+    # triangle (p00, p10, p11) where fu >= fv, else (p01, p00, p11); a select, not a branch: a yawed ray grid
+    # falls on either side at random, and the mispredicted branch cost as much as the rest of the ray
+    z = wp.where(fu >= fv, h00 + fu * (h10 - h00) + fv * (h11 - h10), h00 + fv * (h01 - h00) + fu * (h11 - h01))
     if o[2] < z:
         return float(MISS)
     return o[2] - z
