@@ -24,7 +24,8 @@ by every world, with a height scan of the ground around the base in the observat
 - height scan: 17 x 11 rays on a 1.6 x 1.0 m grid at 0.1 m around the base (yaw-aligned), each clip(base z -
   ground z - 0.5, -1, 1) [m] (Isaac Lab's term); in the policy observation (``height_scan_policy``) and
   always in the critic's.
-- observation (48 + 187): the flat task's 48 terms, then the height scan (noise U(-0.1, 0.1), Isaac Lab's).
+- observation (48 + 187): the flat task's 48 terms, then the height scan (noise U(-0.1, 0.1), Isaac Lab's; drawn
+  in the scan's own launch, :mod:`.scan_observation`).
 - critic observation (54 + 187): the flat critic's terms with the base height taken above the ground under
   the base, then the clean height scan.
 - reward: the flat table (``feet_air_time`` 0.25, the flat task's: Isaac Lab's rough Go1 has 0.01, which left a
@@ -107,6 +108,7 @@ class Go1RoughTask(Go1Task):
 
     def setup(self, robot, sim):
         from ..sensors import HeightScanner
+        from .scan_observation import ScanObservation
         from .spawn_clearance import SpawnClearance
 
         super().setup(robot, sim)
@@ -124,7 +126,8 @@ class Go1RoughTask(Go1Task):
         self.scanner = HeightScanner(sim.model, base, size=tuple(c.scan_size), resolution=float(c.scan_resolution))
         self.clearance = SpawnClearance(sim.model, self.foot_index.tolist(), n)
         self.num_rays = self.scanner.num_rays
-        self.scan = None  # (N, rays) the height scan of the last observe() [m]
+        # the height scan of the last observe(), clean (the critic's) and noisy (the policy's), (N, rays) [m]
+        self.scan = ScanObservation(self.scanner, _SCAN_OFFSET, (-1.0, 1.0), _SCAN_NOISE, int(c.seed) + 7919)
         self.heading = torch.zeros(n, device=dev)  # (N,) each episode's target heading [rad]
         self.standing = torch.zeros(n, dtype=torch.bool, device=dev)  # (N,) the episode's command is zero
         # Whether the scanner's hits are the current state's, but for the worlds of _rescan (reset since),
@@ -143,23 +146,20 @@ class Go1RoughTask(Go1Task):
         # The scan of this state, once: the critic's observation of the same state (which the env asks for
         # after the observation, outside the step's cached block) reads it back. After a reset of some worlds
         # (the step's observation already scanned the others' state) only theirs are recast.
-        self.scanner.update(sim.state, mask=self._rescan if self._scan_current else None)
+        mask = self._rescan if self._scan_current else None
+        self.scanner.update(sim.state, mask=mask)
+        self.scan.update(mask)
         self._scan_current, self._rescan = True, None
-        self.scan = self.scanner.heights(offset=_SCAN_OFFSET, clip=(-1.0, 1.0))
         if self.cfg.heading_command:
             self._steer()
         obs = super().observe(sim)
         if not self.cfg.height_scan_policy:
             return obs
-        scan = self.scan
-        if self.cfg.noise:
-            u = torch.rand(scan.shape, generator=self.noise_gen, device=scan.device)
-            scan = scan + (2.0 * u - 1.0) * _SCAN_NOISE
-        return torch.cat([obs, scan], dim=1)
+        return torch.cat([obs, self.scan.noisy if self.cfg.noise else self.scan.clean], dim=1)
 
     def critic_observe(self, sim):
         critic = super().critic_observe(sim)
-        scan = self.scan  # the last observe()'s
+        scan = self.scan.clean  # the last observe()'s
         # base height above the ground under the base: the centre ray's clip(z - ground - 0.5) + 0.5
         centre = self.num_rays // 2
         height_col = 12 + 3 * len(self.servos)
@@ -168,6 +168,10 @@ class Go1RoughTask(Go1Task):
 
     def step_info(self, sim) -> dict:
         return {**super().step_info(sim), "terrain_level": self.terrain_level.float().mean()}
+
+    def seed(self, seed: int):
+        super().seed(seed)
+        self.scan.seed(int(seed) + 7919)
 
     def pre_step(self, sim):
         self._scan_current = False  # the step moves every world

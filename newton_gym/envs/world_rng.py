@@ -16,7 +16,7 @@ import warp as wp
 
 from ..errors import EnvError
 
-__all__ = ["WorldRng", "world_normal", "world_uniform"]
+__all__ = ["WorldRng", "draw_uniform", "stream_key", "world_draw", "world_normal", "world_uniform"]
 
 wp.set_module_options({"enable_backward": False})
 
@@ -37,6 +37,12 @@ def _mix32_host(x: int) -> int:
     return x ^ (x >> 16)
 
 
+def stream_key(seed: int, stream: int) -> int:
+    """The 32-bit key of ``stream`` under ``seed`` (both reduced mod 2^32): :meth:`WorldRng.key`, for a kernel
+    that draws with :func:`world_uniform` from counters of its own."""
+    return _mix32_host((int(seed) & _MASK32) ^ (((int(stream) & _MASK32) * 0x9E3779B1) & _MASK32))
+
+
 @wp.func
 def _mix32(x: wp.uint32):
     """:func:`_mix32_host` in uint32 arithmetic (products wrap mod 2^32)."""
@@ -48,13 +54,20 @@ def _mix32(x: wp.uint32):
 
 
 @wp.func
-def _hash(key: wp.uint32, counter: wp.array(dtype=wp.int64), w: int, e: int):
-    """mix(mix(mix(mix(key ^ w) ^ counter_lo) ^ counter_hi) ^ e) of world w's counter."""
+def world_draw(key: wp.uint32, counter: wp.array(dtype=wp.int64), w: int):
+    """mix(mix(mix(key ^ w) ^ counter_lo) ^ counter_hi) of world w's counter: the part of every element's hash
+    that one draw of one world shares (a kernel that draws many elements of a world takes it once and passes
+    it to :func:`draw_uniform`)."""
     c = counter[w]
     h = _mix32(key ^ wp.uint32(w))
     h = _mix32(h ^ wp.uint32(c & wp.int64(0xFFFFFFFF)))
-    h = _mix32(h ^ wp.uint32((c >> wp.int64(32)) & wp.int64(0xFFFFFFFF)))
-    return _mix32(h ^ wp.uint32(e))
+    return _mix32(h ^ wp.uint32((c >> wp.int64(32)) & wp.int64(0xFFFFFFFF)))
+
+
+@wp.func
+def _hash(key: wp.uint32, counter: wp.array(dtype=wp.int64), w: int, e: int):
+    """mix(mix(mix(mix(key ^ w) ^ counter_lo) ^ counter_hi) ^ e) of world w's counter."""
+    return _mix32(world_draw(key, counter, w) ^ wp.uint32(e))
 
 
 @wp.func
@@ -69,6 +82,12 @@ def world_uniform(key: wp.uint32, counter: wp.array(dtype=wp.int64), w: int, e: 
     """Element e of world w's uniform numbers of the stream whose key is ``key`` (:meth:`WorldRng.key`): what
     :meth:`WorldRng.uniform` gives, for a kernel that draws its own."""
     return _unit(_hash(key, counter, w, e))
+
+
+@wp.func
+def draw_uniform(draw: wp.uint32, e: int):
+    """:func:`world_uniform` of element e, from the world's :func:`world_draw` ``draw`` of the same key."""
+    return _unit(_mix32(draw ^ wp.uint32(e)))
 
 
 @wp.func
@@ -174,7 +193,7 @@ class WorldRng:
 
     def key(self, stream: int) -> int:
         """The 32-bit key of ``stream`` under the current seed (a kernel's argument for :func:`world_uniform`)."""
-        return _mix32_host(self._seed ^ (((int(stream) & _MASK32) * 0x9E3779B1) & _MASK32))
+        return stream_key(self._seed, stream)
 
     def _draw(self, kernel, dtype, stream, width: int, mask, *extra, table_arrays=()) -> torch.Tensor:
         """(N, width) of ``kernel`` over the hashes of (seed, world, counter, stream, element) of the worlds
