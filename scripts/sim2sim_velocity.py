@@ -24,6 +24,7 @@ from newton_gym.train.checkpoint import load_policy  # noqa: E402
 from newton_gym.train.velocity_eval import (  # noqa: E402
     DEFAULT_COMMANDS,
     ROBOT_OF_TASK,
+    policy_ground,
     tracking_error_mujoco,
     tracking_error_newton,
 )
@@ -39,14 +40,7 @@ def main(argv=None) -> int:
     if task not in ROBOT_OF_TASK:
         raise ConfigError(f"{args.checkpoint}: trained on {task}; the velocity check knows {sorted(ROBOT_OF_TASK)}")
     clip = float(np.max(np.abs(policy.meta["action_high"])))
-    terrain, terrain_cfg, scan = None, None, True
-    if task.endswith("Rough-v0"):  # the terrain the policy trained on, and whether it saw the height scan
-        from newton_gym.envs.go1_rough import Go1RoughCfg, task_terrain
-
-        env_cfg = policy.meta.get("train_config", {}).get("env", {})
-        terrain_cfg = env_cfg.get("terrain")
-        terrain = task_terrain(terrain_cfg)
-        scan = bool(env_cfg.get("height_scan_policy", Go1RoughCfg.height_scan_policy))
+    terrain_cfg, terrain, scan = policy_ground(policy)  # a rough policy's terrain, and whether it saw the scan
     ours = tracking_error_newton(
         policy, task, seconds=args.seconds, action_clip=clip, terrain=terrain_cfg, height_scan=scan
     )

@@ -13,6 +13,12 @@ position actuators, 4 ``mj_step`` per control step (50 Hz at the MJCF's 0.005 s)
 | ``tracking_error_mujoco(policy, robot, commands, ...)`` | (C,) mean error per command in MuJoCo |
 | ``DEFAULT_COMMANDS`` | the (C, 3) commands both use by default |
 
+A fall ends a robot's walk the same way in both: the task's termination rule (the base touching anything
+with more than 1 N, or tilted past ``max_tilt_deg``, 60 degrees) read in each simulator, after which every
+step counts the error of standing still, |cmd_xy|. (newton_gym resets a fallen world elsewhere on the terrain
+and MuJoCo C leaves it lying; counting either one's motion after the fall compared different things.) With
+``return_falls`` both also return (C,) bool: which commands' robots fell.
+
 On a rough task (``Newton/Go1-Rough-v0``) both start on the same patch of the task's terrain
 (``ROUGH_PATCH``: level, column), yaw 0, base 0.278 m above its platform, and the MuJoCo side runs the MJCF
 with the terrain added as an ``<hfield>`` (the same elevations, :meth:`Heightfield.to_mujoco`) and its own
@@ -25,7 +31,14 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-__all__ = ["DEFAULT_COMMANDS", "ROBOT_OF_TASK", "ROUGH_PATCH", "tracking_error_newton", "tracking_error_mujoco"]
+__all__ = [
+    "DEFAULT_COMMANDS",
+    "ROBOT_OF_TASK",
+    "ROUGH_PATCH",
+    "policy_ground",
+    "tracking_error_newton",
+    "tracking_error_mujoco",
+]
 
 #: (vx [m/s], vy [m/s], wz [rad/s]) commands of the evaluation: forward, backward, sideways, turning.
 DEFAULT_COMMANDS = np.array(
@@ -51,6 +64,23 @@ ROUGH_PATCH = (4, 12)
 _SCAN_OFFSET = 0.5  # [m] the height scan's offset (newton_gym.envs.go1_rough)
 
 
+def policy_ground(policy):
+    """(terrain setting, Terrain, height scan in the policy observation) of the task a loaded ``policy``
+    (``checkpoint.load_policy``) trained on: the terrain of its training config (the task's default where it
+    names none) and whether it saw the scan, for a rough task; (None, None, True) for a flat one."""
+    if not policy.meta["task"].endswith("Rough-v0"):
+        return None, None, True
+    from ..envs.go1_rough import Go1RoughCfg, task_terrain
+
+    env_cfg = policy.meta.get("train_config", {}).get("env", {})
+    terrain_cfg = env_cfg.get("terrain")
+    return (
+        terrain_cfg,
+        task_terrain(terrain_cfg),
+        bool(env_cfg.get("height_scan_policy", Go1RoughCfg.height_scan_policy)),
+    )
+
+
 def tracking_error_newton(
     policy,
     task: str = "Newton/Go1-Flat-v0",
@@ -62,8 +92,10 @@ def tracking_error_newton(
     terrain=None,
     patch=ROUGH_PATCH,
     height_scan: bool | None = None,
-) -> np.ndarray:
-    """(C,) mean |cmd_xy - v_xy| [m/s] per command, one world per command stepped together.
+    return_falls: bool = False,
+):
+    """(C,) mean |cmd_xy - v_xy| [m/s] per command, one world per command stepped together (a fallen world
+    counts |cmd_xy|: module docstring); with ``return_falls`` also (C,) bool, the worlds that fell.
 
     Args:
         policy: callable (N, obs) torch -> (N, action) torch (e.g. ``checkpoint.load_policy(...)``).
@@ -113,16 +145,20 @@ def tracking_error_newton(
     steps = int(round(seconds / env.sim.dt))
     first = int(round(settle / env.sim.dt))
     errors = []
+    fallen = torch.zeros(len(commands), dtype=torch.bool)
+    standing = commands[:, :2].norm(dim=1)  # the error of a robot that does not move
     with torch.no_grad():
         for i in range(steps):
-            obs, _, _, _, _ = env.step(policy(obs))
+            obs, _, terminated, _, _ = env.step(policy(obs))
+            fallen |= terminated
             task_obj.command = commands.clone()  # a world that fell and reset keeps its command
             obs[:, 9:12] = commands
             if i >= first:
                 v = task_obj._base()["lin_vel"][:, :2]
-                errors.append((commands[:, :2] - v).norm(dim=1))
+                errors.append(torch.where(fallen, standing, (commands[:, :2] - v).norm(dim=1)))
     env.close()
-    return torch.stack(errors).mean(dim=0).numpy()
+    error = torch.stack(errors).mean(dim=0).numpy()
+    return (error, fallen.numpy()) if return_falls else error
 
 
 def _base_rotation(d) -> np.ndarray:
@@ -207,8 +243,11 @@ def tracking_error_mujoco(
     terrain=None,
     patch=ROUGH_PATCH,
     height_scan: bool = True,
-) -> np.ndarray:
-    """(C,) mean |cmd_xy - v_xy| [m/s] per command in MuJoCo C on the shipped MJCF of ``robot``.
+    max_tilt_deg: float = 60.0,
+    return_falls: bool = False,
+):
+    """(C,) mean |cmd_xy - v_xy| [m/s] per command in MuJoCo C on the shipped MJCF of ``robot`` (a fallen robot
+    counts |cmd_xy|: module docstring); with ``return_falls`` also (C,) bool, the robots that fell.
 
     Args:
         policy: as for :func:`tracking_error_newton`.
@@ -220,6 +259,7 @@ def tracking_error_mujoco(
         patch: (level, column) of the terrain patch where a rough run starts.
         height_scan: whether the policy's observation ends with the height scan on a terrain (the rough
             task's ``height_scan_policy``).
+        max_tilt_deg: the task's tilt limit of the fall rule [deg].
     """
     import mujoco
 
@@ -234,7 +274,7 @@ def tracking_error_mujoco(
     key = m.key("home").id
     home = m.key_qpos[key][7:].copy()
     scale = 0.25 * m.actuator_forcerange[:, 1] / m.actuator_gainprm[:, 0]
-    out = []
+    out, falls = [], []
     for command in np.asarray(commands, dtype=np.float32):
         d = mujoco.MjData(m)
         mujoco.mj_resetDataKeyframe(m, d, key)
@@ -244,6 +284,7 @@ def tracking_error_mujoco(
             mujoco.mj_forward(m, d)
         last = np.zeros(m.nu, dtype=np.float32)
         errors = []
+        fallen = False
         steps = int(round(seconds / (m.opt.timestep * frame_skip)))
         for i in range(steps):
             obs = _observation(m, d, command, home, last)
@@ -256,8 +297,31 @@ def tracking_error_mujoco(
             for _ in range(frame_skip):
                 mujoco.mj_step(m, d)
             last = action
+            fallen = fallen or _fell(m, d, max_tilt_deg)
             if i * m.opt.timestep * frame_skip >= settle:
                 v = _base_rotation(d).T @ d.qvel[0:3]
-                errors.append(np.linalg.norm(command[:2] - v[:2]))
+                errors.append(np.linalg.norm(command[:2] if fallen else command[:2] - v[:2]))
         out.append(float(np.mean(errors)))
-    return np.array(out)
+        falls.append(fallen)
+    return (np.array(out), np.array(falls)) if return_falls else np.array(out)
+
+
+def _fell(m, d, max_tilt_deg: float) -> bool:
+    """The legged tasks' termination rule in MuJoCo C: the contact force on the free root's body (the base)
+    above 1 N, or its z axis tilted more than ``max_tilt_deg`` from world z."""
+    import mujoco
+
+    if _base_rotation(d)[2, 2] < np.cos(np.radians(max_tilt_deg)):
+        return True
+    base = 1  # the free root's body: the first child of the world
+    force = np.zeros(3)
+    local = np.zeros(6)
+    for k in range(d.ncon):
+        contact = d.contact[k]
+        b1, b2 = m.geom_bodyid[contact.geom1], m.geom_bodyid[contact.geom2]
+        if base not in (b1, b2):
+            continue
+        mujoco.mj_contactForce(m, d, k, local)
+        on_second = contact.frame.reshape(3, 3).T @ local[:3]  # the force of geom1 on geom2, world frame
+        force += on_second if b2 == base else -on_second
+    return float(np.linalg.norm(force)) > 1.0

@@ -23,6 +23,22 @@ def test_holding_policy_errors_agree():
     np.testing.assert_allclose(ours, ref, atol=2e-3)
 
 
+def test_a_fall_ends_the_walk_in_both_simulators_by_the_same_rule():
+    """Joint targets far past home fold the legs: the base lands on the floor in both simulators, both call
+    it a fall (the task's termination rule, read in MuJoCo C from its contacts and base frame) and count the
+    error of standing still from then on; the holding policy does not fall."""
+    fold = lambda obs: torch.full((obs.shape[0], 12), 3.0)  # noqa: E731
+    ours, ours_fell = tracking_error_newton(fold, commands=COMMANDS, seconds=1.5, settle=0.5, return_falls=True)
+    ref, ref_fell = tracking_error_mujoco(fold, commands=COMMANDS, seconds=1.5, settle=0.5, return_falls=True)
+    assert ours_fell.all() and ref_fell.all()
+    np.testing.assert_allclose(ours, [0.5, 0.0], atol=1e-6)  # fell within the settling second: |cmd_xy| after
+    np.testing.assert_allclose(ref, [0.5, 0.0], atol=1e-6)
+    zero = lambda obs: torch.zeros(obs.shape[0], 12)  # noqa: E731
+    _, ours_fell = tracking_error_newton(zero, commands=COMMANDS, seconds=1.0, settle=0.5, return_falls=True)
+    _, ref_fell = tracking_error_mujoco(zero, commands=COMMANDS, seconds=1.0, settle=0.5, return_falls=True)
+    assert not ours_fell.any() and not ref_fell.any()
+
+
 def test_reactive_policy_errors_agree():
     """A fixed random linear feedback from the observation (joint state, velocities, command, last action)
     to the action: any mismatch in the observation's terms, order or frames changes the motion."""
@@ -118,3 +134,27 @@ def test_shipped_rough_policy_walks_in_both_simulators():
     ref = tracking_error_mujoco(policy, "go1", commands, seconds=3.0, settle=1.0, terrain=task_terrain(None))
     assert ours.max() < 0.15 and ref.max() < 0.15, (ours, ref)
     assert ref.mean() / ours.mean() < 1.5 and ours.mean() / ref.mean() < 1.5, (ours, ref)
+
+
+def test_shipped_rough_policy_falls_on_the_same_stairs_in_both_simulators():
+    """On a level-2 stairs-down patch (column 4 of the default terrain) the shipped rough policy falls under
+    some of the evaluation's commands: the same ones in newton_gym and in MuJoCo C, and the errors (a fallen
+    robot counting |cmd_xy|) agree; sim to sim holds where the policy fails too, not only on easy ground."""
+    import os
+
+    from newton_gym.envs.go1_rough import task_terrain
+    from newton_gym.train.checkpoint import load_policy
+    from newton_gym.train.velocity_eval import DEFAULT_COMMANDS
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    policy = load_policy(os.path.join(root, "newton_gym", "assets", "policies", "go1_rough_newton.pt"))
+    patch = (2, 4)
+    ours, ours_fell = tracking_error_newton(
+        policy, "Newton/Go1-Rough-v0", DEFAULT_COMMANDS, seconds=6.0, patch=patch, return_falls=True
+    )
+    ref, ref_fell = tracking_error_mujoco(
+        policy, "go1", DEFAULT_COMMANDS, seconds=6.0, terrain=task_terrain(None), patch=patch, return_falls=True
+    )
+    assert ours_fell.any() and not ours_fell.all(), ours_fell
+    np.testing.assert_array_equal(ours_fell, ref_fell)
+    np.testing.assert_allclose(ours, ref, atol=0.02)
