@@ -53,10 +53,30 @@ def test_toml_file_errors(tmp_path):
         load_train_config(str(tmp_path / "missing.toml"))
 
 
-@pytest.mark.parametrize("name", ["train_ant.toml", "train_humanoid.toml", "train_cartpole.toml"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "train_ant.toml",
+        "train_humanoid.toml",
+        "train_cartpole.toml",
+        "train_go1.toml",
+        "train_g1.toml",
+        "train_go1_rough.toml",
+        "train_go1_rough_heading.toml",
+    ],
+)
 def test_shipped_configs_load(name):
     cfg = load_train_config(os.path.join(CONFIGS, name))
     assert cfg.task.startswith("Newton/")
+
+
+def test_rough_stage_two_is_stage_one_with_heading_commands_for_20_minutes():
+    import dataclasses
+
+    one = load_train_config(os.path.join(CONFIGS, "train_go1_rough.toml"))
+    two = load_train_config(os.path.join(CONFIGS, "train_go1_rough_heading.toml"))
+    assert two.env == {**one.env, "heading_command": True} and (one.minutes, two.minutes) == (60.0, 20.0)
+    assert dataclasses.replace(two, env=one.env, minutes=one.minutes) == one
 
 
 def test_unknown_env_key_is_reported_by_the_task(tiny, tmp_path):
