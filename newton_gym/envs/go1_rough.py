@@ -15,8 +15,9 @@ by every world, with a height scan of the ground around the base in the observat
   U(-pi, pi); then raised until no foot starts inside the terrain (:mod:`.spawn_clearance`: the reset's
   joint scaling stretches legs below the ground, and a foot inside the heightfield stays pinned by its
   prisms' side walls).
-- command: the flat task's; with ``heading_command`` (Isaac Lab's; off by default) the yaw rate instead steers
-  toward a heading drawn per episode, U(-pi, pi): 0.5 x the heading error, clipped to [-1, 1] rad/s, every step.
+- command: the flat task's; with ``heading_command`` (Isaac Lab's; off by default, on in the recipe's second
+  stage) the yaw rate instead steers toward a heading drawn per episode, U(-pi, pi): 0.5 x the heading error,
+  clipped to [-1, 1] rad/s, every step.
 - curriculum (Isaac Lab's rule, at each reset): a world that walked farther than half a patch (4 m) from its
   spawn moves one level up, one that walked less than half of what its command asked over an episode
   (|cmd_xy| 20 s / 2) one level down; past the top level it goes to a random level. Levels start in
@@ -75,8 +76,9 @@ class Go1RoughCfg(Go1Cfg):
     # Isaac Lab's heading command (UniformVelocityCommand, heading_command=True): each episode draws a heading
     # U(-pi, pi) and the yaw-rate command is heading_stiffness x the heading error, clipped to command_wz.
     # Drawn yaw rates make the robot walk in circles, which the curriculum's distance rule seldom promotes
-    # (scripts/rough_curriculum.py). Off by default: the shipped one-hour recipe walks with drawn yaw rates,
-    # and its one run with heading commands had not left the standing plateau after 1,100 iterations.
+    # (scripts/rough_curriculum.py). Off by default, for the recipe's first stage (configs/train_go1_rough.toml):
+    # from scratch, heading commands learned to walk slower (one CPU hour stood still for 1,100 iterations, another
+    # left the plateau near 1,300); its second stage (train_go1_rough_heading.toml) turns them on.
     heading_command: bool = False
     heading_stiffness: float = 0.5
 
