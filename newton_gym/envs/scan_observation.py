@@ -117,4 +117,4 @@ class ScanObservation:
         if mask is None:
             self.draws += 1
         else:
-            self.draws += mask.to(torch.int64)
+            torch.add(self.draws, mask, out=self.draws)  # bool promotes to int64 in place: no temporary
