@@ -69,26 +69,11 @@ def main(argv=None) -> int:
     for kind, column in first_column.items():
         cells = []
         for level in args.levels:
-            patch = (level, column)
-            ours, ours_fell = tracking_error_newton(
-                policy,
-                task,
-                seconds=args.seconds,
-                action_clip=clip,
-                terrain=terrain_cfg,
-                patch=patch,
-                height_scan=scan,
-                return_falls=True,
-            )
+            # the same start, length, action clip and scan in both simulators
+            same = dict(seconds=args.seconds, action_clip=clip, patch=(level, column), height_scan=scan)
+            ours, ours_fell = tracking_error_newton(policy, task, terrain=terrain_cfg, return_falls=True, **same)
             ref, ref_fell = tracking_error_mujoco(
-                policy,
-                ROBOT_OF_TASK[task],
-                seconds=args.seconds,
-                action_clip=clip,
-                terrain=terrain,
-                patch=patch,
-                height_scan=scan,
-                return_falls=True,
+                policy, ROBOT_OF_TASK[task], terrain=terrain, return_falls=True, **same
             )
             cells.append(f"{ours.mean():.3f} / {ref.mean():.3f} ({int(ours_fell.sum())} / {int(ref_fell.sum())})")
         print(f"| {kind} ({column}) | " + " | ".join(cells) + " |", flush=True)
