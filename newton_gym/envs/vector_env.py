@@ -3,7 +3,8 @@
 Autoreset follows Gymnasium's ``autoreset_mode`` (:mod:`newton_gym.envs.autoreset`): SAME_STEP by default,
 NEXT_STEP or DISABLED on request (``gym.make_vec(id, n, autoreset_mode="next_step")``); the instance's
 ``metadata["autoreset_mode"]`` says which. In a step where some world finished (in every step when
-``sync_free``), ``info`` holds, as (N, ...) torch tensors with a bool mask beside each key:
+``sync_free``), ``info`` holds, as (N, ...) torch tensors with a bool mask beside each key (the masks of one
+step are one tensor: read them, do not write them):
 
 - ``final_obs`` (N, obs) last observation of the finished episode (0 elsewhere), ``_final_obs`` (N,);
 - ``final_info`` the finished step's per-world info (``reward_terms``), ``_final_info`` (N,);
@@ -185,8 +186,9 @@ class NewtonVectorEnv(VectorEnv):
             terms = self.task.reward_terms(self.sim, action, pre)
             terminated = self.task.terminated(self.sim)
             task_info = self.task.step_info(self.sim)
-        terms = {name: term.float() for name, term in terms.items()}
-        reward = torch.stack(list(terms.values())).sum(dim=0)
+        names = list(terms)
+        stacked = torch.stack([term.float() for term in terms.values()])  # (terms, N): one op masks them all
+        reward = stacked.sum(dim=0)
         # A world whose state, observation or reward went non-finite ends its episode here; its non-finite
         # entries are zeroed so that no NaN reaches obs, reward, final_obs or the episode return (a finite
         # reward has finite terms: their sum would not be). Unless sync_free (the step reads done back below
@@ -194,8 +196,7 @@ class NewtonVectorEnv(VectorEnv):
         finite = finite_rows(obs, reward)
         unhealthy = (self.sim.unhealthy != 0) | ~finite
         if self.sync_free or not bool(finite.all()):
-            obs, reward = zero_nonfinite(obs), zero_nonfinite(reward)
-            terms = {name: zero_nonfinite(term) for name, term in terms.items()}
+            obs, reward, stacked = zero_nonfinite(obs), zero_nonfinite(reward), zero_nonfinite(stacked)
         terminated = terminated | unhealthy
         self.episode_length += 1
         self.episode_return += reward
@@ -203,10 +204,10 @@ class NewtonVectorEnv(VectorEnv):
         if self.autoreset_mode is AutoresetMode.NEXT_STEP:  # worlds that ended last step are reset, not stepped
             live = ~self._ended
             terminated, truncated, unhealthy = terminated & live, truncated & live, unhealthy & live
-            reward = torch.where(live, reward, 0.0)
-            terms = {name: torch.where(live, term, 0.0) for name, term in terms.items()}
+            reward, stacked = torch.where(live, reward, 0.0), torch.where(live, stacked, 0.0)
             obs = self._reset_ended(obs)
         # Counts stay 0-d tensors on the device; int() them when needed.
+        terms = dict(zip(names, stacked.unbind(0)))
         info = {"reward_terms": terms, "nan_actions": nan_rows, "unhealthy_worlds": unhealthy.sum()}
         if task_info:
             info["task"] = task_info
@@ -216,7 +217,7 @@ class NewtonVectorEnv(VectorEnv):
         # in the (most) steps where no world finished, as Gymnasium's vector envs leave those keys out then.
         ended_any = self.sync_free or bool(done.any())
         if ended_any:
-            self._end_episodes(done, obs, terms, info, final=same_step)
+            self._end_episodes(done, obs, names, stacked, info, final=same_step)
             if same_step:
                 self._reset_worlds(done)
                 obs = torch.where(done[:, None], self._observe(), obs)
@@ -319,26 +320,28 @@ class NewtonVectorEnv(VectorEnv):
             )
         return mask.to(self.device)
 
-    def _end_episodes(self, done, obs, terms, info, final: bool):
+    def _end_episodes(self, done, obs, names, stacked, info, final: bool):
         """Add the finished worlds' episode statistics to ``info``, and with ``final`` (SAME_STEP) their final
-        observation and final step info."""
-        zero = torch.zeros((), device=self.device)
+        observation and final step info (``stacked``: the (terms, N) reward terms in the order of ``names``).
+        The bool mask beside each key is one tensor, ``done``'s copy, shared by all of them."""
+        mask = done.clone()
         if final:
-            info["final_obs"] = torch.where(done[:, None], obs, torch.zeros_like(obs))
-            info["_final_obs"] = done.clone()
-            final_terms = {name: torch.where(done, term, zero) for name, term in terms.items()}
-            final_terms.update({f"_{name}": done.clone() for name in terms})
-            info["final_info"] = {"reward_terms": final_terms, "_reward_terms": done.clone()}
-            info["_final_info"] = done.clone()
+            info["final_obs"] = torch.where(done[:, None], obs, 0.0)
+            info["_final_obs"] = mask
+            final_terms = dict(zip(names, torch.where(done, stacked, 0.0).unbind(0)))
+            final_terms.update({f"_{name}": mask for name in names})
+            info["final_info"] = {"reward_terms": final_terms, "_reward_terms": mask}
+            info["_final_info"] = mask
         elapsed = self._now - self.episode_start
-        stats = {
-            "r": torch.where(done, self.episode_return, zero),
+        info["newton_episode"] = {
+            "r": torch.where(done, self.episode_return, 0.0),
             "l": torch.where(done, self.episode_length, 0),
             "t": torch.where(done, elapsed, 0.0),
+            "_r": mask,
+            "_l": mask,
+            "_t": mask,
         }
-        stats.update({"_r": done.clone(), "_l": done.clone(), "_t": done.clone()})
-        info["newton_episode"] = stats
-        info["_newton_episode"] = done.clone()
+        info["_newton_episode"] = mask
 
     def _reset_worlds(self, mask):
         # forward kinematics once, after the task has written the new joint state
