@@ -348,10 +348,8 @@ class LeggedVelocityTask(Task):
         cmd = torch.where((u[:, 3] < c.standing_fraction)[:, None], torch.zeros_like(cmd), cmd)
         m = mask[:, None]
         self.command = torch.where(m, cmd, self.command)
-        self.action = torch.where(m, torch.zeros_like(self.action), self.action)
-        self.prev_action = torch.where(m, torch.zeros_like(self.prev_action), self.prev_action)
-        self.prev_joint_vel = torch.where(m, torch.zeros_like(self.prev_joint_vel), self.prev_joint_vel)
-        self.air_time = torch.where(m, torch.zeros_like(self.air_time), self.air_time)
+        for kept in (self.action, self.prev_action, self.prev_joint_vel, self.air_time):
+            kept.masked_fill_(m, 0.0)
         self._draw_pushes(mask, u_push)
         self.push_timer = torch.where(mask, self._push_delay(), self.push_timer)
 
