@@ -27,9 +27,13 @@ import os
 import sys
 
 import numpy as np
-import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import newton_gym  # noqa: E402, F401  (before torch's threads start: newton_gym.openmp_wait)
+
+# isort: split
+import torch  # noqa: E402
 
 FLAT = {"num_rows": 10, "num_cols": 20, "sub_terrains": {"flat": {"kind": "flat", "proportion": 1.0}}}
 FEET = ("FR", "FL", "RR", "RL")

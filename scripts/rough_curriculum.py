@@ -16,11 +16,12 @@ import argparse
 import os
 import sys
 
-import torch
-
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import newton_gym  # noqa: E402, F401  (before torch's threads start: newton_gym.openmp_wait)
+
+# isort: split
+import torch  # noqa: E402
 
 
 def episode_outcomes(policy, worlds: int, heading: bool, zero_yaw_rate: bool, seed: int = 0) -> dict:
