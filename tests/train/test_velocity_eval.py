@@ -138,7 +138,7 @@ def test_shipped_rough_policy_walks_in_both_simulators():
 
 
 def test_shipped_rough_policy_falls_on_the_same_stairs_in_both_simulators():
-    """On a level-8 stairs-up patch (column 0 of the default terrain) the shipped rough policy falls under
+    """On a level-8 stairs-down patch (column 4 of the default terrain) the shipped rough policy falls under
     some of the evaluation's commands: the same ones in newton_gym and in MuJoCo C, and the mean errors (a
     fallen robot counting |cmd_xy|) agree; sim to sim holds where the policy fails too, not only on easy
     ground."""
@@ -150,7 +150,7 @@ def test_shipped_rough_policy_falls_on_the_same_stairs_in_both_simulators():
 
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     policy = load_policy(os.path.join(root, "newton_gym", "assets", "policies", "go1_rough_newton.pt"))
-    patch = (8, 0)
+    patch = (8, 4)
     ours, ours_fell = tracking_error_newton(
         policy, "Newton/Go1-Rough-v0", DEFAULT_COMMANDS, seconds=6.0, patch=patch, return_falls=True
     )
@@ -160,5 +160,5 @@ def test_shipped_rough_policy_falls_on_the_same_stairs_in_both_simulators():
     assert ours_fell.any() and not ours_fell.all(), ours_fell
     np.testing.assert_array_equal(ours_fell, ref_fell)
     # when a robot falls on the stairs differs a little (chaotic contact on the edges), so the mean, not each
-    # command's error: newton_gym 0.290, MuJoCo C 0.273 m/s here
+    # command's error: newton_gym 0.307, MuJoCo C 0.307 m/s here
     assert abs(ours.mean() - ref.mean()) < 0.1 * ref.mean(), (ours, ref)
