@@ -186,8 +186,8 @@ class NewtonVectorEnv(VectorEnv):
             terms = self.task.reward_terms(self.sim, action, pre)
             terminated = self.task.terminated(self.sim)
             task_info = self.task.step_info(self.sim)
-        names = list(terms)
-        stacked = torch.stack([term.float() for term in terms.values()])  # (terms, N): one op masks them all
+        terms = {name: term.float() for name, term in terms.items()}
+        stacked = torch.stack(list(terms.values()))  # (terms, N): one op masks them all
         reward = stacked.sum(dim=0)
         # A world whose state, observation or reward went non-finite ends its episode here; its non-finite
         # entries are zeroed so that no NaN reaches obs, reward, final_obs or the episode return (a finite
@@ -197,6 +197,7 @@ class NewtonVectorEnv(VectorEnv):
         unhealthy = (self.sim.unhealthy != 0) | ~finite
         if self.sync_free or not bool(finite.all()):
             obs, reward, stacked = zero_nonfinite(obs), zero_nonfinite(reward), zero_nonfinite(stacked)
+            terms = dict(zip(terms, stacked.unbind(0)))
         terminated = terminated | unhealthy
         self.episode_length += 1
         self.episode_return += reward
@@ -205,9 +206,9 @@ class NewtonVectorEnv(VectorEnv):
             live = ~self._ended
             terminated, truncated, unhealthy = terminated & live, truncated & live, unhealthy & live
             reward, stacked = torch.where(live, reward, 0.0), torch.where(live, stacked, 0.0)
+            terms = dict(zip(terms, stacked.unbind(0)))
             obs = self._reset_ended(obs)
         # Counts stay 0-d tensors on the device; int() them when needed.
-        terms = dict(zip(names, stacked.unbind(0)))
         info = {"reward_terms": terms, "nan_actions": nan_rows, "unhealthy_worlds": unhealthy.sum()}
         if task_info:
             info["task"] = task_info
@@ -217,7 +218,7 @@ class NewtonVectorEnv(VectorEnv):
         # in the (most) steps where no world finished, as Gymnasium's vector envs leave those keys out then.
         ended_any = self.sync_free or bool(done.any())
         if ended_any:
-            self._end_episodes(done, obs, names, stacked, info, final=same_step)
+            self._end_episodes(done, obs, terms, stacked, info, final=same_step)
             if same_step:
                 self._reset_worlds(done)
                 obs = torch.where(done[:, None], self._observe(), obs)
@@ -320,16 +321,16 @@ class NewtonVectorEnv(VectorEnv):
             )
         return mask.to(self.device)
 
-    def _end_episodes(self, done, obs, names, stacked, info, final: bool):
+    def _end_episodes(self, done, obs, terms, stacked, info, final: bool):
         """Add the finished worlds' episode statistics to ``info``, and with ``final`` (SAME_STEP) their final
-        observation and final step info (``stacked``: the (terms, N) reward terms in the order of ``names``).
+        observation and final step info (``stacked``: the named ``terms`` as one (terms, N) tensor).
         The bool mask beside each key is one tensor, ``done``'s copy, shared by all of them."""
         mask = done.clone()
         if final:
             info["final_obs"] = torch.where(done[:, None], obs, 0.0)
             info["_final_obs"] = mask
-            final_terms = dict(zip(names, torch.where(done, stacked, 0.0).unbind(0)))
-            final_terms.update({f"_{name}": mask for name in names})
+            final_terms = dict(zip(terms, torch.where(done, stacked, 0.0).unbind(0)))
+            final_terms.update({f"_{name}": mask for name in terms})
             info["final_info"] = {"reward_terms": final_terms, "_reward_terms": mask}
             info["_final_info"] = mask
         elapsed = self._now - self.episode_start
