@@ -4,7 +4,7 @@ Autoreset follows Gymnasium's ``autoreset_mode`` (:mod:`newton_gym.envs.autorese
 NEXT_STEP or DISABLED on request (``gym.make_vec(id, n, autoreset_mode="next_step")``); the instance's
 ``metadata["autoreset_mode"]`` says which. In a step where some world finished (in every step when
 ``sync_free``), ``info`` holds, as (N, ...) torch tensors with a bool mask beside each key (the masks of one
-step are one tensor: read them, do not write them):
+step may be one shared tensor: read them, do not write them):
 
 - ``final_obs`` (N, obs) last observation of the finished episode (0 elsewhere), ``_final_obs`` (N,);
 - ``final_info`` the finished step's per-world info (``reward_terms``), ``_final_info`` (N,);
