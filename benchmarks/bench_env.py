@@ -18,9 +18,12 @@ ratio to EnvPool would be if the env's own work took no time).
 
 ``--ceiling`` then measures what the machine's cores allow our physics: the captured step of independent
 one-thread solvers, each with its share of the worlds, replayed side by side on a thread pool (nothing shared,
-as separate processes), against one alone, beside our threaded solver against its one-thread run. Where
-the two agree, our threads are at the machine's limit for our work; EnvPool's own speed-up is its rows'
-ratio in the table.
+as separate processes), against one alone, beside our threaded solver against its one-thread run, and our
+threaded step's time over the side-by-side replay's (1.00: our threads cost what separate processes would).
+The four are timed in turn in blocks of 10 replays for ``--ceiling-seconds``, so each ratio pairs timings
+milliseconds apart; the spread of one solver alone over the blocks is printed too (this shared host runs a
+single thread at two speeds about 1.7x apart, changing from block to block, while two threads side by side
+run at the slower one). EnvPool's own speed-up is its rows' ratio in the table.
 
     python benchmarks/bench_env.py [--tasks Ant Humanoid] [--worlds 256] [--threads 1 2] [--ceiling]
 """
@@ -159,12 +162,23 @@ def _row(task, n, threads, steps, repeats, device):
     )
 
 
-def _ceiling(task, n, threads, repeats):
+#: Replays per timing block of ``--ceiling``.
+_BLOCK = 10
+
+
+def _ceiling(task, n, threads, seconds):
     """How far ``threads`` threads can speed up our physics on this machine, against what our threaded solver
     gets: the replay of the captured step of ``threads`` independent one-thread solvers of n / threads worlds
     each, run side by side on a thread pool (no data shared, as separate processes would be), against one of
     them alone; and our ``threads``-thread solver of n worlds against the same n worlds on one thread.
-    Interleaved in each of ``repeats`` rounds of 1 s per timing. Returns (ceiling, ours) speed-ups (medians)."""
+
+    The four are timed in turn in short blocks (:data:`_BLOCK` replays, median) for ``seconds``, so
+    each block's ratios pair timings milliseconds apart: on a shared host whose single-thread speed changes
+    between blocks (here one solver alone ran at two speeds about 1.7x apart, block to block, while two side
+    by side did not), a speed-up taken from timings seconds apart measures the host. Returns a dict of medians
+    over the blocks: ``ceiling`` and ``ours`` (the two speed-ups), ``ours_vs_sides`` (our threaded step's time
+    over the side-by-side replay's, same worlds in all), ``alone_ms`` (10th and 90th percentiles of one
+    solver alone) and ``sides_ms`` (the side-by-side replay)."""
     from concurrent.futures import ThreadPoolExecutor
 
     import newton_gym  # noqa: F401
@@ -185,23 +199,32 @@ def _ceiling(task, n, threads, repeats):
             future.result()
 
     def ms(fn):
-        times, end = [], time.perf_counter() + 1.0
-        while time.perf_counter() < end:
+        times = []
+        for _ in range(_BLOCK):
             t0 = time.perf_counter()
             fn()
             times.append(time.perf_counter() - t0)
-        return statistics.median(times)
+        return 1e3 * statistics.median(times)
 
-    ceiling, ours = [], []
-    for _ in range(repeats):
-        alone, both = ms(parts[0][1].replay), ms(side_by_side)
-        one, many = ms(whole1[1].replay), ms(whole[1].replay)
-        ceiling.append(threads * alone / both)
-        ours.append(one / many)
+    blocks = {"alone": [], "sides": [], "one": [], "many": []}
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end or not blocks["alone"]:
+        blocks["alone"].append(ms(parts[0][1].replay))
+        blocks["sides"].append(ms(side_by_side))
+        blocks["one"].append(ms(whole1[1].replay))
+        blocks["many"].append(ms(whole[1].replay))
     pool.shutdown()
     for env, _ in parts + [whole1, whole]:
         env.close()
-    return statistics.median(ceiling), statistics.median(ours)
+    b = {k: np.asarray(v) for k, v in blocks.items()}
+    return {
+        "ceiling": float(np.median(threads * b["alone"] / b["sides"])),
+        "ours": float(np.median(b["one"] / b["many"])),
+        "ours_vs_sides": float(np.median(b["many"] / b["sides"])),
+        "alone_ms": (float(np.percentile(b["alone"], 10)), float(np.percentile(b["alone"], 90))),
+        "sides_ms": float(np.median(b["sides"])),
+        "blocks": len(blocks["alone"]),
+    }
 
 
 def main():
@@ -218,6 +241,7 @@ def main():
         help="after the table, each task's physics speed-up on the largest thread count: our threaded solver's "
         "against independent one-thread solvers side by side (what the machine's cores allow)",
     )
+    parser.add_argument("--ceiling-seconds", type=float, default=20.0, help="how long --ceiling times each task")
     args = parser.parse_args()
     import warp as wp
 
@@ -238,13 +262,19 @@ def main():
                 _row(task, n, threads, args.steps, args.repeats, args.device)
     threads = max(args.threads)
     if args.ceiling and args.device == "cpu" and threads > 1:
-        print(f"physics speed-up on {threads} threads (captured step replayed; median of {args.repeats} rounds):")
+        print(
+            f"physics speed-up on {threads} threads (captured step replayed; medians over blocks of {_BLOCK} "
+            f"replays, {args.ceiling_seconds:g} s per task):"
+        )
         for task in args.tasks:
             n = max(args.worlds)
-            ceiling, ours = _ceiling(task, n, threads, args.repeats)
+            c = _ceiling(task, n, threads, args.ceiling_seconds)
             print(
                 f"{task:>9} {n:>5}: {threads} independent one-thread solvers of {n // threads} worlds side by "
-                f"side {ceiling:.2f}x one alone; our {threads}-thread solver {ours:.2f}x its one-thread run",
+                f"side {c['ceiling']:.2f}x one alone; our {threads}-thread solver {c['ours']:.2f}x its one-thread "
+                f"run; our {threads}-thread step takes {c['ours_vs_sides']:.2f}x the side-by-side replay's time "
+                f"({c['sides_ms']:.2f} ms); one solver alone {c['alone_ms'][0]:.2f}-{c['alone_ms'][1]:.2f} ms "
+                f"(10th-90th percentile of {c['blocks']} blocks)",
                 flush=True,
             )
 
