@@ -117,18 +117,22 @@ def write_onnx(policy: DeployPolicy, meta: dict, path: str) -> str:
     example = (torch.zeros(2, int(meta["observation_size"])),)
     tmp = f"{path}.{os.getpid()}.export"
     try:
-        torch.onnx.export(
-            policy,
-            example,
-            tmp,
-            input_names=["obs"],
-            output_names=["actions"],
-            opset_version=18,
-            dynamic_shapes={"obs": {0: torch.export.Dim("batch")}},
-            dynamo=True,
-            external_data=False,  # one self-contained file (a policy is well under protobuf's 2 GB limit)
-            verbose=False,
-        )
+        with warnings.catch_warnings():
+            # torch's exporter calls its own deprecated pytree API (torch 2.13: "isinstance(treespec, LeafSpec)
+            # is deprecated"); nothing the user can change, so it is not shown to them
+            warnings.simplefilter("ignore", FutureWarning)
+            torch.onnx.export(
+                policy,
+                example,
+                tmp,
+                input_names=["obs"],
+                output_names=["actions"],
+                opset_version=18,
+                dynamic_shapes={"obs": {0: torch.export.Dim("batch")}},
+                dynamo=True,
+                external_data=False,  # one self-contained file (a policy is well under protobuf's 2 GB limit)
+                verbose=False,
+            )
         model = onnx.load(tmp)
     finally:
         if os.path.exists(tmp):
