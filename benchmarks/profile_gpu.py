@@ -16,10 +16,12 @@ import argparse
 from collections import defaultdict
 
 import gymnasium as gym
-import torch
 import warp as wp
 
-import newton_gym  # noqa: F401  (registers the ids)
+import newton_gym  # noqa: F401  (registers the ids; before torch's threads start: newton_gym.openmp_wait)
+
+# isort: split
+import torch
 
 _IDS = {"Ant": "Newton/Ant-v0", "Humanoid": "Newton/Humanoid-v0", "Go1": "Newton/Go1-Flat-v0"}
 

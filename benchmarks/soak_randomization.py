@@ -18,9 +18,11 @@ import resource
 import time
 
 import gymnasium as gym
-import torch
 
-import newton_gym  # noqa: F401  (registers the tasks)
+import newton_gym  # noqa: F401  (registers the tasks; before torch's threads start: newton_gym.openmp_wait)
+
+# isort: split
+import torch
 
 EXTREME = {
     "gravity_x": (-200.0, 200.0),
