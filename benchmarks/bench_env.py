@@ -7,8 +7,9 @@ and gymnasium's ``<Task>-v5`` as one env (single-threaded by nature); both as sh
 observations also hold cfrc_ext and, for Humanoid, cinert / cvel / actuator forces, which ours leave
 out). The three are built once and timed in turn within each of ``--repeats`` repeats, so a ratio
 (ours / EnvPool, ours / gymnasium) pairs timings taken seconds apart; the medians of the rates and of
-the per-repeat ratios are printed. Each timing is ``--steps`` vector steps (4x as many single-env steps
-for gymnasium). Bytes per world: ours, every Warp array of the model, state, control and solver (one
+the per-repeat ratios are printed, and the range of the ratio to EnvPool over the repeats (``range``: on a
+shared machine it shows how far one repeat's ratio can stray). Each timing is ``--steps`` vector steps (4x
+as many single-env steps for gymnasium). Bytes per world: ours, every Warp array of the model, state, control and solver (one
 level into the solver's member objects) over N; MuJoCo's, one mjModel + mjData buffer + the part of
 mjData's arena used so far (EnvPool keeps a model and a data per env). The load average is printed first: a busy machine moves every figure.
 On the CPU two more columns split our step: ``env ms``, the milliseconds per vector step spent outside
@@ -149,14 +150,16 @@ def _row(task, n, threads, steps, repeats, device):
     if pool:
         pool[1]()
     med = {k: statistics.median(v) if v else float("nan") for k, v in rates.items()}
-    vs_pool = statistics.median(a / b for a, b in zip(rates["ours"], rates["pool"])) if pool else float("nan")
+    pool_ratios = [a / b for a, b in zip(rates["ours"], rates["pool"])] if pool else [float("nan")]
+    vs_pool = statistics.median(pool_ratios)
+    pool_range = f"{min(pool_ratios):.2f}-{max(pool_ratios):.2f}"
     vs_single = statistics.median(a / b for a, b in zip(rates["ours"], rates["single"]))
     physics_vs_pool = float("nan")
     if pool and rates["physics"]:
         physics_vs_pool = statistics.median(a / b for a, b in zip(rates["physics"], rates["pool"]))
     print(
         f"{task:>9} {n:>5} {threads:>4} {med['ours']:>11,.0f} {med['pool']:>9,.0f} {med['single']:>10,.0f} "
-        f"{vs_pool:>9.2f} {vs_single:>11.2f} {med['env_ms']:>7.2f} {physics_vs_pool:>13.2f} {ours_bytes:>12,.0f} "
+        f"{vs_pool:>9.2f} {pool_range:>10} {vs_single:>11.2f} {med['env_ms']:>7.2f} {physics_vs_pool:>13.2f} {ours_bytes:>12,.0f} "
         f"{mj_bytes:>12,.0f}",
         flush=True,
     )
@@ -254,7 +257,7 @@ def main():
     )
     print(
         f"{'task':>9} {'N':>5} {'thr':>4} {'newton_gym':>11} {'EnvPool':>9} {'gymnasium':>10} {'/EnvPool':>9} "
-        f"{'/gymnasium':>11} {'env ms':>7} {'phys/EnvPool':>13} {'bytes/world':>12} {'MuJoCo B/env':>12}"
+        f"{'range':>10} {'/gymnasium':>11} {'env ms':>7} {'phys/EnvPool':>13} {'bytes/world':>12} {'MuJoCo B/env':>12}"
     )
     for task in args.tasks:
         for n in args.worlds:
