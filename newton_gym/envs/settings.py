@@ -35,6 +35,9 @@ class SimCfg:
             geometry (on a heightfield terrain, about 1,900 rows of Go1: 0.5 MB a world where a few dozen are
             used). A world that needs more drops the contacts that do not fit and is flagged unhealthy (its
             episode ends).
+        warn_refsafe: warn where the time step softens a constraint's solref time constant to 2 dt
+            (``SolverGeneralized(warn_refsafe=...)``: MuJoCo's refsafe rule, which MuJoCo C applies silently);
+            False for a task whose time step is its reference model's own.
     """
 
     sim_dt: float = 0.01
@@ -49,6 +52,7 @@ class SimCfg:
     tiles: bool | None = None
     cuda_registers: int = 0
     row_budget: int = 0
+    warn_refsafe: bool = True
 
 
 @dataclass

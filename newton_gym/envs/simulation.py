@@ -138,6 +138,7 @@ class Simulation:
             tiles=cfg.tiles,
             cuda_registers=cfg.cuda_registers or None,
             row_budget=cfg.row_budget or None,
+            warn_refsafe=cfg.warn_refsafe,
         )
         if self.device.is_cpu:
             warn_if_spinning(self.solver.threads)

@@ -291,8 +291,11 @@ class SolverGeneralized(SolverBase):
     # ------------------------------------------------------------------ stepping
     def _check_timestep(self, dt: float):
         """Warn once per time step when a constraint's solref time constant is below 2 dt: the solver then
-        softens it to 2 dt (MuJoCo's refsafe rule), so the authored stiffness cannot be held at this step."""
+        softens it to 2 dt (MuJoCo's refsafe rule), so the authored stiffness cannot be held at this step
+        (unless ``Option.warn_refsafe`` is False)."""
         self._checked_dt = dt
+        if not self.option.warn_refsafe:
+            return
         h = dt / self.substeps
         consts = []
         kinds = set(np.unique(self.rows.kind_host).tolist()) if self.rows.count else set()

@@ -74,6 +74,9 @@ class Option:
             its own. None: the compiler's choice (255 for the collision and world-solve kernels of the shipped
             robots, which leaves room for 8 one-warp world blocks per SM). Fewer registers let more worlds'
             blocks reside on an SM, at the cost of spills to local memory. Ignored on the CPU.
+        warn_refsafe: warn (once per time step) where a constraint's solref time constant is below 2 dt / substeps
+            and is softened to that (MuJoCo's refsafe rule, which MuJoCo C applies without a word); False
+            softens as silently, for a model whose time step was chosen with that in mind.
     """
 
     substeps: int = 1
@@ -100,6 +103,7 @@ class Option:
     row_budget: int | None = None
     tiles: bool | None = None
     cuda_registers: int | None = None
+    warn_refsafe: bool = True
 
     def __post_init__(self):
         choices = {"cone": ("pyramidal", "elliptic"), "solver": ("newton", "pgs")}
@@ -137,8 +141,9 @@ class Option:
             object.__setattr__(self, "cuda_registers", int(self.cuda_registers))
         if self.tiles is not None and self.tiles not in (True, False):
             _refuse("tiles", "True, False or None", self.tiles)
-        if self.pgs_subspace not in (True, False):
-            _refuse("pgs_subspace", "True or False", self.pgs_subspace)
+        for name in ("pgs_subspace", "warn_refsafe"):
+            if getattr(self, name) not in (True, False):
+                _refuse(name, "True or False", getattr(self, name))
 
     def replace(self, **overrides) -> Option:
         """This Option with ``overrides`` (field names) changed, checked again; an unknown name raises."""

@@ -53,3 +53,22 @@ def test_tasks_step_at_their_references_time_step(cls, robot, reference):
     env = gym.make(reference).unwrapped
     assert (sim.frame_skip, sim.sim_dt) == (env.frame_skip, env.model.opt.timestep)
     env.close()
+
+
+def test_cartpole_keeps_its_references_time_step_without_a_refsafe_warning():
+    """InvertedPendulum-v5's dt (0.02 s) softens its slider limit's 0.02-s time constant to 0.04 s, in MuJoCo C
+    (silently) as here: the task says nothing of it, and asking for the warning brings it back."""
+    import warnings
+
+    import gymnasium as gym
+
+    import newton_gym  # noqa: F401
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env = gym.make_vec("Newton/Cartpole-v0", num_envs=2)
+        env.reset(seed=0)
+        env.close()
+    with pytest.warns(UserWarning, match="softened to 0.04 s"):
+        env = gym.make_vec("Newton/Cartpole-v0", num_envs=2, sim={"warn_refsafe": True})
+    env.close()

@@ -2,6 +2,7 @@
 and its keywords as overrides; ``newton-gym inspect`` lists it."""
 
 import dataclasses
+import warnings
 
 import mujoco
 import numpy as np
@@ -50,11 +51,30 @@ def test_an_option_and_the_same_keywords_step_alike(pendulum):
         ({"friction_solimp": (0.9, 0.95, 0.001, 0.5, float("inf"))}, "friction_solimp"),
         ({"iterations": 2.5}, "iterations"),
         ({"tiles": "yes"}, "tiles"),
+        ({"warn_refsafe": "no"}, "warn_refsafe"),
     ],
 )
 def test_bad_values_are_refused_by_name(fields, name):
     with pytest.raises(SolverError, match=name):
         Option(**fields)
+
+
+_LIMITED_SLIDER = """<mujoco><option timestep="0.02"/><worldbody><body>
+<joint type="slide" axis="1 0 0" limited="true" range="-1 1"/><geom type="box" size=".1 .1 .1" mass="1"/>
+</body></worldbody></mujoco>"""
+
+
+def test_a_time_step_that_softens_a_limit_warns_unless_told_not_to():
+    """MuJoCo's refsafe rule: a solref time constant below 2 dt is softened to 2 dt; the solver says so once
+    per time step, unless warn_refsafe is False (MuJoCo C itself softens silently)."""
+    model = model_from_xml(mujoco.MjModel.from_xml_string(_LIMITED_SLIDER))[0]
+    state = model.state()
+    with pytest.warns(UserWarning, match=r"\(joint limits 0.02 s\): they are softened to 0.04 s"):
+        SolverGeneralized(model).step(state, state, None, 0.02)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SolverGeneralized(model, warn_refsafe=False).step(state, state, None, 0.02)
+        SolverGeneralized(model).step(state, state, None, 0.01)  # 2 dt = the time constant: nothing softened
 
 
 def test_unknown_keywords_and_wrong_option_types_are_refused(pendulum):
