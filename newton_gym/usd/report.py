@@ -160,21 +160,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _option(pairs: list):
-    """The solver Option of ``--solver NAME=VALUE`` pairs (values read as Python literals, else strings)."""
+    """The solver Option of ``--solver NAME=VALUE`` pairs (values read as Python literals, true / false / none
+    in any case as the TOML configs write them, else strings)."""
     import ast
 
     from ..errors import SolverError
     from ..solvers.option import Option
 
+    words = {"true": True, "false": False, "none": None}
     fields = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep:
             raise SolverError(f"--solver {pair!r}: expected NAME=VALUE")
+        text = text.strip()
+        if text.lower() in words:
+            fields[name.strip()] = words[text.lower()]
+            continue
         try:
-            fields[name.strip()] = ast.literal_eval(text.strip())
+            fields[name.strip()] = ast.literal_eval(text)
         except (ValueError, SyntaxError):
-            fields[name.strip()] = text.strip()
+            fields[name.strip()] = text
     return Option().replace(**fields)
 
 

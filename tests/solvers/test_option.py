@@ -101,3 +101,6 @@ def test_inspect_lists_the_option(capsys):
     assert "Solver option" in out and "  cone = 'elliptic'" in out and "  iterations = 50" in out
     assert main(["inspect", robot_path("ant"), "--solver", "cone=round"]) == 1
     assert "cone must be" in capsys.readouterr().err
+    # true / false / none as the TOML configs write them
+    assert main(["inspect", robot_path("ant"), "--solver", "warn_refsafe=false", "--solver", "tiles=None"]) == 0
+    assert "  warn_refsafe = False" in capsys.readouterr().out
