@@ -9,7 +9,9 @@ captured as one graph and replayed (Newton, and PGS for comparison). MuJoCo: ``m
 same worlds (one MjData per thread). Figures are world physics steps per second, the median of
 ``--repeats`` timings; each repeat times ours (Newton, then PGS) and MuJoCo in turn, seconds apart, and the
 ratio ours / MuJoCo is the median of the per-repeat ratios (a machine whose speed drifts moves both sides
-of a repeat alike). Bytes of solver scratch +
+of a repeat alike), printed with their range over the repeats (``range``: a shared host that switches a
+thread between two speeds, as this project's 2-core machine does about 1.7x apart, moves single repeats far
+from the median: Ant at 64 worlds read 0.76-1.68 over 25 repeats, median 1.25). Bytes of solver scratch +
 state per world are printed, and MuJoCo's base height and contacts at the start and end of the timed steps.
 
 The settle time is per robot unless ``--settle`` is given (:data:`SETTLE`): Ant and Go1 are on their
@@ -177,7 +179,7 @@ def main():
     p.add_argument("--robots", nargs="+", default=["ant"])
     p.add_argument("--worlds", type=int, nargs="+", default=[1, 64, 256])
     p.add_argument("--steps", type=int, default=50, help="physics steps per timing")
-    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--repeats", type=int, default=15)
     p.add_argument("--settle", type=float, default=None, help="simulated seconds before timing (SETTLE)")
     p.add_argument("--device", default="cpu", help="Warp device of our solver; MuJoCo stays on the CPU")
     p.add_argument("--threads", type=int, default=1, help="CPU threads, ours and MuJoCo's alike")
@@ -190,7 +192,7 @@ def main():
     )
     print(
         f"{'robot':>9} {'N':>6} {'ours Newton':>12} {'ours PGS':>10} {'MuJoCo':>10} {'Newton/MJ':>10} "
-        f"{'PGS/MJ':>8} {'bytes/world':>12} finite"
+        f"{'range':>10} {'PGS/MJ':>8} {'bytes/world':>12} finite"
     )
     for robot in a.robots:
         m = _mujoco_model(robot)
@@ -207,11 +209,13 @@ def main():
                 pgs.append(run_pgs())
                 ref.append(run_ref())
             pool.close()
-            ratio_n = statistics.median(x / y for x, y in zip(newton, ref))
+            ratios_n = [x / y for x, y in zip(newton, ref)]
+            ratio_n = statistics.median(ratios_n)
+            range_n = f"{min(ratios_n):.2f}-{max(ratios_n):.2f}"
             ratio_p = statistics.median(x / y for x, y in zip(pgs, ref))
             print(
                 f"{robot:>9} {n:>6} {statistics.median(newton):>12.0f} {statistics.median(pgs):>10.0f} "
-                f"{statistics.median(ref):>10.0f} {ratio_n:>10.2f} {ratio_p:>8.2f} {mem:>12.0f} "
+                f"{statistics.median(ref):>10.0f} {ratio_n:>10.2f} {range_n:>10} {ratio_p:>8.2f} {mem:>12.0f} "
                 f"{finite() and finite_pgs()}"
             )
 
