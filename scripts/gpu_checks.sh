@@ -79,7 +79,7 @@ for name in ${GPU_STEPS:-warmup bench_gpu bench_gpu_registers bench_gpu_lanes pr
     bench_gpu_no_graph) step bench_gpu_no_graph 200 python benchmarks/bench_gpu.py --device cuda:0 --tasks Ant --worlds 4096 --no-graph ;;
     # the Newton Hessian by the lanes' own Cholesky instead of Warp's tile Cholesky (the CUDA default)
     bench_gpu_no_tiles) step bench_gpu_no_tiles 300 python benchmarks/bench_gpu.py --device cuda:0 --tasks Ant Go1 --worlds 4096 --no-tiles ;;
-    bench_solver) step bench_solver 400 python benchmarks/bench_solver.py --device cuda:0 --worlds 1024 4096 16384 --steps 20 ;;
+    bench_solver) step bench_solver 400 python benchmarks/bench_solver.py --device cuda:0 --worlds 1024 4096 16384 --steps 20 --repeats 5 ;;
     bench_env) step bench_env 300 python benchmarks/bench_env.py --device cuda:0 --worlds 1024 4096 ;;
     train_go1)
         step train_go1 300 python -m newton_gym train --config configs/train_go1.toml --num-envs 4096 --device cuda \
